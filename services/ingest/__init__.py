@@ -1,0 +1,1 @@
+"""Ingest: HTTP endpoints for cameras, clocks, arbiters and e-scoresheets, producing to Kafka."""

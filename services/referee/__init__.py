@@ -1,0 +1,1 @@
+"""Referee: the event-sourced game, the rulings and the ledger."""
