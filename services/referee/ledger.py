@@ -1,0 +1,440 @@
+"""The ledger: per game, an append-only, hash-chained sequence of entries (inputs and rulings).
+
+Each entry holds one event, where it came from (topic, partition, offset for inputs read from Kafka), the hash of
+the entry before it and its own hash = SHA-256(prev_hash || canonical bytes). The canonical bytes are stored as
+they were hashed, so verification recomputes the chain from what is on disk and names the first entry that does
+not match. A unique (game, seq) key makes a second writer fail instead of forking the log; a unique (game,
+event_id) key makes a replayed input a no-op (exactly-once comes from here, not from Kafka).
+
+The store sits behind the small `Ledger` interface; SQLite (WAL) is the embedded default. A store shared by
+several referee processes is a later step: it only has to implement the same interface.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sqlite3
+import sys
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from xqarb.config import ledger_path
+from xqarb.events import Event
+
+GENESIS_HASH = "0" * 64
+EntryKind = Literal["input", "output"]
+KINDS: tuple[str, ...] = ("input", "output")
+
+
+class LedgerError(Exception):
+    """Base of the ledger's errors."""
+
+
+class LedgerConflict(LedgerError):
+    """Another writer appended to the same game first: the (game, seq) key refused a fork."""
+
+
+class MalformedEntry(LedgerError):
+    """An entry to append is not well formed (unknown kind, event of another board ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where an input was read: its Kafka coordinates."""
+
+    topic: str
+    partition: int
+    offset: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"topic": self.topic, "partition": self.partition, "offset": self.offset}
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """One entry to append: what it is, the event, and (for inputs from Kafka) where it came from."""
+
+    kind: EntryKind
+    event: Event
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerEntry:
+    game_id: str
+    seq: int
+    kind: EntryKind
+    event: Event
+    origin: Origin | None
+    prev_hash: str
+    hash: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game_id": self.game_id,
+            "seq": self.seq,
+            "kind": self.kind,
+            "event": self.event.to_json_dict(),
+            "origin": self.origin.to_json() if self.origin else None,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    game_id: str
+    board_id: str
+    entries: int
+    head_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """The outcome of recomputing a game's chain."""
+
+    game_id: str
+    ok: bool
+    entries: int
+    head_hash: str
+    first_bad_seq: int | None = None
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game_id": self.game_id,
+            "ok": self.ok,
+            "entries": self.entries,
+            "head_hash": self.head_hash,
+            "first_bad_seq": self.first_bad_seq,
+            "reason": self.reason,
+        }
+
+
+# --- the pure part: canonical bytes and the chain ---------------------------------------------------------------
+
+
+def canonical_bytes(game_id: str, seq: int, kind: str, event: Event, origin: Origin | None) -> bytes:
+    """The bytes an entry's hash covers: sorted-key, compact, UTF-8 JSON of everything the entry says."""
+    document = {
+        "game_id": game_id,
+        "seq": seq,
+        "kind": kind,
+        "event": event.to_json_dict(),
+        "origin": origin.to_json() if origin else None,
+    }
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def chain_hash(prev_hash: str, body: bytes) -> str:
+    return hashlib.sha256(bytes.fromhex(prev_hash) + body).hexdigest()
+
+
+def _entry_from_body(body: bytes, prev_hash: str, hash_: str) -> LedgerEntry:
+    document = json.loads(body)
+    origin = document["origin"]
+    return LedgerEntry(
+        game_id=document["game_id"],
+        seq=document["seq"],
+        kind=document["kind"],
+        event=Event.from_json_dict(document["event"]),
+        origin=Origin(**origin) if origin else None,
+        prev_hash=prev_hash,
+        hash=hash_,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRow:
+    """One entry as a store keeps it: the columns a query uses, and the hashed body."""
+
+    game_id: str
+    seq: int
+    kind: str
+    event_id: str
+    body: bytes
+    prev_hash: str
+    hash: str
+
+
+def _row_problem(row: StoredRow, expected_seq: int, prev: str) -> str | None:
+    """What is wrong with one stored entry given the chain so far, or None."""
+    if row.seq != expected_seq:
+        return f"entry {row.seq} stands where entry {expected_seq} should: an entry is missing or moved"
+    if row.prev_hash != prev:
+        return f"entry {row.seq} names previous hash {row.prev_hash[:12]}..., the chain has {prev[:12]}..."
+    recomputed = chain_hash(prev, row.body)
+    if recomputed != row.hash:
+        return (f"entry {row.seq}'s content does not match its hash (stored {row.hash[:12]}..., "
+                f"recomputed {recomputed[:12]}...): it was altered after it was written")
+    try:
+        document = json.loads(row.body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return f"entry {row.seq}'s content is not valid JSON: {exc}"
+    claimed = (document.get("game_id"), document.get("seq"), document.get("kind"),
+               (document.get("event") or {}).get("event_id"))
+    if claimed != (row.game_id, row.seq, row.kind, row.event_id):
+        return f"entry {row.seq}'s indexed columns disagree with its hashed content"
+    return None
+
+
+def verify_rows(game_id: str, rows: Iterable[StoredRow]) -> Verification:
+    """Recompute a game's chain from stored rows (in seq order) and name the first entry that does not match."""
+    prev = GENESIS_HASH
+    count = 0
+    for expected_seq, row in enumerate(rows, start=1):
+        count = expected_seq
+        problem = _row_problem(row, expected_seq, prev)
+        if problem is not None:
+            return Verification(game_id, False, row.seq, prev, first_bad_seq=row.seq, reason=problem)
+        prev = row.hash
+    return Verification(game_id, True, count, prev)
+
+
+# --- the interface and the SQLite store -------------------------------------------------------------------------
+
+
+class Ledger(Protocol):
+    def append(self, game_id: str, board_id: str, pending: Sequence[Pending]) -> list[LedgerEntry]: ...
+
+    def entries(self, game_id: str, after: int = 0, limit: int | None = None) -> list[LedgerEntry]: ...
+
+    def games(self, board_id: str | None = None) -> list[GameInfo]: ...
+
+    def has_event(self, game_id: str, event_id: str) -> bool: ...
+
+    def head(self, game_id: str) -> tuple[int, str]: ...
+
+    def verify(self, game_id: str) -> Verification: ...
+
+    def put_snapshot(self, game_id: str, seq: int, state: bytes) -> None: ...
+
+    def latest_snapshot(self, game_id: str) -> tuple[int, bytes] | None: ...
+
+    def close(self) -> None: ...
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    game_id   TEXT PRIMARY KEY,
+    board_id  TEXT NOT NULL,
+    created   INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS entries (
+    game_id   TEXT NOT NULL REFERENCES games(game_id),
+    seq       INTEGER NOT NULL,
+    kind      TEXT NOT NULL CHECK (kind IN ('input', 'output')),
+    event_id  TEXT NOT NULL,
+    body      BLOB NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash      TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq),
+    UNIQUE (game_id, event_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshots (
+    game_id   TEXT NOT NULL REFERENCES games(game_id),
+    seq       INTEGER NOT NULL,
+    hash      TEXT NOT NULL,
+    state     BLOB NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+"""
+
+
+class SqliteLedger:
+    """The embedded ledger: one SQLite file in WAL mode. Safe to share between threads of one process."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode: a power cut may lose the last transactions but never corrupts the file; the
+        # inputs are still in Kafka (offsets are committed only after the append), so they are read again.
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(_SCHEMA)
+
+    # writing ---------------------------------------------------------------------------------------------------
+
+    def append(self, game_id: str, board_id: str, pending: Sequence[Pending]) -> list[LedgerEntry]:
+        """Append entries atomically, skipping inputs already in this game's ledger (by event id).
+
+        Returns the entries written (the skipped ones are not returned). Raises LedgerConflict when another
+        writer took a sequence number first.
+        """
+        for item in pending:
+            if item.kind not in KINDS:
+                raise MalformedEntry(f"entry kind must be one of {KINDS}, not {item.kind!r}")
+        with self._lock:
+            db = self._db
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute(
+                    "INSERT OR IGNORE INTO games (game_id, board_id, created) "
+                    "VALUES (?, ?, (SELECT COUNT(*) FROM games))",
+                    (game_id, board_id),
+                )
+                seq, prev = self._head(game_id)
+                written: list[LedgerEntry] = []
+                for item in pending:
+                    event = item.event
+                    if self._has_event(game_id, event.event_id):
+                        continue  # a replayed input after a crash or a rebalance: already in the ledger
+                    seq += 1
+                    body = canonical_bytes(game_id, seq, item.kind, event, item.origin)
+                    digest = chain_hash(prev, body)
+                    db.execute(
+                        "INSERT INTO entries (game_id, seq, kind, event_id, body, prev_hash, hash) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (game_id, seq, item.kind, event.event_id, body, prev, digest),
+                    )
+                    written.append(LedgerEntry(game_id, seq, item.kind, event, item.origin, prev, digest))
+                    prev = digest
+                db.execute("COMMIT")
+                return written
+            except sqlite3.IntegrityError as exc:
+                db.execute("ROLLBACK")
+                raise LedgerConflict(f"game {game_id}: another writer appended first ({exc})") from exc
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+
+    def put_snapshot(self, game_id: str, seq: int, state: bytes) -> None:
+        """Keep a serialised state after entry `seq`; it only speeds up loading (the entries stay the truth)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT hash FROM entries WHERE game_id = ? AND seq = ?", (game_id, seq)
+            ).fetchone()
+            if row is None:
+                raise MalformedEntry(f"game {game_id} has no entry {seq} to snapshot after")
+            self._db.execute(
+                "INSERT OR REPLACE INTO snapshots (game_id, seq, hash, state) VALUES (?, ?, ?, ?)",
+                (game_id, seq, row[0], state),
+            )
+
+    # reading ---------------------------------------------------------------------------------------------------
+
+    def entries(self, game_id: str, after: int = 0, limit: int | None = None) -> list[LedgerEntry]:
+        return [_entry_from_body(r.body, r.prev_hash, r.hash) for r in self._rows(game_id, after, limit)]
+
+    def games(self, board_id: str | None = None) -> list[GameInfo]:
+        query = (
+            "SELECT g.game_id, g.board_id, COUNT(e.seq), "
+            "COALESCE((SELECT hash FROM entries x WHERE x.game_id = g.game_id ORDER BY seq DESC LIMIT 1), ?) "
+            "FROM games g LEFT JOIN entries e ON e.game_id = g.game_id "
+        )
+        args: list[Any] = [GENESIS_HASH]
+        if board_id is not None:
+            query += "WHERE g.board_id = ? "
+            args.append(board_id)
+        query += "GROUP BY g.game_id ORDER BY g.created"
+        with self._lock:
+            return [GameInfo(*row) for row in self._db.execute(query, args)]
+
+    def has_event(self, game_id: str, event_id: str) -> bool:
+        with self._lock:
+            return self._has_event(game_id, event_id)
+
+    def head(self, game_id: str) -> tuple[int, str]:
+        with self._lock:
+            return self._head(game_id)
+
+    def verify(self, game_id: str) -> Verification:
+        with self._lock:
+            known = self._db.execute("SELECT 1 FROM games WHERE game_id = ?", (game_id,)).fetchone()
+        if known is None:
+            raise UnknownGame(f"no game {game_id!r} in the ledger {self.path}")
+        return verify_rows(game_id, self._iter_rows(game_id))
+
+    def latest_snapshot(self, game_id: str) -> tuple[int, bytes] | None:
+        """The newest snapshot whose entry still has the hash it had when the snapshot was taken."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT s.seq, s.state FROM snapshots s JOIN entries e ON e.game_id = s.game_id AND e.seq = s.seq "
+                "WHERE s.game_id = ? AND e.hash = s.hash ORDER BY s.seq DESC LIMIT 1",
+                (game_id,),
+            ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> SqliteLedger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # internals -------------------------------------------------------------------------------------------------
+
+    def _head(self, game_id: str) -> tuple[int, str]:
+        row = self._db.execute(
+            "SELECT seq, hash FROM entries WHERE game_id = ? ORDER BY seq DESC LIMIT 1", (game_id,)
+        ).fetchone()
+        return (row[0], row[1]) if row else (0, GENESIS_HASH)
+
+    def _has_event(self, game_id: str, event_id: str) -> bool:
+        return (
+            self._db.execute(
+                "SELECT 1 FROM entries WHERE game_id = ? AND event_id = ?", (game_id, event_id)
+            ).fetchone()
+            is not None
+        )
+
+    def _rows(self, game_id: str, after: int, limit: int | None) -> list[StoredRow]:
+        query = (
+            "SELECT game_id, seq, kind, event_id, body, prev_hash, hash FROM entries "
+            "WHERE game_id = ? AND seq > ? ORDER BY seq"
+        )
+        args: list[Any] = [game_id, after]
+        if limit is not None:
+            query += " LIMIT ?"
+            args.append(limit)
+        with self._lock:
+            return [StoredRow(*row) for row in self._db.execute(query, args)]
+
+    def _iter_rows(self, game_id: str, page: int = 5000) -> Iterator[StoredRow]:
+        after = 0
+        while True:
+            rows = self._rows(game_id, after, page)
+            yield from rows
+            if len(rows) < page:
+                return
+            after = rows[-1].seq
+
+
+class UnknownGame(LedgerError):
+    """The ledger has no entries for that game."""
+
+
+# --- `xqarb verify` ------------------------------------------------------------------------------------------------
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """`xqarb verify --game ID [--db PATH] [--json]`: recompute a game's chain; exit 1 if it does not verify."""
+    path = Path(args.db) if getattr(args, "db", None) else ledger_path()
+    if not path.exists():
+        print(f"xqarb verify: no ledger at {path} (give --db PATH)", file=sys.stderr)
+        return 2
+    with SqliteLedger(path) as ledger:
+        try:
+            result = ledger.verify(args.game)
+        except UnknownGame as exc:
+            print(f"xqarb verify: {exc}", file=sys.stderr)
+            return 2
+    if getattr(args, "json", False):
+        print(json.dumps(result.to_json(), ensure_ascii=False))
+    elif result.ok:
+        print(f"game {result.game_id}: {result.entries} entries verify; head {result.head_hash}")
+    else:
+        print(f"game {result.game_id}: FAILS at entry {result.first_bad_seq}: {result.reason}")
+    return 0 if result.ok else 1

@@ -1,0 +1,192 @@
+"""The ledger: append-only, hash-chained, deduplicated by event id, verification names the first bad entry."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from xqarb.events import Event, make_event
+from xqarb.referee.ledger import (
+    GENESIS_HASH,
+    LedgerConflict,
+    MalformedEntry,
+    Origin,
+    Pending,
+    SqliteLedger,
+    UnknownGame,
+    chain_hash,
+)
+
+
+def _press(seq: int, board: str = "7") -> Event:
+    return make_event(
+        "ClockPressed", board, source="clock-7", source_seq=seq, occurred_at=1_700_000_000_000_000 + seq,
+        received_at=1_700_000_000_000_100 + seq, side="red" if seq % 2 else "black", red_ms=None, black_ms=None,
+    )
+
+
+def _ruling(seq: int, board: str = "7") -> Event:
+    return make_event(
+        "Ruling", board, source="referee", source_seq=seq, occurred_at=1_700_000_000_000_000 + seq,
+        received_at=1_700_000_000_000_000 + seq, game_id="g1", kind="foul", side="red", article="8.1.7",
+        message="clock pressed without a move",
+    )
+
+
+@pytest.fixture()
+def ledger(tmp_path: Path):
+    with SqliteLedger(tmp_path / "ledger.sqlite") as store:
+        yield store
+
+
+def test_append_chains_hashes_and_reads_back(ledger: SqliteLedger) -> None:
+    written = ledger.append("g1", "7", [Pending("input", _press(1), Origin("xq.clock", 3, 41)),
+                                         Pending("output", _ruling(1))])
+    assert [e.seq for e in written] == [1, 2]
+    assert written[0].prev_hash == GENESIS_HASH
+    assert written[1].prev_hash == written[0].hash
+    back = ledger.entries("g1")
+    assert back == written
+    assert back[0].origin == Origin("xq.clock", 3, 41)
+    assert back[1].event == _ruling(1)
+    assert ledger.head("g1") == (2, written[1].hash)
+    assert ledger.entries("g1", after=1) == written[1:]
+    assert ledger.entries("g1", limit=1) == written[:1]
+    assert ledger.verify("g1").ok
+
+
+def test_replayed_input_is_skipped_by_event_id(ledger: SqliteLedger) -> None:
+    ledger.append("g1", "7", [Pending("input", _press(1))])
+    again = ledger.append("g1", "7", [Pending("input", _press(1)), Pending("input", _press(2))])
+    assert [e.event.source_seq for e in again] == [2]
+    assert [e.seq for e in ledger.entries("g1")] == [1, 2]
+    assert ledger.has_event("g1", _press(1).event_id)
+    assert not ledger.has_event("g1", _press(3).event_id)
+
+
+def test_games_are_listed_per_board_in_creation_order(ledger: SqliteLedger) -> None:
+    ledger.append("g2", "8", [Pending("input", _press(1, "8"))])
+    ledger.append("g1", "7", [Pending("input", _press(1)), Pending("input", _press(2))])
+    assert [(g.game_id, g.board_id, g.entries) for g in ledger.games()] == [("g2", "8", 1), ("g1", "7", 2)]
+    assert [g.game_id for g in ledger.games(board_id="7")] == ["g1"]
+    assert ledger.games()[1].head_hash == ledger.head("g1")[1]
+
+
+@pytest.mark.parametrize("column, value", [("body", None), ("hash", "f" * 64), ("prev_hash", "e" * 64)])
+def test_an_entry_edited_by_hand_fails_verification_at_that_entry(tmp_path: Path, column: str, value) -> None:
+    path = tmp_path / "ledger.sqlite"
+    with SqliteLedger(path) as store:
+        store.append("g1", "7", [Pending("input", _press(i)) for i in range(1, 6)])
+        assert store.verify("g1").ok
+    with sqlite3.connect(path) as db:
+        if column == "body":
+            body = db.execute("SELECT body FROM entries WHERE game_id='g1' AND seq=3").fetchone()[0]
+            value = body.replace(b'"side":"red"', b'"side":"black"')
+            assert value != body
+        db.execute(f"UPDATE entries SET {column} = ? WHERE game_id = 'g1' AND seq = 3", (value,))
+    with SqliteLedger(path) as store:
+        result = store.verify("g1")
+    assert not result.ok
+    assert result.first_bad_seq == 3
+    assert "entry 3" in (result.reason or "")
+
+
+def test_a_deleted_entry_is_found(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite"
+    with SqliteLedger(path) as store:
+        store.append("g1", "7", [Pending("input", _press(i)) for i in range(1, 6)])
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM entries WHERE game_id = 'g1' AND seq = 4")
+    with SqliteLedger(path) as store:
+        result = store.verify("g1")
+    assert (result.ok, result.first_bad_seq) == (False, 5)
+
+
+def test_rehashing_an_edited_entry_breaks_the_next_link(tmp_path: Path) -> None:
+    """Someone who edits an entry and recomputes its hash is caught by the entry after it."""
+    path = tmp_path / "ledger.sqlite"
+    with SqliteLedger(path) as store:
+        store.append("g1", "7", [Pending("input", _press(i)) for i in range(1, 6)])
+    with sqlite3.connect(path) as db:
+        body, prev = db.execute("SELECT body, prev_hash FROM entries WHERE game_id='g1' AND seq=2").fetchone()
+        forged = body.replace(b'"side":"black"', b'"side":"red"')
+        db.execute("UPDATE entries SET body = ?, hash = ? WHERE game_id='g1' AND seq=2",
+                   (forged, chain_hash(prev, forged)))
+    with SqliteLedger(path) as store:
+        result = store.verify("g1")
+    assert (result.ok, result.first_bad_seq) == (False, 3)
+
+
+def test_second_writer_cannot_fork_the_log(tmp_path: Path) -> None:
+    """Two processes writing one game: the (game, seq) key refuses the second instead of forking."""
+    path = tmp_path / "ledger.sqlite"
+    first, second = SqliteLedger(path), SqliteLedger(path)
+    try:
+        first.append("g1", "7", [Pending("input", _press(1))])
+        second.append("g1", "7", [Pending("input", _press(2))])  # reads the head inside its transaction
+        assert [e.seq for e in first.entries("g1")] == [1, 2]
+        # a writer that bypasses the head read (a fork attempt) is refused by the unique key
+        with pytest.raises(sqlite3.IntegrityError):
+            first._db.execute(
+                "INSERT INTO entries (game_id, seq, kind, event_id, body, prev_hash, hash) "
+                "VALUES ('g1', 2, 'input', 'x', x'00', ?, ?)", (GENESIS_HASH, GENESIS_HASH))
+        assert first.verify("g1").ok
+    finally:
+        first.close()
+        second.close()
+
+
+def test_conflict_error_type_is_raised_on_integrity_failure(ledger: SqliteLedger) -> None:
+    ledger.append("g1", "7", [Pending("input", _press(1))])
+    ledger._db.execute("CREATE TRIGGER refuse BEFORE INSERT ON entries BEGIN SELECT RAISE(ABORT, 'busy'); END")
+    with pytest.raises(LedgerConflict, match="another writer"):
+        ledger.append("g1", "7", [Pending("input", _press(2))])
+    assert [e.seq for e in ledger.entries("g1")] == [1]  # nothing half-written
+
+
+def test_concurrent_appends_from_threads_keep_one_chain(ledger: SqliteLedger) -> None:
+    def worker(start: int) -> None:
+        for i in range(start, start + 50):
+            ledger.append("g1", "7", [Pending("input", _press(i))])
+
+    threads = [threading.Thread(target=worker, args=(k * 100,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert ledger.head("g1")[0] == 200
+    assert ledger.verify("g1").ok
+
+
+def test_bad_kind_and_unknown_game_are_clear_errors(ledger: SqliteLedger) -> None:
+    with pytest.raises(MalformedEntry, match="kind"):
+        ledger.append("g1", "7", [Pending("ruling", _press(1))])  # type: ignore[arg-type]
+    with pytest.raises(UnknownGame, match="g9"):
+        ledger.verify("g9")
+
+
+def test_snapshots_are_ignored_once_their_entry_changed(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite"
+    with SqliteLedger(path) as store:
+        store.append("g1", "7", [Pending("input", _press(i)) for i in range(1, 4)])
+        store.put_snapshot("g1", 2, b"state-after-2")
+        assert store.latest_snapshot("g1") == (2, b"state-after-2")
+        with pytest.raises(MalformedEntry):
+            store.put_snapshot("g1", 9, b"x")
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE entries SET hash = ? WHERE game_id='g1' AND seq=2", ("a" * 64,))
+    with SqliteLedger(path) as store:
+        assert store.latest_snapshot("g1") is None
+
+
+def test_same_inputs_give_byte_identical_ledgers(tmp_path: Path) -> None:
+    files = []
+    for name in ("a", "b"):
+        with SqliteLedger(tmp_path / f"{name}.sqlite") as store:
+            for i in range(1, 20):
+                store.append("g1", "7", [Pending("input", _press(i)), Pending("output", _ruling(i))])
+            files.append([(e.seq, e.hash) for e in store.entries("g1")])
+    assert files[0] == files[1]
