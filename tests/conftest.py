@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -25,3 +28,31 @@ def shared_data() -> Path:
     if shared is None:
         pytest.skip("the real data set ../shared/data is not beside this clone (set XQARB_SHARED)")
     return shared / "data"
+
+
+@pytest.fixture(scope="session")
+def broker() -> Iterator[str]:
+    """Bootstrap servers (`host:port`) of a Kafka-compatible broker for the whole session.
+
+    $XQARB_TEST_BOOTSTRAP points the suite at a running Kafka; otherwise the embedded broker is started once
+    (in memory, on a free loopback port) and stopped at the end.
+    """
+    external = os.environ.get("XQARB_TEST_BOOTSTRAP")
+    if external:
+        yield external
+        return
+    from xqarb.broker import EmbeddedBroker
+
+    with EmbeddedBroker() as embedded:
+        yield embedded.bootstrap
+
+
+@pytest.fixture
+def unique_topic(request: pytest.FixtureRequest) -> Callable[[str], str]:
+    """`unique_topic("frames")` -> a topic name no other test (or earlier run on the same broker) uses."""
+    test = re.sub(r"[^A-Za-z0-9._-]+", "-", request.node.name)[:80]
+
+    def make(label: str = "t") -> str:
+        return f"test.{test}.{label}.{uuid.uuid4().hex[:8]}"
+
+    return make

@@ -1,0 +1,290 @@
+"""The Kafka adapter over the real embedded broker (no mocks): round trips, the dead-letter topic, consumer groups."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+
+import pytest
+
+from xqarb import bus, codec
+from xqarb.bus import Consumer, DeadLetter, Producer, TopicPartition
+from xqarb.events import Event, make_event
+
+from .conftest import sample_json, sample_types
+
+TIMEOUT_S = 30.0
+
+
+def drain(consumer: Consumer, want: int, timeout_s: float = TIMEOUT_S) -> list[bus.Record]:
+    """Poll until `want` records came (or fail after the timeout)."""
+    got: list[bus.Record] = []
+    deadline = time.monotonic() + timeout_s
+    while len(got) < want and time.monotonic() < deadline:
+        got.extend(consumer.poll(0.2))
+    assert len(got) == want, f"received {len(got)} of {want} records within {timeout_s} s"
+    return got
+
+
+def draw_offer(board: str, seq: int) -> Event:
+    return make_event("DrawOffered", board, source="test", source_seq=seq, occurred_at=seq, received_at=seq, side="red")
+
+
+def test_every_schema_round_trips_through_the_broker(broker: str, unique_topic: Callable[[str], str]) -> None:
+    topic = unique_topic("all")
+    assert bus.ensure_topics(broker, [topic], partitions=3) == {topic: 3}
+    events = []
+    for i, event_type in enumerate(sample_types() * 2):  # two boards per type, so keys spread over partitions
+        line = {**sample_json(event_type, seq=i + 1), "board_id": f"board-{i % 5}"}
+        events.append(Event.from_json_dict(line))
+    with Producer(broker) as producer:
+        first = producer.send(topic, events[0])
+        deliveries = [first, *producer.send_many(topic, events[1:])]
+    assert first.topic == topic and first.offset == 0
+    with Consumer(broker, unique_topic("group"), [topic]) as consumer:
+        records = drain(consumer, len(events))
+    by_id = {r.event.event_id: r for r in records if r.event is not None}
+    assert len(by_id) == len(events)
+    partition_of_board: dict[str, int] = {}
+    for event, delivery in zip(events, deliveries, strict=True):
+        record = by_id[event.event_id]
+        assert record.event == event
+        assert record.event.to_json() == event.to_json()
+        assert record.value == codec.encode(event)
+        assert record.key == event.board_id
+        assert (record.partition, record.offset) == (delivery.partition, delivery.offset)
+        # key = board id: one board stays on one partition
+        assert partition_of_board.setdefault(event.board_id, record.partition) == record.partition
+    # and in order within the board
+    for board in partition_of_board:
+        seqs = [r.event.source_seq for r in sorted(records, key=lambda r: r.offset) if r.key == board]
+        assert seqs == sorted(seqs)
+
+
+def test_ensure_topics_is_idempotent_and_reports_partitions(broker: str, unique_topic: Callable[[str], str]) -> None:
+    a, b = unique_topic("a"), unique_topic("b")
+    assert bus.ensure_topics(broker, [a], partitions=2) == {a: 2}
+    assert bus.ensure_topics(broker, [a, b], partitions=5) == {a: 2, b: 5}  # existing topics are left alone
+
+
+def test_undecodable_messages_go_to_the_dlq_with_their_reason_and_consumption_goes_on(
+    broker: str, unique_topic: Callable[[str], str]
+) -> None:
+    topic = unique_topic("in")
+    bus.ensure_topics(broker, [topic, bus.DLQ], partitions=1)
+    good = [draw_offer("b1", 1), draw_offer("b1", 2), draw_offer("b1", 3)]
+    valid = codec.encode(good[0])
+    unknown_fp = valid[:2] + (0x0123456789ABCDEF).to_bytes(8, "little") + valid[10:]
+    truncated = codec.encode(good[1])[:-2]
+    not_avro = b'{"type": "DrawOffered"}'
+    with Producer(broker) as producer:
+        producer.send(topic, good[0])
+        producer.send_raw(topic, "b1", unknown_fp)
+        producer.send_raw(topic, "b1", not_avro)
+        producer.send(topic, good[1])
+        producer.send_raw(topic, "b1", truncated)
+        producer.send(topic, good[2])
+    group = unique_topic("group")
+    with Consumer(broker, group, [topic]) as consumer:
+        records = drain(consumer, 3)
+        assert [r.event for r in records] == good
+        assert [r.offset for r in records] == [0, 3, 5]
+        assert consumer.dead_lettered == 3
+        consumer.commit()
+        assert consumer.committed(TopicPartition(topic, 0)) == 6
+
+    with Consumer(broker, unique_topic("dlq-reader"), [bus.DLQ], decode=False) as dlq:
+        letters: list[DeadLetter] = []
+        deadline = time.monotonic() + TIMEOUT_S
+        while len(letters) < 3 and time.monotonic() < deadline:
+            letters += [DeadLetter.from_record(r) for r in dlq.poll(0.2)]
+            letters = [d for d in letters if d.topic == topic]  # the DLQ is shared by the whole session
+    assert [(d.partition, d.offset, d.key) for d in letters] == [(0, 1, "b1"), (0, 2, "b1"), (0, 4, "b1")]
+    assert [d.value for d in letters] == [unknown_fp, not_avro, truncated]  # the original bytes, untouched
+    assert "unknown schema fingerprint 0123456789abcdef" in letters[0].reason
+    assert "not an Avro single-object message" in letters[1].reason
+    assert "DrawOffered" in letters[2].reason and "does not decode" in letters[2].reason
+    assert all(d.source == f"consumer:{group}" for d in letters)
+
+    # The committed offset covers the dead letters: a restarted member neither re-reads nor re-dead-letters.
+    with Producer(broker) as producer:
+        producer.send(topic, draw_offer("b1", 4))
+    with Consumer(broker, group, [topic]) as again:
+        assert [r.event.source_seq for r in drain(again, 1)] == [4]
+        assert again.dead_lettered == 0
+
+
+def test_dead_letter_from_ingest_has_no_origin_topic(broker: str, unique_topic: Callable[[str], str]) -> None:
+    bus.ensure_topics(broker, [bus.DLQ])
+    marker = unique_topic("rejected").encode()
+    with Producer(broker) as producer:
+        delivery = bus.dead_letter(producer, None, None, None, marker, "ClockPressed.side: expected one of red/black",
+                                   key="b9", source="ingest")  # fmt: skip
+    assert delivery.topic == bus.DLQ
+    with Consumer(broker, unique_topic("g"), [bus.DLQ], decode=False) as dlq:
+        found: list[DeadLetter] = []
+        deadline = time.monotonic() + TIMEOUT_S
+        while not found and time.monotonic() < deadline:
+            found = [DeadLetter.from_record(r) for r in dlq.poll(0.2) if r.value == marker]
+    assert found == [
+        DeadLetter("ClockPressed.side: expected one of red/black", marker, "b9", None, None, None, "ingest")
+    ]
+
+
+def test_a_failing_assignment_callback_stops_the_consumer(broker: str, unique_topic: Callable[[str], str]) -> None:
+    topic = unique_topic("t")
+    bus.ensure_topics(broker, [topic], partitions=2)
+
+    def load_state(partitions: list[TopicPartition]) -> None:
+        raise RuntimeError(f"ledger unreadable for {partitions}")
+
+    with Consumer(broker, unique_topic("g"), [topic], on_assigned=load_state) as consumer:
+        deadline = time.monotonic() + TIMEOUT_S
+        with pytest.raises(RuntimeError, match="ledger unreadable"):
+            while time.monotonic() < deadline:
+                consumer.poll(0.2)
+
+
+def test_unreachable_broker_is_a_clear_error() -> None:
+    from xqarb.broker import free_port
+
+    with pytest.raises(bus.BusError, match="cannot connect a producer"):
+        Producer(f"127.0.0.1:{free_port()}", timeout_s=2.0)
+
+
+class Member(threading.Thread):
+    """One group member processing in its own thread, committing after each poll while `committing` is set."""
+
+    def __init__(self, name: str, broker: str, group: str, topic: str) -> None:
+        super().__init__(name=name, daemon=True)
+        self.broker, self.group, self.topic = broker, group, topic
+        self.received: list[tuple[str, int, int]] = []  # (event id, partition, offset)
+        self.uncommitted: set[str] = set()
+        self.lost_uncommitted: set[str] = set()  # processed, not committed, partition taken away
+        self.assigned: set[int] = set()
+        self.history: list[tuple[str, list[int]]] = []
+        self.committing = True
+        self.leave = threading.Event()
+        self.ready = threading.Event()
+        self.error: BaseException | None = None
+        self.lock = threading.Lock()
+
+    def run(self) -> None:
+        try:
+            self.consumer = Consumer(
+                self.broker, self.group, [self.topic], on_assigned=self.on_assigned, on_revoked=self.on_revoked,
+                client_id=self.name,
+            )  # fmt: skip
+            self.ready.set()
+            while not self.leave.is_set():
+                records = self.consumer.poll(0.2)
+                with self.lock:
+                    for r in records:
+                        self.received.append((r.event.event_id, r.partition, r.offset))
+                        self.uncommitted.add(r.event.event_id)
+                if self.committing and records:
+                    self.consumer.commit()
+                    with self.lock:
+                        self.uncommitted.clear()
+            with self.lock:
+                self.lost_uncommitted |= self.uncommitted
+            self.consumer.close()  # leaves the group without committing
+        except BaseException as exc:  # reported by the test thread
+            self.error = exc
+
+    def on_assigned(self, partitions: list[TopicPartition]) -> None:
+        with self.lock:
+            self.assigned |= {p.partition for p in partitions}
+            self.history.append(("assigned", sorted(p.partition for p in partitions)))
+
+    def on_revoked(self, partitions: list[TopicPartition]) -> None:
+        # What a service does before its partitions move: commit what it has processed.
+        if self.committing:
+            self.consumer.commit()
+            with self.lock:
+                self.uncommitted.clear()
+        with self.lock:
+            self.lost_uncommitted |= self.uncommitted
+            self.assigned -= {p.partition for p in partitions}
+            self.history.append(("revoked", sorted(p.partition for p in partitions)))
+
+    def ids(self) -> list[str]:
+        with self.lock:
+            return [r[0] for r in self.received]
+
+
+def wait_for(condition: Callable[[], bool], what: str, members: list[Member], timeout_s: float = 45.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for m in members:
+            if m.error is not None:
+                raise AssertionError(f"member {m.name} failed") from m.error
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}; " + "; ".join(f"{m.name}: {m.history}" for m in members))
+
+
+def test_two_members_split_the_partitions_and_the_survivor_takes_over(
+    broker: str, unique_topic: Callable[[str], str]
+) -> None:
+    partitions = 6
+    topic = unique_topic("group")
+    bus.ensure_topics(broker, [topic], partitions=partitions)
+    boards = [f"board-{i:03d}" for i in range(30)]
+    produced: list[Event] = []
+
+    def produce(count: int) -> list[Event]:
+        batch = [draw_offer(boards[(len(produced) + i) % len(boards)], len(produced) + i) for i in range(count)]
+        with Producer(broker) as producer:
+            producer.send_many(topic, batch)
+        produced.extend(batch)
+        return batch
+
+    produce(120)
+    group = unique_topic("g")
+    a = Member("member-a", broker, group, topic)
+    b = Member("member-b", broker, group, topic)
+    a.start()
+    a.ready.wait(TIMEOUT_S)
+    b.start()
+    members = [a, b]
+    everything = set(range(partitions))
+    wait_for(lambda: a.assigned and b.assigned and a.assigned | b.assigned == everything, "the split", members)
+    assert not a.assigned & b.assigned, "a partition is held by both members"
+    wait_for(lambda: set(a.ids()) | set(b.ids()) >= {e.event_id for e in produced}, "the first batch", members)
+
+    # B goes on processing but stops committing (as if it died between processing and committing) ...
+    b.committing = False
+    second = produce(120)
+    wait_for(lambda: set(a.ids()) | set(b.ids()) >= {e.event_id for e in second}, "the second batch", members)
+    with b.lock:
+        b_processed_uncommitted = set(b.uncommitted)
+    assert b_processed_uncommitted, "B received none of the second batch: the test proves nothing"
+    # ... then leaves: A must get all partitions and resume B's partitions from B's committed offsets.
+    b.leave.set()
+    b.join(TIMEOUT_S)
+    assert not b.is_alive() and b.error is None
+    wait_for(lambda: a.assigned == everything, "A to hold every partition", members)
+    third = produce(60)
+    wanted = {e.event_id for e in produced}
+    wait_for(lambda: set(a.ids()) >= (b_processed_uncommitted | {e.event_id for e in third}), "A to catch up", [a])
+    time.sleep(1.0)  # anything more arriving now would be a duplicate beyond the committed offsets
+    a.leave.set()
+    a.join(TIMEOUT_S)
+    assert a.error is None
+
+    counts = Counter(a.ids() + b.ids())
+    assert set(counts) == wanted, "a message was lost (or one nobody produced appeared)"
+    duplicates = {event_id for event_id, n in counts.items() if n > 1}
+    # Exactly the messages processed but not committed by the member that lost their partitions come twice.
+    assert duplicates == b.lost_uncommitted | a.lost_uncommitted
+    assert duplicates == b_processed_uncommitted
+    assert max(counts.values()) == 2
+    # Per partition, each member saw offsets in increasing order.
+    for m in members:
+        for p in everything:
+            offsets = [o for _, part, o in m.received if part == p]
+            assert offsets == sorted(offsets), (m.name, p)

@@ -1,0 +1,501 @@
+"""The Kafka adapter (kafka-python 2.x): topics, a producer that waits for the broker, a consumer-group consumer.
+
+DESIGN, Kafka: key = board id everywhere (one board's events stay ordered on one partition); values are Avro
+single-object messages (`xqarb.codec`); messages that do not decode go to `xq.dlq` with the reason beside the
+original bytes. Nothing here relies on the idempotent producer or on transactions (the development broker does
+not have them): a retried send may duplicate a message, and exactly-once comes from the ledger's dedupe by
+`event_id`. Idempotence can still be switched on by configuration against Apache Kafka
+(`Producer(..., enable_idempotence=True)`).
+
+Services use: `ensure_topics`, `Producer.send` / `send_many` (block until acknowledged with `acks=all`),
+`Consumer.poll` (decoded `Record`s; per-partition state is loaded in `on_assigned` and released in
+`on_revoked`), `Consumer.commit` after the ledger append, `dead_letter`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from xqarb import codec
+from xqarb.events import Event
+
+FRAMES = "xq.frames"
+OBSERVATIONS = "xq.observations"
+CLOCK = "xq.clock"
+ARBITER = "xq.arbiter"
+GAME_EVENTS = "xq.game-events"
+DLQ = "xq.dlq"
+TOPICS: tuple[str, ...] = (FRAMES, OBSERVATIONS, CLOCK, ARBITER, GAME_EVENTS, DLQ)
+DEFAULT_PARTITIONS = 12
+
+# Dead-letter headers: the reason and where the bytes came from (absent topic = rejected at ingest).
+DLQ_REASON = "xq.reason"
+DLQ_TOPIC = "xq.topic"
+DLQ_PARTITION = "xq.partition"
+DLQ_OFFSET = "xq.offset"
+DLQ_SOURCE = "xq.source"
+
+log = logging.getLogger(__name__)
+
+
+class BusError(RuntimeError):
+    """Talking to Kafka failed."""
+
+
+class PublishError(BusError):
+    """The broker did not acknowledge a message (so it must not be reported as accepted)."""
+
+
+class CommitFailed(BusError):
+    """Offsets could not be committed (typically the partition was reassigned meanwhile)."""
+
+
+class TopicPartition(NamedTuple):
+    topic: str
+    partition: int
+
+
+class Delivery(NamedTuple):
+    """Where an acknowledged message was stored."""
+
+    topic: str
+    partition: int
+    offset: int
+
+
+@dataclass(frozen=True)
+class Record:
+    """One consumed message: where it was, its key (the board id) and the decoded event."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: str | None
+    value: bytes
+    headers: Mapping[str, bytes]
+    timestamp_ms: int
+    event: Event | None  # None only from a Consumer created with decode=False
+
+    @property
+    def topic_partition(self) -> TopicPartition:
+        return TopicPartition(self.topic, self.partition)
+
+
+def _servers(bootstrap: str | Sequence[str]) -> list[str]:
+    return [s.strip() for s in bootstrap.split(",")] if isinstance(bootstrap, str) else list(bootstrap)
+
+
+# --------------------------------------------------------------------------------------------- topics
+
+
+def ensure_topics(
+    bootstrap: str | Sequence[str],
+    topics: Iterable[str] = TOPICS,
+    *,
+    partitions: int = DEFAULT_PARTITIONS,
+    replication_factor: int = 1,
+    timeout_s: float = 30.0,
+) -> dict[str, int]:
+    """Create the topics that are missing; return every topic's partition count as the broker reports it.
+
+    Existing topics are left as they are (a different partition count is logged, not changed: growing it would
+    move boards between partitions under running consumers).
+    """
+    from kafka import KafkaAdminClient, KafkaConsumer
+    from kafka.admin import NewTopic
+    from kafka.errors import KafkaError, TopicAlreadyExistsError
+
+    wanted = list(dict.fromkeys(topics))
+    servers = _servers(bootstrap)
+    timeout_ms = int(timeout_s * 1000)
+    try:
+        # Metadata through a plain (group-less) consumer: kafka-python 2.3's admin metadata calls choke on
+        # authorized-operation bits some brokers report; create_topics itself is fine.
+        metadata = KafkaConsumer(
+            bootstrap_servers=servers,
+            client_id="xqarb-admin",
+            enable_auto_commit=False,
+            request_timeout_ms=timeout_ms + 1,
+        )
+        admin = KafkaAdminClient(bootstrap_servers=servers, client_id="xqarb-admin", request_timeout_ms=timeout_ms)
+    except (KafkaError, OSError) as exc:
+        raise BusError(f"cannot reach Kafka at {bootstrap}: {exc}") from exc
+    counts: dict[str, int] = {}
+    try:
+        existing = metadata.topics()
+        missing = [t for t in wanted if t not in existing]
+        if missing:
+            # TopicAlreadyExists: another process created it between listing and creating.
+            with contextlib.suppress(TopicAlreadyExistsError):
+                admin.create_topics(
+                    [NewTopic(t, num_partitions=partitions, replication_factor=replication_factor) for t in missing],
+                    timeout_ms=timeout_ms,
+                )
+        deadline = time.monotonic() + timeout_s
+        while True:
+            visible = metadata.topics()  # refreshes the cluster metadata
+            for t in wanted:
+                parts = metadata.partitions_for_topic(t) if t in visible else None
+                if parts:
+                    counts[t] = len(parts)
+            if len(counts) == len(wanted) or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+    except KafkaError as exc:
+        raise BusError(f"creating topics {wanted} on {bootstrap} failed: {exc}") from exc
+    finally:
+        admin.close()
+        metadata.close()
+    absent = [t for t in wanted if t not in counts]
+    if absent:
+        raise BusError(f"topics {absent} were not visible on {bootstrap} within {timeout_s:.0f} s")
+    for topic, count in counts.items():
+        if count != partitions:
+            log.warning("topic %s has %d partitions, configured %d: left unchanged", topic, count, partitions)
+    return counts
+
+
+# --------------------------------------------------------------------------------------------- producing
+
+
+class Producer:
+    """A keyed producer that reports a message as sent only once the broker acknowledged it (`acks=all`)."""
+
+    def __init__(
+        self,
+        bootstrap: str | Sequence[str],
+        *,
+        client_id: str = "xqarb",
+        registry: codec.SchemaRegistry | None = None,
+        timeout_s: float = 30.0,
+        **config: Any,
+    ) -> None:
+        from kafka import KafkaProducer
+        from kafka.errors import KafkaError
+
+        self.registry = registry
+        self.timeout_s = timeout_s
+        settings: dict[str, Any] = {
+            "bootstrap_servers": _servers(bootstrap),
+            "client_id": client_id,
+            "acks": "all",
+            "retries": 5,
+            # Without the idempotent producer, one request in flight per connection is what keeps a retried
+            # batch from overtaking the next one: one board's events stay in order.
+            "max_in_flight_requests_per_connection": 1,
+            "linger_ms": 2,
+            "max_block_ms": int(timeout_s * 1000),
+            "request_timeout_ms": int(timeout_s * 1000),
+        }
+        settings.update(config)
+        try:
+            self._producer = KafkaProducer(**settings)
+        except (KafkaError, OSError) as exc:
+            raise BusError(f"cannot connect a producer to Kafka at {bootstrap}: {exc}") from exc
+
+    def _submit(self, topic: str, key: str | None, value: bytes, headers: Mapping[str, bytes] | None) -> Any:
+        from kafka.errors import KafkaError
+
+        try:
+            return self._producer.send(
+                topic,
+                value=value,
+                key=None if key is None else key.encode("utf-8"),
+                headers=list((headers or {}).items()),
+            )
+        except KafkaError as exc:
+            raise PublishError(f"{topic}: the message (key {key!r}, {len(value)} bytes) was not sent: {exc}") from exc
+
+    def _wait(self, future: Any, topic: str, key: str | None) -> Delivery:
+        from kafka.errors import KafkaError
+
+        try:
+            meta = future.get(timeout=self.timeout_s)
+        except KafkaError as exc:
+            raise PublishError(f"{topic}: the broker did not acknowledge the message (key {key!r}): {exc}") from exc
+        return Delivery(meta.topic, meta.partition, meta.offset)
+
+    def send(self, topic: str, event: Event, *, headers: Mapping[str, bytes] | None = None) -> Delivery:
+        """Encode and send one event keyed by its board; returns where it was stored once acknowledged."""
+        value = codec.encode(event, self.registry)
+        return self._wait(self._submit(topic, event.board_id, value, headers), topic, event.board_id)
+
+    def send_many(self, topic: str, events: Iterable[Event]) -> list[Delivery]:
+        """Send a batch and wait for all acknowledgements; raises `PublishError` if any was not acknowledged
+        (the others may have been stored: the consumers' dedupe by event id makes resending the batch safe)."""
+        pending = [(self._submit(topic, e.board_id, codec.encode(e, self.registry), None), e) for e in events]
+        self._producer.flush(timeout=self.timeout_s)
+        return [self._wait(future, topic, event.board_id) for future, event in pending]
+
+    def send_raw(
+        self, topic: str, key: str | None, value: bytes, headers: Mapping[str, bytes] | None = None
+    ) -> Delivery:
+        """Send bytes as they are (dead letters; tests writing messages from elsewhere)."""
+        return self._wait(self._submit(topic, key, value, headers), topic, key)
+
+    def flush(self) -> None:
+        self._producer.flush(timeout=self.timeout_s)
+
+    def close(self) -> None:
+        self._producer.close(timeout=self.timeout_s)
+
+    def __enter__(self) -> Producer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """A message in `xq.dlq`: the original bytes and why they were rejected."""
+
+    reason: str
+    value: bytes
+    key: str | None
+    topic: str | None  # where it was consumed from; None when rejected at ingest before any topic
+    partition: int | None
+    offset: int | None
+    source: str | None
+
+    @classmethod
+    def from_record(cls, record: Record) -> DeadLetter:
+        h = record.headers
+
+        def text(name: str) -> str | None:
+            return h[name].decode("utf-8") if name in h else None
+
+        partition, offset = text(DLQ_PARTITION), text(DLQ_OFFSET)
+        return cls(
+            reason=text(DLQ_REASON) or "",
+            value=record.value,
+            key=record.key,
+            topic=text(DLQ_TOPIC),
+            partition=None if partition is None else int(partition),
+            offset=None if offset is None else int(offset),
+            source=text(DLQ_SOURCE),
+        )
+
+
+def dead_letter(
+    producer: Producer,
+    topic: str | None,
+    partition: int | None,
+    offset: int | None,
+    raw_bytes: bytes,
+    reason: str,
+    *,
+    key: str | None = None,
+    source: str | None = None,
+) -> Delivery:
+    """Keep rejected bytes in `xq.dlq` with the reason (headers), keyed like the original (its board)."""
+    headers = {DLQ_REASON: reason.encode("utf-8")}
+    if topic is not None:
+        headers[DLQ_TOPIC] = topic.encode("utf-8")
+    if partition is not None:
+        headers[DLQ_PARTITION] = str(partition).encode("ascii")
+    if offset is not None:
+        headers[DLQ_OFFSET] = str(offset).encode("ascii")
+    if source is not None:
+        headers[DLQ_SOURCE] = source.encode("utf-8")
+    return producer.send_raw(DLQ, key, raw_bytes, headers)
+
+
+# --------------------------------------------------------------------------------------------- consuming
+
+PartitionsCallback = Callable[[list[TopicPartition]], None]
+
+
+@dataclass
+class _Listener:
+    on_assigned: PartitionsCallback | None
+    on_revoked: PartitionsCallback | None
+    failure: BaseException | None = None
+    assigned: set[TopicPartition] = field(default_factory=set)
+
+    def as_kafka_listener(self) -> Any:
+        from kafka import ConsumerRebalanceListener
+
+        outer = self
+
+        class Listener(ConsumerRebalanceListener):
+            # kafka-python logs and swallows exceptions raised here; keep the first so poll() can raise it:
+            # a service whose state failed to load must not go on consuming.
+            def on_partitions_revoked(self, revoked: Iterable[Any]) -> None:
+                parts = sorted(TopicPartition(tp.topic, tp.partition) for tp in revoked)
+                outer.assigned.difference_update(parts)
+                if outer.on_revoked is not None and parts:
+                    try:
+                        outer.on_revoked(parts)
+                    except Exception as exc:  # re-raised from poll()
+                        outer.failure = outer.failure or exc
+
+            def on_partitions_assigned(self, assigned: Iterable[Any]) -> None:
+                parts = sorted(TopicPartition(tp.topic, tp.partition) for tp in assigned)
+                outer.assigned.update(parts)
+                if outer.on_assigned is not None and parts:
+                    try:
+                        outer.on_assigned(parts)
+                    except Exception as exc:  # re-raised from poll()
+                        outer.failure = outer.failure or exc
+
+        return Listener()
+
+
+class Consumer:
+    """A member of a consumer group: explicit commits, rebalance callbacks, undecodable messages to `xq.dlq`.
+
+    `on_assigned(partitions)` runs inside `poll()` before any record of a newly assigned partition is returned
+    (rebuild its games' state there); `on_revoked(partitions)` runs before they go to another member (commit and
+    release there). `commit()` without arguments commits everything returned by `poll()` so far.
+    """
+
+    def __init__(
+        self,
+        bootstrap: str | Sequence[str],
+        group_id: str,
+        topics: Sequence[str],
+        *,
+        on_assigned: PartitionsCallback | None = None,
+        on_revoked: PartitionsCallback | None = None,
+        dlq_producer: Producer | None = None,
+        decode: bool = True,
+        registry: codec.SchemaRegistry | None = None,
+        client_id: str | None = None,
+        auto_offset_reset: str = "earliest",
+        session_timeout_ms: int = 10_000,
+        heartbeat_interval_ms: int = 1_000,
+        max_poll_interval_ms: int = 300_000,
+        **config: Any,
+    ) -> None:
+        from kafka import KafkaConsumer
+        from kafka.errors import KafkaError
+
+        self.group_id = group_id
+        self.topics = tuple(topics)
+        self.decode = decode
+        self.registry = registry
+        self.dead_lettered = 0
+        self._bootstrap = bootstrap
+        self._dlq = dlq_producer
+        self._own_dlq = False
+        self._listener = _Listener(on_assigned, on_revoked)
+        settings: dict[str, Any] = {
+            "bootstrap_servers": _servers(bootstrap),
+            "group_id": group_id,
+            "client_id": client_id or f"xqarb-{group_id}",
+            "enable_auto_commit": False,  # DESIGN: offsets are committed only after the ledger append
+            "auto_offset_reset": auto_offset_reset,
+            "session_timeout_ms": session_timeout_ms,
+            "heartbeat_interval_ms": heartbeat_interval_ms,
+            "max_poll_interval_ms": max_poll_interval_ms,
+        }
+        settings.update(config)
+        try:
+            self._consumer = KafkaConsumer(**settings)
+            self._consumer.subscribe(list(self.topics), listener=self._listener.as_kafka_listener())
+        except (KafkaError, OSError) as exc:
+            raise BusError(f"cannot join group {group_id!r} on Kafka at {bootstrap}: {exc}") from exc
+
+    def assignment(self) -> set[TopicPartition]:
+        """The partitions this member holds (as of the last rebalance callback)."""
+        return set(self._listener.assigned)
+
+    def poll(self, timeout_s: float = 1.0, max_records: int | None = None) -> list[Record]:
+        """The next records (possibly none), in offset order per partition; undecodable ones are dead-lettered."""
+        from kafka.errors import KafkaError
+
+        try:
+            batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
+        except KafkaError as exc:
+            raise BusError(f"group {self.group_id!r}: poll failed: {exc}") from exc
+        if self._listener.failure is not None:
+            failure, self._listener.failure = self._listener.failure, None
+            raise failure
+        records: list[Record] = []
+        for tp, messages in batches.items():
+            for m in messages:
+                record = Record(
+                    topic=tp.topic,
+                    partition=tp.partition,
+                    offset=m.offset,
+                    key=None if m.key is None else m.key.decode("utf-8", errors="replace"),
+                    value=m.value,
+                    headers={k: (v or b"") for k, v in (m.headers or [])},
+                    timestamp_ms=m.timestamp,
+                    event=None,
+                )
+                if self.decode:
+                    try:
+                        record = _with_event(record, codec.decode(m.value, self.registry))
+                    except codec.CodecError as exc:
+                        self._dead_letter(record, exc.reason)
+                        continue
+                records.append(record)
+        return records
+
+    def _dead_letter(self, record: Record, reason: str) -> None:
+        if self._dlq is None:
+            self._dlq = Producer(self._bootstrap, client_id=f"xqarb-{self.group_id}-dlq")
+            self._own_dlq = True
+        # Sent and acknowledged before poll() returns, so committing past this offset loses nothing.
+        dead_letter(
+            self._dlq, record.topic, record.partition, record.offset, record.value, reason,
+            key=record.key, source=f"consumer:{self.group_id}",
+        )  # fmt: skip
+        self.dead_lettered += 1
+        log.warning("dead-lettered %s[%d]@%d: %s", record.topic, record.partition, record.offset, reason)
+
+    def commit(self, offsets: Mapping[TopicPartition, int] | None = None) -> None:
+        """Commit `offsets` (partition -> the next offset to read, i.e. last processed + 1), or, without
+        arguments, the position after everything `poll()` returned (and dead-lettered)."""
+        from kafka import TopicPartition as KafkaTopicPartition
+        from kafka.errors import KafkaError
+        from kafka.structs import OffsetAndMetadata
+
+        kafka_offsets = None
+        if offsets is not None:
+            if not offsets:
+                return
+            kafka_offsets = {
+                KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(offset, "", -1)
+                for tp, offset in offsets.items()
+            }
+        try:
+            self._consumer.commit(kafka_offsets)
+        except KafkaError as exc:
+            raise CommitFailed(
+                f"group {self.group_id!r}: committing {offsets or 'the consumed positions'} failed: {exc}"
+            ) from exc
+
+    def committed(self, tp: TopicPartition) -> int | None:
+        """The group's committed offset for a partition (None if nothing was committed)."""
+        from kafka import TopicPartition as KafkaTopicPartition
+
+        return self._consumer.committed(KafkaTopicPartition(tp.topic, tp.partition))
+
+    def close(self) -> None:
+        """Leave the group (its partitions go to the other members at once) without committing."""
+        try:
+            self._consumer.close(autocommit=False)
+        finally:
+            if self._own_dlq and self._dlq is not None:
+                self._dlq.close()
+
+    def __enter__(self) -> Consumer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _with_event(record: Record, event: Event) -> Record:
+    return Record(
+        topic=record.topic, partition=record.partition, offset=record.offset, key=record.key, value=record.value,
+        headers=record.headers, timestamp_ms=record.timestamp_ms, event=event,
+    )  # fmt: skip
