@@ -1,0 +1,194 @@
+"""The venue's configuration for ingest and the API: boards, device tokens, arbiter tokens, tournaments, limits.
+
+A JSON or TOML file:
+
+```toml
+[limits]
+max_frame_bytes = 4_000_000   # one JPEG
+max_json_bytes = 65_536       # one clock or catalogue event
+max_skew_s = 300              # a device clock further than this from the server's is refused
+max_in_flight = 256           # sends waiting for the broker; beyond that 503 + Retry-After
+ack_timeout_s = 10            # how long a request waits for the broker's acknowledgement
+
+[tournaments.open]
+broadcast_delay_s = 900       # the public stream shows this tournament's boards 15 minutes late
+
+[boards.7]
+tournament = "open"
+devices = { "cam-7" = "secret-token-cam-7", "clock-7" = "secret-token-clock-7" }
+
+[arbiters.chief]
+token = "secret-token-chief"
+boards = ["*"]                # or a list of the boards this arbiter watches
+```
+
+Tokens are compared in constant time. A device token is bound to its board: it can post only for that board.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(ValueError):
+    """The configuration file is malformed; the message says where."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_frame_bytes: int = 4_000_000
+    max_json_bytes: int = 65_536
+    max_skew_s: float = 300.0
+    max_in_flight: int = 256
+    ack_timeout_s: float = 10.0
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who a bearer token belongs to: a device bound to one board, or an arbiter watching some boards."""
+
+    id: str
+    role: str  # "device" or "arbiter"
+    boards: frozenset[str]  # for a device exactly one; for an arbiter the boards, or {"*"} for all
+
+    def may_post_for(self, board_id: str) -> bool:
+        return "*" in self.boards or board_id in self.boards
+
+    @property
+    def is_arbiter(self) -> bool:
+        return self.role == "arbiter"
+
+
+@dataclass(frozen=True)
+class Board:
+    id: str
+    tournament: str | None = None
+
+
+@dataclass(frozen=True)
+class VenueConfig:
+    boards: Mapping[str, Board]
+    tokens: Mapping[str, Principal]  # token -> who
+    broadcast_delay_s: Mapping[str, float] = field(default_factory=dict)  # tournament -> delay
+    limits: Limits = Limits()
+
+    def principal(self, token: str | None) -> Principal | None:
+        """The owner of a bearer token, compared in constant time so that timing does not leak tokens."""
+        if not token:
+            return None
+        found = None
+        for known, who in self.tokens.items():
+            if hmac.compare_digest(known.encode(), token.encode()):
+                found = who
+        return found
+
+    def delay_for_board(self, board_id: str) -> float:
+        board = self.boards.get(board_id)
+        if board is None or board.tournament is None:
+            return 0.0
+        return float(self.broadcast_delay_s.get(board.tournament, 0.0))
+
+    def device_tokens(self) -> dict[str, tuple[str, str]]:
+        """board -> (device id, token) of the first device of each board (the demo's cameras use these)."""
+        out: dict[str, tuple[str, str]] = {}
+        for token, who in self.tokens.items():
+            if who.role == "device":
+                board = next(iter(who.boards))
+                out.setdefault(board, (who.id, token))
+        return out
+
+    def arbiter_token(self) -> str | None:
+        """A token of an arbiter allowed on every board (the demo's organiser uses it to start games)."""
+        for token, who in self.tokens.items():
+            if who.is_arbiter and "*" in who.boards:
+                return token
+        return None
+
+
+def parse_config(raw: Mapping[str, Any]) -> VenueConfig:
+    """A VenueConfig from the parsed JSON/TOML document; ConfigError naming the bad entry otherwise."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError("the configuration must be an object with boards, arbiters, tournaments, limits")
+    limits_raw = raw.get("limits", {})
+    known_limits = set(Limits.__dataclass_fields__)
+    unknown = set(limits_raw) - known_limits
+    if unknown:
+        raise ConfigError(f"limits: unknown key(s) {sorted(unknown)}; known: {sorted(known_limits)}")
+    limits = Limits(**limits_raw)
+    tournaments = raw.get("tournaments", {})
+    delays: dict[str, float] = {}
+    for name, t in tournaments.items():
+        delay = t.get("broadcast_delay_s", 0)
+        if not isinstance(delay, int | float) or delay < 0:
+            raise ConfigError(f"tournaments.{name}.broadcast_delay_s must be a number >= 0, not {delay!r}")
+        delays[str(name)] = float(delay)
+    boards: dict[str, Board] = {}
+    tokens: dict[str, Principal] = {}
+
+    def add_token(token: Any, who: Principal, where: str) -> None:
+        if not isinstance(token, str) or len(token) < 8:
+            raise ConfigError(f"{where}: a token must be a string of at least 8 characters")
+        if token in tokens:
+            raise ConfigError(f"{where}: the same token is given twice (also for {tokens[token].id})")
+        tokens[token] = who
+
+    for board_id, b in raw.get("boards", {}).items():
+        board_id = str(board_id)
+        tournament = b.get("tournament")
+        if tournament is not None and tournament not in delays:
+            delays[str(tournament)] = 0.0
+        boards[board_id] = Board(board_id, tournament)
+        devices = b.get("devices", {})
+        if not isinstance(devices, Mapping):
+            raise ConfigError(f"boards.{board_id}.devices must map device ids to tokens")
+        for device_id, token in devices.items():
+            add_token(token, Principal(str(device_id), "device", frozenset({board_id})), f"boards.{board_id}.devices")
+    for arbiter_id, a in raw.get("arbiters", {}).items():
+        watched = a.get("boards", ["*"])
+        if isinstance(watched, str):
+            watched = [watched]
+        for board_id in watched:
+            if board_id != "*" and str(board_id) not in boards:
+                raise ConfigError(f"arbiters.{arbiter_id}.boards names board {board_id!r}, which is not configured")
+        add_token(
+            a.get("token"),
+            Principal(f"arbiter:{arbiter_id}", "arbiter", frozenset(str(b) for b in watched)),
+            f"arbiters.{arbiter_id}",
+        )
+    return VenueConfig(boards=boards, tokens=tokens, broadcast_delay_s=delays, limits=limits)
+
+
+def load_config(path: str | Path) -> VenueConfig:
+    path = Path(path)
+    text = path.read_bytes()
+    try:
+        raw = tomllib.loads(text.decode("utf-8")) if path.suffix == ".toml" else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {exc}") from None
+    try:
+        return parse_config(raw)
+    except (TypeError, AttributeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def generate_config(board_ids: Iterable[str], *, tournament: str = "demo", delay_s: float = 0.0) -> dict[str, Any]:
+    """A fresh configuration with random tokens: one camera and one clock per board, one chief arbiter."""
+    boards = {}
+    for board_id in board_ids:
+        boards[str(board_id)] = {
+            "tournament": tournament,
+            "devices": {f"cam-{board_id}": secrets.token_urlsafe(18), f"clock-{board_id}": secrets.token_urlsafe(18)},
+        }
+    return {
+        "limits": {},
+        "tournaments": {tournament: {"broadcast_delay_s": delay_s}},
+        "boards": boards,
+        "arbiters": {"chief": {"token": secrets.token_urlsafe(18), "boards": ["*"]}},
+    }

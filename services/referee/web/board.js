@@ -1,0 +1,117 @@
+// Shared by the three pages: drawing a Xiangqi board from a FEN as SVG, clock and text helpers. No build step.
+"use strict";
+
+const XQ = (() => {
+  const START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+  // Piece characters as players write them: red 帥仕相傌俥炮兵, black 將士象馬車砲卒.
+  const GLYPH = { K: "帥", A: "仕", B: "相", N: "傌", R: "俥", C: "炮", P: "兵",
+                  k: "將", a: "士", b: "象", n: "馬", r: "車", c: "砲", p: "卒",
+                  X: "?", x: "?" };
+
+  // FEN -> 10 ranks (rank 9 first) of 9 cells, each a piece letter or "".
+  function parseFen(fen) {
+    const rows = String(fen || START_FEN).split(" ")[0].split("/");
+    const grid = [];
+    for (const row of rows) {
+      const cells = [];
+      for (const ch of row) {
+        if (/[0-9]/.test(ch)) { for (let i = 0; i < Number(ch); i++) cells.push(""); }
+        else cells.push(ch);
+      }
+      while (cells.length < 9) cells.push("");
+      grid.push(cells.slice(0, 9));
+    }
+    while (grid.length < 10) grid.push(Array(9).fill(""));
+    return grid;
+  }
+
+  // An SVG element of the position; `opts.size` is the width in pixels, `opts.highlight` ICCS squares ("h2","e2").
+  function boardSvg(fen, opts = {}) {
+    const size = opts.size || 270;
+    const cell = 30, pad = 20, w = cell * 8 + pad * 2, h = cell * 9 + pad * 2;
+    const ns = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+    svg.setAttribute("width", size);
+    svg.setAttribute("height", Math.round(size * h / w));
+    svg.setAttribute("class", "xq-board");
+    const add = (tag, attrs, text) => {
+      const el = document.createElementNS(ns, tag);
+      for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+      if (text !== undefined) el.textContent = text;
+      svg.appendChild(el);
+      return el;
+    };
+    add("rect", { x: 0, y: 0, width: w, height: h, class: "xq-bg" });
+    const X = f => pad + f * cell, Y = r => pad + (9 - r) * cell; // file 0..8 (a..i), rank 0..9
+    for (let r = 0; r <= 9; r++) add("line", { x1: X(0), y1: Y(r), x2: X(8), y2: Y(r), class: "xq-line" });
+    for (let f = 0; f <= 8; f++) {
+      if (f === 0 || f === 8) add("line", { x1: X(f), y1: Y(0), x2: X(f), y2: Y(9), class: "xq-line" });
+      else {
+        add("line", { x1: X(f), y1: Y(0), x2: X(f), y2: Y(4), class: "xq-line" });
+        add("line", { x1: X(f), y1: Y(5), x2: X(f), y2: Y(9), class: "xq-line" });
+      }
+    }
+    for (const [r0, r1] of [[0, 2], [7, 9]]) { // the palaces
+      add("line", { x1: X(3), y1: Y(r0), x2: X(5), y2: Y(r1), class: "xq-line" });
+      add("line", { x1: X(5), y1: Y(r0), x2: X(3), y2: Y(r1), class: "xq-line" });
+    }
+    add("text", { x: X(2), y: (Y(4) + Y(5)) / 2 + 5, class: "xq-river" }, "楚 河");
+    add("text", { x: X(6), y: (Y(4) + Y(5)) / 2 + 5, class: "xq-river" }, "漢 界");
+    const hl = new Set(opts.highlight || []);
+    for (const sq of hl) {
+      const f = sq.charCodeAt(0) - 97, r = Number(sq[1]);
+      if (f >= 0 && f < 9 && r >= 0 && r <= 9) add("rect", { x: X(f) - 14, y: Y(r) - 14, width: 28, height: 28, class: "xq-hl" });
+    }
+    const grid = parseFen(fen);
+    for (let i = 0; i < 10; i++) {
+      for (let f = 0; f < 9; f++) {
+        const p = grid[i][f];
+        if (!p) continue;
+        const r = 9 - i, red = p === p.toUpperCase();
+        add("circle", { cx: X(f), cy: Y(r), r: 13, class: red ? "xq-piece xq-red" : "xq-piece xq-black" });
+        add("text", { x: X(f), y: Y(r) + 5, class: red ? "xq-glyph xq-red" : "xq-glyph xq-black" }, GLYPH[p] || p);
+      }
+    }
+    return svg;
+  }
+
+  function clock(ms) {
+    if (ms === null || ms === undefined) return "–:––";
+    const s = Math.max(0, Math.floor(ms / 1000));
+    const hh = Math.floor(s / 3600), mm = Math.floor(s / 60) % 60, ss = s % 60;
+    const two = n => String(n).padStart(2, "0");
+    return hh > 0 ? `${hh}:${two(mm)}:${two(ss)}` : `${mm}:${two(ss)}`;
+  }
+
+  function el(tag, attrs = {}, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === "class") e.className = v; else if (k === "text") e.textContent = v; else e.setAttribute(k, v);
+    }
+    for (const c of children) if (c !== null && c !== undefined) e.append(c);
+    return e;
+  }
+
+  async function getJson(url) {
+    const r = await fetch(url, { cache: "no-store" });
+    if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text()}`);
+    return r.json();
+  }
+
+  function param(name) { return new URLSearchParams(location.search).get(name); }
+
+  // The referee's state JSON, wherever its fields are: FEN, clocks, fouls, obligations.
+  function stateFields(state) {
+    const s = state || {};
+    const pos = s.position;
+    const fen = (typeof pos === "string" ? pos : (pos && pos.fen)) || s.fen || START_FEN;
+    const clocks = s.clocks || {};
+    const red = clocks.red_ms ?? (clocks.red && clocks.red.ms) ?? clocks.red ?? s.red_ms ?? null;
+    const black = clocks.black_ms ?? (clocks.black && clocks.black.ms) ?? clocks.black ?? s.black_ms ?? null;
+    return { fen, redMs: typeof red === "number" ? red : null, blackMs: typeof black === "number" ? black : null,
+             fouls: s.fouls ?? null, obligations: s.obligations ?? null, result: s.result ?? null };
+  }
+
+  return { START_FEN, parseFen, boardSvg, clock, el, getJson, param, stateFields };
+})();

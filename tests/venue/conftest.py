@@ -1,0 +1,93 @@
+"""Fixtures of the venue tests: a venue configuration, an ingest app on the session broker, a topic reader."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from xqarb import bus
+from xqarb.ingest.config import VenueConfig, parse_config
+
+
+@pytest.fixture(scope="session")
+def topics(broker: str) -> str:
+    bus.ensure_topics(broker, partitions=4)
+    return broker
+
+
+@pytest.fixture
+def venue() -> dict[str, Any]:
+    """A venue with two boards of unique ids (the session broker is shared: tests find their own messages)."""
+    tag = uuid.uuid4().hex[:6]
+    b7, b8 = f"7{tag}", f"8{tag}"
+    raw = {
+        "limits": {"max_frame_bytes": 200_000, "max_json_bytes": 4096, "max_skew_s": 60, "max_in_flight": 8},
+        "tournaments": {"open": {"broadcast_delay_s": 0}},
+        "boards": {
+            b7: {"tournament": "open", "devices": {f"cam-{b7}": f"tok-cam-{b7}", f"clock-{b7}": f"tok-clock-{b7}"}},
+            b8: {"tournament": "open", "devices": {f"cam-{b8}": f"tok-cam-{b8}"}},
+        },
+        "arbiters": {"chief": {"token": f"tok-chief-{tag}", "boards": ["*"]},
+                     "floor": {"token": f"tok-floor-{tag}", "boards": [b8]}},
+    }
+    return {"raw": raw, "config": parse_config(raw), "b7": b7, "b8": b8, "tag": tag}
+
+
+def jpeg(width: int = 64, height: int = 48, seed: int = 0) -> bytes:
+    rng = np.random.default_rng(seed)
+    img = rng.integers(0, 255, (height, width, 3), dtype=np.uint8)
+    ok, buf = cv2.imencode(".jpg", img)
+    assert ok
+    return buf.tobytes()
+
+
+def now_us() -> int:
+    return time.time_ns() // 1000
+
+
+def read_topic(
+    bootstrap: str, topic: str, match: Callable[[Any], bool], *, count: int = 1, timeout_s: float = 15.0,
+    decode: bool = True,
+) -> list[Any]:
+    """Records of `topic` (from the beginning, every partition) for which `match(record)` holds: waits for `count`."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    from xqarb import codec
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None)
+    try:
+        parts = consumer.partitions_for_topic(topic) or set()
+        tps = [TopicPartition(topic, p) for p in parts]
+        consumer.assign(tps)
+        consumer.seek_to_beginning(*tps)
+        found: list[Any] = []
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and len(found) < count:
+            for _tp, records in consumer.poll(timeout_ms=300).items():
+                for rec in records:
+                    item = (rec, codec.decode(rec.value)) if decode else (rec, None)
+                    if match(item):
+                        found.append(item)
+        return found
+    finally:
+        consumer.close()
+
+
+@pytest.fixture
+def ingest_client(topics: str, venue: dict[str, Any]) -> Iterator[Any]:
+    from xqarb.ingest.app import create_app
+    from xqarb.ingest.publish import BusPublisher
+
+    config: VenueConfig = venue["config"]
+    publisher = BusPublisher.connect(topics, ack_timeout_s=config.limits.ack_timeout_s)
+    app = create_app(config, publisher)
+    try:
+        yield app.test_client()
+    finally:
+        publisher.close()
