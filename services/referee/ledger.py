@@ -208,6 +208,8 @@ class Ledger(Protocol):
 
     def has_event(self, game_id: str, event_id: str) -> bool: ...
 
+    def find_event(self, event_id: str) -> tuple[str, int] | None: ...
+
     def head(self, game_id: str) -> tuple[int, str]: ...
 
     def verify(self, game_id: str) -> Verification: ...
@@ -236,6 +238,7 @@ CREATE TABLE IF NOT EXISTS entries (
     PRIMARY KEY (game_id, seq),
     UNIQUE (game_id, event_id)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entries_by_event ON entries (event_id);
 CREATE TABLE IF NOT EXISTS snapshots (
     game_id   TEXT NOT NULL REFERENCES games(game_id),
     seq       INTEGER NOT NULL,
@@ -343,6 +346,14 @@ class SqliteLedger:
     def has_event(self, game_id: str, event_id: str) -> bool:
         with self._lock:
             return self._has_event(game_id, event_id)
+
+    def find_event(self, event_id: str) -> tuple[str, int] | None:
+        """(game, seq) of the entry holding this event, in any game: a replayed input is found wherever it went."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT game_id, seq FROM entries WHERE event_id = ? LIMIT 1", (event_id,)
+            ).fetchone()
+        return (row[0], row[1]) if row else None
 
     def head(self, game_id: str) -> tuple[int, str]:
         with self._lock:

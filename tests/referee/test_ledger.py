@@ -190,3 +190,11 @@ def test_same_inputs_give_byte_identical_ledgers(tmp_path: Path) -> None:
                 store.append("g1", "7", [Pending("input", _press(i)), Pending("output", _ruling(i))])
             files.append([(e.seq, e.hash) for e in store.entries("g1")])
     assert files[0] == files[1]
+
+
+def test_find_event_looks_in_every_game(ledger: SqliteLedger) -> None:
+    ledger.append("board:7", "7", [Pending("input", _press(1))])
+    ledger.append("g1", "7", [Pending("input", _press(2)), Pending("output", _ruling(2))])
+    assert ledger.find_event(_press(1).event_id) == ("board:7", 1)
+    assert ledger.find_event(_ruling(2).event_id) == ("g1", 2)
+    assert ledger.find_event("no-such-event") is None
