@@ -710,3 +710,18 @@ def frame_loader(directories: Iterable[Path]) -> Callable[[str], bytes | None]:
 
 def web_resource(name: str) -> bytes:
     return resources.files("xqarb.referee").joinpath("web", name).read_bytes()
+
+
+def create_app(api: RefereeApi, ingest: Any | None = None) -> Any:
+    """One Flask app with the referee API, the web pages, /metrics and (when given) the ingest endpoints."""
+    from flask import Flask
+
+    from xqarb.ingest.app import install_json_errors
+
+    app = Flask("xqarb.referee.api")
+    install_json_errors(app)
+    if ingest is not None:
+        app.register_blueprint(ingest.blueprint())
+    app.register_blueprint(api.blueprint())
+    app.extensions["xq_api"] = api
+    return app
