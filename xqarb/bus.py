@@ -32,6 +32,11 @@ GAME_EVENTS = "xq.game-events"
 DLQ = "xq.dlq"
 TOPICS: tuple[str, ...] = (FRAMES, OBSERVATIONS, CLOCK, ARBITER, GAME_EVENTS, DLQ)
 DEFAULT_PARTITIONS = 12
+# Consumer groups (DESIGN: N vision and N referee processes share the partitions).
+VISION_GROUP = "xqarb-vision"
+REFEREE_GROUP = "xqarb-referee"
+# Camera frames may be up to 4 MB (ingest's max_frame_bytes); a request carries one frame plus its envelope.
+MAX_REQUEST_BYTES = 5 * 1024 * 1024
 
 # Dead-letter headers: the reason and where the bytes came from (absent topic = rejected at ingest).
 DLQ_REASON = "xq.reason"
@@ -189,6 +194,7 @@ class Producer:
             # batch from overtaking the next one: one board's events stay in order.
             "max_in_flight_requests_per_connection": 1,
             "linger_ms": 2,
+            "max_request_size": MAX_REQUEST_BYTES,
             "max_block_ms": int(timeout_s * 1000),
             "request_timeout_ms": int(timeout_s * 1000),
         }

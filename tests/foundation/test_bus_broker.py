@@ -16,6 +16,8 @@ from xqarb.events import Event, make_event
 from .conftest import sample_json, sample_types
 
 TIMEOUT_S = 30.0
+# The group coordinator waits about half the session timeout for members to join; 6 s is Kafka's minimum.
+FAST = {"session_timeout_ms": 6_000}
 
 
 def drain(consumer: Consumer, want: int, timeout_s: float = TIMEOUT_S) -> list[bus.Record]:
@@ -43,7 +45,7 @@ def test_every_schema_round_trips_through_the_broker(broker: str, unique_topic: 
         first = producer.send(topic, events[0])
         deliveries = [first, *producer.send_many(topic, events[1:])]
     assert first.topic == topic and first.offset == 0
-    with Consumer(broker, unique_topic("group"), [topic]) as consumer:
+    with Consumer(broker, unique_topic("group"), [topic], **FAST) as consumer:
         records = drain(consumer, len(events))
     by_id = {r.event.event_id: r for r in records if r.event is not None}
     assert len(by_id) == len(events)
@@ -87,7 +89,7 @@ def test_undecodable_messages_go_to_the_dlq_with_their_reason_and_consumption_go
         producer.send_raw(topic, "b1", truncated)
         producer.send(topic, good[2])
     group = unique_topic("group")
-    with Consumer(broker, group, [topic]) as consumer:
+    with Consumer(broker, group, [topic], **FAST) as consumer:
         records = drain(consumer, 3)
         assert [r.event for r in records] == good
         assert [r.offset for r in records] == [0, 3, 5]
@@ -95,7 +97,7 @@ def test_undecodable_messages_go_to_the_dlq_with_their_reason_and_consumption_go
         consumer.commit()
         assert consumer.committed(TopicPartition(topic, 0)) == 6
 
-    with Consumer(broker, unique_topic("dlq-reader"), [bus.DLQ], decode=False) as dlq:
+    with Consumer(broker, unique_topic("dlq-reader"), [bus.DLQ], decode=False, **FAST) as dlq:
         letters: list[DeadLetter] = []
         deadline = time.monotonic() + TIMEOUT_S
         while len(letters) < 3 and time.monotonic() < deadline:
@@ -111,7 +113,7 @@ def test_undecodable_messages_go_to_the_dlq_with_their_reason_and_consumption_go
     # The committed offset covers the dead letters: a restarted member neither re-reads nor re-dead-letters.
     with Producer(broker) as producer:
         producer.send(topic, draw_offer("b1", 4))
-    with Consumer(broker, group, [topic]) as again:
+    with Consumer(broker, group, [topic], **FAST) as again:
         assert [r.event.source_seq for r in drain(again, 1)] == [4]
         assert again.dead_lettered == 0
 
@@ -123,7 +125,7 @@ def test_dead_letter_from_ingest_has_no_origin_topic(broker: str, unique_topic: 
         delivery = bus.dead_letter(producer, None, None, None, marker, "ClockPressed.side: expected one of red/black",
                                    key="b9", source="ingest")  # fmt: skip
     assert delivery.topic == bus.DLQ
-    with Consumer(broker, unique_topic("g"), [bus.DLQ], decode=False) as dlq:
+    with Consumer(broker, unique_topic("g"), [bus.DLQ], decode=False, **FAST) as dlq:
         found: list[DeadLetter] = []
         deadline = time.monotonic() + TIMEOUT_S
         while not found and time.monotonic() < deadline:
@@ -140,7 +142,7 @@ def test_a_failing_assignment_callback_stops_the_consumer(broker: str, unique_to
     def load_state(partitions: list[TopicPartition]) -> None:
         raise RuntimeError(f"ledger unreadable for {partitions}")
 
-    with Consumer(broker, unique_topic("g"), [topic], on_assigned=load_state) as consumer:
+    with Consumer(broker, unique_topic("g"), [topic], on_assigned=load_state, **FAST) as consumer:
         deadline = time.monotonic() + TIMEOUT_S
         with pytest.raises(RuntimeError, match="ledger unreadable"):
             while time.monotonic() < deadline:
@@ -175,7 +177,7 @@ class Member(threading.Thread):
         try:
             self.consumer = Consumer(
                 self.broker, self.group, [self.topic], on_assigned=self.on_assigned, on_revoked=self.on_revoked,
-                client_id=self.name,
+                client_id=self.name, **FAST,
             )  # fmt: skip
             self.ready.set()
             while not self.leave.is_set():
