@@ -33,8 +33,8 @@ DLQ = "xq.dlq"
 TOPICS: tuple[str, ...] = (FRAMES, OBSERVATIONS, CLOCK, ARBITER, GAME_EVENTS, DLQ)
 DEFAULT_PARTITIONS = 12
 # Consumer groups (DESIGN: N vision and N referee processes share the partitions).
-VISION_GROUP = "xqarb-vision"
-REFEREE_GROUP = "xqarb-referee"
+VISION_GROUP = "xq-vision"
+REFEREE_GROUP = "xq-referee"
 # Camera frames may be up to 4 MB (ingest's max_frame_bytes); a request carries one frame plus its envelope.
 MAX_REQUEST_BYTES = 5 * 1024 * 1024
 
