@@ -238,14 +238,21 @@ class Threat:
     via_check: str | None = None  # the checking move (ICCS) when the capture comes through a check (28.3)
     pawn_exchange: bool = False  # a pawn took part in the exchange that wins: its value floats (25.3)
 
+    false_roots: tuple[str, ...] = ()  # "e8 (would leave the king in check ...)": roots that cannot recapture
+
     def words(self) -> str:
         who = _name(self.by_piece, self.by)
         whom = _name(self.target_piece, self.target)
         how = f" after the check {self.via_check}" if self.via_check else ""
         if self.kind in ("chase", "pawn", "king"):
+            if self.unprotected and self.false_roots:
+                return (f"{who}{how} attacks {whom}, protected only in form (假根: "
+                        f"{'; '.join(self.false_roots)} cannot recapture)")
             if self.unprotected:
                 return f"{who}{how} attacks unprotected {whom}"
-            return f"{who}{how} attacks {whom}, whose protection does not hold (wins {self.net} by 25.3 values)"
+            if self.net >= _value(self.target_piece, self.target):
+                return f"{who}{how} attacks {whom}, protected only in form (假根/少根: no recapture pays)"
+            return f"{who}{how} attacks {whom}: protected, but the full exchange wins {self.net} (29.1, values 25.3)"
         if self.kind == "exchange":
             return f"{who} and {whom} attack each other (兑: an offer to exchange equal values)"
         if self.kind == "protected":
@@ -291,8 +298,28 @@ def _direct_threats(q: Position, answer: Position | None, only: Iterable[str] | 
             kind = "exchange"  # 28.5: the target may take the attacker, equal for equal
         else:
             kind = "chase"
-        out.append(Threat(kind, m.to, victim, m.frm, by, net, not recaptures, None, pawn_exchange))
+        false_roots = _false_roots(after, m.to, type(m)) if kind != "protected" and not recaptures else ()
+        out.append(Threat(kind, m.to, victim, m.frm, by, net, not recaptures, None, pawn_exchange, false_roots))
     return out
+
+
+# The engine's words for a move that is geometrically right but exposes the own king (3.4); used only to name a
+# false root in a verdict's reason, never to decide anything.
+_EXPOSURE = ("would leave the king", "does not answer the check", "kings would face")
+
+
+def _false_roots(after: Position, point: str, move_type: type[Move]) -> tuple[str, ...]:
+    """Pieces of the side to move in `after` that reach `point` but may not recapture there (pinned: 假根)."""
+    mover = after.side
+    roots = []
+    for i, ch in enumerate(after.squares()):
+        if ch == "." or _side_of(ch) != mover:
+            continue
+        frm = f"{'abcdefghi'[i % 9]}{9 - i // 9}"
+        why = after.illegal_reason(move_type(frm, point))
+        if why and why.startswith(_EXPOSURE):
+            roots.append(f"{_name(ch, frm)} ({why})")
+    return tuple(roots)
 
 
 def threats(q: Position, answer: Position | None = None, check_depth: int = 1) -> list[Threat]:
@@ -381,11 +408,40 @@ class MoveClass:
         }
 
 
+def _material(position: Position, side: Side) -> int:
+    """25.3 values of a side's pieces (kings and uncrossed pawns count nothing)."""
+    total = 0
+    for i, ch in enumerate(position.squares()):
+        if ch != "." and _side_of(ch) == side:
+            total += _value(ch, f"{'abcdefghi'[i % 9]}{9 - i // 9}")
+    return total
+
+
+def _old_threats(before: Position, previous: Position | None, check_depth: int) -> set[str]:
+    """29.2: targets the mover could already win before this move.
+
+    When the opponent's last move gave check, the mover could not take anything then, yet an attack that stood
+    before that check is not one this move creates: `previous` (the position before the opponent's last move)
+    supplies those, for targets still on the same point.
+    """
+    old = {t.target for t in threats(before, None, check_depth) if t.kind in ("chase", "pawn")}
+    if previous is not None and before.in_check() and not previous.in_check():
+        try:
+            earlier = _pass(previous)
+        except ValueError:  # the engine refuses the passed position: nothing earlier to compare with
+            return old
+        for t in threats(earlier, None, check_depth):
+            if t.kind in ("chase", "pawn") and before.piece_at(t.target) == t.target_piece:
+                old.add(t.target)
+    return old
+
+
 def classify_move(
     before: Position, move: Move, *, ruleset: str = "cxa-2021", ply: int = 0, mate_depth: int = 3,
-    check_depth: int = 1,
+    check_depth: int = 1, previous: Position | None = None,
 ) -> MoveClass:
-    """Name one move (28, 29, 27): 将 > 杀 > 捉 > 闲 (27.4). `before` is the position the move is played from."""
+    """Name one move (28, 29, 27): 将 > 杀 > 捉 > 闲 (27.4). `before` is the position the move is played from;
+    `previous`, where known, the one before the opponent's last move (for 29.2 after a check, see _old_threats)."""
     _check_ruleset(ruleset)
     side: Side = before.side
     mover = before.piece_at(move.frm)
@@ -398,10 +454,19 @@ def classify_move(
         return MoveClass(ply, side, move.iccs, "将", f"将: {what} checks the {enemy} king",
                          _clause("check", ruleset))
     threat_pos = _pass(after)  # the mover to move again: what does the move threaten?
-    line = _mate_by_checks(threat_pos, mate_depth)
+    line = None
+    for depth in range(1, mate_depth + 1):  # the shortest mate, so the reason shows the plainest line
+        line = _mate_by_checks(threat_pos, depth)
+        if line is not None:
+            break
+    # 29.2's principle for 杀 as for 捉: a mate the mover could already force before this move is not a threat
+    # the move makes (a real 长杀 cycle always meets this: the opponent's last move had parried the threat).
+    standing = line is not None and _mate_by_checks(before, mate_depth) is not None
+    if standing:
+        line = None
     new = threats(threat_pos, after, check_depth)
     # 29.2: only threats the move created; the same capture threats were not there before it.
-    old = {t.target for t in threats(before, None, check_depth) if t.kind in ("chase", "pawn")}
+    old = _old_threats(before, previous, check_depth)
     chases = [t for t in new if t.kind == "chase" and t.target not in old]
     pawns = [t for t in new if t.kind == "pawn" and t.target not in old]
     if line is not None:
@@ -415,7 +480,11 @@ def classify_move(
         targets = tuple(dict.fromkeys(t.target for t in chases))
         alt_term: Term | None = None
         alt_reason = None
-        if all(t.target_piece.lower() in ("a", "b") for t in chases):
+        # 27.3 can only apply where the chaser may be the defending side: chasing advisors/elephants only,
+        # with no more material (25.3 values) than the side chased. Then it is the arbiter's call.
+        if all(t.target_piece.lower() in ("a", "b") for t in chases) and _material(after, side) <= _material(
+            after, _other(side)
+        ):
             alt_term = "闲"
             alt_reason = (f"闲 if the arbiter finds {what} occupies a key defensive point that makes a simple draw "
                           f"and the chase of the advisor/elephant is incidental ({_clause('defence', ruleset)})")
@@ -622,7 +691,8 @@ def judge_repetition(
     if cycle is None:
         return None
     classes = tuple(
-        classify_move(positions[i], moves[i], ruleset=ruleset, ply=i, mate_depth=mate_depth, check_depth=check_depth)
+        classify_move(positions[i], moves[i], ruleset=ruleset, ply=i, mate_depth=mate_depth,
+                      check_depth=check_depth, previous=positions[i - 1] if i > 0 else None)
         for i in range(cycle.start, cycle.end)
     )
     primary, pawn_counts = _effective_terms(classes, frozenset())
