@@ -234,8 +234,15 @@ class Producer:
     def send_many(self, topic: str, events: Iterable[Event]) -> list[Delivery]:
         """Send a batch and wait for all acknowledgements; raises `PublishError` if any was not acknowledged
         (the others may have been stored: the consumers' dedupe by event id makes resending the batch safe)."""
+        from kafka.errors import KafkaError
+
         pending = [(self._submit(topic, e.board_id, codec.encode(e, self.registry), None), e) for e in events]
-        self._producer.flush(timeout=self.timeout_s)
+        try:
+            self._producer.flush(timeout=self.timeout_s)
+        except KafkaError as exc:
+            raise PublishError(
+                f"{topic}: {len(pending)} messages not acknowledged within {self.timeout_s} s: {exc}"
+            ) from exc
         return [self._wait(future, topic, event.board_id) for future, event in pending]
 
     def send_raw(
@@ -440,7 +447,15 @@ class Consumer:
                     try:
                         record = _with_event(record, codec.decode(m.value, self.registry))
                     except codec.CodecError as exc:
-                        self._dead_letter(record, exc.reason)
+                        try:
+                            self._dead_letter(record, exc.reason)
+                        except PublishError:
+                            # Not kept anywhere yet, and nothing of this batch was returned: rewind every
+                            # partition of the batch to its first record so that a later commit skips nothing
+                            # (dead letters already sent may be sent twice); the caller may poll again.
+                            for rewind_tp, rewind_messages in batches.items():
+                                self._consumer.seek(rewind_tp, rewind_messages[0].offset)
+                            raise
                         continue
                 records.append(record)
         return records
@@ -486,7 +501,17 @@ class Consumer:
         return self._consumer.committed(KafkaTopicPartition(tp.topic, tp.partition))
 
     def close(self) -> None:
-        """Leave the group (its partitions go to the other members at once) without committing."""
+        """Release the partitions (`on_revoked` is called for them, as before a rebalance), then leave the group
+        (its partitions go to the other members at once) without committing."""
+        held = sorted(self._listener.assigned)
+        self._listener.assigned.clear()
+        try:
+            if held and self._listener.on_revoked is not None:
+                self._listener.on_revoked(held)
+        finally:
+            self._close_client()
+
+    def _close_client(self) -> None:
         try:
             self._consumer.close(autocommit=False)
         finally:

@@ -87,11 +87,13 @@ def schema_of(event_type: str) -> Mapping[str, Any]:
 EVENT_TYPES: frozenset[str] = frozenset(load_schemas())
 
 
+@cache
 def data_fields(event_type: str) -> tuple[Mapping[str, Any], ...]:
     """The type's own fields (after the envelope), in schema order."""
     return tuple(schema_of(event_type)["fields"][len(ENVELOPE_FIELDS) :])
 
 
+@cache
 def json_fields(event_type: str) -> frozenset[str]:
     """Fields carried as JSON text in Avro and as a JSON object in `data` and the JSON form (e.g. `time_control`)."""
     return frozenset(f["name"] for f in data_fields(event_type) if f.get(JSON_FIELD_ATTRIBUTE))
@@ -132,6 +134,10 @@ class Event:
     def __post_init__(self) -> None:
         if not isinstance(self.data, MappingProxyType):
             object.__setattr__(self, "data", freeze(self.data))
+
+    def __hash__(self) -> int:
+        # `data` (a mappingproxy) is not hashable; equal events share these, which is all a hash needs.
+        return hash((self.type, self.event_id, self.board_id, self.source, self.source_seq))
 
     @property
     def game_id(self) -> str | None:
@@ -249,8 +255,9 @@ def make_event(
         _check(envelope[name], spec["type"], named, f"{type}.{name}", type, name)
     if envelope["event_id"] is None:
         envelope["event_id"] = stable_event_id(type, board_id, source, source_seq)
-    if not envelope["event_id"]:
-        raise EventError(f"{type}.event_id: must not be empty", event_type=type, field="event_id")
+    for name in ("event_id", "board_id", "source"):  # the board id is the Kafka key; ids must identify
+        if not envelope[name]:
+            raise EventError(f"{type}.{name}: must not be empty", event_type=type, field=name)
 
     specs = data_fields(type)
     known = {spec["name"] for spec in specs}

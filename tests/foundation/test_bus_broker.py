@@ -290,3 +290,37 @@ def test_two_members_split_the_partitions_and_the_survivor_takes_over(
         for p in everything:
             offsets = [o for _, part, o in m.received if part == p]
             assert offsets == sorted(offsets), (m.name, p)
+
+
+def test_when_the_dlq_cannot_be_written_nothing_of_the_batch_is_skipped(
+    broker: str, unique_topic: Callable[[str], str]
+) -> None:
+    from xqarb.broker import EmbeddedBroker
+
+    topic = unique_topic("t")
+    bus.ensure_topics(broker, [topic, bus.DLQ], partitions=1)
+    with Producer(broker) as producer:
+        producer.send(topic, draw_offer("b1", 1))
+        producer.send_raw(topic, "b1", b"\xc3\x01broken")
+        producer.send(topic, draw_offer("b1", 2))
+    with EmbeddedBroker() as doomed:
+        unreachable_dlq = Producer(doomed.bootstrap, timeout_s=1.0)
+    released: list[list[TopicPartition]] = []
+    consumer = Consumer(broker, unique_topic("g"), [topic], dlq_producer=unreachable_dlq, on_revoked=released.append,
+                        **FAST)  # fmt: skip
+    try:
+        deadline = time.monotonic() + TIMEOUT_S
+        before: list[bus.Record] = []  # a first batch may end before the broken record
+        with pytest.raises(bus.PublishError):
+            while time.monotonic() < deadline:
+                before += consumer.poll(0.2)
+        consumer.commit()  # commits the rewound position: the batch is not skipped
+        with Producer(broker) as working:
+            consumer._dlq = working  # the DLQ is reachable again
+            records = before + drain(consumer, 2 - len(before))
+            assert [r.event.source_seq for r in records] == [1, 2]
+            assert consumer.dead_lettered == 1
+    finally:
+        consumer.close()
+        unreachable_dlq.close()
+    assert released == [[TopicPartition(topic, 0)]]  # close() releases the partitions it held
