@@ -82,6 +82,7 @@ class LagSampler:
         self._read_lag = read_lag
         self._interval = interval
         self._stop = threading.Event()
+        self._warned = False
         self._thread = threading.Thread(target=self._run, name="xq-lag-sampler", daemon=True)
 
     def sample_once(self) -> int:
@@ -96,7 +97,9 @@ class LagSampler:
             try:
                 self.sample_once()
             except Exception as exc:  # a broker hiccup must not kill the sampler: it tries again next interval
-                print(f"metrics: consumer lag sampling failed: {type(exc).__name__}: {exc}", flush=True)
+                if not self._warned:
+                    self._warned = True
+                    print(f"metrics: consumer lag sampling failed (said once): {type(exc).__name__}: {exc}", flush=True)
 
     def start(self) -> LagSampler:
         self._thread.start()
@@ -106,25 +109,33 @@ class LagSampler:
         self._stop.set()
 
 
-def kafka_lag(bootstrap: str, groups: Iterable[str]) -> Callable[[], list[tuple[str, str, int, int]]]:
-    """A `read_lag` for LagSampler: committed offsets of each group against the partitions' end offsets."""
-    from kafka import KafkaAdminClient, KafkaConsumer
+def kafka_lag(
+    bootstrap: str, groups: Iterable[str], topics: Iterable[str]
+) -> Callable[[], list[tuple[str, str, int, int]]]:
+    """A `read_lag` for LagSampler: each group's committed offsets against the partitions' end offsets.
 
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap, client_id="xq-lag")
-    probe = KafkaConsumer(bootstrap_servers=bootstrap, client_id="xq-lag-probe", enable_auto_commit=False)
-    groups = tuple(groups)
+    One group-named consumer per group that never joins (OffsetFetch only), rather than the admin client's
+    ListConsumerGroupOffsets, which some Kafka-compatible brokers answer in a form kafka-python cannot decode.
+    """
+    from kafka import KafkaConsumer, TopicPartition
+
+    topics = tuple(topics)
+    probes = {
+        g: KafkaConsumer(bootstrap_servers=bootstrap, group_id=g, client_id=f"xq-lag-{g}", enable_auto_commit=False)
+        for g in groups
+    }
+    ends_probe = KafkaConsumer(bootstrap_servers=bootstrap, client_id="xq-lag-ends", enable_auto_commit=False)
 
     def read() -> list[tuple[str, str, int, int]]:
+        tps = [TopicPartition(t, p) for t in topics for p in sorted(ends_probe.partitions_for_topic(t) or ())]
+        ends = ends_probe.end_offsets(tps)
         out: list[tuple[str, str, int, int]] = []
-        for group in groups:
-            committed = admin.list_consumer_group_offsets(group)
-            if not committed:
-                continue
-            ends = probe.end_offsets(list(committed))
-            for tp, meta in committed.items():
-                if meta is None or meta.offset < 0:
+        for group, probe in probes.items():
+            for tp in tps:
+                committed = probe.committed(tp)
+                if committed is None:
                     continue
-                out.append((group, tp.topic, tp.partition, max(0, ends.get(tp, meta.offset) - meta.offset)))
+                out.append((group, tp.topic, tp.partition, max(0, ends.get(tp, committed) - committed)))
         return out
 
     return read

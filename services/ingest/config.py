@@ -104,6 +104,14 @@ class VenueConfig:
                 out.setdefault(board, (who.id, token))
         return out
 
+    def device_tokens_all(self) -> dict[str, list[tuple[str, str]]]:
+        """board -> [(device id, token), ...] in configuration order."""
+        out: dict[str, list[tuple[str, str]]] = {}
+        for token, who in self.tokens.items():
+            if who.role == "device":
+                out.setdefault(next(iter(who.boards)), []).append((who.id, token))
+        return out
+
     def arbiter_token(self) -> str | None:
         """A token of an arbiter allowed on every board (the demo's organiser uses it to start games)."""
         for token, who in self.tokens.items():

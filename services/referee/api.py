@@ -434,7 +434,10 @@ def referee_fold_json(events: list[Event]) -> dict[str, Any]:
     """The referee's game state after the given input events, as JSON (the referee's own fold)."""
     from xqarb.referee.board import fold
 
-    return fold(events).to_json()
+    if not events:
+        return {}
+    state = fold(events).to_json()
+    return state.get("game") or state
 
 
 # --- the blueprint ---------------------------------------------------------------------------------------------

@@ -1,0 +1,314 @@
+"""Simulated camera boards for `xqarb up --demo`: real games, rendered as camera video, sent to ingest over HTTP.
+
+Each board plays one of the games shipped in `xqarb/data/games/` (real games, see its README) on the vision
+renderer's synthetic board: it POSTs every JPEG frame to `/ingest/v1/boards/<board>/frames` in real time and, when
+the mover's hand has left the board after a move, presses the clock (`/clock`, ClockPressed with both times as the
+device shows them). Now and then, so that every alert can be seen: a piece touched and nudged (the renderer's
+nudges), a piece left half-way between two points (5.10; the demo's "arbiter" then enters the point the opponent
+designates), a clock pressed without a move (8.1.7).
+
+Everything goes through the public HTTP endpoints with the configured tokens, exactly as real devices would.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+
+
+def shipped_games() -> list[dict[str, Any]]:
+    """The real games shipped with the package (id, players, start_fen, iccs ...)."""
+    text = resources.files("xqarb").joinpath("data", "games", "games.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    fps: float = 2.0
+    max_moves: int | None = None  # play only the first N plies of each game
+    difficulty: str = "easy"
+    misplace_rate: float = 0.04  # a piece placed off its point; a share of those half-way between two (5.10)
+    nudge_rate: float = 0.03  # a piece touched and moved a little without a move
+    press_without_move_rate: float = 0.02  # a clock pressed without a move (8.1.7)
+    base_ms: int = 15 * 60_000
+    increment_ms: int = 10_000
+    seed: int = 0
+    run_id: str = ""
+
+
+class HttpError(RuntimeError):
+    def __init__(self, status: int, body: str) -> None:
+        super().__init__(f"HTTP {status}: {body}")
+        self.status = status
+
+
+def post(url: str, token: str, body: bytes, headers: dict[str, str], timeout: float = 30.0) -> dict[str, Any]:
+    """POST; retries 503 (backpressure) after its Retry-After; raises HttpError for any other refusal."""
+    for _attempt in range(20):
+        req = urllib.request.Request(
+            url, data=body, method="POST", headers={**headers, "Authorization": f"Bearer {token}"}
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                return json.loads(resp.read() or b"{}")
+        except urllib.error.HTTPError as exc:
+            text = exc.read().decode("utf-8", "replace")
+            if exc.code == 503:
+                time.sleep(float(exc.headers.get("Retry-After") or 1))
+                continue
+            raise HttpError(exc.code, text) from None
+    raise HttpError(503, "still refused after 20 retries")
+
+
+@dataclass
+class SimClock:
+    """A clock as the device shows it (6.1 increment scheme): the side to move's time runs."""
+
+    red_ms: int
+    black_ms: int
+    increment_ms: int
+    running: str = "red"
+    since_us: int = 0
+
+    def press(self, side: str, now_us: int) -> None:
+        elapsed = (now_us - self.since_us) // 1000 if self.since_us else 0
+        if side == "red":
+            self.red_ms = self.red_ms - elapsed + self.increment_ms
+        else:
+            self.black_ms = self.black_ms - elapsed + self.increment_ms
+        self.running = "black" if side == "red" else "red"
+        self.since_us = now_us
+
+
+@dataclass
+class BoardStats:
+    frames: int = 0
+    moves: int = 0
+    presses: int = 0
+    anomalies: dict[str, int] = field(default_factory=dict)
+    errors: int = 0
+    finished: bool = False
+    last_error: str = ""
+
+
+class DemoBoard:
+    """One simulated board: a camera and a clock playing `game` in real time."""
+
+    def __init__(
+        self,
+        base_url: str,
+        board_id: str,
+        device: tuple[str, str],
+        clock_device: tuple[str, str] | None,
+        arbiter_token: str,
+        game: dict[str, Any],
+        options: DemoOptions,
+        stop: threading.Event,
+    ) -> None:
+        self.url = base_url.rstrip("/")
+        self.board_id = board_id
+        self.camera_id, self.camera_token = device
+        self.clock_id, self.clock_token = clock_device or device
+        self.arbiter_token = arbiter_token
+        self.game = game
+        self.options = options
+        self.stop = stop
+        moves = list(game["iccs"])
+        self.moves = moves[: options.max_moves] if options.max_moves else moves
+        self.game_id = f"demo-{options.run_id}-b{board_id}-{game['id']}"
+        self.stats = BoardStats()
+        self.rng = random.Random(hash((options.seed, board_id)) & 0xFFFFFFFF)
+        self._clock_seq = 0
+        self.thread = threading.Thread(target=self._run, name=f"xq-demo-{board_id}", daemon=True)
+
+    def _post_json(self, endpoint: str, token: str, obj: dict[str, Any]) -> dict[str, Any]:
+        return post(
+            f"{self.url}/ingest/v1/boards/{self.board_id}/{endpoint}",
+            token,
+            json.dumps(obj).encode(),
+            {"Content-Type": "application/json"},
+        )
+
+    def start_game(self, now_us: int) -> None:
+        self._post_json(
+            "events",
+            self.arbiter_token,
+            {
+                "type": "GameStarted",
+                "game_id": self.game_id,
+                "occurred_at": now_us,
+                "red_player": self.game.get("red") or "Red",
+                "black_player": self.game.get("black") or "Black",
+                "time_control": {
+                    "scheme": "increment",
+                    "base_ms": self.options.base_ms,
+                    "increment_ms": self.options.increment_ms,
+                },
+                # The demo has cameras and clocks but no e-scoresheets: no recording obligation (7.1).
+                "recording_required": False,
+            },
+        )
+
+    def press(self, clock: SimClock, side: str) -> None:
+        now = time.time_ns() // 1000
+        clock.press(side, now)
+        self._clock_seq += 1
+        self._post_json(
+            "clock",
+            self.clock_token,
+            {
+                "type": "ClockPressed",
+                "side": side,
+                "red_ms": clock.red_ms,
+                "black_ms": clock.black_ms,
+                "source_seq": self._clock_seq,
+                "occurred_at": now,
+                "game_id": self.game_id,
+            },
+        )
+        self.stats.presses += 1
+
+    def frames(self) -> Iterator[Any]:
+        from xqarb.vision.render import render_game
+
+        o = self.options
+        yield from render_game(
+            self.game.get("start_fen") or START_FEN,
+            self.moves,
+            seed=o.seed * 1000 + int(self.rng.random() * 1e6),
+            fps=o.fps,
+            difficulty=o.difficulty,
+            misplace_rate=o.misplace_rate,
+            nudge_rate=o.nudge_rate,
+        )
+
+    def _run(self) -> None:
+        try:
+            self.play()
+        except HttpError as exc:
+            self.stats.errors += 1
+            self.stats.last_error = str(exc)
+        except OSError as exc:  # the server went away (shutting down)
+            self.stats.errors += 1
+            self.stats.last_error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self.stats.finished = True
+
+    def play(self) -> None:
+        from xqarb.vision.render import jpeg
+
+        self.start_game(time.time_ns() // 1000)
+        clock = SimClock(self.options.base_ms, self.options.base_ms, self.options.increment_ms)
+        t0 = time.monotonic()
+        ply_done = 0
+        for seq, frame in enumerate(self.frames(), start=1):
+            if self.stop.is_set():
+                return
+            delay = t0 + frame.t_us / 1e6 - time.monotonic()
+            if delay > 0 and self.stop.wait(delay):
+                return
+            body = jpeg(frame.image)
+            post(
+                f"{self.url}/ingest/v1/boards/{self.board_id}/frames",
+                self.camera_token,
+                body,
+                {
+                    "Content-Type": "image/jpeg",
+                    "X-Capture-Time": str(time.time_ns() // 1000),
+                    "X-Sequence": str(seq),
+                    "X-Camera-Id": self.camera_id,
+                    "X-Game-Id": self.game_id,
+                },
+            )
+            self.stats.frames += 1
+            truth = frame.truth
+            if truth.event == "nudge":
+                self._count("touched piece")
+            if truth.event == "hand_leave" and truth.ply > ply_done:
+                ply_done = truth.ply
+                mover = "red" if ply_done % 2 == 1 else "black"
+                self.press(clock, mover)
+                if truth.misaligned:
+                    # 5.10: the piece stands between two points; the opponent designates one, the arbiter enters it.
+                    self._count("piece between points")
+                    self._post_json(
+                        "events",
+                        self.arbiter_token,
+                        {
+                            "type": "PointDesignated",
+                            "point": truth.misaligned[0],
+                            "game_id": self.game_id,
+                            "occurred_at": time.time_ns() // 1000,
+                        },
+                    )
+                self.stats.moves = ply_done
+                if self.rng.random() < self.options.press_without_move_rate:
+                    # 8.1.7: the player to move presses the clock without having moved.
+                    self._count("clock pressed without a move")
+                    self.press(clock, "black" if mover == "red" else "red")
+
+    def _count(self, what: str) -> None:
+        self.stats.anomalies[what] = self.stats.anomalies.get(what, 0) + 1
+
+
+class DemoBoards:
+    """N simulated boards, each in its own thread."""
+
+    def __init__(
+        self,
+        base_url: str,
+        config: Any,
+        boards: Sequence[str],
+        options: DemoOptions,
+        games: Sequence[dict[str, Any]] | None = None,
+    ) -> None:
+        self.stop_event = threading.Event()
+        games = list(games or shipped_games())
+        tokens = config.device_tokens_all()
+        arbiter = config.arbiter_token()
+        if arbiter is None:
+            raise ValueError("the venue configuration has no arbiter for all boards ('*'): the demo needs one")
+        self.boards = []
+        for i, board_id in enumerate(boards):
+            devices = tokens.get(board_id)
+            if not devices:
+                raise ValueError(f"board {board_id} has no device token in the venue configuration")
+            camera = next((d for d in devices if d[0].startswith("cam")), devices[0])
+            clock = next((d for d in devices if d[0].startswith("clock")), None)
+            game = games[(i + options.seed) % len(games)]
+            self.boards.append(DemoBoard(base_url, board_id, camera, clock, arbiter, game, options, self.stop_event))
+
+    def start(self) -> DemoBoards:
+        for b in self.boards:
+            b.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        for b in self.boards:
+            b.thread.join(5)
+
+    def summary(self) -> dict[str, Any]:
+        stats = [b.stats for b in self.boards]
+        anomalies: dict[str, int] = {}
+        for s in stats:
+            for k, v in s.anomalies.items():
+                anomalies[k] = anomalies.get(k, 0) + v
+        return {
+            "frames": sum(s.frames for s in stats),
+            "moves": sum(s.moves for s in stats),
+            "finished": sum(s.finished for s in stats),
+            "errors": sum(s.errors for s in stats),
+            "anomalies": anomalies,
+            "last_error": next((s.last_error for s in stats if s.last_error), ""),
+        }

@@ -1,0 +1,310 @@
+"""`xqarb up`: the whole system on one machine, and with `--demo` simulated camera boards playing real games.
+
+One process runs the ingest endpoints, the referee API, the live stream and the web pages on one port, the referee
+service (Kafka consumer group member, ledger, xq.game-events) and the vision service in threads; the embedded
+Kafka-compatible broker runs as a child process unless `--bootstrap-servers` names a Kafka. Every service keeps
+its Prometheus metrics in this process: one `/metrics` shows them all.
+
+Ctrl-C (SIGINT) or SIGTERM stops everything in order: demo boards, HTTP, services, broker.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "up",
+        help="run the whole system on this machine (embedded broker unless --bootstrap-servers)",
+        description="Start the broker (unless --bootstrap-servers), ingest, vision, referee, the API and web pages on "
+        "one port; with --demo, simulated camera boards playing real games. Ctrl-C stops it.",
+    )
+    p.add_argument("--bootstrap-servers", help="a running Kafka (HOST:PORT[,...]); default: start the embedded broker")
+    p.add_argument("--boards", type=int, default=4, help="number of boards (demo boards with --demo); default 4")
+    p.add_argument("--demo", action="store_true", help="simulated camera boards and clocks playing real games")
+    p.add_argument("--host", default="127.0.0.1", help="address to serve on (0.0.0.0 for the venue network)")
+    p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--data-dir", help="ledger and evidence frames (default $XQARB_DATA_DIR or ./var)")
+    p.add_argument("--config", help="venue configuration (JSON/TOML); default: generated into the data directory")
+    p.add_argument("--partitions", type=int, default=None, help="partitions per topic (default 12)")
+    p.add_argument("--fps", type=float, default=2.0, help="demo camera frames per second (default 2)")
+    p.add_argument("--moves", type=int, default=None, help="demo: play only the first N plies of each game")
+    p.add_argument("--calm", action="store_true", help="demo: no touched pieces, misplaced pieces or stray presses")
+    p.add_argument("--seed", type=int, default=0, help="demo: which games and scenes")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(handler=run)
+
+
+class CountingLedger:
+    """The ledger, counting appends for `xq_ledger_appends_total` (delegates everything else)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def append(self, game_id: str, board_id: str, pending: Any) -> Any:
+        from xqarb import metrics
+
+        written = self._inner.append(game_id, board_id, pending)
+        metrics.LEDGER_APPENDS.inc(len(written))
+        return written
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+OBSERVATION_TYPES = frozenset(
+    {
+        "BoardCalibrated",
+        "HandEntered",
+        "HandLeft",
+        "PieceLifted",
+        "PiecePlaced",
+        "PieceNudged",
+        "PieceMisaligned",
+        "BoardStable",
+        "CameraFault",
+    }
+)
+
+
+def instrument_referee(referee: Any) -> None:
+    """Wrap the referee's `handle` to time capture -> observation and observation -> ruling (metrics)."""
+    from xqarb import metrics
+
+    handle = referee.handle
+
+    def timed(event: Any, origin: Any = None) -> Any:
+        outputs = handle(event, origin)
+        if event.type in OBSERVATION_TYPES:
+            # Vision stamps an observation with the frame's capture time (occurred_at) and its own (received_at).
+            metrics.CAPTURE_TO_OBSERVATION.observe(max(0.0, (event.received_at - event.occurred_at) / 1e6))
+            if outputs:
+                now_us = time.time_ns() // 1000
+                metrics.OBSERVATION_TO_RULING.observe(max(0.0, (now_us - event.received_at) / 1e6))
+        return outputs
+
+    referee.handle = timed
+
+
+class System:
+    """Everything `xqarb up` starts, and how to stop it again."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.stopping = threading.Event()
+        self.broker: Any = None
+        self.threads: list[threading.Thread] = []
+        self.services: list[Any] = []
+        self.server: Any = None
+        self.demo: Any = None
+        self.hub: Any = None
+        self.ledger: Any = None
+        self.publisher: Any = None
+        self.failed = False
+
+    def start(self) -> str:
+        from xqarb import bus, metrics
+        from xqarb.ingest.app import Ingest
+        from xqarb.ingest.config import generate_config, load_config, parse_config
+        from xqarb.ingest.publish import BusPublisher
+        from xqarb.ingest.server import ServerThread
+        from xqarb.referee.api import RefereeApi, StreamHub, create_app, frame_loader, kafka_game_events
+        from xqarb.referee.ledger import SqliteLedger
+
+        args = self.args
+        data = Path(args.data_dir or os.environ.get("XQARB_DATA_DIR") or "var").resolve()
+        data.mkdir(parents=True, exist_ok=True)
+        os.environ["XQARB_DATA_DIR"] = str(data)  # the services find the ledger and evidence here
+        if args.bootstrap_servers:
+            bootstrap = args.bootstrap_servers
+        else:
+            from xqarb.broker import EmbeddedBroker
+
+            self.broker = EmbeddedBroker().start()
+            bootstrap = self.broker.bootstrap
+        self.say(f"broker: {bootstrap}{' (embedded)' if self.broker else ''}")
+        bus.ensure_topics(bootstrap, partitions=args.partitions or bus.DEFAULT_PARTITIONS)
+
+        if args.config:
+            config = load_config(args.config)
+        else:
+            path = data / "venue.json"
+            wanted = [str(i) for i in range(1, args.boards + 1)]
+            raw = json.loads(path.read_text()) if path.is_file() else None
+            if raw is None or sorted(raw.get("boards", {})) != sorted(wanted):
+                raw = generate_config(wanted)
+                path.write_text(json.dumps(raw, indent=1))
+                path.chmod(0o600)
+            config = parse_config(raw)
+            self.say(f"venue: {len(config.boards)} boards; device and arbiter tokens in {path}")
+
+        self.ledger = CountingLedger(SqliteLedger(data / "ledger.sqlite"))
+        self._start_referee(bootstrap)
+        self._start_vision(bootstrap, data)
+
+        self.publisher = BusPublisher.connect(bootstrap, ack_timeout_s=config.limits.ack_timeout_s)
+        ingest = Ingest(config, self.publisher)
+        self.hub = StreamHub()
+        self.hub.listen(_stream_latency)
+        self.threads.append(self.hub.start(kafka_game_events(bootstrap)))
+        api = RefereeApi(
+            ledger=self.ledger,
+            hub=self.hub,
+            board_ids=list(config.boards),
+            load_frame=frame_loader([data / "evidence", data / "frames"]),
+            ingest=ingest,
+            delay_for_board=config.delay_for_board,
+        )
+        self.server = ServerThread(create_app(api, ingest), args.host, args.port).start()
+        url = self.server.url
+        sampler = metrics.LagSampler(
+            metrics.kafka_lag(
+                bootstrap, [bus.VISION_GROUP, bus.REFEREE_GROUP], [bus.FRAMES, bus.OBSERVATIONS, bus.CLOCK, bus.ARBITER]
+            )
+        )
+        self.services.append(sampler.start())
+
+        if args.demo:
+            from xqarb.demo import DemoBoards, DemoOptions
+
+            options = DemoOptions(fps=args.fps, max_moves=args.moves, seed=args.seed, run_id=f"{int(time.time())}")
+            if args.calm:
+                options = DemoOptions(
+                    fps=args.fps,
+                    max_moves=args.moves,
+                    seed=args.seed,
+                    run_id=options.run_id,
+                    misplace_rate=0.0,
+                    nudge_rate=0.0,
+                    press_without_move_rate=0.0,
+                )
+            self.demo = DemoBoards(url, config, list(config.boards)[: args.boards], options).start()
+        return url
+
+    def _start_referee(self, bootstrap: str) -> None:
+        from xqarb.referee.service import RefereeService
+
+        service = RefereeService(bootstrap, self.ledger)
+        instrument_referee(service.referee)
+        self.services.append(service)
+        thread = threading.Thread(target=self._guard, args=("referee", service.run), name="xq-referee", daemon=True)
+        thread.start()
+        self.threads.append(thread)
+
+    def _start_vision(self, bootstrap: str, data: Path) -> None:
+        try:
+            from xqarb.vision.service import VisionService
+        except ImportError as exc:
+            self.say(f"vision: not available ({exc}); frames are accepted but not turned into observations")
+            return
+        service = VisionService(bootstrap, evidence_dir=data / "evidence")
+        self.services.append(service)
+        thread = threading.Thread(target=self._guard, args=("vision", service.run), name="xq-vision", daemon=True)
+        thread.start()
+        self.threads.append(thread)
+
+    def _guard(self, name: str, fn: Any) -> None:
+        try:
+            fn()
+        except Exception as exc:  # a service dying must be said loudly, and stop the whole system
+            if not self.stopping.is_set():
+                self.failed = True
+                print(f"xqarb up: the {name} service stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+                self.stopping.set()
+
+    def say(self, text: str) -> None:
+        print(text, flush=True)
+
+    def progress(self) -> str:
+        from xqarb import metrics
+
+        def total(counter: Any) -> float:
+            return sum(s.value for m in counter.collect() for s in m.samples if s.name.endswith("_total"))
+
+        boards = self.hub and len({i.event.board_id for i in self.hub.items})
+        moves = sum(1 for i in self.hub.items if i.event.type == "MoveMade") if self.hub else 0
+        rulings = sum(1 for i in self.hub.items if i.event.type in ("Ruling", "AttentionNeeded")) if self.hub else 0
+        line = (
+            f"frames in {int(total(metrics.FRAMES_IN))}, refused {int(total(metrics.FRAMES_REFUSED))} · "
+            f"moves {moves} on {boards or 0} boards · rulings/alerts {rulings} · "
+            f"ledger appends {int(total(metrics.LEDGER_APPENDS))}"
+        )
+        if self.demo is not None:
+            s = self.demo.summary()
+            line += f" · demo: {s['moves']} plies played, {s['finished']}/{len(self.demo.boards)} boards done"
+            if s["errors"]:
+                line += f", {s['errors']} errors ({s['last_error'][:120]})"
+        return line
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.demo is not None:
+            self.demo.stop()
+        if self.server is not None:
+            self.server.stop()
+        if self.hub is not None:
+            self.hub.stop()
+        for service in self.services:
+            service.stop()
+        for thread in self.threads:
+            thread.join(10)
+        for service in self.services:
+            close = getattr(service, "close", None)
+            if close is not None:
+                close()
+        if self.publisher is not None:
+            self.publisher.close()
+        if self.ledger is not None:
+            self.ledger.close()
+        if self.broker is not None:
+            self.broker.stop()
+
+
+def _stream_latency(item: Any) -> None:
+    from xqarb import metrics
+
+    if item.event.type == "MoveMade":
+        # The move's occurred_at is the capture time of the frame it was seen in (the referee keeps it).
+        metrics.CAPTURE_TO_STREAM.observe(max(0.0, (time.time_ns() // 1000 - item.event.occurred_at) / 1e6))
+
+
+def run(args: argparse.Namespace) -> int:
+    system = System(args)
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        url = system.start()
+    except Exception as exc:
+        print(f"xqarb up: could not start: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        system.stop()
+        return 1
+    print(f"xqarb is up: {url}/  (venue overview; Ctrl-C stops)", flush=True)
+    print(
+        f"  review a game: {url}/review.html?game=ID · overlay: {url}/overlay.html?board=1 · "
+        f"API: {url}/api/openapi.json · metrics: {url}/metrics",
+        flush=True,
+    )
+    last = 0.0
+    while not stop.is_set() and not system.stopping.is_set():
+        stop.wait(0.5)
+        if not args.quiet and time.monotonic() - last >= 5:
+            last = time.monotonic()
+            print(system.progress(), flush=True)
+    print("xqarb up: stopping…", flush=True)
+    system.stop()
+    print("xqarb up: stopped", flush=True)
+    return 1 if system.failed else 0
