@@ -1,0 +1,93 @@
+"""`xqarb rules perft FEN DEPTH [--divide]` and `xqarb rules legal [FEN ...]` (DESIGN, command-line contract).
+
+perft: prints the number of leaf nodes `DEPTH` plies deep; with --divide first one line per legal move,
+"<iccs> <nodes>", sorted, then the total alone on the last line.
+
+legal: for each FEN (the arguments, or standard input one per line when none are given; blank input lines are
+skipped) exactly one output line: its legal moves in ICCS, sorted, separated by spaces; an empty line when there
+is none (checkmate or 困毙). A FEN that cannot be read also gets an empty line, so output line N always belongs to
+input FEN N, and an error naming it on standard error; the other FENs are still answered and the exit code is
+then 2.
+
+Kept cheap to import: the rules core is loaded inside the handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    rules = subparsers.add_parser("rules", help="the rules core: perft and legal move listing")
+    sub = rules.add_subparsers(dest="rules_command", metavar="SUBCOMMAND")
+
+    perft = sub.add_parser("perft", help="count the leaf nodes of the legal move tree (move generator check)")
+    perft.add_argument("fen", metavar="FEN", help="position in FEN ('startpos' for the start position)")
+    perft.add_argument("depth", metavar="DEPTH", type=int, help="plies, 0 or more")
+    perft.add_argument("--divide", action="store_true", help="also print the count below each legal move")
+    perft.set_defaults(handler=_perft)
+
+    legal = sub.add_parser("legal", help="legal moves in ICCS, one line per FEN (standard input when none given)")
+    legal.add_argument("fens", metavar="FEN", nargs="*", help="positions in FEN")
+    legal.set_defaults(handler=_legal)
+
+    rules.set_defaults(handler=lambda args: _usage(rules))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def _position(fen: str):
+    from xqarb.referee.rules.position import START_FEN, Position
+
+    return Position.from_fen(START_FEN if fen.strip() == "startpos" else fen)
+
+
+def _perft(args: argparse.Namespace) -> int:
+    from xqarb.referee.rules.position import FenError
+
+    if args.depth < 0:
+        print(f"xqarb rules perft: DEPTH must be 0 or more, got {args.depth}", file=sys.stderr)
+        return 2
+    try:
+        board = _position(args.fen).board()
+    except FenError as exc:
+        print(f"xqarb rules perft: bad FEN: {exc}", file=sys.stderr)
+        return 2
+    if args.divide and args.depth >= 1:
+        from xqarb.referee.rules.board import point
+
+        rows = []
+        total = 0
+        for m in board.legal_moves():
+            board.make(m)
+            n = board.perft(args.depth - 1)
+            board.unmake()
+            rows.append((point(m >> 7) + point(m & 127), n))
+            total += n
+        for text, n in sorted(rows):
+            print(f"{text} {n}")
+        print(total)
+    else:
+        print(board.perft(args.depth))
+    return 0
+
+
+def _legal(args: argparse.Namespace) -> int:
+    from xqarb.referee.rules.position import FenError
+
+    fens = args.fens if args.fens else (line.strip() for line in sys.stdin if line.strip())
+    status = 0
+    for fen in fens:
+        try:
+            moves = _position(fen).legal_moves()
+        except FenError as exc:
+            print(f"xqarb rules legal: bad FEN: {exc}", file=sys.stderr)
+            print("", flush=True)
+            status = 2
+            continue
+        print(" ".join(str(m) for m in moves), flush=not args.fens)
+    return status
