@@ -15,10 +15,11 @@ Pure: every function takes values and returns values; caches are keyed by those 
 
 from __future__ import annotations
 
+import argparse
 import functools
 import math
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import cv2
@@ -449,6 +450,23 @@ def _draw_pieces(img: np.ndarray, scene: Scene, view: _View, pieces: Sequence[_P
     """Draw pieces (cylinders with a sprite top face) into img, far ones first, with their shadows."""
     if not pieces:
         return
+    rho = scene.piece_diameter / 2
+    hgt = scene.piece_height
+    ang = np.linspace(0, 2 * np.pi, 20, endpoint=False)
+    circ = np.stack([np.cos(ang), np.sin(ang)], 1)
+    if shadow_scale > 0:
+        _piece_shadows(img, scene, view, pieces, shadow_scale)
+    centres = np.array([[p.x, p.y, p.z + hgt / 2] for p in pieces])
+    order = np.argsort(-view.depth(centres))
+    look = scene.pieces
+    edge = np.array(look.edge, float)
+    for i in order:
+        _draw_one_piece(img, scene, view, pieces[i], look, edge, circ, rho, hgt)
+
+
+def _piece_shadows(img: np.ndarray, scene: Scene, view: _View, pieces: Sequence[_PieceDraw],
+                   shadow_scale: float) -> None:
+    """Shadows on the table, away from the light, longer for raised pieces; plus a dark contact ring."""
     H, W = img.shape[:2]
     rho = scene.piece_diameter / 2
     hgt = scene.piece_height
@@ -456,7 +474,6 @@ def _draw_pieces(img: np.ndarray, scene: Scene, view: _View, pieces: Sequence[_P
     n = 20
     ang = np.linspace(0, 2 * np.pi, n, endpoint=False)
     circ = np.stack([np.cos(ang), np.sin(ang)], 1)
-    # Shadows: on the table, away from the light, longer for raised pieces; plus a dark contact ring.
     half = 2
     mask = np.zeros((H // half, W // half), np.uint8)
     sdir = -np.array([math.cos(li.light_azimuth), math.sin(li.light_azimuth)])
@@ -477,41 +494,40 @@ def _draw_pieces(img: np.ndarray, scene: Scene, view: _View, pieces: Sequence[_P
     fac = cv2.subtract(np.full_like(mask, 255), mask)
     cv2.multiply(img, cv2.merge([fac, fac, fac]), img, scale=1 / 255)
 
-    centres = np.array([[p.x, p.y, p.z + hgt / 2] for p in pieces])
-    order = np.argsort(-view.depth(centres))
-    look = scene.pieces
-    edge = np.array(look.edge, float)
-    for i in order:
-        p = pieces[i]
-        base = np.column_stack([p.x + circ[:, 0] * rho, p.y + circ[:, 1] * rho, np.full(n, p.z)])
-        top = base.copy()
-        top[:, 2] += hgt
-        side = view.project(np.vstack([base, top]))
-        hull = cv2.convexHull(np.round(side * 16).astype(np.int32))
-        # The side of the disc: darker than the top, lit from the light's side.
-        cv2.fillConvexPoly(img, hull, tuple(float(c) for c in edge * 0.9), cv2.LINE_AA, 4)
-        topxy = view.project(top)
-        tmin, tmax = np.floor(topxy.min(0)).astype(int) - 1, np.ceil(topxy.max(0)).astype(int) + 2
-        x0, y0 = max(0, tmin[0]), max(0, tmin[1])
-        x1, y1 = min(W, tmax[0]), min(H, tmax[1])
-        if x1 <= x0 or y1 <= y0:
-            continue
-        diam = int(max(tmax - tmin) // 2 * 2 + 2)
-        sprite = (blank_sprite(look, diam) if p.letter == "?" else
-                  piece_sprite(look, _glyph(scene, p.letter), p.letter.isupper(), diam))
-        d = sprite.shape[0]
-        k = 2 * rho / d
-        c, s_ = math.cos(p.angle), math.sin(p.angle)
-        # sprite pixel (u, v) -> world: the character's top (-v) points along (−sin a, cos a)
-        S = np.array([[k * c, k * s_, p.x - k * (d - 1) / 2 * (c + s_)],
-                      [k * s_, -k * c, p.y - k * (d - 1) / 2 * (s_ - c)],
-                      [0, 0, 1.0]])
-        M = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]]) @ view.homography(p.z + hgt) @ S
-        warped = cv2.warpPerspective(sprite, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
-                                     borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
-        roi = img[y0:y1, x0:x1]
-        a_ = warped[..., 3:4]
-        roi[:] = np.clip(roi * (1 - a_) + warped[..., :3], 0, 255).astype(np.uint8)
+
+def _draw_one_piece(img: np.ndarray, scene: Scene, view: _View, p: _PieceDraw, look: PieceLook, edge: np.ndarray,
+                    circ: np.ndarray, rho: float, hgt: float) -> None:
+    H, W = img.shape[:2]
+    n = len(circ)
+    base = np.column_stack([p.x + circ[:, 0] * rho, p.y + circ[:, 1] * rho, np.full(n, p.z)])
+    top = base.copy()
+    top[:, 2] += hgt
+    side = view.project(np.vstack([base, top]))
+    hull = cv2.convexHull(np.round(side * 16).astype(np.int32))
+    # The side of the disc: darker than the top, lit from the light's side.
+    cv2.fillConvexPoly(img, hull, tuple(float(c) for c in edge * 0.9), cv2.LINE_AA, 4)
+    topxy = view.project(top)
+    tmin, tmax = np.floor(topxy.min(0)).astype(int) - 1, np.ceil(topxy.max(0)).astype(int) + 2
+    x0, y0 = max(0, tmin[0]), max(0, tmin[1])
+    x1, y1 = min(W, tmax[0]), min(H, tmax[1])
+    if x1 <= x0 or y1 <= y0:
+        return
+    diam = int(max(tmax - tmin) // 2 * 2 + 2)
+    sprite = (blank_sprite(look, diam) if p.letter == "?" else
+              piece_sprite(look, _glyph(scene, p.letter), p.letter.isupper(), diam))
+    d = sprite.shape[0]
+    k = 2 * rho / d
+    c, s_ = math.cos(p.angle), math.sin(p.angle)
+    # sprite pixel (u, v) -> world: the character's top (-v) points along (−sin a, cos a)
+    S = np.array([[k * c, k * s_, p.x - k * (d - 1) / 2 * (c + s_)],
+                  [k * s_, -k * c, p.y - k * (d - 1) / 2 * (s_ - c)],
+                  [0, 0, 1.0]])
+    M = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1.0]]) @ view.homography(p.z + hgt) @ S
+    warped = cv2.warpPerspective(sprite, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    roi = img[y0:y1, x0:x1]
+    a_ = warped[..., 3:4]
+    roi[:] = np.clip(roi * (1 - a_) + warped[..., :3], 0, 255).astype(np.uint8)
 
 
 def _board_pieces(scene: Scene, squares: str, offsets: Mapping[str, tuple[float, float]],
@@ -605,80 +621,118 @@ def _hand_geometry(scene: Scene, hand: Hand) -> tuple[np.ndarray, np.ndarray, fl
     return np.array([tip[0], tip[1], hand.height]), d, 2.0, 1.9
 
 
+def _hand_parts(scene: Scene, hand: Hand, frame_key: int) -> list[tuple[str, np.ndarray, np.ndarray, float, float]]:
+    """The hand as tapered capsules in world coordinates: (material, end a, end b, radius a, radius b).
+
+    An adult hand is about 18 cm from wrist to fingertip and 8-9 cm across the palm; a board's file spacing is
+    about 5-6 cm, so the hand spans some 3 spacings and covers several points."""
+    tip, d, _, _ = _hand_geometry(scene, hand)
+    perp = np.array([-d[1], d[0]])
+    u = _unit_hash(scene.seed, frame_key // 3, hand.side, "hand")
+    size = 0.9 + 0.25 * _unit_hash(scene.seed, hand.side, "size")
+    z = tip[2]
+
+    def P(along: float, across: float, dz: float) -> np.ndarray:
+        xy = tip[:2] - d * along * size + perp * across * size
+        return np.array([xy[0], xy[1], z + dz])
+
+    parts: list[tuple[str, np.ndarray, np.ndarray, float, float]] = []
+    spread = 0.27 + 0.08 * u
+    for k, off in enumerate((-1.5, -0.5, 0.5, 1.5)):
+        ln = [1.15, 1.4, 1.3, 1.05][k] * (0.9 + 0.15 * u)
+        curl = 0.12 * abs(off)
+        parts.append(("skin", P(curl, off * spread * 0.8, 0.0), P(curl + ln, off * spread * 1.05, 0.35),
+                      0.14 * size, 0.17 * size))
+    thumb = 1 if (hand.side == "red") == (hand.angle >= -0.5) else -1
+    parts.append(("skin", P(0.35, thumb * 0.75, 0.05), P(1.6, thumb * 0.85, 0.4), 0.17 * size, 0.22 * size))
+    parts.append(("skin", P(1.5, 0.0, 0.4), P(2.5, 0.05, 0.6), 0.78 * size, 0.7 * size))  # palm
+    parts.append(("skin", P(2.7, 0.05, 0.7), P(3.6, 0.1, 1.1), 0.5 * size, 0.55 * size))  # wrist, forearm
+    parts.append(("sleeve", P(3.5, 0.1, 1.1), P(12.0, 0.6 * (u - 0.5), 5.0), 0.72 * size, 0.9 * size))
+    return parts
+
+
 def _draw_hand(img: np.ndarray, scene: Scene, view: _View, hand: Hand, frame_key: int) -> None:
     """A skin-coloured hand and forearm in a sleeve, shaded, with a soft shadow, reaching from the player's side."""
     H, W = img.shape[:2]
     red = hand.side == "red"
     skin = np.array(scene.skin[0 if red else 1], float)
     sleeve = np.array(scene.sleeve[0 if red else 1], float)
-    tip, d, _, pwid = _hand_geometry(scene, hand)
-    perp = np.array([-d[1], d[0]])
-    u = _unit_hash(scene.seed, frame_key, "hand")
-    # Shape in the plane frame (along d, across perp), at the hand's height; the arm rises towards the player.
-    def P(along: float, across: float, z: float) -> np.ndarray:
-        xy = tip[:2] - d * along + perp * across
-        return np.array([xy[0], xy[1], z])
-
-    z = tip[2]
-    parts: list[tuple[str, list[np.ndarray], float]] = []  # (kind, world polyline, radius)
-    # Fingers: four, slightly spread and curled, thumb to one side.
-    spread = 0.18 + 0.05 * u
-    for k, off in enumerate((-1.5, -0.5, 0.5, 1.5)):
-        ln = [0.95, 1.05, 1.0, 0.8][k] * (0.9 + 0.2 * u)
-        parts.append(("skin", [P(0.0 + 0.1 * abs(off), off * spread, z), P(ln, off * spread * 1.2, z + 0.25)], 0.11))
-    thumb_side = 1 if red else -1
-    parts.append(("skin", [P(0.25, thumb_side * 0.75, z + 0.05), P(0.95, thumb_side * 0.55, z + 0.3)], 0.13))
-    # Palm and wrist.
-    parts.append(("skin", [P(0.9, 0, z + 0.35), P(1.5, 0, z + 0.5)], pwid / 2.6))
-    # Forearm: to beyond the board's edge, rising.
-    parts.append(("skin", [P(1.6, 0, z + 0.5), P(2.6, 0.0, z + 0.9)], 0.42))
-    parts.append(("sleeve", [P(2.6, 0, z + 0.9), P(9.0, 0.3 * (u - 0.5), z + 4.0)], 0.6))
-
-    # Draw into a mask per material at quarter resolution for the shadow and shading, full res for the colour.
-    mask_skin = np.zeros((H, W), np.uint8)
-    mask_sleeve = np.zeros((H, W), np.uint8)
-    shadow = np.zeros((H // 4, W // 4), np.uint8)
     li = scene.light
     sdir = -np.array([math.cos(li.light_azimuth), math.sin(li.light_azimuth)])
-    for kind, line, radius in parts:
-        m = mask_skin if kind == "skin" else mask_sleeve
-        a_, b_ = line
+    parts = _hand_parts(scene, hand, frame_key)
+    tip, d, _, _ = _hand_geometry(scene, hand)
+    perp = np.array([-d[1], d[0], 0.0])
+    drawn = []
+    for kind, a_, b_, ra, rb in parts:
         pa, pb = view.project(np.array([a_, b_]))
-        # pixel radius from the projected size of the radius at that point
-        ra = np.linalg.norm(view.project(np.array([a_ + np.r_[perp * radius, 0]]))[0] - pa)
-        rb = np.linalg.norm(view.project(np.array([b_ + np.r_[perp * radius, 0]]))[0] - pb)
-        _capsule(m, pa, pb, ra, rb)
-        # shadow on the board: the part's foot point moved away from the light by its height
+        qa, qb = view.project(np.array([a_ + perp * ra, b_ + perp * rb]))
+        drawn.append((kind, pa, pb, float(np.linalg.norm(qa - pa)), float(np.linalg.norm(qb - pb)), a_, b_))
+    # Shadow on the board: each part's footprint moved away from the light by its height; quarter resolution,
+    # applied only where it falls.
+    shadow = np.zeros((H // 4 + 1, W // 4 + 1), np.uint8)
+    feet = []
+    for _, _, _, ra, rb, a_, b_ in drawn:
         sa = a_[:2] + sdir * a_[2] / math.tan(li.light_elevation)
         sb = b_[:2] + sdir * b_[2] / math.tan(li.light_elevation)
         qa, qb = view.project(np.array([[*sa, 0.0], [*sb, 0.0]])) / 4
         _capsule(shadow, qa, qb, ra / 4 * 1.1, rb / 4 * 1.1)
-    shadow = cv2.GaussianBlur(shadow, (0, 0), max(2.0, _context(scene).sprite_px / 6))
-    shadow = cv2.resize(shadow, (W, H), interpolation=cv2.INTER_LINEAR)
-    fac = cv2.subtract(np.full_like(shadow, 255), cv2.multiply(shadow, np.full_like(shadow, 1), scale=0.55))
-    cv2.multiply(img, cv2.merge([fac, fac, fac]), img, scale=1 / 255)
+        feet += [qa - ra / 4 - 1, qa + ra / 4 + 1, qb - rb / 4 - 1, qb + rb / 4 + 1]
+    sig = max(2.0, _context(scene).sprite_px / 5) / 4 * 4
+    pad = int(3 * sig) + 2
+    f = np.array(feet)
+    sx0, sy0 = np.clip(np.floor(f.min(0)).astype(int) - pad, 0, [W // 4, H // 4])
+    sx1, sy1 = np.clip(np.ceil(f.max(0)).astype(int) + pad, 0, [W // 4 + 1, H // 4 + 1])
+    if sx1 > sx0 and sy1 > sy0:
+        sh = cv2.GaussianBlur(shadow[sy0:sy1, sx0:sx1], (0, 0), sig)
+        X0, Y0, X1, Y1 = sx0 * 4, sy0 * 4, min(W, sx1 * 4), min(H, sy1 * 4)
+        sh = cv2.resize(sh, ((sx1 - sx0) * 4, (sy1 - sy0) * 4), interpolation=cv2.INTER_LINEAR)[:Y1 - Y0, :X1 - X0]
+        fac = cv2.subtract(np.full_like(sh, 255), cv2.multiply(sh, 1, scale=0.5 * (0.5 + li.shadow_strength)))
+        roi = img[Y0:Y1, X0:X1]
+        cv2.multiply(roi, cv2.merge([fac, fac, fac]), roi, scale=1 / 255)
     if hand.holding:
-        # The held piece between thumb and fingers, lifted.
-        hx, hy = tip[0] - d[0] * 0.35, tip[1] - d[1] * 0.35
-        _draw_pieces(img, scene, view, [_PieceDraw(hand.holding, hx, hy, z - 0.05, _piece_angle(
+        # The held piece pinched under the fingertips, raised: partly hidden by the fingers.
+        hx, hy = tip[0] + d[0] * 0.1, tip[1] + d[1] * 0.1
+        _draw_pieces(img, scene, view, [_PieceDraw(hand.holding, hx, hy, max(0.0, tip[2] - 0.35), _piece_angle(
             scene, hand.holding, "held"))], shadow_scale=0.0)
-    ys, xs = np.nonzero(mask_skin | mask_sleeve)
-    if len(xs) == 0:
+    # The limbs, in a region of interest around them.
+    pts = np.array([p for _, pa, pb, ra, rb, _, _ in drawn for p in (pa - ra, pa + ra, pb - rb, pb + rb)])
+    x0, y0 = np.clip(np.floor(pts.min(0)).astype(int) - 2, 0, [W, H])
+    x1, y1 = np.clip(np.ceil(pts.max(0)).astype(int) + 2, 0, [W, H])
+    if x1 <= x0 or y1 <= y0:
         return
-    x0, x1, y0, y1 = xs.min(), xs.max() + 1, ys.min(), ys.max() + 1
-    ms = mask_skin[y0:y1, x0:x1].astype(np.float32) / 255
-    mv = mask_sleeve[y0:y1, x0:x1].astype(np.float32) / 255
-    ms = ms * (1 - mv)
-    # Shading: rounded limbs darken towards their outline; light from one side.
-    sm = max(3, int(_context(scene).sprite_px / 5)) | 1
-    body = cv2.GaussianBlur(np.maximum(ms, mv), (sm, sm), 0)
-    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
-    grad = 1 + 0.12 * ((xx - W / 2) / W * math.cos(li.light_azimuth) - (yy - H / 2) / H * math.sin(li.light_azimuth))
-    shade = (0.55 + 0.45 * body) * grad
-    colour = (ms[..., None] * skin + mv[..., None] * sleeve) * shade[..., None]
-    alpha = np.maximum(ms, mv)[..., None]
+    # Drawn at half resolution (a moving hand is never sharp), then scaled up and blended.
+    q = 2
+    hw, hh = (x1 - x0 + q - 1) // q, (y1 - y0 + q - 1) // q
+    ms = np.zeros((hh, hw), np.uint8)
+    mv = np.zeros_like(ms)
+    off = np.array([x0, y0], float)
+    for kind, pa, pb, ra, rb, _, _ in drawn:
+        _capsule(ms if kind == "skin" else mv, (pa - off) / q, (pb - off) / q, ra / q, rb / q)
+    msf = ms.astype(np.float32) / 255
+    mvf = mv.astype(np.float32) / 255
+    msf *= 1 - mvf
+    alpha = np.maximum(msf, mvf)
+    # Shading: rounded limbs darken towards their outline, and are lit from the light's side.
+    sm = max(3, int(_context(scene).sprite_px / 3 / q)) | 1
+    body = cv2.GaussianBlur(alpha, (sm, sm), 0)
+    yy = np.arange(hh, dtype=np.float32)[:, None] * q + y0
+    xx = np.arange(hw, dtype=np.float32)[None, :] * q + x0
+    grad = 1 + 0.15 * ((xx - W / 2) / W * math.cos(li.light_azimuth) - (yy - H / 2) / H * math.sin(li.light_azimuth))
+    shade = (0.5 + 0.5 * body) * grad
+    # Lit like the rest of the frame (the layer under it already is), and as out of focus.
+    lit = cv2.resize(_context(scene).gain[y0:y1, x0:x1], (hw, hh), interpolation=cv2.INTER_NEAREST)
+    colour = (msf[..., None] * skin + mvf[..., None] * sleeve) * (shade[..., None] * lit.astype(np.float32) / 128)
+    if scene.blur > 0.6:
+        colour = cv2.GaussianBlur(colour, (0, 0), scene.blur / q)
+        alpha = cv2.GaussianBlur(alpha, (0, 0), scene.blur / q)
+    colour = cv2.resize(colour, (hw * q, hh * q), interpolation=cv2.INTER_LINEAR)[:y1 - y0, :x1 - x0]
+    alpha = cv2.resize(alpha, (hw * q, hh * q), interpolation=cv2.INTER_LINEAR)[:y1 - y0, :x1 - x0]
     roi = img[y0:y1, x0:x1]
-    roi[:] = np.clip(roi * (1 - alpha) + colour * alpha, 0, 255).astype(np.uint8)
+    inv = 1 - alpha
+    out = roi.astype(np.float32)
+    out *= cv2.merge([inv, inv, inv])
+    out += colour
+    roi[:] = np.clip(out, 0, 255).astype(np.uint8)
 
 
 def _capsule(mask: np.ndarray, pa: np.ndarray, pb: np.ndarray, ra: float, rb: float) -> None:
@@ -695,18 +749,22 @@ def _capsule(mask: np.ndarray, pa: np.ndarray, pb: np.ndarray, ra: float, rb: fl
 # The camera's own degradations
 
 
-def _camera_effects(img: np.ndarray, scene: Scene, frame_key: int, exposure: float, jpeg_roundtrip: bool,
-                    cast: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> np.ndarray:
+def _light_and_optics(img: np.ndarray, scene: Scene) -> np.ndarray:
+    """The scene's light (gradient, shadows, colour cast, glare) and defocus, on a whole frame."""
     ctx = _context(scene)
-    if cast == (1.0, 1.0, 1.0):
-        cv2.multiply(img, ctx.gain, img, scale=exposure / 128)
-    else:
-        gain = cv2.multiply(ctx.gain, (*cast, 0.0))
-        cv2.multiply(img, gain, img, scale=exposure / 128)
+    cv2.multiply(img, ctx.gain, img, scale=1 / 128)
     if ctx.glare is not None:
         cv2.add(img, ctx.glare, img)
     if scene.blur > 0.3:
         img = cv2.GaussianBlur(img, (0, 0), scene.blur)
+    return img
+
+
+def _sensor(img: np.ndarray, scene: Scene, frame_key: int, exposure: float, jpeg_roundtrip: bool) -> np.ndarray:
+    """Exposure drift, sensor noise and JPEG compression, per frame."""
+    ctx = _context(scene)
+    if abs(exposure - 1) > 1e-3:
+        img = cv2.convertScaleAbs(img, alpha=exposure)
     if ctx.noise is not None:
         # A different crop of the noise field each frame, so that the noise is not frozen.
         h, w = img.shape[:2]
@@ -757,7 +815,7 @@ def render_position(squares: str, scene: Scene, *, offsets: Mapping[str, tuple[f
     beside: FEN letters of captured pieces lying beside the board."""
     _check_squares(squares)
     return _render(squares, scene, dict(offsets or {}), hand, lifted, tuple(beside), _context(scene).view, 0, 1.0,
-                   (1.0, 1.0, 1.0), True)
+                   True)
 
 
 def _resolve_unknown(scene: Scene, squares: str) -> str:
@@ -776,13 +834,12 @@ def _layer(scene: Scene, view: _View, squares: str, offsets: tuple[tuple[str, tu
     pieces = _board_pieces(scene, _resolve_unknown(scene, squares), dict(offsets), lifted) + _beside_pieces(
         scene, beside)
     _draw_pieces(img, scene, view, pieces)
-    return img
+    return _light_and_optics(img, scene)
 
 
 def _render(squares: str, scene: Scene, offsets: dict[str, tuple[float, float]], hand: Hand | None,
             lifted: str | None, beside: tuple[str, ...], view: _View, frame_key: int, exposure: float,
-            cast: tuple[float, float, float], jpeg_roundtrip: bool,
-            layer_cache: dict | None = None) -> Rendered:
+            jpeg_roundtrip: bool, layer_cache: dict | None = None) -> Rendered:
     if lifted is not None:
         point_index(lifted)
     key = (squares, tuple(sorted(offsets.items())), lifted, beside, _view_hash(view))
@@ -796,10 +853,323 @@ def _render(squares: str, scene: Scene, offsets: dict[str, tuple[float, float]],
         img = base.copy()
     if hand is not None:
         _draw_hand(img, scene, view, hand, frame_key)
-    img = _camera_effects(img, scene, frame_key, exposure, jpeg_roundtrip, cast)
+    img = _sensor(img, scene, frame_key, exposure, jpeg_roundtrip)
     corners, points = _truth(view, scene.board.aspect)
     return Rendered(img, corners, points)
 
 
-__all__ = ["Camera", "Hand", "Lighting", "RenderError", "Rendered", "Scene", "jpeg", "random_scene",
-           "render_position"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Public: a game as video
+
+
+@dataclass(frozen=True)
+class FrameTruth:
+    ply: int  # moves completed
+    squares: str  # what stands on the board (a misplaced piece at its nominal point; a lifted one absent)
+    hand_present: bool
+    lifted: str | None  # point whose piece is in the hand
+    misaligned: tuple[str, str] | None  # a piece left half-way: its nominal point and the other candidate (5.10)
+    nudged: str | None
+    stable: bool  # no hand, nothing moving
+    event: str | None  # hand_enter | lift | capture_removed | place | nudge | hand_leave
+    corners: tuple[tuple[float, float], ...] = ()  # a9, i9, i0, a0 in this frame (the camera may be bumped)
+
+
+@dataclass(frozen=True)
+class VideoFrame:
+    t_us: int
+    image: np.ndarray
+    truth: FrameTruth
+
+
+def squares_from_fen(fen: str) -> str:
+    """The 90-char squares string of a FEN's board field (rank 9 first)."""
+    rows = fen.split()[0].split("/")
+    if len(rows) != 10:
+        raise RenderError(f"FEN board needs 10 ranks: {fen!r}")
+    out = []
+    for row in rows:
+        line = "".join("." * int(ch) if ch.isdigit() else ch for ch in row)
+        if len(line) != 9:
+            raise RenderError(f"FEN rank {row!r} is not 9 points wide")
+        out.append(line)
+    squares = "".join(out)
+    _check_squares(squares)
+    return squares
+
+
+def _neighbours(p: str) -> list[str]:
+    f, r = FILES.index(p[0]), int(p[1])
+    return [f"{FILES[f + df]}{r + dr}" for df, dr in ((1, 0), (-1, 0), (0, 1), (0, -1))
+            if 0 <= f + df <= 8 and 0 <= r + dr <= 9]
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """What one frame shows (pure data; the renderer turns it into pixels)."""
+
+    squares: str
+    offsets: tuple[tuple[str, tuple[float, float]], ...]
+    beside: tuple[str, ...]
+    hand: Hand | None
+    lifted: str | None
+    truth: FrameTruth
+    shake: tuple[float, float, float]
+
+
+class _Timeline:
+    """Builds the frame specs of a game: the state of the board and the hand, frame by frame."""
+
+    def __init__(self, scene: Scene, squares: str, rng: np.random.Generator, fps: float) -> None:
+        self.scene, self.rng, self.fps = scene, rng, fps
+        self.board = list(squares)
+        self.offsets: dict[str, tuple[float, float]] = {}
+        self.beside: list[str] = []
+        self.ply = 0
+        self.misaligned: tuple[str, str] | None = None
+        self.shake = (0.0, 0.0, 0.0)
+        self.specs: list[_Spec] = []
+
+    def n(self, seconds: float) -> int:
+        return max(1, math.ceil(seconds * self.fps - 1e-9))
+
+    def emit(self, hand: Hand | None, *, event: str | None = None, lifted: str | None = None,
+             nudged: str | None = None) -> None:
+        self.specs.append(_Spec(
+            "".join(self.board), tuple(sorted(self.offsets.items())), tuple(self.beside), hand, lifted,
+            FrameTruth(self.ply, "".join(self.board), hand is not None, lifted, self.misaligned, nudged,
+                       hand is None, event),
+            self.shake))
+
+    def still(self, seconds: float) -> None:
+        for _ in range(self.n(seconds)):
+            self.emit(None)
+
+    def settle(self, point: str) -> None:
+        """A piece set down with ordinary care: a little off its point, as every real piece is."""
+        j = self.scene.position_jitter
+        self.offsets[point] = (float(self.rng.normal(0, j)), float(self.rng.normal(0, j)))
+
+    def approach(self, side: str, target: tuple[float, float], angle: float, holding: str | None = None) -> None:
+        """The hand comes in from the player's side towards target; the first frame is hand_enter."""
+        k = self.n(float(self.rng.uniform(0.4, 0.9)))
+        for i in range(k):
+            reach = (i + 1) / (k + 1)
+            self.emit(Hand(target, side, reach, holding, 1.2, angle), event="hand_enter" if i == 0 else None)
+
+    def travel(self, side: str, a: tuple[float, float], b: tuple[float, float], angle: float, holding: str | None,
+               lifted: str | None) -> None:
+        dist = math.hypot(b[0] - a[0], b[1] - a[1])
+        k = self.n(0.15 + 0.08 * dist) if dist > 0 else 0
+        for i in range(k):
+            u = (i + 1) / (k + 1)
+            # the hand rises while carrying and comes down at the end
+            self.emit(Hand((a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u), side, 1.0, holding,
+                           0.9 + 0.8 * math.sin(math.pi * u), angle), lifted=lifted)
+
+    def leave(self, side: str, target: tuple[float, float], angle: float) -> None:
+        k = self.n(float(self.rng.uniform(0.3, 0.7)))
+        for i in range(k):
+            reach = 1 - (i + 1) / (k + 1)
+            self.emit(Hand(target, side, reach, None, 1.3, angle))
+        self.emit(None, event="hand_leave")
+
+    def bump(self, chance: float) -> None:
+        """A knock against the table moves the camera by a pixel or two (the detector must follow it)."""
+        if self.rng.random() < chance:
+            self.shake = (float(self.rng.normal(0, 1.2)), float(self.rng.normal(0, 1.2)),
+                          float(self.rng.normal(0, 0.0015)))
+
+    def nudge(self, side: str) -> None:
+        """A piece touched and moved a little, no move (or a half-way piece pushed back onto its point)."""
+        occupied = [point_name(i) for i, ch in enumerate(self.board) if ch != "."]
+        if not occupied:
+            return
+        if self.misaligned is not None and self.rng.random() < 0.5:
+            p = self.misaligned[0]
+            new = (float(self.rng.normal(0, 0.03)), float(self.rng.normal(0, 0.03)))
+        else:
+            p = occupied[int(self.rng.integers(len(occupied)))]
+            if self.misaligned is not None and p == self.misaligned[0]:
+                return
+            old = self.offsets.get(p, (0.0, 0.0))
+            ang = self.rng.uniform(0, 2 * math.pi)
+            step = self.rng.uniform(0.1, 0.22)
+            new = (old[0] + step * math.cos(ang), old[1] + step * math.sin(ang))
+            norm = math.hypot(*new)
+            if norm > 0.3:  # still nominally on its point
+                new = (new[0] * 0.3 / norm, new[1] * 0.3 / norm)
+        target = (FILES.index(p[0]) + 0.0, float(p[1]))
+        angle = float(self.rng.normal(0, 0.25))
+        self.approach(side, target, angle)
+        self.offsets[p] = new
+        if self.misaligned is not None and p == self.misaligned[0]:
+            self.misaligned = None
+        self.emit(Hand(target, side, 1.0, None, 0.5, angle), event="nudge", nudged=p)
+        self.leave(side, target, angle)
+
+    def move(self, iccs: str, misplace_rate: float, half_way_share: float) -> None:
+        src, dst = iccs[:2], iccs[2:4]
+        si, di = point_index(src), point_index(dst)
+        mover = self.board[si]
+        if mover == ".":
+            raise RenderError(f"move {iccs} (ply {self.ply + 1}): no piece on {src}")
+        side = "red" if mover.isupper() else "black"
+        a = (FILES.index(src[0]) + 0.0, float(src[1]))
+        b = (FILES.index(dst[0]) + 0.0, float(dst[1]))
+        angle = float(self.rng.normal(0, 0.3))
+        self.approach(side, a, angle)
+        # A half-way piece in the way is straightened by the mover's hand first (unseen under the hand).
+        if self.misaligned is not None and (src in self.misaligned or dst in self.misaligned):
+            self.settle(self.misaligned[0])
+            self.misaligned = None
+        self.board[si] = "."
+        self.offsets.pop(src, None)
+        self.emit(Hand(a, side, 1.0, mover, 1.0, angle), event="lift", lifted=src)
+        self.travel(side, a, b, angle, mover, src)
+        captured = self.board[di] if self.board[di] != "." else None
+        if captured is not None:
+            self.board[di] = "."
+            self.offsets.pop(dst, None)
+            self.emit(Hand(b, side, 1.0, mover, 0.8, angle), event="capture_removed", lifted=src)
+        self.board[di] = mover
+        self.ply += 1
+        u = self.rng.random()
+        if u < misplace_rate:
+            empty = [q for q in _neighbours(dst) if self.board[point_index(q)] == "."]
+            if self.misaligned is None and empty and self.rng.random() < half_way_share:
+                # 5.10: left exactly between two points.
+                q = empty[int(self.rng.integers(len(empty)))]
+                df, dr = FILES.index(q[0]) - FILES.index(dst[0]), int(q[1]) - int(dst[1])
+                self.offsets[dst] = (0.5 * df, 0.5 * dr)
+                self.misaligned = (dst, q)
+            else:
+                ang = self.rng.uniform(0, 2 * math.pi)
+                r = self.rng.uniform(0.14, 0.3)
+                self.offsets[dst] = (r * math.cos(ang), r * math.sin(ang))
+        else:
+            self.settle(dst)
+        self.bump(0.06 if self.scene.difficulty == "hard" else 0.0)
+        self.emit(Hand(b, side, 1.0, captured, 0.6, angle), event="place")
+        if captured is not None:
+            # Put the taken piece beside the board, on the capturer's right.
+            spot = (9.6, 1.0) if side == "red" else (-1.6, 8.0)
+            self.travel(side, b, spot, angle, captured, None)
+            self.beside.append(captured)
+            self.emit(Hand(spot, side, 1.0, None, 0.8, angle))
+            self.leave(side, spot, angle)
+        else:
+            self.leave(side, b, angle)
+
+
+def render_game(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: float = 4.0, difficulty: str = "hard",
+                misplace_rate: float = 0.05, nudge_rate: float = 0.03, half_way_share: float = 0.35,
+                scene: Scene | None = None, jpeg_roundtrip: bool = True) -> Iterator[VideoFrame]:
+    """A camera video of a game played on a rendered board, frame by frame, with the truth of each frame.
+
+    Per move: the mover's hand enters (covering pieces), lifts the piece, carries it, removes a captured piece,
+    places the piece (misplace_rate: off the point; of those, half_way_share exactly half-way to an empty
+    neighbour and left there, 5.10), takes the captured piece beside the board, leaves; the board stays still
+    1-3 s (enough for a stable snapshot at 4 fps). nudge_rate: a piece touched and moved a little, no move.
+    The light drifts and the camera is sometimes bumped. Deterministic for (start_fen, moves, seed, options)."""
+    if fps <= 0:
+        raise RenderError(f"fps must be positive, not {fps}")
+    scene = scene if scene is not None else random_scene(seed, difficulty=difficulty)
+    rng = np.random.default_rng([seed, 0x6A4E])
+    tl = _Timeline(scene, squares_from_fen(start_fen), rng, fps)
+    for p in [point_name(i) for i, ch in enumerate(tl.board) if ch != "."]:
+        tl.settle(p)
+    tl.still(float(rng.uniform(1.0, 2.5)))
+    for k, mv in enumerate(iccs_moves):
+        if len(mv) != 4:
+            raise RenderError(f"not an ICCS move: {mv!r} (ply {k + 1})")
+        tl.move(mv.lower(), misplace_rate, half_way_share)
+        tl.still(float(rng.uniform(1.0, 3.0)))
+        if rng.random() < nudge_rate:
+            tl.nudge("red" if rng.random() < 0.5 else "black")
+            tl.still(float(rng.uniform(1.0, 2.0)))
+    # Light: a slow drift of exposure and colour over the video (clouds, people walking by).
+    n = len(tl.specs)
+    t = np.arange(n) / fps
+    phases = rng.uniform(0, 2 * math.pi, 3)
+    periods = rng.uniform(20, 90, 3)
+    drift = scene.drift * sum(np.sin(2 * math.pi * t / per + ph) for per, ph in zip(periods, phases, strict=True)) / 2
+    base_view = _context(scene).view
+    cache: dict = {}
+    for i, spec in enumerate(tl.specs):
+        view = base_view if spec.shake == (0.0, 0.0, 0.0) else base_view.shaken(*spec.shake)
+        r = _render(spec.squares, scene, dict(spec.offsets), spec.hand, spec.lifted, spec.beside, view, i,
+                    float(1 + drift[i]), jpeg_roundtrip, cache)
+        truth = replace(spec.truth, corners=tuple((float(x), float(y)) for x, y in r.corners))
+        yield VideoFrame(round(i * 1e6 / fps), r.image, truth)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Command line adapter (registered as `xqarb vision render` by the vision cli)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game-index", type=int, default=0, help="game number in the games file (0-based)")
+    parser.add_argument("--games", default=None,
+                        help="games JSONL (start_fen, iccs); default ../shared/data/games/ccpd_dev.jsonl")
+    parser.add_argument("--seed", type=int, default=0, help="scene and timing seed")
+    parser.add_argument("--difficulty", choices=DIFFICULTIES, default="hard")
+    parser.add_argument("--fps", type=float, default=4.0)
+    parser.add_argument("--frames", type=int, default=200, help="stop after this many frames (0 = whole game)")
+    parser.add_argument("--out", required=True, help="directory for frame_NNNNN.jpg and truth.jsonl")
+
+
+def _default_games() -> str:
+    import os
+    from pathlib import Path
+
+    env = os.environ.get("XQARB_SHARED")
+    here = Path(__file__).resolve()
+    for base in ([Path(env)] if env else []) + [Path.cwd().parent / "shared", here.parents[2].parent / "shared"]:
+        p = base / "data" / "games" / "ccpd_dev.jsonl"
+        if p.is_file():
+            return str(p)
+    raise RenderError("no games file found: pass --games PATH (a JSONL with start_fen and iccs per line)")
+
+
+def main_render(args: argparse.Namespace) -> int:
+    """Write a rendered game video as JPEG frames plus truth.jsonl (one line per frame)."""
+    import json
+    from pathlib import Path
+
+    path = args.games or _default_games()
+    with open(path, encoding="utf-8") as fh:
+        for i, line in enumerate(fh):
+            if i == args.game_index:
+                game = json.loads(line)
+                break
+        else:
+            raise RenderError(f"{path} has no game {args.game_index}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    scene = random_scene(args.seed, difficulty=args.difficulty)
+    count = 0
+    with open(out / "truth.jsonl", "w", encoding="utf-8") as tf:
+        for frame in render_game(game["start_fen"], game["iccs"], args.seed, fps=args.fps, scene=scene,
+                                 jpeg_roundtrip=False):
+            name = f"frame_{count:05d}.jpg"
+            (out / name).write_bytes(jpeg(frame.image, scene.jpeg_quality))
+            tr = frame.truth
+            tf.write(json.dumps({
+                "frame": name, "t_us": frame.t_us, "ply": tr.ply, "squares": tr.squares,
+                "hand_present": tr.hand_present, "lifted": tr.lifted,
+                "misaligned": list(tr.misaligned) if tr.misaligned else None, "nudged": tr.nudged,
+                "stable": tr.stable, "event": tr.event, "corners": [list(c) for c in tr.corners],
+                "game_index": args.game_index, "seed": args.seed,
+            }, ensure_ascii=False) + "\n")
+            count += 1
+            if args.frames and count >= args.frames:
+                break
+    print(f"wrote {count} frames and truth.jsonl to {out} (game {args.game_index}, seed {args.seed})")
+    return 0
+
+
+__all__ = ["Camera", "FrameTruth", "Hand", "Lighting", "RenderError", "Rendered", "Scene", "VideoFrame",
+           "add_arguments", "jpeg", "main_render", "random_scene", "render_game", "render_position", "squares_from_fen"]
