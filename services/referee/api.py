@@ -232,6 +232,7 @@ class BoardView:
     fen: str | None = None
     ply: int = 0
     last_move: str | None = None
+    last_iccs: str | None = None
     red_ms: int | None = None
     black_ms: int | None = None
     fouls: dict[str, int] = field(default_factory=lambda: {"red": 0, "black": 0})
@@ -248,6 +249,7 @@ class BoardView:
             "fen": self.fen,
             "ply": self.ply,
             "last_move": self.last_move,
+            "last_iccs": self.last_iccs,
             "red_ms": self.red_ms,
             "black_ms": self.black_ms,
             "fouls": dict(self.fouls),
@@ -266,7 +268,7 @@ def apply_to_view(view: BoardView, event: Event) -> None:
     game_id = data.get("game_id")
     if game_id and game_id != view.game_id:
         view.game_id = game_id
-        view.fen, view.ply, view.last_move, view.result = START_FEN, 0, None, None
+        view.fen, view.ply, view.last_move, view.last_iccs, view.result = START_FEN, 0, None, None, None
         view.red_ms = view.black_ms = None
         view.fouls = {"red": 0, "black": 0}
         view.alerts = []
@@ -276,6 +278,7 @@ def apply_to_view(view: BoardView, event: Event) -> None:
         view.fen = data["fen_after"]
         view.ply = data["ply"]
         view.last_move = data["chinese"] or data["iccs"]
+        view.last_iccs = data["iccs"]
         if data.get("red_ms") is not None:
             view.red_ms = data["red_ms"]
         if data.get("black_ms") is not None:

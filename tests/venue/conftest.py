@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -33,8 +34,10 @@ def venue() -> dict[str, Any]:
             b7: {"tournament": "open", "devices": {f"cam-{b7}": f"tok-cam-{b7}", f"clock-{b7}": f"tok-clock-{b7}"}},
             b8: {"tournament": "open", "devices": {f"cam-{b8}": f"tok-cam-{b8}"}},
         },
-        "arbiters": {"chief": {"token": f"tok-chief-{tag}", "boards": ["*"]},
-                     "floor": {"token": f"tok-floor-{tag}", "boards": [b8]}},
+        "arbiters": {
+            "chief": {"token": f"tok-chief-{tag}", "boards": ["*"]},
+            "floor": {"token": f"tok-floor-{tag}", "boards": [b8]},
+        },
     }
     return {"raw": raw, "config": parse_config(raw), "b7": b7, "b8": b8, "tag": tag}
 
@@ -52,7 +55,12 @@ def now_us() -> int:
 
 
 def read_topic(
-    bootstrap: str, topic: str, match: Callable[[Any], bool], *, count: int = 1, timeout_s: float = 15.0,
+    bootstrap: str,
+    topic: str,
+    match: Callable[[Any], bool],
+    *,
+    count: int = 1,
+    timeout_s: float = 15.0,
     decode: bool = True,
 ) -> list[Any]:
     """Records of `topic` (from the beginning, every partition) for which `match(record)` holds: waits for `count`."""
@@ -91,3 +99,39 @@ def ingest_client(topics: str, venue: dict[str, Any]) -> Iterator[Any]:
         yield app.test_client()
     finally:
         publisher.close()
+
+
+@pytest.fixture
+def api_setup(tmp_path: Path, venue: dict[str, Any], ingest_client: Any) -> dict[str, Any]:
+    from tests.venue.gamedata import write_game
+    from xqarb.ingest.app import Ingest
+    from xqarb.ingest.publish import BusPublisher
+    from xqarb.referee.api import RefereeApi, StreamHub, create_app, frame_loader
+    from xqarb.referee.ledger import SqliteLedger
+
+    ledger = SqliteLedger(tmp_path / "ledger.sqlite")
+    b7 = venue["b7"]
+    game = f"game-{venue['tag']}"
+    info = write_game(ledger, tmp_path / "frames", b7, game, time.time_ns() // 1000)
+    hub = StreamHub()
+    for i, entry in enumerate(e for e in ledger.entries(game) if e.kind == "output"):
+        hub.add(i % 2, i // 2, entry.event)
+    ingest = Ingest(venue["config"], ingest_client.application.extensions["xq_ingest"].publisher)
+    api = RefereeApi(
+        ledger=ledger,
+        hub=hub,
+        board_ids=venue["config"].boards,
+        load_frame=frame_loader([tmp_path / "frames"]),
+        ingest=ingest,
+    )
+    app = create_app(api)
+    return {
+        "client": app.test_client(),
+        "game": game,
+        "board": b7,
+        "ledger": ledger,
+        "hub": hub,
+        **info,
+        "app": app,
+        "publisher": BusPublisher,
+    }

@@ -10,43 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.venue.gamedata import MOVES, write_game
+from tests.venue.gamedata import MOVES
 from xqarb.events import make_event
-from xqarb.referee.api import RefereeApi, StreamHub, create_app, decode_position, encode_position, frame_loader
-from xqarb.referee.ledger import SqliteLedger
-
-
-@pytest.fixture
-def api_setup(tmp_path: Path, venue: dict[str, Any], ingest_client: Any) -> dict[str, Any]:
-    from xqarb.ingest.app import Ingest
-    from xqarb.ingest.publish import BusPublisher
-
-    ledger = SqliteLedger(tmp_path / "ledger.sqlite")
-    b7 = venue["b7"]
-    game = f"game-{venue['tag']}"
-    info = write_game(ledger, tmp_path / "frames", b7, game, time.time_ns() // 1000)
-    hub = StreamHub()
-    for i, entry in enumerate(e for e in ledger.entries(game) if e.kind == "output"):
-        hub.add(i % 2, i // 2, entry.event)
-    ingest = Ingest(venue["config"], ingest_client.application.extensions["xq_ingest"].publisher)
-    api = RefereeApi(
-        ledger=ledger,
-        hub=hub,
-        board_ids=venue["config"].boards,
-        load_frame=frame_loader([tmp_path / "frames"]),
-        ingest=ingest,
-    )
-    app = create_app(api)
-    return {
-        "client": app.test_client(),
-        "game": game,
-        "board": b7,
-        "ledger": ledger,
-        "hub": hub,
-        **info,
-        "app": app,
-        "publisher": BusPublisher,
-    }
+from xqarb.referee.api import StreamHub, decode_position, encode_position
 
 
 def test_position_ids_round_trip() -> None:

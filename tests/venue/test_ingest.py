@@ -56,13 +56,24 @@ def test_frame_accepted_lands_on_xq_frames(ingest_client: Any, venue: dict[str, 
 
 def test_clock_and_catalogue_events(ingest_client: Any, venue: dict[str, Any], topics: str) -> None:
     b7, tag = venue["b7"], venue["tag"]
-    press = {"type": "ClockPressed", "side": "red", "red_ms": 3_590_000, "black_ms": 3_600_000,
-             "source_seq": 5, "occurred_at": now_us()}
+    press = {
+        "type": "ClockPressed",
+        "side": "red",
+        "red_ms": 3_590_000,
+        "black_ms": 3_600_000,
+        "source_seq": 5,
+        "occurred_at": now_us(),
+    }
     r = ingest_client.post(f"/ingest/v1/boards/{b7}/clock", json=press, headers=auth(f"tok-clock-{b7}"))
     assert r.status_code == 202, r.get_json()
     clock_id = r.get_json()["event_id"]
-    start = {"type": "GameStarted", "game_id": f"g-{tag}", "red_player": "甲", "black_player": "乙",
-             "time_control": {"scheme": "increment", "base_ms": 3_600_000, "increment_ms": 30_000}}
+    start = {
+        "type": "GameStarted",
+        "game_id": f"g-{tag}",
+        "red_player": "甲",
+        "black_player": "乙",
+        "time_control": {"scheme": "increment", "base_ms": 3_600_000, "increment_ms": 30_000},
+    }
     r = ingest_client.post(f"/ingest/v1/boards/{b7}/events", json=start, headers=auth(f"tok-chief-{tag}"))
     assert r.status_code == 202, r.get_json()
     start_id = r.get_json()["event_id"]
@@ -82,21 +93,74 @@ BAD_INPUTS = [
     ("frame too large", "frames", "cam7", "raw", b"\xff\xd8\xff" + b"0" * 300_000, {}, 413, "too_large", False),
     ("capture time missing", "frames", "cam7", "raw", None, {"X-Capture-Time": ""}, 400, "field_missing", True),
     ("capture time far ahead", "frames", "cam7", "raw", None, {"X-Capture-Time": "far"}, 422, "time_skew", True),
-    ("unknown event type", "clock", "clock7", "json", {"type": "ClockExploded", "source_seq": 9}, {}, 422,
-     "unknown_event_type", True),
-    ("catalogue type on the clock endpoint", "clock", "clock7", "json", {"type": "Resigned", "side": "red"}, {},
-     422, "unknown_event_type", True),
-    ("field missing", "clock", "clock7", "json", {"type": "ClockPressed", "red_ms": 1}, {}, 400, "field_missing",
-     True),
-    ("field of the wrong type", "clock", "clock7", "json", {"type": "ClockPressed", "side": "green"}, {}, 400,
-     "invalid_field", True),
+    (
+        "unknown event type",
+        "clock",
+        "clock7",
+        "json",
+        {"type": "ClockExploded", "source_seq": 9},
+        {},
+        422,
+        "unknown_event_type",
+        True,
+    ),
+    (
+        "catalogue type on the clock endpoint",
+        "clock",
+        "clock7",
+        "json",
+        {"type": "Resigned", "side": "red"},
+        {},
+        422,
+        "unknown_event_type",
+        True,
+    ),
+    ("field missing", "clock", "clock7", "json", {"type": "ClockPressed", "red_ms": 1}, {}, 400, "field_missing", True),
+    (
+        "field of the wrong type",
+        "clock",
+        "clock7",
+        "json",
+        {"type": "ClockPressed", "side": "green"},
+        {},
+        400,
+        "invalid_field",
+        True,
+    ),
     ("not JSON", "clock", "clock7", "text", "{side: red", {}, 400, "bad_json", True),
-    ("arbiter event from a device", "events", "clock7", "json",
-     {"type": "ArbiterDecision", "result": "1-0", "article": "8.1"}, {}, 403, "arbiter_only", True),
-    ("board in body differs", "events", "clock7", "json", {"type": "Resigned", "side": "red", "board_id": "x"}, {},
-     400, "board_mismatch", True),
-    ("floor arbiter on a board not theirs", "events@b7", "floor", "json",
-     {"type": "FoulReported", "side": "red", "article": "5.3"}, {}, 403, "wrong_board", False),
+    (
+        "arbiter event from a device",
+        "events",
+        "clock7",
+        "json",
+        {"type": "ArbiterDecision", "result": "1-0", "article": "8.1"},
+        {},
+        403,
+        "arbiter_only",
+        True,
+    ),
+    (
+        "board in body differs",
+        "events",
+        "clock7",
+        "json",
+        {"type": "Resigned", "side": "red", "board_id": "x"},
+        {},
+        400,
+        "board_mismatch",
+        True,
+    ),
+    (
+        "floor arbiter on a board not theirs",
+        "events@b7",
+        "floor",
+        "json",
+        {"type": "FoulReported", "side": "red", "article": "5.3"},
+        {},
+        403,
+        "wrong_board",
+        False,
+    ),
 ]
 
 
@@ -106,8 +170,13 @@ def test_bad_input_is_refused_with_a_reason(
 ) -> None:
     name, suffix, token_key, kind, body, extra, status, error, in_dlq = case
     b7, b8, tag = venue["b7"], venue["b8"], venue["tag"]
-    tokens = {"cam7": f"tok-cam-{b7}", "clock7": f"tok-clock-{b7}", "nonsense": "not-a-token-at-all",
-              "floor": f"tok-floor-{tag}", None: None}
+    tokens = {
+        "cam7": f"tok-cam-{b7}",
+        "clock7": f"tok-clock-{b7}",
+        "nonsense": "not-a-token-at-all",
+        "floor": f"tok-floor-{tag}",
+        None: None,
+    }
     endpoint, _, board = suffix.partition("@")
     board = {"": b7, "b8": b8, "b7": b7, "unknown": "no-such-board"}[board]
     token = tokens[token_key]
@@ -134,13 +203,24 @@ def test_bad_input_is_refused_with_a_reason(
     assert answer["error"] == error and isinstance(answer["detail"], str) and len(answer["detail"]) > 10
     if in_dlq:
         found = read_topic(
-            topics, "xq.dlq", lambda it: it[0].value == data and it[0].key == board.encode(), decode=False,
+            topics,
+            "xq.dlq",
+            lambda it: it[0].value == data and it[0].key == board.encode(),
+            decode=False,
             timeout_s=10,
         )
         assert found, f"{name}: the refused message is not in xq.dlq"
         letter = bus.DeadLetter.from_record(
-            bus.Record("xq.dlq", 0, 0, found[0][0].key.decode(), found[0][0].value,
-                       {k: v for k, v in found[0][0].headers}, 0, None)
+            bus.Record(
+                "xq.dlq",
+                0,
+                0,
+                found[0][0].key.decode(),
+                found[0][0].value,
+                {k: v for k, v in found[0][0].headers},
+                0,
+                None,
+            )
         )
         assert error in letter.reason
     # The service keeps serving after every refusal.

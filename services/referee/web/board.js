@@ -110,8 +110,23 @@ const XQ = (() => {
     const red = clocks.red_ms ?? (clocks.red && clocks.red.ms) ?? clocks.red ?? s.red_ms ?? null;
     const black = clocks.black_ms ?? (clocks.black && clocks.black.ms) ?? clocks.black ?? s.black_ms ?? null;
     return { fen, redMs: typeof red === "number" ? red : null, blackMs: typeof black === "number" ? black : null,
-             fouls: s.fouls ?? null, obligations: s.obligations ?? null, result: s.result ?? null };
+             fouls: s.fouls ?? null, obligations: s.pending ?? s.obligations ?? null, result: s.result ?? null };
   }
 
-  return { START_FEN, parseFen, boardSvg, clock, el, getJson, param, stateFields };
+  // Fouls as the referee's state lists them ({red: [{article, message, ...}], black: [...]}), for a person.
+  function foulsText(fouls) {
+    if (!fouls) return "–";
+    return ["red", "black"].map(side => {
+      const list = Array.isArray(fouls[side]) ? fouls[side] : [];
+      return `${side} ${list.length}` + (list.length ? " (" + list.map(f => f.article).join(", ") + ")" : "");
+    }).join(" · ");
+  }
+
+  function obligationsText(pending) {
+    if (!pending || !pending.length) return "none";
+    return pending.map(p => [p.kind, p.side, p.article, p.text || p.reason || (p.points || []).join("/")]
+      .filter(Boolean).join(" ")).join("; ");
+  }
+
+  return { START_FEN, parseFen, boardSvg, clock, el, getJson, param, stateFields, foulsText, obligationsText };
 })();
