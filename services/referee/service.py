@@ -1,0 +1,207 @@
+"""The referee service: Kafka in, ledger and `xq.game-events` out, around the pure game fold.
+
+For every input (observations, clock and arbiter events), in partition order:
+  1. the board's state comes from memory, or is rebuilt from the ledger the first time the board is seen after
+     a partition was assigned (the inputs of the board's latest game folded again: state = fold(events));
+  2. an input already in the ledger (found by its event id, in whatever game it went to) is a replay after a
+     crash or a rebalance: it changes nothing, and the outputs that followed it are published again (at least
+     once on `xq.game-events`; their event ids are stable, so consumers drop doubles);
+  3. otherwise the fold steps, and the input with its outputs is appended to the game's ledger in one
+     transaction, then the outputs are published (acknowledged by the broker);
+  4. offsets are committed only after the batch was appended and published.
+A board event that belongs to no game (nothing started on the board yet) goes to the board's own chain
+`board:<id>` so that nothing accepted is lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xqarb.events import Event
+from xqarb.referee.ledger import Ledger, Origin, Pending, SqliteLedger
+
+log = logging.getLogger("xqarb.referee")
+
+UNASSIGNED_PREFIX = "board:"
+INPUT_TOPICS: tuple[str, ...] = ("xq.observations", "xq.clock", "xq.arbiter")
+DEFAULT_GROUP = "xq-referee"
+
+
+def unassigned_chain(board_id: str) -> str:
+    """The ledger chain of a board's events that belong to no game."""
+    return f"{UNASSIGNED_PREFIX}{board_id}"
+
+
+Publish = Callable[[Sequence[Event]], None]
+
+
+@dataclass
+class Referee:
+    """The ledger-backed adapter around the fold, without Kafka: feed it inputs, it returns what to publish.
+
+    Holds the states of the boards it currently owns; everything else lives in the ledger.
+    """
+
+    ledger: Ledger
+    _boards: dict[str, Any] = field(default_factory=dict)
+    _partition_of: dict[str, tuple[str, int]] = field(default_factory=dict)
+    duplicates: int = 0
+    appended: int = 0
+
+    def handle(self, event: Event, origin: Origin | None = None) -> tuple[Event, ...]:
+        """Fold one input into its board, append it and its outputs; return the outputs to publish."""
+        from xqarb.referee.board import step
+
+        found = self.ledger.find_event(event.event_id)
+        if found is not None:
+            self.duplicates += 1
+            return self._outputs_after(*found)
+        board = event.board_id
+        if origin is not None:
+            self._partition_of[board] = (origin.topic, origin.partition)
+        state = self._boards[board] if board in self._boards else self.rebuild(board)
+        new_state, result = step(state, event)
+        game_id = result.game_id or unassigned_chain(board)
+        pending = [Pending("input", event, origin), *(Pending("output", out) for out in result.outputs)]
+        self.ledger.append(game_id, board, pending)
+        self.appended += len(pending)
+        self._boards[board] = new_state
+        return tuple(result.outputs)
+
+    def rebuild(self, board_id: str) -> Any:
+        """The board's state from the ledger: the inputs of its latest game, folded again."""
+        from xqarb.referee.board import fold
+
+        games = [g for g in self.ledger.games(board_id=board_id) if not g.game_id.startswith(UNASSIGNED_PREFIX)]
+        if not games:
+            return None
+        inputs = [entry.event for entry in self.ledger.entries(games[-1].game_id) if entry.kind == "input"]
+        return fold(inputs)
+
+    def release(self, topic: str, partitions: Iterable[int]) -> list[str]:
+        """Forget the boards of partitions given to another process (it rebuilds them from the ledger)."""
+        gone = {(topic, p) for p in partitions}
+        boards = [b for b, tp in self._partition_of.items() if tp in gone]
+        for board in boards:
+            self._boards.pop(board, None)
+            self._partition_of.pop(board, None)
+        return boards
+
+    def _outputs_after(self, game_id: str, seq: int) -> tuple[Event, ...]:
+        outputs: list[Event] = []
+        for entry in self.ledger.entries(game_id, after=seq, limit=64):
+            if entry.kind == "input":
+                break
+            outputs.append(entry.event)
+        return tuple(outputs)
+
+
+class RefereeService:
+    """The Kafka consumer group member: `run()` until `stop()`."""
+
+    def __init__(
+        self,
+        bootstrap: str,
+        ledger: Ledger,
+        *,
+        group_id: str = DEFAULT_GROUP,
+        topics: Sequence[str] = INPUT_TOPICS,
+        game_events_topic: str = "xq.game-events",
+        poll_timeout_s: float = 0.5,
+        on_outputs: Callable[[Sequence[Event]], None] | None = None,
+    ) -> None:
+        from xqarb import bus
+
+        self.referee = Referee(ledger)
+        self.game_events_topic = game_events_topic
+        self.poll_timeout_s = poll_timeout_s
+        self.on_outputs = on_outputs
+        self._stop = threading.Event()
+        self.producer = bus.Producer(bootstrap, client_id=f"xqarb-{group_id}")
+        self.consumer = bus.Consumer(
+            bootstrap,
+            group_id,
+            topics,
+            on_assigned=self._assigned,
+            on_revoked=self._revoked,
+            dlq_producer=self.producer,
+        )
+        self.processed = 0
+
+    def _assigned(self, partitions: list[Any]) -> None:
+        # Boards are rebuilt lazily from the ledger when their first event arrives: a partition's boards are
+        # only known from its records.
+        log.info("referee: assigned %s", ", ".join(f"{p.topic}[{p.partition}]" for p in partitions))
+
+    def _revoked(self, partitions: list[Any]) -> None:
+        by_topic: dict[str, list[int]] = {}
+        for p in partitions:
+            by_topic.setdefault(p.topic, []).append(p.partition)
+        for topic, parts in by_topic.items():
+            self.referee.release(topic, parts)
+        log.info("referee: revoked %s", ", ".join(f"{p.topic}[{p.partition}]" for p in partitions))
+
+    def run_once(self) -> int:
+        """Poll one batch, fold, append, publish, commit. Returns the number of records handled."""
+        records = self.consumer.poll(self.poll_timeout_s)
+        if not records:
+            return 0
+        outputs: list[Event] = []
+        # One board's events come on three topics (observations, clock, arbiter) and Kafka orders only within
+        # a partition: within a batch, take them in event time (stable for ties), as they happened.
+        records = sorted(records, key=lambda r: (r.event.occurred_at if r.event else 0))
+        for record in records:
+            assert record.event is not None  # the consumer decodes; undecodable ones went to the DLQ
+            origin = Origin(record.topic, record.partition, record.offset)
+            outputs.extend(self.referee.handle(record.event, origin))
+        if outputs:
+            self.producer.send_many(self.game_events_topic, outputs)
+            if self.on_outputs is not None:
+                self.on_outputs(outputs)
+        self.consumer.commit()  # DESIGN: only after the ledger append (and the publication)
+        self.processed += len(records)
+        return len(records)
+
+    def run(self) -> None:
+        while not self._stop.is_set():
+            self.run_once()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def close(self) -> None:
+        self.consumer.close()
+        self.producer.close()
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """`xqarb referee serve --bootstrap-servers HOST:PORT [--group G] [--db PATH] [--partitions N]`."""
+    from xqarb import bus
+    from xqarb.config import ledger_path
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    db = Path(args.db) if getattr(args, "db", None) else ledger_path()
+    bus.ensure_topics(args.bootstrap_servers, partitions=getattr(args, "partitions", None) or bus.DEFAULT_PARTITIONS)
+    ledger = SqliteLedger(db)
+    service = RefereeService(args.bootstrap_servers, ledger, group_id=getattr(args, "group", None) or DEFAULT_GROUP)
+
+    def stop(signum: int, frame: object) -> None:
+        service.stop()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    print(f"referee: consuming {', '.join(INPUT_TOPICS)} from {args.bootstrap_servers}, ledger {db}", file=sys.stderr)
+    try:
+        service.run()
+    finally:
+        service.close()
+        ledger.close()
+    return 0
