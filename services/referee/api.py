@@ -731,3 +731,21 @@ def create_app(api: RefereeApi, ingest: Any | None = None) -> Any:
     app.register_blueprint(api.blueprint())
     app.extensions["xq_api"] = api
     return app
+
+
+def build_api_app(bootstrap: str, ledger: Any, *, config: Any | None = None, evidence_dir: Path | None = None,
+                  ingest: Any | None = None) -> tuple[Any, StreamHub]:
+    """The API app of a referee process (`xqarb referee serve --port`): a stream hub reading xq.game-events, the
+    ledger, the evidence frames, and the venue configuration (boards, broadcast delays, arbiter tokens; without
+    one, boards come from the ledger and arbiter actions are refused). Returns (Flask app, hub): stop the hub."""
+    from xqarb.config import evidence_dir as default_evidence_dir
+
+    hub = StreamHub()
+    hub.start(kafka_game_events(bootstrap))
+    boards = list(config.boards) if config is not None else sorted({g.board_id for g in ledger.games()})
+    api = RefereeApi(
+        ledger=ledger, hub=hub, board_ids=boards,
+        load_frame=frame_loader([evidence_dir or default_evidence_dir()]), ingest=ingest,
+        delay_for_board=config.delay_for_board if config is not None else (lambda board: 0.0),
+    )
+    return create_app(api), hub
