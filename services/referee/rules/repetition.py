@@ -40,7 +40,7 @@ How the terms are decided here (what an arbiter should know when reading a verdi
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import product
 from typing import TYPE_CHECKING, Literal
 
@@ -645,6 +645,17 @@ def _effective_terms(classes: Sequence[MoveClass], alts: frozenset[int]) -> tupl
     return (counted if mutual else plain), pawn_counts
 
 
+def ruling_for_terms(
+    terms: dict[str, Sequence[Term]], ruleset: str = "cxa-2021"
+) -> tuple[Outcome, Side | None, str, str]:
+    """24 / 26 on each side's terms in a cycle ({"red": [...], "black": [...]}): (outcome, side, article, reason).
+
+    27.2's pawn rule and the readings left to the arbiter are applied by judge_repetition, not here.
+    """
+    _check_ruleset(ruleset)
+    return _rule({s: list(terms[s]) for s in ("red", "black")}, ruleset)
+
+
 def _rule(terms: dict[str, list[Term]], ruleset: str) -> tuple[Outcome, Side | None, str, str]:
     """24 / 26: (outcome, side, article, reason) for the sides' terms."""
     arts = _RULINGS[ruleset]
@@ -703,6 +714,12 @@ def judge_repetition(
                      f"{cycle.length} plies is judged; the arbiter should confirm it is one repetition (24)")
     if pawn_counts:
         notes.append(f"both sides attack at every move, so the pawns' chases count as 捉 ({_clause('pawn', ruleset)})")
+        classes = tuple(
+            replace(mc, term="捉", reason="捉 (mutual perpetual attack): " + mc.reason.removeprefix("闲: "),
+                    article=_clause("pawn", ruleset))
+            if mc.pawn_chase and mc.term == "闲" else mc
+            for mc in classes
+        )
     # Readings the rules leave open (27.3, a pawn's floating value): if any changes the ruling, it is judgment.
     open_moves = [i for i, mc in enumerate(classes) if mc.alt_term is not None]
     readings = (
@@ -721,7 +738,7 @@ def judge_repetition(
     patterns = {s: _pattern(primary[s]) for s in ("red", "black")}
     forbidden = {s: bool(primary[s]) and "闲" not in primary[s] for s in ("red", "black")}
     if differing:
-        alts, alt_outcome, alt_side, alt_reason = differing[0]
+        alts, alt_outcome, alt_side, alt_reason = max(differing, key=lambda d: len(d[0]))
         open_words = "; ".join(f"move {classes[i].move} ({classes[i].side}): {classes[i].alt_reason}"
                                for i in sorted(alts))
         return RepetitionVerdict(
