@@ -595,7 +595,7 @@ class Hand:
 
     target: (file, rank) in grid units where the fingertips are (may be between points or off the board);
     side: "red" or "black", the player whose arm it is (the arm comes from that side of the board);
-    reach: 0 = fingertips at the board's edge on the player's side, 1 = at the target;
+    reach: 0 = fingertips at the grid's edge on the player's side, 1 = at the target;
     holding: FEN letter of a piece held between the fingers (drawn in the hand), or None;
     height: fingertips' height above the board in file spacings; angle: sideways swing of the arm (rad)."""
 
@@ -614,8 +614,10 @@ def _hand_geometry(scene: Scene, hand: Hand) -> tuple[np.ndarray, np.ndarray, fl
     toward = np.array([0.0, 1.0]) if hand.side == "red" else np.array([0.0, -1.0])
     c, s = math.cos(hand.angle), math.sin(hand.angle)
     d = np.array([c * toward[0] - s * toward[1], s * toward[0] + c * toward[1]])
-    edge_y = -scene.board.sheet_margin - 1.5 if hand.side == "red" else 9 * a + scene.board.sheet_margin + 1.5
-    start = np.array([tx, edge_y]) - d * 1.0
+    # reach 0: fingertips just over the edge of the grid on the player's side (the hand is over the board as soon
+    # as it is in the picture, so the truth's hand_present is what a camera sees).
+    edge_y = -0.4 if hand.side == "red" else 9 * a + 0.4
+    start = np.array([tx, edge_y]) - d * 0.3
     target = np.array([tx, ty])
     tip = start + (target - start) * float(np.clip(hand.reach, 0, 1))
     return np.array([tip[0], tip[1], hand.height]), d, 2.0, 1.9

@@ -420,15 +420,20 @@ def _sheet_plane(look: BoardLook, s: int) -> np.ndarray:
         depth = rng.uniform(0.08, 0.22) * look.texture
         img[Y0:Y1, X0:X1] *= (1 - depth * dark + 0.6 * depth * bright)[..., None]
     # The printed grid.
-    lw = max(1, round(look.line_width * s))
+    lw = max(1.2, look.line_width * s)
     col = tuple(float(v) for v in look.line)
     ink = np.zeros((h, w), np.float32)  # drawn as a mask, then inked with a slightly uneven print
 
-    def line(p: tuple[float, float], q: tuple[float, float], width: int = lw) -> None:
-        sh = 4  # 4 bits of sub-pixel precision
-        a_ = (round(p[0] * 16), round(p[1] * 16))
-        b_ = (round(q[0] * 16), round(q[1] * 16))
-        cv2.line(ink, a_, b_, 1.0, width, cv2.LINE_AA, sh)
+    def line(p: tuple[float, float], q: tuple[float, float], width: float = lw) -> None:
+        # A filled rectangle with square caps, centred exactly on the segment (cv2.line of an even thickness is
+        # half a pixel off, and the truth must be exact).
+        pa, pb = np.array(p, float), np.array(q, float)
+        d = pb - pa
+        d /= np.linalg.norm(d) + 1e-12
+        n = np.array([-d[1], d[0]]) * width / 2
+        e = d * width / 2
+        poly = np.array([pa - e + n, pb + e + n, pb + e - n, pa - e - n])
+        cv2.fillConvexPoly(ink, np.round(poly * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
 
     for r in range(10):
         line(px(0, r * a), px(8, r * a))
@@ -443,7 +448,7 @@ def _sheet_plane(look: BoardLook, s: int) -> np.ndarray:
         line(px(5, r0 * a), px(3, (r0 + 2) * a))
     if look.frame_gap > 0:
         g = look.frame_gap
-        fw = max(lw + 1, round(look.frame_width * s))
+        fw = max(lw + 1, look.frame_width * s)
         corners = [px(-g, -g), px(8 + g, -g), px(8 + g, 9 * a + g), px(-g, 9 * a + g)]
         for i in range(4):
             line(corners[i], corners[(i + 1) % 4], fw)
