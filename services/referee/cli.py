@@ -1,0 +1,248 @@
+"""`xqarb replay`, `xqarb referee run|serve` and `xqarb verify`: the referee's command line (DESIGN's contract).
+
+- `xqarb referee run FILE.jsonl [--json]`: input events in the JSON form, one a line (`event_id`, `source`,
+  `source_seq`, `received_at` may be omitted and are filled from the file name and line number), folded through
+  the referee with no Kafka; every output event is printed as a JSON line. A line that is no valid event is
+  reported on standard error with its number and the fold goes on (exit status 1 at the end).
+- `xqarb replay FILE [--json]`: game records (PGN, one or many games, ICCS or Chinese moves) refereed without
+  cameras: each game becomes the input events a camera board would give (GameStarted with the record's FEN, a
+  BoardStable snapshot after each move and the mover's clock press) and goes through the same fold. Prints each
+  move in the three notations, the rulings with their articles and the result; with `--json` the referee's
+  output events as JSON lines, each with game_id "<file name>#<game number>".
+- `xqarb verify --game ID [--db PATH] [--json]` and `xqarb referee serve ...` call the ledger's and the service's
+  commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+REPLAY_T0 = 1_767_225_600_000_000  # 2026-01-01 00:00 UTC, µs: synthetic events need a fixed, repeatable time
+REPLAY_PLY_US = 10_000_000  # ten seconds a move
+REPLAY_TIME_CONTROL = {"scheme": "sudden_death", "base_ms": 4 * 3600 * 1000}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("replay", help="referee game records (PGN, ICCS or Chinese) without cameras")
+    p.add_argument("file", help="a PGN file: one or many games, moves in ICCS or Chinese notation")
+    p.add_argument("--json", action="store_true", help="the referee's output events as JSON lines")
+    p.add_argument("--ruleset", default="cxa-2021", choices=("cxa-2021", "cxa-2011"))
+    p.add_argument("--level", default="national", choices=("national", "provincial", "junior"))
+    p.add_argument("--rapid", action="store_true", help="the rapid play-off rules")
+    p.set_defaults(handler=cmd_replay)
+
+    r = subparsers.add_parser("referee", help="referee tools: `referee run FILE.jsonl` folds input events, "
+                                              "`referee serve` runs the Kafka service")
+    rsub = r.add_subparsers(dest="referee_command", metavar="SUBCOMMAND")
+    r.set_defaults(handler=lambda args: (r.print_help(), 2)[1])
+    run = rsub.add_parser("run", help="fold input events (JSON lines) through the referee, print its outputs")
+    run.add_argument("file", help="input events in the JSON form, one a line ('-' for standard input)")
+    run.add_argument("--json", action="store_true", help="JSON lines (the default and only output form)")
+    run.set_defaults(handler=cmd_run)
+    serve = rsub.add_parser("serve", help="the referee service: Kafka consumer group, ledger, xq.game-events")
+    serve.add_argument("--bootstrap-servers", required=True, metavar="HOST:PORT")
+    serve.add_argument("--group", default=None, help="consumer group id")
+    serve.add_argument("--db", default=None, help="the SQLite ledger (default: the configured ledger path)")
+    serve.add_argument("--partitions", type=int, default=None, help="partitions of topics it creates")
+    serve.set_defaults(handler=_delegate("xqarb.referee.service", "cmd_serve", "referee serve"))
+
+    v = subparsers.add_parser("verify", help="verify a game's hash-chained ledger")
+    v.add_argument("--game", required=True, help="the game id")
+    v.add_argument("--db", default=None, help="the SQLite ledger (default: the configured ledger path)")
+    v.add_argument("--json", action="store_true")
+    v.set_defaults(handler=_delegate("xqarb.referee.ledger", "cmd_verify", "verify"))
+
+
+def _delegate(module: str, function: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """Call another part's command, imported only when run (keeps `xqarb --help` cheap)."""
+
+    def handler(args: argparse.Namespace) -> int:
+        try:
+            fn = getattr(importlib.import_module(module), function)
+        except (ModuleNotFoundError, AttributeError):
+            print(f"xqarb {name}: not built yet ({module}.{function} is missing; issue #5)", file=sys.stderr)
+            return 2
+        return int(fn(args) or 0)
+
+    return handler
+
+
+# --------------------------------------------------------------------------------------------- referee run
+
+
+def read_events(lines: Iterator[str] | list[str], source: str, errors: list[str]) -> Iterator[Any]:
+    """Events from JSON lines; a bad line is reported in `errors` (with its number) and skipped."""
+    from xqarb.events import Event, EventError
+
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            yield Event.from_json(text, defaults={"source": source, "source_seq": number})
+        except EventError as exc:
+            errors.append(f"line {number}: {exc}")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from xqarb.referee.board import step
+
+    if args.file == "-":
+        lines: Any = sys.stdin
+        source = "stdin"
+    else:
+        path = Path(args.file)
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            print(f"xqarb referee run: cannot read {path}: {exc.strerror}", file=sys.stderr)
+            return 2
+        source = path.name
+    errors: list[str] = []
+    boards: dict[str, Any] = {}
+    out = sys.stdout
+    for event in read_events(lines, source, errors):
+        boards[event.board_id], st = step(boards.get(event.board_id), event)
+        for o in st.outputs:
+            out.write(o.to_json() + "\n")
+    for e in errors:
+        print(f"xqarb referee run: {source} {e}; skipped", file=sys.stderr)
+    return 1 if errors else 0
+
+
+# --------------------------------------------------------------------------------------------- replay
+
+
+class ReplayError(ValueError):
+    """A game record that cannot be turned into input events (bad FEN, a move that cannot be read)."""
+
+
+def synthesize(record: Any, game_id: str, *, ruleset: str = "cxa-2021", level: str = "national",
+               rapid: bool = False) -> tuple[list[Any], str | None]:
+    """The input events a camera board would give for a game record, and why it stopped early (or None).
+
+    GameStarted (the record's FEN and players), then per move a BoardStable of the position after it and the
+    mover's ClockPressed. A move token that names a single piece moving illegally (ICCS only) is still shown to
+    the referee as the board after it, so that it rules on it; a token that cannot be read ends the game there.
+    """
+    from xqarb.events import make_event
+    from xqarb.referee.inference import index_of
+    from xqarb.referee.rules import Move, NotationError, Position, parse_move
+
+    seq = 0
+    events = []
+
+    def ev(t: int, type_: str, **fields: Any) -> None:
+        nonlocal seq
+        seq += 1
+        events.append(make_event(type_, game_id, source="replay", source_seq=seq, occurred_at=t, received_at=t,
+                                 **fields))
+
+    h = record.headers
+    try:
+        pos = Position.from_fen(record.start_fen)
+    except ValueError as exc:
+        raise ReplayError(f"{game_id}: bad FEN: {exc}") from None
+    ev(REPLAY_T0, "GameStarted", game_id=game_id, red_player=h.get("Red", ""), black_player=h.get("Black", ""),
+       ruleset=ruleset, rapid=rapid, level=level, time_control=REPLAY_TIME_CONTROL, start_fen=pos.fen(),
+       recording_required=False)
+    for i, token in enumerate(record.moves, start=1):
+        t = REPLAY_T0 + i * REPLAY_PLY_US
+        side = pos.side
+        try:
+            move = parse_move(pos, token)
+            after = pos.play(move)
+            squares = after.squares()
+        except (NotationError, ValueError) as exc:
+            try:
+                move = Move.parse(token)
+            except ValueError:
+                return events, f"ply {i} {token!r} cannot be read: {exc}"
+            sq = list(pos.squares())
+            f, to = index_of(move.frm), index_of(move.to)
+            sq[to], sq[f] = sq[f], "."
+            squares = "".join(sq)
+            ev(t, "BoardStable", squares=squares, frame_sha256=hashlib.sha256(squares.encode()).hexdigest())
+            ev(t + 1_000_000, "ClockPressed", side=side)
+            return events, f"ply {i} {token!r} is not a legal move: the record cannot be followed further"
+        ev(t, "BoardStable", squares=squares, frame_sha256=hashlib.sha256(squares.encode()).hexdigest())
+        ev(t + 1_000_000, "ClockPressed", side=side)
+        pos = after
+    return events, None
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from xqarb.referee.board import step
+    from xqarb.referee.rules import read_pgn
+
+    path = Path(args.file)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        print(f"xqarb replay: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError as exc:
+        print(f"xqarb replay: {path} is not UTF-8 text: {exc}", file=sys.stderr)
+        return 2
+    records = read_pgn(text)
+    if not records:
+        print(f"xqarb replay: no game found in {path}", file=sys.stderr)
+        return 2
+    status = 0
+    out = sys.stdout
+    for number, record in enumerate(records, start=1):
+        game_id = f"{path.name}#{number}"
+        try:
+            events, stopped = synthesize(record, game_id, ruleset=args.ruleset, level=args.level, rapid=args.rapid)
+        except ReplayError as exc:
+            print(f"xqarb replay: {exc}", file=sys.stderr)
+            status = 1
+            continue
+        board = None
+        outputs = []
+        for e in events:
+            board, st = step(board, e)
+            outputs.extend(st.outputs)
+        if args.json:
+            for o in outputs:
+                out.write(o.to_json() + "\n")
+        else:
+            out.write(_describe_game(game_id, record, outputs, stopped))
+        if stopped:
+            print(f"xqarb replay: {game_id}: {stopped}", file=sys.stderr)
+            status = 1
+    return status
+
+
+def _describe_game(game_id: str, record: Any, outputs: list[Any], stopped: str | None) -> str:
+    h = record.headers
+    lines = [f"{game_id}  {h.get('Red', '?')} (red) - {h.get('Black', '?')} (black)"
+             + (f"  [{h['Event']}]" if h.get("Event") else "")]
+    ended = None
+    for o in outputs:
+        d = o.data
+        if o.type == "MoveMade":
+            lines.append(f"{d['ply']:>4}. {d['side']:<5}  {d['iccs']:<5}  {d['wxf']:<6}  {d['chinese']}")
+        elif o.type == "Ruling":
+            who = f" {d['side']}" if d["side"] else ""
+            lines.append(f"      ruling: {d['kind']}{who}, {d['article']} ({d['ruleset']}): {d['message']}")
+        elif o.type == "AttentionNeeded":
+            lines.append(f"      attention: {d['reason']}")
+        elif o.type == "GameEnded":
+            ended = d
+            lines.append(f"      game ended: {d['result']}, {d['article']} ({d['ruleset']}): {d['reason']}")
+    if stopped:
+        lines.append(f"      replay stopped: {stopped}")
+    if ended is not None:
+        lines.append(f"result: {ended['result']} ({ended['article']}, {ended['ruleset']})"
+                     + ("" if record.result in (None, ended["result"]) else f"; the record says {record.result}"))
+    else:
+        lines.append(f"result: {record.result or '*'} as recorded (no ruling ended the game)")
+    return "\n".join(lines) + "\n\n"
+

@@ -1,0 +1,1087 @@
+"""The game as a fold: `GameState` is an immutable value and `apply(state, event)` the only way it changes.
+
+`start(event)` turns a GameStarted into the first state; `apply` takes one input event and returns the next state
+and the outputs it caused (`Out`: MoveMade, Ruling, GameEnded, AttentionNeeded, each naming its article and rule
+set). Everything the rules say a machine can see is here; the articles and counts come from the game's
+`RuleConfig` (rule set, rapid play-off, level), never from one edition. No I/O, no clock reads, no randomness:
+the time is the events' `occurred_at`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from xqarb.events import Event
+from xqarb.referee.clock import ClockState, TimeControl, TimeControlError, other
+from xqarb.referee.inference import (
+    SquaresError,
+    changes_of,
+    check_squares,
+    describe_changes,
+    fen_of,
+    infer,
+    squares_after,
+)
+from xqarb.referee.outputs import Out
+from xqarb.referee.recording import (
+    RecordingState,
+    add_entry,
+    check_waiting,
+    excuse,
+    fouls_due,
+    missing,
+    with_fouls,
+)
+from xqarb.referee.rules import FenError, IllegalMove, Move, Position, chinese, wxf
+from xqarb.referee.rules.limits import HistoryError, natural_limit_count
+from xqarb.referee.rules.repetition import judge_repetition
+from xqarb.referee.ruleset import RuleConfig, RuleConfigError
+from xqarb.referee.touch import Obligation, Touch, obligation, touch_foul
+
+START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+RESULTS = ("1-0", "0-1", "1/2-1/2")
+RESTORE_WINDOW_PLIES = 10  # 5.8.2 / 5.8.3: errors found within five rounds
+
+
+class GameStartError(ValueError):
+    """A GameStarted that cannot start a game (unknown rule set, bad time control or start position)."""
+
+
+def loss_result(loser: str) -> str:
+    return "0-1" if loser == "red" else "1-0"
+
+
+# --------------------------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    ply: int
+    side: str
+    move: Move
+    wxf: str
+    chinese: str
+    fen_after: str
+    capture: str | None
+    red_ms: int
+    black_ms: int
+    event_id: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ply": self.ply, "side": self.side, "iccs": self.move.iccs, "wxf": self.wxf, "chinese": self.chinese,
+            "fen_after": self.fen_after, "capture": self.capture,
+            "red_ms": self.red_ms, "black_ms": self.black_ms,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Foul:
+    side: str
+    article: str
+    ruleset: str
+    ply: int
+    message: str
+    event_id: str
+    waived: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"article": self.article, "ruleset": self.ruleset, "ply": self.ply, "message": self.message,
+                "waived": self.waived}
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    result: str
+    article: str
+    ruleset: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"result": self.result, "article": self.article, "ruleset": self.ruleset, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Misalignment:
+    """5.10: a piece standing between two points after a move."""
+
+    points: tuple[str, ...]
+    mover: str
+    stage: str  # "fix": the mover may still fix it (before the clock press); "designate": the opponent designates
+
+    def to_json(self) -> dict[str, Any]:
+        who = self.mover if self.stage == "fix" else other(self.mover)
+        return {"article": "5.10", "points": list(self.points), "stage": self.stage, "side": who}
+
+
+def _pair(red: Any, black: Any) -> dict[str, Any]:
+    return {"red": red, "black": black}
+
+
+@dataclass(frozen=True)
+class GameState:
+    game_id: str
+    board_id: str
+    cfg: RuleConfig
+    red_player: str
+    black_player: str
+    recording_required: bool
+    started_at: int
+    start_fen: str
+    position: Position
+    squares: str
+    legal: tuple[Move, ...]
+    moves: tuple[MoveRecord, ...]
+    # History for 棋例 and the natural limit: hist_positions[i] is the position before hist_moves[i] (an arbiter
+    # setting a position that no move leads to starts a new history).
+    hist_positions: tuple[Position, ...]
+    hist_moves: tuple[Move, ...]
+    clock: ClockState
+    recording: RecordingState = field(default_factory=RecordingState)
+    touches_red: tuple[Touch, ...] = ()
+    touches_black: tuple[Touch, ...] = ()
+    adjust_red: frozenset[str] = frozenset()
+    adjust_black: frozenset[str] = frozenset()
+    fouls: tuple[Foul, ...] = ()
+    illegal_red: int = 0
+    illegal_black: int = 0
+    presses_red: int = 0  # presses without a move (8.1.7)
+    presses_black: int = 0
+    moved_red: bool = False  # moved since its last press
+    moved_black: bool = False
+    press_pending: tuple[str, str] | None = None  # (side, event id) of a press not yet matched by a move
+    arrived_red: bool = False
+    arrived_black: bool = False
+    offers_red: int = 0
+    offers_black: int = 0
+    offer_pending: str | None = None
+    last_offer: tuple[str, bool] | None = None  # (side, refused)
+    false_claims: tuple[tuple[str, int], ...] = ()  # (side, stage start) of false natural-limit claims
+    last_seen: str | None = None
+    attention: str | None = None
+    ambiguous: tuple[Move, ...] = ()
+    misaligned: Misalignment | None = None
+    vary_order: tuple[str, int] | None = None
+    repetition_pending: bool = False
+    result: Result | None = None
+    foul_just_given: str | None = None
+    out_count: int = 0
+    last_at: int = 0
+
+    # ---------------------------------------------------------------- reading
+    def touches(self, side: str) -> tuple[Touch, ...]:
+        return self.touches_red if side == "red" else self.touches_black
+
+    def adjust(self, side: str) -> frozenset[str]:
+        return self.adjust_red if side == "red" else self.adjust_black
+
+    def active_fouls(self, side: str) -> list[Foul]:
+        return [f for f in self.fouls if f.side == side and not f.waived]
+
+    def obligation(self) -> Obligation | None:
+        return obligation(self.position, self.legal, self.touches(self.position.side))
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    def to_json(self) -> dict[str, Any]:
+        """The state for the API and the web pages (also GET /api/games/<id>/state?seq=N)."""
+        at = self.last_at
+        side = self.position.side
+        pending: list[dict[str, Any]] = []
+        ob = self.obligation()
+        if ob is not None:
+            pending.append({"kind": "touch", "side": side, **ob.to_json()})
+        other_side = other(side)
+        if self.touches(other_side):
+            pending.append({"kind": "touch", "side": other_side, "article": "5.6",
+                            "text": "touched in the opponent's time: applies at its next move",
+                            "points": [t.point for t in self.touches(other_side)]})
+        if self.misaligned is not None:
+            pending.append({"kind": "designation", **self.misaligned.to_json()})
+        if self.ambiguous:
+            pending.append({"kind": "ambiguous", "moves": [m.iccs for m in self.ambiguous]})
+        if self.attention is not None:
+            pending.append({"kind": "attention", "reason": self.attention})
+        if self.repetition_pending:
+            pending.append({"kind": "repetition", "text": "the position has come round three times (待判局面): "
+                                                          "a ruling may be asked"})
+        if self.offer_pending is not None:
+            pending.append({"kind": "draw_offer", "side": self.offer_pending})
+        if self.press_pending is not None:
+            pending.append({"kind": "press_without_move", "side": self.press_pending[0], "article": "8.1.7"})
+        return {
+            "game_id": self.game_id,
+            "board_id": self.board_id,
+            "red_player": self.red_player,
+            "black_player": self.black_player,
+            "rules": self.cfg.to_json(),
+            "recording_required": self.recording_required,
+            "start_fen": self.start_fen,
+            "fen": self.position.fen(),
+            "side_to_move": side,
+            "ply": self.ply,
+            "moves": [m.to_json() for m in self.moves],
+            "clock": self.clock.to_json(at),
+            "red_ms": self.clock.remaining("red", at),
+            "black_ms": self.clock.remaining("black", at),
+            "fouls": _pair([f.to_json() for f in self.fouls if f.side == "red"],
+                           [f.to_json() for f in self.fouls if f.side == "black"]),
+            "illegal_moves": _pair(self.illegal_red, self.illegal_black),
+            "presses_without_move": _pair(self.presses_red, self.presses_black),
+            "draw_offers": _pair(self.offers_red, self.offers_black),
+            "recording": self.recording.to_json(),
+            "pending": pending,
+            "result": None if self.result is None else self.result.to_json(),
+            "at": at,
+        }
+
+
+# --------------------------------------------------------------------------------------------- starting
+
+
+def start(event: Event) -> GameState:
+    """The state a GameStarted begins; GameStartError for a configuration that cannot be played."""
+    d = event.data
+    try:
+        cfg = RuleConfig.make(d.get("ruleset") or "cxa-2021", bool(d.get("rapid", False)), d.get("level") or "national",
+                              d.get("natural_limit_rounds"))
+    except RuleConfigError as exc:
+        raise GameStartError(str(exc)) from None
+    tc_raw = d.get("time_control")
+    if isinstance(tc_raw, str):
+        try:
+            tc_raw = json.loads(tc_raw)
+        except json.JSONDecodeError as exc:
+            raise GameStartError(f"time_control is not JSON: {exc}") from None
+    if not isinstance(tc_raw, Mapping):
+        raise GameStartError("time_control must be an object (6.1-6.5)")
+    try:
+        tc = TimeControl.from_json(tc_raw)
+    except TimeControlError as exc:
+        raise GameStartError(str(exc)) from None
+    fen = d.get("start_fen") or START_FEN
+    try:
+        position = Position.from_fen(fen)
+    except FenError as exc:
+        raise GameStartError(f"start_fen: {exc}") from None
+    clock = ClockState.start(tc, event.occurred_at)
+    if position.side == "black":
+        clock = clock._with(running="black")
+    return GameState(
+        game_id=d["game_id"], board_id=event.board_id, cfg=cfg, red_player=d.get("red_player", ""),
+        black_player=d.get("black_player", ""), recording_required=bool(d.get("recording_required", True)),
+        started_at=event.occurred_at, start_fen=position.fen(), position=position, squares=position.squares(),
+        legal=tuple(position.legal_moves()), moves=(), hist_positions=(position,), hist_moves=(), clock=clock,
+        last_at=event.occurred_at,
+    )
+
+
+# --------------------------------------------------------------------------------------------- the fold step
+
+
+class _Step:
+    """One application of an input: the state as it is being rebuilt, and the outputs so far (local only)."""
+
+    def __init__(self, state: GameState, event: Event) -> None:
+        # A private copy that this step alone changes and then hands back as the next (frozen) state: one copy per
+        # input instead of one per field changed.
+        draft = object.__new__(GameState)
+        draft.__dict__.update(state.__dict__)
+        self.s = draft
+        self.e = event
+        self.t = event.occurred_at
+        self.outs: list[Out] = []
+        self.fouled: str | None = None
+
+    def set(self, **fields: Any) -> None:
+        d = self.s.__dict__
+        for k, v in fields.items():
+            if k not in d:
+                raise AttributeError(f"GameState has no field {k}")
+            d[k] = v
+
+    # ---------------------------------------------------------------- outputs
+    def emit(self, type_: str, **fields: Any) -> None:
+        self.outs.append(Out.of(type_, game_id=self.s.game_id, **fields))
+
+    def ruling(self, kind: str, side: str | None, article: str, message: str, *, rapid_rule: bool = False,
+               ply: int | None = None) -> None:
+        self.emit("Ruling", kind=kind, side=side, article=article, message=message,
+                  ruleset=self.s.cfg.label(rapid_rule), ply=self.s.ply if ply is None else ply,
+                  evidence=[self.e.event_id])
+
+    def attention(self, reason: str) -> None:
+        self.emit("AttentionNeeded", reason=reason, evidence=[self.e.event_id])
+
+    def art(self, concept: str) -> str:
+        a = self.s.cfg.article(concept)
+        if a is None:  # pragma: no cover - a concept asked of an edition that has none is a referee bug
+            raise KeyError(f"{self.s.cfg.ruleset} has no article for {concept}")
+        return a
+
+    def end(self, result: str, article: str, reason: str, *, rapid_rule: bool = False) -> None:
+        if self.s.result is not None:
+            return
+        label = self.s.cfg.label(rapid_rule)
+        self.set(result=Result(result, article, label, reason), clock=self.s.clock.stop(self.t),
+                         offer_pending=None)
+        self.emit("GameEnded", result=result, article=article, reason=reason, ruleset=label)
+
+    def lose(self, loser: str, concept: str, reason: str, *, rapid_rule: bool = False) -> None:
+        self.end(loss_result(loser), self.art(concept), reason, rapid_rule=rapid_rule)
+
+    def foul(self, side: str, article: str, message: str, *, rapid_rule: bool = False) -> None:
+        """A foul (犯规): announced at once (8.2); the rule set's count of fouls loses (4.1.10; rapid two)."""
+        s = self.s
+        label = s.cfg.label(rapid_rule)
+        self.set(fouls=(*s.fouls, Foul(side, article, label, s.ply, message, self.e.event_id)))
+        self.ruling("foul", side, article, message, rapid_rule=rapid_rule)
+        self.fouled = side
+        n = len(self.s.active_fouls(side))
+        if n >= s.cfg.fouls_to_lose:
+            self.lose(side, "fouls_loss", f"{side} has {n} fouls" + (" (rapid play-off rules: two fouls lose)"
+                                                                         if s.cfg.rapid else ""),
+                      rapid_rule=s.cfg.rapid)
+
+    # ---------------------------------------------------------------- state helpers
+    def set_touches(self, side: str, touches: tuple[Touch, ...]) -> None:
+        self.set(**{f"touches_{side}": touches})
+
+    def set_adjust(self, side: str, points: frozenset[str]) -> None:
+        self.set(**{f"adjust_{side}": points})
+
+    def set_flag(self, name: str, side: str, value: Any) -> None:
+        self.set(**{f"{name}_{side}": value})
+
+    def get_flag(self, name: str, side: str) -> Any:
+        return getattr(self.s, f"{name}_{side}")
+
+    def set_position(self, position: Position, squares: str | None = None) -> None:
+        self.set(position=position, squares=position.squares() if squares is None else squares,
+                 legal=tuple(position.legal_moves()))
+
+    def truncate(self, n: int) -> None:
+        """Take the game back to before ply n+1 (5.8.2 / 5.8.3 / 5.10 corrections)."""
+        s = self.s
+        cut = len(s.moves) - n
+        hist_keep = max(0, len(s.hist_moves) - cut)
+        rec = s.recording
+        rec = replace(rec, red_valid=frozenset(p for p in rec.red_valid if p <= n),
+                      black_valid=frozenset(p for p in rec.black_valid if p <= n))
+        self.set(moves=s.moves[:n], hist_moves=s.hist_moves[:hist_keep],
+                         hist_positions=s.hist_positions[: hist_keep + 1], recording=rec)
+        self.set_position(self.s.hist_positions[-1])
+
+
+def apply(state: GameState, event: Event) -> tuple[GameState, tuple[Out, ...]]:
+    """The next state of a game and the outputs an input event causes."""
+    st = _Step(state, event)
+    just_fouled = state.foul_just_given
+    st.set(foul_just_given=None, last_at=max(state.last_at, event.occurred_at))
+    if state.result is not None:
+        _after_result(st)
+    else:
+        _check_time(st)
+        if st.s.result is None:
+            handler = _HANDLERS.get(event.type)
+            if handler is None:
+                st.attention(f"the referee takes no {event.type} as input; it was kept but changes nothing")
+            elif event.type == "Resigned":
+                _resigned(st, just_fouled)
+            else:
+                handler(st)
+    if st.fouled is not None and st.s.result is None:
+        st.set(foul_just_given=st.fouled)
+    outs = tuple(st.outs)
+    st.set(out_count=st.s.out_count + len(outs))
+    return st.s, outs
+
+
+# --------------------------------------------------------------------------------------------- time
+
+
+def _check_time(st: _Step) -> None:
+    """Flag (4.1.6) and late arrival (20.1, 4.1.7), before the event itself counts."""
+    s = st.s
+    t = st.t
+    flagged = s.clock.flagged(t)
+    if flagged is not None:
+        period = ""
+        if s.clock.tc.scheme == "moves_in_time":
+            p = s.clock.tc.period(s.clock.period_index(flagged))
+            if p is not None and p.moves is not None:
+                done = s.clock.red_period_moves if flagged == "red" else s.clock.black_period_moves
+                period = f": {done} of the {p.moves} moves of the time period made"
+        st.lose(flagged, "flag", f"{flagged}'s time ran out{period} (timeouts, {st.art('timeout_rule')})")
+        return
+    running = s.clock.running
+    late = running is not None and not s.clock.paused and not st.get_flag("arrived", running)
+    if late and t - s.started_at > s.clock.tc.late_forfeit_ms * 1000:
+        assert running is not None
+        st.lose(running, "late", f"{running} did not arrive within {s.clock.tc.late_forfeit_ms // 60000} "
+                                 f"minutes of the start ({st.art('late_rule')})")
+
+
+# --------------------------------------------------------------------------------------------- vision
+
+
+def _board_stable(st: _Step) -> None:
+    squares = st.e.data["squares"]
+    try:
+        check_squares(squares)
+    except SquaresError as exc:
+        st.attention(f"BoardStable not understood: {exc}")
+        return
+    s = st.s
+    if squares == s.last_seen:
+        if s.press_pending is not None and not changes_of(s.squares, squares):
+            _press_without_move(st)
+        return
+    st.set(last_seen=squares)
+    _judge_board(st, squares)
+
+
+def _judge_board(st: _Step, squares: str) -> None:
+    s = st.s
+    inf = infer(s.position, s.legal, s.squares, squares)
+    if inf.kind == "unchanged":
+        if s.press_pending is not None:
+            _press_without_move(st)
+        st.set(attention=None, ambiguous=())
+        return
+    if inf.kind == "move":
+        _accept_move(st, inf.moves[0])
+        return
+    if inf.kind == "ambiguous":
+        st.set(ambiguous=inf.moves)
+        if s.misaligned is None:
+            st.attention(f"board change is not one move: {inf.reason} ({'; '.join(inf.changes)}); an arbiter "
+                         f"must say which (PointDesignated or PositionRestored)")
+        return
+    if inf.kind == "illegal":
+        _illegal_move(st, inf.moves[0], inf.reason)
+        return
+    reason = f"{inf.reason}: {'; '.join(inf.changes)}"
+    if s.attention != reason:
+        st.set(attention=reason)
+        st.attention(f"board change is no single legal move ({reason}); restore the position (5.8.2, 5.9) or "
+                     f"send PositionRestored")
+
+
+def _accept_move(st: _Step, move: Move) -> None:
+    s = st.s
+    side = s.position.side
+    ob = s.obligation()
+    if ob is not None and not ob.met_by(move):
+        # 5.1-5.5: the touch obliges; the move stands only if it honours the obligation, so it is taken back.
+        st.ruling("correction", side, ob.article,
+                  f"{move.iccs} does not honour touch-move: {ob.text}; the move is to be taken back and replayed")
+        return
+    before = s.position
+    try:
+        after = before.play(move)
+    except IllegalMove as exc:  # pragma: no cover - infer() only offers legal moves
+        st.attention(f"move {move.iccs} rejected by the rules core: {exc}")
+        return
+    ply = s.ply + 1
+    t = st.t
+    clock = s.clock
+    press_pending = s.press_pending
+    moved = True
+    if press_pending is not None and press_pending[0] == side:
+        # The press came before the camera saw the board still: the move belongs to that press.
+        clock = clock.credit_move(side)
+        press_pending = None
+        moved = False
+    red_ms, black_ms = clock.remaining_both(t)
+    capture = before.captured_by(move)
+    after_squares = squares_after(s.squares, move)
+    fen_after = fen_of(after_squares, after.side, after.plies_since_capture, after.fullmove)
+    record = MoveRecord(ply, side, move, wxf(before, move), chinese(before, move), fen_after, capture,
+                        red_ms, black_ms, st.e.event_id)
+    offer = s.offer_pending
+    last_offer = s.last_offer
+    if offer is not None and offer != side:
+        offer, last_offer = None, (offer, True)  # 23.1: moving is refusing the offer
+    st.set(
+        moves=(*s.moves, record), hist_positions=(*s.hist_positions, after), hist_moves=(*s.hist_moves, move),
+        clock=clock, press_pending=press_pending, attention=None, ambiguous=(), offer_pending=offer,
+        last_offer=last_offer,
+    )
+    st.set_position(after, after_squares)
+    st.set_flag("moved", side, moved)
+    st.set_flag("arrived", side, True)
+    st.set_touches(side, ())
+    st.set_adjust(side, frozenset())
+    if st.s.misaligned is not None and st.s.misaligned.mover != side:
+        st.set(misaligned=None)  # the opponent moved on: the designation question lapsed
+    st.emit("MoveMade", ply=ply, side=side, iccs=move.iccs, wxf=record.wxf, chinese=record.chinese,
+            fen_after=record.fen_after, red_ms=red_ms, black_ms=black_ms)
+    _recording_after_move(st, side, ply)
+    if st.s.result is not None:
+        return
+    # 4.1.1 / 4.1.2: no legal move for the side to move is a loss, checkmated or stalemated (困毙).
+    if not st.s.legal:
+        loser = after.side
+        if after.in_check():
+            st.lose(loser, "mate", f"{loser} is checkmated by {move.iccs} ({record.chinese})")
+        else:
+            st.lose(loser, "stalemate", f"{loser} has no legal move (困毙) after {move.iccs} ({record.chinese})")
+        return
+    _repetition(st)
+
+
+def _repetition_count(s: GameState) -> int:
+    """How often the position now has stood on the board since the last capture (a capture ends every cycle)."""
+    key = s.position.key
+    count = 0
+    for p in reversed(s.hist_positions):
+        if p.key == key:
+            count += 1
+        if p.plies_since_capture == 0:
+            break
+    return count
+
+
+def _repetition(st: _Step) -> None:
+    """After a move: a side told to vary (26.4) that completes the cycle once more loses (4.1.5 / 2011 4.1.7).
+
+    A pending position (待判局面) is otherwise ruled on only when asked (a player's claim, entered by the arbiter as
+    ArbiterDecision with the pending-position article and no result): real games run through threefold
+    repetitions that nobody claims, and the rules make the ruling follow a claim (23.1; the arbiter *may* step in
+    unasked, 23.2). The state shows the pending position meanwhile.
+    """
+    s = st.s
+    count = _repetition_count(s)
+    st.set(repetition_pending=count >= 3)
+    if s.vary_order is None or count < 3:
+        return
+    verdict = judge_repetition(s.hist_positions, s.hist_moves, s.cfg.ruleset, vary_order=s.vary_order)
+    if verdict is not None and verdict.outcome == "loss" and verdict.side is not None:
+        st.end(loss_result(verdict.side), verdict.article, f"pending position (待判局面): {verdict.reason}")
+
+
+def _judge_pending(st: _Step, asked: str) -> None:
+    """A ruling on the pending position was asked for: judge it with the rules core's 棋例 (24-29)."""
+    s = st.s
+    try:
+        verdict = judge_repetition(s.hist_positions, s.hist_moves, s.cfg.ruleset, vary_order=s.vary_order)
+    except (HistoryError, ValueError) as exc:
+        st.attention(f"pending position cannot be judged: {exc}")
+        return
+    if verdict is None:
+        st.attention(f"a ruling on a pending position was asked ({asked}), but the position has not come round "
+                     f"three times in a cycle: no pending position")
+        return
+    what = f"pending position (待判局面): {verdict.reason}; red {verdict.patterns.get('red')}, " \
+           f"black {verdict.patterns.get('black')}"
+    if verdict.outcome == "draw":
+        st.end("1/2-1/2", verdict.article, what)
+    elif verdict.outcome == "loss" and verdict.side is not None:
+        st.end(loss_result(verdict.side), verdict.article, what)
+    elif verdict.outcome == "must_vary" and verdict.side is not None:
+        st.set(vary_order=(verdict.side, len(s.hist_moves)))
+        st.ruling("obligation", verdict.side, verdict.article, f"{what}: {verdict.side} must vary its move")
+    else:
+        st.attention(f"{what} ({verdict.article}): the arbiter must judge")
+
+
+def _illegal_move(st: _Step, move: Move, reason: str) -> None:
+    s = st.s
+    side = s.position.side
+    letter = s.position.piece_at(move.frm) or "?"
+    cfg = s.cfg
+    if _is_suicide(s, move, side):
+        # 3.4 / 4.1.3 (2011 4.1.2 for kings facing): a move that leaves one's own king to be taken.
+        concept = "suicide" if cfg.ruleset == "cxa-2021" or "face" in reason else "illegal_loss"
+        st.lose(side, concept, f"{side} {move.iccs}: {reason} (自杀)")
+        return
+    n = st.get_flag("illegal", side) + 1
+    st.set_flag("illegal", side, n)
+    text = f"{side} {move.iccs}: {reason}"
+    if n >= cfg.illegal_moves_to_lose:
+        level = "" if cfg.ruleset == "cxa-2011" else f" ({cfg.level} event: {cfg.illegal_moves_to_lose} lose)"
+        st.lose(side, "illegal_loss", f"illegal move number {n}: {text}{level}")
+        return
+    st.foul(side, st.art("foul_illegal"), f"illegal move (first in a {cfg.level} event): {text}")
+    if st.s.result is not None:
+        return
+    # 5.8.3: replay from that move; the piece already moved counts as touched (5.1).
+    touch = Touch(move.frm, True, letter, st.t, st.e.event_id)
+    if all(t.point != move.frm for t in st.s.touches(side)):
+        st.set_touches(side, (touch, *st.s.touches(side)))
+    st.ruling("obligation", side, st.art("replay"),
+              f"put the position back and replay ply {s.ply + 1}: the {letter} on {move.frm} counts as touched (5.1)")
+
+
+def _is_suicide(s: GameState, move: Move, side: str) -> bool:
+    try:
+        return Position.from_squares(squares_after(s.squares, move), side).in_check()
+    except FenError:
+        return False
+
+
+def _recording_after_move(st: _Step, side: str, ply: int) -> None:
+    """7.1 / 7.2: settle advance entries; count the mover's unrecorded moves and give the fouls they are worth."""
+    s = st.s
+    rec = s.recording
+    if len(s.hist_moves) == len(s.moves):  # entries are read against the history (cut by an arbiter's position)
+        rec = check_waiting(rec, ply, s.hist_positions, s.hist_moves)
+    if not s.recording_required:
+        st.set(recording=rec)
+        return
+    cfg = s.cfg
+    period = s.clock.period_index(side)
+    under = cfg.suspend_recording_under_ms
+    if under is not None and s.clock.remaining(side, st.t) < under:
+        # 2011 7.2: with under 3 minutes left recording may stop until the next time period.
+        rec = excuse(excuse(rec, side, ply, period), side, ply - 1, period)
+    missed = missing(rec, side, ply - 2, period)
+    due = fouls_due(missed, consecutive_only=not cfg.recording_fouls_cap_at_eight)
+    given = rec.fouls(side)
+    st.set(recording=with_fouls(rec, side, max(given, due)))
+    for _ in range(due - given):
+        st.foul(side, st.art("foul_recording"),
+                f"{side}'s scoresheet misses {len(missed)} moves (plies {', '.join(map(str, missed[:12]))}"
+                f"{' ...' if len(missed) > 12 else ''}): every 4 one foul ({st.art('recording')})")
+        if st.s.result is not None:
+            return
+
+
+def _touch(st: _Step, side: str, point: str, source: str) -> None:
+    s = st.s
+    letter = s.position.piece_at(point)
+    if letter is None:
+        return  # nothing stands there in the accepted position: the camera's report explains nothing
+    if point in s.adjust(side) or any(t.point == point for t in s.touches(side)):
+        return  # 5.6: announced adjustment; or already touched this turn
+    touch = Touch(point, letter.isupper() == (side == "red"), letter, st.t, st.e.event_id)
+    st.set_touches(side, (*s.touches(side), touch))
+    if side == s.position.side:
+        legal: tuple[Move, ...] | list[Move] = s.legal
+    else:
+        try:
+            legal = Position.from_squares(s.squares, side).legal_moves()
+        except FenError:
+            legal = []
+    why = touch_foul(legal, touch)
+    if why is not None:
+        st.foul(side, st.art("foul_touch_own" if touch.own else "foul_touch_opponent"), f"{why} ({source})")
+
+
+def _lifted(st: _Step) -> None:
+    # The camera cannot tell whose hand it was: in a side's own time it is that side's (5.1-5.5).
+    _touch(st, st.s.position.side, st.e.data["point"], f"{st.e.type} seen by the camera")
+
+
+def _touch_reported(st: _Step) -> None:
+    d = st.e.data
+    side, point = d["side"], d["point"]
+    st.set_flag("arrived", side, True)
+    if d.get("adjust"):
+        if side == st.s.position.side:
+            st.set_adjust(side, st.s.adjust(side) | {point})  # 5.6: announced, in own time: no touch
+            return
+        st.ruling("warning", side, st.art("adjust"),
+                  f"{side} adjusted {point} in the opponent's time: that counts as touching (5.6)")
+    _touch(st, side, point, "reported")
+
+
+def _misaligned(st: _Step) -> None:
+    s = st.s
+    points = tuple(st.e.data["points"])
+    if not s.moves:
+        st.attention(f"a piece stands between {' and '.join(points)} before any move")
+        return
+    mover = s.moves[-1].side
+    pressed = s.clock.running != mover
+    if not pressed:
+        st.set(misaligned=Misalignment(points, mover, "fix"))
+        return
+    _to_designation(st, Misalignment(points, mover, "designate"))
+
+
+def _to_designation(st: _Step, mis: Misalignment) -> None:
+    st.set(misaligned=mis)
+    opponent = other(mis.mover)
+    st.ruling("obligation", opponent, st.art("designate"),
+              f"a piece stands between {' and '.join(mis.points)} after {mis.mover}'s move and clock press: "
+              f"{opponent} designates its point (5.10)")
+    if st.s.cfg.misaligned_foul_for_mover:
+        st.foul(mis.mover, "5.10", f"{mis.mover} pressed the clock before fixing the piece between "
+                                   f"{' and '.join(mis.points)} (rapid play-off rules)", rapid_rule=True)
+
+
+def _designated(st: _Step) -> None:
+    s = st.s
+    point = st.e.data["point"]
+    if s.ambiguous:
+        chosen = [m for m in s.ambiguous if m.to == point]
+        if len(chosen) == 1:
+            st.set(misaligned=None)
+            _accept_move(st, chosen[0])
+            return
+    mis = s.misaligned
+    if mis is None:
+        st.attention(f"PointDesignated {point}, but no piece is waiting for a designation (5.10)")
+        return
+    if point not in mis.points:
+        st.attention(f"PointDesignated {point} is not one of the candidate points {', '.join(mis.points)}")
+        return
+    last = s.moves[-1] if s.moves else None
+    st.set(misaligned=None)
+    if last is None or last.side != mis.mover or last.move.to == point:
+        return  # the camera's reading stands
+    if last.move.to not in mis.points:
+        st.attention(f"the piece between {' and '.join(mis.points)} is not the one {mis.mover} moved last")
+        return
+    alternative = Move(last.move.frm, point)
+    before = s.hist_positions[-2] if len(s.hist_moves) else None
+    if before is None or not before.is_legal(alternative):
+        st.attention(f"designated point {point} would make {mis.mover}'s move {alternative.iccs} illegal")
+        return
+    side_to_move_before = s.position.side
+    st.truncate(s.ply - 1)
+    st.ruling("correction", mis.mover, st.art("designate"),
+              f"ply {last.ply} stands on {point} as designated: {last.move.iccs} becomes {alternative.iccs}")
+    _accept_move(st, alternative)
+    if st.s.position.side != side_to_move_before:  # pragma: no cover - defensive
+        st.attention("designation did not restore the turn order")
+
+
+# --------------------------------------------------------------------------------------------- clock
+
+
+def _device(st: _Step) -> None:
+    d = st.e.data
+    st.set(clock=st.s.clock.with_device(d.get("red_ms"), d.get("black_ms"), st.t))
+
+
+def _check_drift(st: _Step) -> None:
+    clock = st.s.clock
+    drift = clock.drift(st.t)
+    if drift is None:
+        return
+    tol = clock.tc.drift_tolerance_ms
+    if drift > tol and not clock.drifting:
+        st.set(clock=clock._with(drifting=True))
+        red, black = clock.remaining_both(st.t)
+        st.ruling("warning", None, st.art("clock"),
+                  f"the clock device and the model differ by {drift} ms (device red {clock.device_red_ms}, black "
+                  f"{clock.device_black_ms}; model red {red}, black {black}): check the clock")
+    elif drift <= tol and clock.drifting:
+        st.set(clock=clock._with(drifting=False))
+
+
+def _press_without_move(st: _Step) -> None:
+    """8.1.7: the clock pressed without a move (twice: 4.1.9; rapid play-off: at once; 2011: only a warning)."""
+    s = st.s
+    if s.press_pending is None:
+        return
+    side = s.press_pending[0]
+    st.set(press_pending=None)
+    n = st.get_flag("presses", side) + 1
+    st.set_flag("presses", side, n)
+    cfg = s.cfg
+    limit = cfg.presses_to_lose
+    if limit is None:
+        st.ruling("warning", side, st.art("clock"), f"{side} pressed the clock without having moved (6: press "
+                                                    "after moving)")
+        return
+    if n >= limit:
+        st.lose(side, "press_loss", f"{side} pressed the clock without moving {n} time(s)", rapid_rule=cfg.rapid)
+        return
+    st.foul(side, st.art("foul_press"), f"{side} pressed the clock without having moved")
+
+
+def _clock_pressed(st: _Step) -> None:
+    side = st.e.data["side"]
+    st.set_flag("arrived", side, True)
+    _device(st)
+    s = st.s
+    if s.clock.paused or s.clock.running != side:
+        return  # a stopped clock, or the side whose clock is not running: the device does nothing
+    if s.press_pending is not None:
+        _press_without_move(st)  # the earlier press was never followed by a move
+        if st.s.result is not None:
+            return
+        s = st.s
+    if st.get_flag("moved", side):
+        st.set(clock=s.clock.press(side, st.t).credit_move(side))
+        st.set_flag("moved", side, False)
+        _check_drift(st)
+    else:
+        st.set(clock=s.clock.press(side, st.t), press_pending=(side, st.e.event_id))
+    mis = st.s.misaligned
+    if mis is not None and mis.stage == "fix" and mis.mover == side:
+        _to_designation(st, replace(mis, stage="designate"))
+
+
+def _clock_paused(st: _Step) -> None:
+    by = st.e.data["by"]
+    _device(st)
+    st.set(clock=st.s.clock.pause(st.t))
+    if by != "arbiter":
+        st.foul(by, st.art("foul_clock"), f"{by} stopped the clock without the arbiter's permission")
+
+
+def _clock_resumed(st: _Step) -> None:
+    by = st.e.data["by"]
+    _device(st)
+    if not st.s.clock.paused:
+        return
+    st.set(clock=st.s.clock.resume(st.t))
+    if by != "arbiter":
+        st.foul(by, st.art("foul_clock"), f"{by} started the clock without the arbiter's permission")
+
+
+# --------------------------------------------------------------------------------------------- people
+
+
+def _scoresheet(st: _Step) -> None:
+    d = st.e.data
+    s = st.s
+    side, ply, text = d["side"], d["ply"], d["text"]
+    st.set_flag("arrived", side, True)
+    if len(s.hist_moves) != len(s.moves):
+        # A position set by an arbiter cut the history: entries are checked against the moves we still have.
+        rec = replace(s.recording, entries=(*s.recording.entries, (side, ply, text)))
+        st.set(recording=rec)
+        return
+    rec, why = add_entry(s.recording, side, ply, text, s.hist_positions, s.hist_moves)
+    st.set(recording=rec)
+    if why is not None and s.recording_required:
+        st.ruling("warning", side, st.art("illegible"),
+                  f"{side}'s scoresheet entry for ply {ply} ({text!r}) {why}: it counts as not recorded",
+                  ply=ply)
+
+
+def _draw_offered(st: _Step) -> None:
+    s = st.s
+    side = st.e.data["side"]
+    st.set_flag("arrived", side, True)
+    opponent = other(side)
+    if s.offer_pending == opponent:
+        st.end("1/2-1/2", st.art("draw_agreement"), "both sides offered a draw: agreed")
+        return
+    if s.offer_pending == side:
+        return  # the same offer again: it stands until answered (not withdrawn, 23.1)
+    # 23.1 (2021: 22.1): offer after one's own move, before pressing the clock.
+    just_moved = bool(s.moves) and s.moves[-1].side == side and s.clock.running == side
+    if not just_moved:
+        st.ruling("warning", side, st.art("draw_offer_rule"),
+                  f"{side} offered a draw out of order: an offer is made after one's own move and before pressing "
+                  f"the clock")
+    n = st.get_flag("offers", side) + 1
+    st.set_flag("offers", side, n)
+    prev = s.last_offer
+    st.set(offer_pending=side, last_offer=(side, False))
+    margin = s.cfg.draw_offer_foul_margin
+    if margin is not None:
+        if n - st.get_flag("offers", opponent) >= margin:
+            st.foul(side, st.art("foul_draw_offers"),
+                    f"{side} has offered a draw {n} times against {st.get_flag('offers', opponent)}")
+    elif prev is not None and prev[0] == side and prev[1]:
+        st.foul(side, st.art("foul_draw_offers"), f"{side} offered a draw again after it was refused")
+
+
+def _draw_answered(st: _Step) -> None:
+    s = st.s
+    side, accepted = st.e.data["side"], st.e.data["accepted"]
+    if s.offer_pending != other(side):
+        st.attention(f"{side} answered a draw offer, but no offer of {other(side)} is pending")
+        return
+    if accepted:
+        st.end("1/2-1/2", st.art("draw_agreement"), f"{other(side)} offered a draw and {side} accepted")
+    else:
+        st.set(offer_pending=None, last_offer=(other(side), True))
+
+
+def _natural_limit(st: _Step) -> None:
+    s = st.s
+    side = st.e.data["side"]
+    cfg = s.cfg
+    try:
+        count = natural_limit_count(s.hist_positions, s.hist_moves, side, ruleset=cfg.ruleset, rapid=cfg.rapid,
+                                    rounds=cfg.limit_rounds, checks_cap=cfg.checks_cap)
+    except (HistoryError, ValueError) as exc:
+        st.attention(f"natural-limit claim by {side} cannot be checked: {exc}")
+        return
+    if count.reached:
+        st.end("1/2-1/2", st.art("draw_natural"), f"{side}'s claim checked: {count.reason}")
+        return
+    # False claim (2021 8.1.4 / 4.1.11; 2011 9.1.4; rapid play-off: a loss).
+    earlier = sum(1 for who, stage in s.false_claims if who == side and stage == count.stage_start)
+    st.set(false_claims=(*s.false_claims, (side, count.stage_start)))
+    to_lose = cfg.false_claims_to_lose
+    if to_lose is not None and earlier + 1 >= to_lose:
+        concept = "false_claim_loss" if cfg.article("false_claim_loss") else "fouls_loss"
+        st.lose(side, concept, f"false natural-limit claim number {earlier + 1} in this stage: {count.reason}",
+                rapid_rule=cfg.rapid)
+        return
+    st.foul(side, st.art("foul_false_claim"), f"false natural-limit claim: {count.reason}")
+    if st.s.result is not None:
+        return
+    clock = st.s.clock.settle(st.t).add(side, -cfg.false_claim_penalty_ms)
+    st.set(clock=clock)
+    st.ruling("correction", side, st.art("claim_rule"), f"five minutes taken off {side}'s clock for the false claim")
+    if clock.remaining(side, st.t) <= 0:
+        st.lose(side, "flag", f"the five-minute penalty for the false claim used up {side}'s time")
+
+
+def _resigned(st: _Step, just_fouled: str | None) -> None:
+    side = st.e.data["side"]
+    s = st.s
+    if just_fouled == side and s.cfg.ruleset == "cxa-2021":
+        # 8.2: the offender resigned at once after the foul: the foul may be waived.
+        fouls = list(s.fouls)
+        for i in range(len(fouls) - 1, -1, -1):
+            if fouls[i].side == side and not fouls[i].waived:
+                fouls[i] = replace(fouls[i], waived=True)
+                st.set(fouls=tuple(fouls))
+                st.ruling("correction", side, st.art("waiver"),
+                          f"{side} resigned at once after the foul ({fouls[i].article}): the foul is waived")
+                break
+    st.lose(side, "resign", f"{side} resigned")
+
+
+def _foul_reported(st: _Step) -> None:
+    d = st.e.data
+    if not d["article"]:
+        st.attention("FoulReported without an article")
+        return
+    st.foul(d["side"], d["article"], d.get("note") or f"foul reported by the arbiter ({d['article']})")
+
+
+def _arbiter_decision(st: _Step) -> None:
+    d = st.e.data
+    result, article, note = d["result"], d["article"], d.get("note") or ""
+    if result in RESULTS:
+        st.end(result, article, note or f"arbiter's decision ({article})")
+        return
+    if result:
+        st.attention(f"ArbiterDecision result {result!r} is not one of {', '.join(RESULTS)}")
+        return
+    pending_article = st.art("pending_position")
+    if article == pending_article or article.startswith(pending_article + "."):
+        _judge_pending(st, article)
+        return
+    if article.startswith("5.6"):
+        # 5.6: obviously accidental contact is no touch: the arbiter clears the touches of the side to move.
+        side = st.s.position.side
+        st.set_touches(side, ())
+        st.ruling("correction", side, article, note or f"{side}'s touches were accidental contact: no obligation")
+        if st.s.last_seen is not None:
+            _judge_board(st, st.s.last_seen)  # the board may show a move that the touches had held back
+        return
+    st.ruling("warning", None, article, note or f"arbiter's note ({article})")
+
+
+def _position_restored(st: _Step) -> None:
+    d = st.e.data
+    s = st.s
+    article = d["article"] or st.art("restore")
+    try:
+        target = Position.from_fen(d["fen"])
+    except FenError as exc:
+        st.attention(f"PositionRestored with a bad FEN: {exc}")
+        return
+    tsq, tside = target.squares(), target.side
+    st.set(attention=None, ambiguous=(), last_seen=None)
+    if tsq == s.squares and tside == s.position.side:
+        return  # the accepted position, confirmed
+    # 5.8.2: back to a position before the error (within five rounds): the later moves are cancelled.
+    for back in range(1, min(RESTORE_WINDOW_PLIES, len(s.hist_moves)) + 1):
+        p = s.hist_positions[-1 - back]
+        if p.squares() == tsq and p.side == tside:
+            cancelled = [m.move.iccs for m in s.moves[-back:]]
+            st.truncate(s.ply - back)
+            st.set_touches(tside, ())  # 5.8.2: the side to move may choose any move
+            st.ruling("correction", None, article,
+                      f"position restored to before ply {s.ply - back + 1}; cancelled: {' '.join(cancelled)}")
+            return
+    for m in s.legal:  # the arbiter's position is one move on: that move was made
+        if s.position.play(m).squares() == tsq and tside != s.position.side:
+            _accept_move(st, m)
+            return
+    st.set(hist_positions=(target,), hist_moves=())
+    st.set_position(target)
+    st.ruling("correction", None, article, f"position set by the arbiter: {target.fen()}")
+
+
+def _camera_fault(st: _Step) -> None:
+    st.attention(f"camera fault: {st.e.data.get('reason', '')}: watch this board")
+
+
+def _hand_entered(st: _Step) -> None:
+    # 20.1: a hand over the board in a side's own time shows that side is at the board.
+    running = st.s.clock.running
+    if running is not None:
+        st.set_flag("arrived", running, True)
+
+
+def _ignore(st: _Step) -> None:
+    return
+
+
+_HANDLERS: dict[str, Callable[[_Step], None]] = {
+    "BoardStable": _board_stable,
+    "PieceLifted": _lifted,
+    "PieceNudged": _lifted,
+    "PiecePlaced": _ignore,
+    "PieceMisaligned": _misaligned,
+    "PointDesignated": _designated,
+    "TouchReported": _touch_reported,
+    "HandEntered": _hand_entered,
+    "HandLeft": _ignore,
+    "BoardCalibrated": _ignore,
+    "FrameCaptured": _ignore,
+    "CameraFault": _camera_fault,
+    "ClockPressed": _clock_pressed,
+    "ClockPaused": _clock_paused,
+    "ClockResumed": _clock_resumed,
+    "ScoresheetEntry": _scoresheet,
+    "DrawOffered": _draw_offered,
+    "DrawAnswered": _draw_answered,
+    "NaturalLimitClaimed": _natural_limit,
+    "Resigned": _ignore,  # dispatched in apply(): 8.2 needs to know whether a foul came just before
+    "FoulReported": _foul_reported,
+    "ArbiterDecision": _arbiter_decision,
+    "PositionRestored": _position_restored,
+}
+
+# Observations and device reports after the result are expected (pieces put away, the clock still ticking).
+_QUIET_AFTER_RESULT = frozenset({
+    "BoardStable", "PieceLifted", "PieceNudged", "PiecePlaced", "PieceMisaligned", "HandEntered", "HandLeft",
+    "BoardCalibrated", "FrameCaptured", "CameraFault", "ClockPressed", "ClockPaused", "ClockResumed",
+    "ScoresheetEntry", "TouchReported",
+})
+
+
+def _after_result(st: _Step) -> None:
+    """22.5: once a result stands nothing changes it: no flag, no foul; a contradicting action is for an arbiter."""
+    e = st.e
+    if e.type in ("ClockPressed", "ClockPaused", "ClockResumed"):
+        _device(st)
+        return
+    if e.type == "ScoresheetEntry" and len(st.s.hist_moves) == len(st.s.moves):
+        d = e.data
+        rec, _ = add_entry(st.s.recording, d["side"], d["ply"], d["text"], st.s.hist_positions, st.s.hist_moves)
+        st.set(recording=rec)  # 7.3: filling in after the game is allowed
+        return
+    if e.type in _QUIET_AFTER_RESULT:
+        return
+    r = st.s.result
+    assert r is not None
+    st.attention(f"{e.type} after the result already stands ({r.result}, {r.article}: {r.reason}); not applied")
+
+
+def describe_board_change(position: Position, squares: str) -> str:
+    """Words for what changed between the accepted position and a snapshot (for arbiters' tools)."""
+    cur = position.squares()
+    return "; ".join(describe_changes(cur, squares, changes_of(cur, squares)))

@@ -1,0 +1,149 @@
+"""Moves from vision: what a BoardStable snapshot says happened since the last accepted position.
+
+`squares` (BoardStable) is 90 characters, rank 9 first, files a..i: a FEN letter where the piece type is known,
+`X` / `x` a red / black piece of unknown type, `.` empty, `?` unsure. Occupancy and colour are enough to find a
+move; a known type must match; `?` is consistent with anything. The answer is never a guess: a change that is
+exactly one legal move is a move; one that two or more legal moves explain is ambiguous; a single own piece moved
+where it may not go is an illegal move; anything else (two moves, a knocked-over or displaced piece, a piece of
+the side not to move) is for an arbiter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xqarb.referee.rules import Move, Position
+
+FILES = "abcdefghi"
+VALID = frozenset("KABNRCPkabnrcpXx.?")
+_NAMES = {"k": "king", "a": "advisor", "b": "elephant", "n": "horse", "r": "rook", "c": "cannon", "p": "pawn"}
+
+
+class SquaresError(ValueError):
+    """A BoardStable whose squares are not 90 characters of the catalogue's alphabet."""
+
+
+def point_of(index: int) -> str:
+    return f"{FILES[index % 9]}{9 - index // 9}"
+
+
+def index_of(point: str) -> int:
+    return (9 - int(point[1])) * 9 + FILES.index(point[0])
+
+
+def describe(ch: str) -> str:
+    if ch == ".":
+        return "empty"
+    if ch == "?":
+        return "unsure"
+    if ch in "Xx":
+        return ("red" if ch == "X" else "black") + " piece"
+    return ("red " if ch.isupper() else "black ") + _NAMES[ch.lower()]
+
+
+def consistent(letter: str, seen: str) -> bool:
+    """Is a board point holding `letter` ('.' for empty) consistent with what the camera saw?"""
+    if seen == "?" or seen == letter:
+        return True
+    if seen == "X":
+        return letter.isupper()
+    if seen == "x":
+        return letter.islower()
+    return False
+
+
+def check_squares(squares: str) -> None:
+    if not isinstance(squares, str) or len(squares) != 90:
+        raise SquaresError(f"squares must be 90 characters (rank 9 first), got {len(squares)!r}")
+    bad = set(squares) - VALID
+    if bad:
+        raise SquaresError(f"squares holds characters outside FEN letters, X, x, '.', '?': {''.join(sorted(bad))}")
+
+
+@dataclass(frozen=True, slots=True)
+class Inference:
+    """kind: unchanged | move | ambiguous | illegal | unexplained."""
+
+    kind: str
+    moves: tuple[Move, ...] = ()
+    reason: str = ""
+    changes: tuple[str, ...] = ()
+
+
+def changes_of(current: str, seen: str) -> list[int]:
+    if current == seen:
+        return []
+    return [i for i, (a, b) in enumerate(zip(current, seen, strict=True)) if a != b and not consistent(a, b)]
+
+
+def squares_after(squares: str, move: Move) -> str:
+    """The 90-point form after a piece moves (whatever stood on the target is gone)."""
+    f, t = index_of(move.frm), index_of(move.to)
+    cells = list(squares)
+    cells[t], cells[f] = cells[f], "."
+    return "".join(cells)
+
+
+_RUNS = [(".........", "9"), ("........", "8"), (".......", "7"), ("......", "6"), (".....", "5"), ("....", "4"),
+         ("...", "3"), ("..", "2"), (".", "1")]
+
+
+def fen_of(squares: str, side: str, halfmove: int, fullmove: int) -> str:
+    """FEN from the 90-point form, as `Position.fen()` writes it (checked by the tests), without building a board."""
+    rows = []
+    for r in range(10):
+        row = squares[r * 9:(r + 1) * 9]
+        for dots, digit in _RUNS:
+            if dots in row:
+                row = row.replace(dots, digit)
+        rows.append(row)
+    return f"{'/'.join(rows)} {'w' if side == 'red' else 'b'} - - {halfmove} {fullmove}"
+
+
+def describe_changes(current: str, seen: str, diff: Sequence[int]) -> tuple[str, ...]:
+    return tuple(f"{point_of(i)}: {describe(current[i])} -> {describe(seen[i])}" for i in diff)
+
+
+def infer(position: Position, legal: Sequence[Move], current: str, seen: str) -> Inference:
+    """The move (or not) that turns `position` (whose squares are `current`) into what the camera `seen`."""
+    diff = changes_of(current, seen)
+    if not diff:
+        return Inference("unchanged")
+    changes = describe_changes(current, seen, diff)
+    if len(diff) > 2:
+        return Inference("unexplained", reason=f"{len(diff)} points changed: no single move explains it",
+                         changes=changes)
+    need = {point_of(i) for i in diff}
+    candidates = []
+    for m in legal:
+        if (m.frm not in need and len(need) == 2) or (m.to not in need and len(need) == 2):
+            continue
+        if len(need) == 1 and m.frm not in need and m.to not in need:
+            continue
+        f, t = index_of(m.frm), index_of(m.to)
+        piece = current[f]
+        if consistent(".", seen[f]) and consistent(piece, seen[t]):
+            candidates.append(m)
+    if len(candidates) == 1:
+        return Inference("move", (candidates[0],), changes=changes)
+    if candidates:
+        return Inference("ambiguous", tuple(candidates),
+                         reason="the change fits " + ", ".join(m.iccs for m in candidates), changes=changes)
+    # A single piece of the side to move left one point and stands on another: an illegal move (2.2, 3.4).
+    red = position.side == "red"
+    if len(diff) == 2:
+        a, b = diff
+        for f, t in ((a, b), (b, a)):
+            piece = current[f]
+            if piece == "." or piece.isupper() != red or seen[f] not in ".?":
+                continue
+            target = current[t]
+            if target != "." and target.isupper() == red:
+                continue  # cannot land on an own piece
+            if consistent(piece, seen[t]) and seen[t] != "?":
+                mv = Move(point_of(f), point_of(t))
+                why = position.illegal_reason(mv) or "not a legal move"
+                return Inference("illegal", (mv,), reason=why, changes=changes)
+    mover = "Red" if red else "Black"
+    return Inference("unexplained", reason=f"no single legal move of {mover} explains the change", changes=changes)
