@@ -428,7 +428,10 @@ class Consumer:
         except KafkaError as exc:
             raise BusError(f"group {self.group_id!r}: poll failed: {exc}") from exc
         if self._listener.failure is not None:
+            # The service could not load or release its state: return nothing of this batch (rewound, so a
+            # later commit skips nothing) and let the service stop (close this consumer).
             failure, self._listener.failure = self._listener.failure, None
+            self._rewind(batches)
             raise failure
         records: list[Record] = []
         for tp, messages in batches.items():
@@ -453,12 +456,17 @@ class Consumer:
                             # Not kept anywhere yet, and nothing of this batch was returned: rewind every
                             # partition of the batch to its first record so that a later commit skips nothing
                             # (dead letters already sent may be sent twice); the caller may poll again.
-                            for rewind_tp, rewind_messages in batches.items():
-                                self._consumer.seek(rewind_tp, rewind_messages[0].offset)
+                            self._rewind(batches)
                             raise
                         continue
                 records.append(record)
         return records
+
+    def _rewind(self, batches: Mapping[Any, list[Any]]) -> None:
+        held = self._consumer.assignment()
+        for tp, messages in batches.items():
+            if messages and tp in held:  # a partition no longer held restarts from its committed offset anyway
+                self._consumer.seek(tp, messages[0].offset)
 
     def _dead_letter(self, record: Record, reason: str) -> None:
         if self._dlq is None:
