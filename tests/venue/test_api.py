@@ -8,8 +8,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.venue.gamedata import MOVES
 from xqarb.events import make_event
 from xqarb.referee.api import StreamHub, decode_position, encode_position
@@ -79,10 +77,25 @@ def test_pgn_export_has_moves_and_clock_times(api_setup: dict[str, Any]) -> None
 
 
 def test_state_at_any_entry(api_setup: dict[str, Any]) -> None:
-    pytest.importorskip("xqarb.referee.board", reason="the referee's fold (issue 5) has not landed yet")
+    """The referee's own fold of the ledger's inputs up to entry N: the disputed moment's position and clocks."""
+    from tests.venue.gamedata import START_FEN, play
+
     c, g = api_setup["client"], api_setup["game"]
-    s = c.get(f"/api/games/{g}/state?seq=4").get_json()
-    assert s["seq"] == 4 and "state" in s
+    at_start = c.get(f"/api/games/{g}/state?seq=1").get_json()
+    assert at_start["seq"] == 1 and at_start["state"]["fen"] == START_FEN and at_start["state"]["ply"] == 0
+    # Entries 2-4: the camera's still board after 炮二平五, the referee's MoveMade, red's clock press.
+    s = c.get(f"/api/games/{g}/state?seq=4").get_json()["state"]
+    assert (
+        s["fen"].split()[:2] == play(START_FEN, "h2e2")[0].split()[:2]
+        and s["ply"] == 1
+        and s["side_to_move"] == "black"
+    )
+    assert s["red_player"] == "湖北李智平" and "fouls" in s and "pending" in s
+    assert isinstance(s["red_ms"], int) and isinstance(s["black_ms"], int)
+    current = c.get(f"/api/games/{g}").get_json()
+    assert current["state"]["fen"].split()[0] == api_setup["final_fen"].split()[0] and current["state"]["ply"] == len(
+        MOVES
+    )
     assert c.get(f"/api/games/{g}/state?seq=999").status_code == 404
     assert c.get(f"/api/games/{g}/state?seq=abc").status_code == 400
 
@@ -234,3 +247,13 @@ def test_stream_from_kafka_with_broadcast_delay(topics: str, unique_topic: Any, 
     for p in {i.partition for i in hub.items}:
         offs = [i.offset for i in hub.items if i.partition == p]
         assert offs == sorted(offs)
+
+
+def test_pgn_export_reads_back_with_the_rules_core(api_setup: dict[str, Any]) -> None:
+    """The exported PGN is a game record the rules core (and `xqarb replay`) reads back to the same moves."""
+    from xqarb.referee.rules.pgn import read_pgn, replay
+
+    text = api_setup["client"].get(f"/api/games/{api_setup['game']}/pgn").get_data(as_text=True)
+    [record] = read_pgn(text)
+    assert record.headers["Red"] == "湖北李智平"
+    assert [m.iccs for m in replay(record).moves] == [iccs for iccs, _, _ in MOVES]
