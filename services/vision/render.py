@@ -138,7 +138,7 @@ def random_scene(seed: int, *, difficulty: str = "hard") -> Scene:
         side = float(rng.choice([0, 180, 90, 270], p=[0.4, 0.2, 0.2, 0.2]))
         tilt = float(rng.uniform(0, 36) if hard else rng.uniform(0, 18))
         cam = Camera(
-            width, height, tilt, side + float(rng.normal(0, 6 if hard else 2)),
+            width, height, tilt, side + float(rng.normal(0, 9 if hard else 3)),
             float(rng.normal(0, 3 if hard else 1)),
             float(rng.uniform(14, 40) if hard else rng.uniform(22, 40)),
             float(rng.uniform(0.62, 0.95) if hard else rng.uniform(0.75, 0.92)),
@@ -235,7 +235,7 @@ def random_scene(seed: int, *, difficulty: str = "hard") -> Scene:
         piece_height=float(rng.uniform(0.16, 0.3)),
         orientation="owner" if plain else str(rng.choice(["owner", "owner", "owner", "red", "random"])),
         rotation_jitter_deg=0.0 if plain else float(rng.uniform(3, 25 if hard else 8)),
-        position_jitter=0.0 if plain else float(rng.uniform(0.01, 0.07 if hard else 0.03)),
+        position_jitter=0.0 if plain else float(rng.uniform(0.02, 0.09 if hard else 0.04)),
         light=light,
         noise=0.0 if plain else float(rng.uniform(1, 7 if hard else 3)),
         blur=0.0 if plain else float(rng.uniform(0, 1.6 if hard else 0.7)),
@@ -387,10 +387,14 @@ def _context(scene: Scene) -> _Context:
         glare = cv2.merge([glare, glare, glare])
     noise = None
     if scene.noise > 0:
-        shape = (H + _NOISE_PAD, W + _NOISE_PAD)
-        n = rng.standard_normal(shape, dtype=np.float32) * scene.noise
-        n = cv2.merge([n, n, n]) + rng.standard_normal((*shape, 3), dtype=np.float32) * (scene.noise * 0.35)
-        noise = (np.clip(n, 0, 255).astype(np.uint8), np.clip(-n, 0, 255).astype(np.uint8))
+        # A 509x509 tile (prime, so the repeats do not line up with anything) tiled over the frame.
+        t = 509
+        lum = rng.standard_normal((t, t, 1), dtype=np.float32) * scene.noise
+        n = lum + rng.standard_normal((t, t, 3), dtype=np.float32) * (scene.noise * 0.35)
+        reps = ((H + _NOISE_PAD) // t + 1, (W + _NOISE_PAD) // t + 1, 1)
+        pos = np.tile(np.clip(n, 0, 255).astype(np.uint8), reps)[:H + _NOISE_PAD, :W + _NOISE_PAD]
+        neg = np.tile(np.clip(-n, 0, 255).astype(np.uint8), reps)[:H + _NOISE_PAD, :W + _NOISE_PAD]
+        noise = (np.ascontiguousarray(pos), np.ascontiguousarray(neg))
     centre = np.array([[4, 4.5 * a, scene.piece_height], [4 + scene.piece_diameter, 4.5 * a, scene.piece_height]])
     c2 = view.project(centre)
     return _Context(view, sheet, sheet_to_world, table, table_to_world, gain, glare, noise,
@@ -512,7 +516,7 @@ def _draw_one_piece(img: np.ndarray, scene: Scene, view: _View, p: _PieceDraw, l
     x1, y1 = min(W, tmax[0]), min(H, tmax[1])
     if x1 <= x0 or y1 <= y0:
         return
-    diam = int(max(tmax - tmin) // 2 * 2 + 2)
+    diam = int(max(tmax - tmin) // 4 * 4 + 4)  # a few sprite sizes per scene; the warp does the rest
     sprite = (blank_sprite(look, diam) if p.letter == "?" else
               piece_sprite(look, _glyph(scene, p.letter), p.letter.isupper(), diam))
     d = sprite.shape[0]
@@ -631,7 +635,7 @@ def _hand_parts(scene: Scene, hand: Hand, frame_key: int) -> list[tuple[str, np.
     tip, d, _, _ = _hand_geometry(scene, hand)
     perp = np.array([-d[1], d[0]])
     u = _unit_hash(scene.seed, frame_key // 3, hand.side, "hand")
-    size = 0.9 + 0.25 * _unit_hash(scene.seed, hand.side, "size")
+    size = 1.05 + 0.25 * _unit_hash(scene.seed, hand.side, "size")
     z = tip[2]
 
     def P(along: float, across: float, dz: float) -> np.ndarray:
@@ -710,13 +714,20 @@ def _draw_hand(img: np.ndarray, scene: Scene, view: _View, hand: Hand, frame_key
     off = np.array([x0, y0], float)
     for kind, pa, pb, ra, rb, _, _ in drawn:
         _capsule(ms if kind == "skin" else mv, (pa - off) / q, (pb - off) / q, ra / q, rb / q)
+    # Creases between the fingers and at the knuckles: each finger's outline, drawn thin and dark.
+    crease = np.zeros_like(ms)
+    for _, pa, pb, ra, rb, _, _ in drawn[:5]:
+        _capsule(crease, (pa - off) / q, (pb - off) / q, ra / q, rb / q, outline=max(1, round(ra / q / 4)))
     msf = ms.astype(np.float32) / 255
     mvf = mv.astype(np.float32) / 255
     msf *= 1 - mvf
     alpha = np.maximum(msf, mvf)
     # Shading: rounded limbs darken towards their outline, and are lit from the light's side.
     sm = max(3, int(_context(scene).sprite_px / 3 / q)) | 1
-    body = cv2.GaussianBlur(alpha, (sm, sm), 0)
+    body = cv2.GaussianBlur(alpha, (sm, sm), 0) * (1 - 0.3 * crease.astype(np.float32) / 255)
+    # Skin and cloth are not flat colour: a fine mottling.
+    tex = np.random.default_rng([scene.seed, frame_key, 5]).standard_normal(body.shape, dtype=np.float32)
+    body *= 1 + 0.03 * cv2.GaussianBlur(tex, (3, 3), 0)
     yy = np.arange(hh, dtype=np.float32)[:, None] * q + y0
     xx = np.arange(hw, dtype=np.float32)[None, :] * q + x0
     grad = 1 + 0.15 * ((xx - W / 2) / W * math.cos(li.light_azimuth) - (yy - H / 2) / H * math.sin(li.light_azimuth))
@@ -737,10 +748,17 @@ def _draw_hand(img: np.ndarray, scene: Scene, view: _View, hand: Hand, frame_key
     roi[:] = np.clip(out, 0, 255).astype(np.uint8)
 
 
-def _capsule(mask: np.ndarray, pa: np.ndarray, pb: np.ndarray, ra: float, rb: float) -> None:
-    """A tapered capsule from pa (radius ra) to pb (radius rb), antialiased, value 255."""
+def _capsule(mask: np.ndarray, pa: np.ndarray, pb: np.ndarray, ra: float, rb: float, outline: int = 0) -> None:
+    """A tapered capsule from pa (radius ra) to pb (radius rb), antialiased, value 255 (filled, or its outline of
+    the given thickness)."""
     d = pb - pa
     n = np.array([-d[1], d[0]]) / (np.linalg.norm(d) + 1e-9)
+    if outline:
+        for p1, p2 in ((pa + n * ra, pb + n * rb), (pa - n * ra, pb - n * rb)):
+            cv2.line(mask, (round(p1[0] * 16), round(p1[1] * 16)), (round(p2[0] * 16), round(p2[1] * 16)), 255,
+                     outline, cv2.LINE_AA, 4)
+        cv2.circle(mask, (round(pb[0] * 16), round(pb[1] * 16)), round(rb * 16), 255, outline, cv2.LINE_AA, 4)
+        return
     poly = np.array([pa + n * ra, pb + n * rb, pb - n * rb, pa - n * ra])
     cv2.fillConvexPoly(mask, np.round(poly * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
     cv2.circle(mask, (round(pa[0] * 16), round(pa[1] * 16)), round(ra * 16), 255, -1, cv2.LINE_AA, 4)
