@@ -481,6 +481,7 @@ def _accept_move(st: _Step, move: Move) -> None:
         # 5.1-5.5: the touch obliges; the move stands only if it honours the obligation, so it is taken back.
         st.ruling("correction", side, ob.article,
                   f"{move.iccs} does not honour touch-move: {ob.text}; the move is to be taken back and replayed")
+        st.set_flag("moved", side, True)  # the press that follows is that attempt's, not a press without moving
         return
     before = s.position
     try:
@@ -608,6 +609,7 @@ def _illegal_move(st: _Step, move: Move, reason: str) -> None:
         level = "" if cfg.ruleset == "cxa-2011" else f" ({cfg.level} event: {cfg.illegal_moves_to_lose} lose)"
         st.lose(side, "illegal_loss", f"illegal move number {n}: {text}{level}")
         return
+    st.set_flag("moved", side, True)  # the press that follows belongs to this (illegal) move, not 8.1.7
     st.foul(side, st.art("foul_illegal"), f"illegal move (first in a {cfg.level} event): {text}")
     if st.s.result is not None:
         return
@@ -620,10 +622,23 @@ def _illegal_move(st: _Step, move: Move, reason: str) -> None:
 
 
 def _is_suicide(s: GameState, move: Move, side: str) -> bool:
+    after = squares_after(s.squares, move)
+    if _kings_face(after):
+        return True
+    # The board after the move with the mover to move: is its own king attacked?
     try:
-        return Position.from_squares(squares_after(s.squares, move), side).in_check()
+        return Position.from_squares(after, side).in_check()
     except FenError:
+        return False  # not a position the rules core can hold (e.g. it also attacks the other king)
+
+
+def _kings_face(squares: str) -> bool:
+    """2.2: the two kings on one file with nothing between them."""
+    red, black = squares.find("K"), squares.find("k")
+    if red < 0 or black < 0 or red % 9 != black % 9:
         return False
+    lo, hi = sorted((red, black))
+    return all(squares[i] == "." for i in range(lo + 9, hi, 9))
 
 
 def _recording_after_move(st: _Step, side: str, ply: int) -> None:

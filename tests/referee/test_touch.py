@@ -1,0 +1,141 @@
+"""摸子: touch-move 5.1-5.5, the 8.1.5 fouls, 5.6 adjustments, 5.10 pieces between two points."""
+
+from __future__ import annotations
+
+from xqarb.referee.rules import Position
+
+FROZEN_ADVISOR = "3k5/9/9/9/9/9/9/9/4K4/3A5 w - - 0 1"  # Red's advisor on d0 has no legal move
+
+
+def test_5_1_touched_own_piece_must_move(scenario):
+    s = scenario().add("PieceLifted", point="b0")
+    r = s.run()
+    pending = r.game.to_json()["pending"]
+    assert pending[0]["kind"] == "touch" and pending[0]["article"] == "5.1" and "b0c2" in pending[0]["allowed"]
+    s.move("h2e2")  # another piece: not accepted
+    r = s.run()
+    assert r.moves == [] and r.rulings("correction", "5.1")[0]["side"] == "red"
+    assert not r.rulings("foul")
+    s.position = Position.from_fen(r.game.position.fen())
+    s.stable(s.position.squares())
+    s.move("b0c2")
+    r = s.run()
+    assert r.moves == ["b0c2"] and r.game.to_json()["pending"] == []
+
+
+def test_5_1_nudge_counts_as_touch_and_lifting_the_piece_you_move_is_no_ruling(scenario):
+    s = scenario().add("PieceLifted", point="h2").move("h2e2")
+    s.add("PieceNudged", point="h9")  # Black's time: Black touched its own horse
+    s.move("b9c7")
+    r = s.run()
+    assert r.moves == ["h2e2"] and r.rulings("correction", "5.1")
+    r2 = scenario().add("PieceLifted", point="h2").move("h2e2").run()
+    assert r2.quiet()
+
+
+def test_8_1_5_own_piece_that_cannot_move_is_a_foul_and_the_move_is_free(scenario):
+    s = scenario(start_fen=FROZEN_ADVISOR).add("TouchReported", side="red", point="d0")
+    s.move("e1f1")
+    r = s.run()
+    assert [(f["side"], f["article"]) for f in r.rulings("foul")] == [("red", "8.1.5")]
+    assert r.moves == ["e1f1"]
+    r = scenario(start_fen=FROZEN_ADVISOR, ruleset="cxa-2011").add("TouchReported", side="red", point="d0").run()
+    assert r.rulings("foul")[0]["article"] == "9.1.5"
+
+
+def test_5_2_touched_opponent_piece_must_be_captured_else_8_1_5(scenario):
+    s = scenario().add("TouchReported", side="red", point="h9")
+    s.move("h2e2")
+    r = s.run()
+    assert r.moves == [] and r.rulings("correction", "5.2")
+    s.position = Position.from_fen(r.game.position.fen())
+    s.stable(s.position.squares())
+    s.move("h2h9")  # the cannon takes the touched horse over the h7 screen
+    r = s.run()
+    assert r.moves == ["h2h9"] and not r.rulings("foul")
+    # Black's a9 rook: no red piece can take it: 8.1.5 (2011: 9.1.6), and the move is free.
+    r = scenario().add("TouchReported", side="red", point="a9").move("h2e2").run()
+    assert r.rulings("foul", "8.1.5") and r.moves == ["h2e2"]
+    r = scenario(ruleset="cxa-2011").add("TouchReported", side="red", point="a9").run()
+    assert r.rulings("foul", "9.1.6")
+
+
+def test_5_3_own_first_then_opponent(scenario):
+    # 5.3.1: the first (b2 cannon) can take the second (b9 horse, screen b7): it must.
+    s = scenario().add("TouchReported", side="red", point="b2").add("TouchReported", side="red", point="b9")
+    r = s.run()
+    assert r.game.obligation().article == "5.3.1"
+    assert {m.iccs for m in r.game.obligation().allowed} == {"b2b9"}
+    # 5.3.2: the h0 horse cannot take the a9 rook: it must move.
+    s = scenario().add("TouchReported", side="red", point="h0").add("TouchReported", side="red", point="a9")
+    ob = s.run().game.obligation()
+    assert ob.article == "5.3.2" and {m.iccs for m in ob.allowed} == {"h0g2", "h0i2"}
+
+
+def test_5_4_opponent_first_then_own_and_5_5_both_at_once(scenario):
+    # 5.4.2: the h2 cannon cannot take b9, another piece (b2) can: it must be taken.
+    s = scenario().add("TouchReported", side="red", point="b9").add("TouchReported", side="red", point="h2")
+    ob = s.run().game.obligation()
+    assert ob.article == "5.4.2" and {m.iccs for m in ob.allowed} == {"b2b9"}
+    # 5.4.1: the own piece touched second can take the first: it must.
+    s = scenario().add("TouchReported", side="red", point="h9").add("TouchReported", side="red", point="h2")
+    ob = s.run().game.obligation()
+    assert ob.article == "5.4.1" and {m.iccs for m in ob.allowed} == {"h2h9"}
+    # 5.5: both at once (same instant) is handled as 5.4.
+    s = scenario().add("TouchReported", side="red", point="h2").add("TouchReported", dt=0, side="red", point="h9")
+    assert s.run().game.obligation().article == "5.5"
+
+
+def test_5_6_announced_adjustment_in_own_time_is_no_touch(scenario):
+    s = scenario().add("TouchReported", side="red", point="b0", adjust=True).add("PieceNudged", point="b0")
+    s.move("h2e2")
+    r = s.run()
+    assert r.moves == ["h2e2"] and r.quiet()
+
+
+def test_5_6_adjusting_in_the_opponents_time_counts_as_touch(scenario):
+    s = scenario().add("TouchReported", side="black", point="h9", adjust=True)
+    s.move("h2e2")
+    s.move("b9c7")  # Black must move the h9 horse it adjusted in Red's time
+    r = s.run()
+    assert r.rulings("warning", "5.6") and r.moves == ["h2e2"] and r.rulings("correction", "5.1")
+
+
+def test_arbiter_rules_contact_accidental_5_6_and_the_move_stands(scenario):
+    s = scenario().add("PieceNudged", point="b0").move("h2e2")
+    s.add("ArbiterDecision", result="", article="5.6", note="sleeve brushed the horse")
+    r = s.run()
+    assert r.moves == ["h2e2"] and r.rulings("correction", "5.6")
+
+
+def test_5_10_piece_between_points_after_the_press_opponent_designates(scenario):
+    s = scenario().move("h2e2")
+    s.add("PieceMisaligned", points=["e2", "d2"])
+    r = s.run()
+    ob = r.rulings("obligation", "5.10")
+    assert ob and ob[0]["side"] == "black" and not r.rulings("foul")
+    assert r.game.to_json()["pending"][0]["kind"] == "designation"
+    s.add("PointDesignated", point="d2")
+    r = s.run()
+    assert r.rulings("correction", "5.10") and r.of("MoveMade")[-1]["iccs"] == "h2d2"
+    assert r.game.position.piece_at("d2") == "C" and r.game.ply == 1
+
+
+def test_5_10_before_the_press_the_mover_fixes_it_and_nothing_is_ruled(scenario):
+    s = scenario().move("h2e2", press=False).add("PieceMisaligned", points=["e2", "d2"])
+    assert not s.run().rulings()
+    s.press("red")
+    r = s.run()
+    assert r.rulings("obligation", "5.10")  # pressed before fixing it: the opponent designates
+
+
+def test_5_10_rapid_play_off_mover_gets_a_foul(scenario):
+    s = scenario(rapid=True).move("h2e2").add("PieceMisaligned", points=["e2", "d2"])
+    r = s.run()
+    fouls = r.rulings("foul")
+    assert [(f["side"], f["article"], f["ruleset"]) for f in fouls] == [("red", "5.10", "rapid")]
+
+
+def test_designation_with_nothing_pending_is_attention(scenario):
+    r = scenario().add("PointDesignated", point="e2").run()
+    assert r.attention and not r.rulings()
