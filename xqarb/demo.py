@@ -18,6 +18,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -40,6 +41,7 @@ class DemoOptions:
     misplace_rate: float = 0.04  # a piece placed off its point; a share of those half-way between two (5.10)
     nudge_rate: float = 0.03  # a piece touched and moved a little without a move
     press_without_move_rate: float = 0.02  # a clock pressed without a move (8.1.7)
+    games_per_board: int | None = None  # None: one game after another until stopped
     base_ms: int = 15 * 60_000
     increment_ms: int = 10_000
     seed: int = 0
@@ -92,6 +94,7 @@ class SimClock:
 
 @dataclass
 class BoardStats:
+    games: int = 0
     frames: int = 0
     moves: int = 0
     presses: int = 0
@@ -111,7 +114,7 @@ class DemoBoard:
         device: tuple[str, str],
         clock_device: tuple[str, str] | None,
         arbiter_token: str,
-        game: dict[str, Any],
+        games: Sequence[dict[str, Any]],
         options: DemoOptions,
         stop: threading.Event,
     ) -> None:
@@ -120,15 +123,17 @@ class DemoBoard:
         self.camera_id, self.camera_token = device
         self.clock_id, self.clock_token = clock_device or device
         self.arbiter_token = arbiter_token
-        self.game = game
+        self.games = list(games)
+        self.game: dict[str, Any] = {}
+        self.moves: list[str] = []
+        self.game_id = ""
         self.options = options
         self.stop = stop
-        moves = list(game["iccs"])
-        self.moves = moves[: options.max_moves] if options.max_moves else moves
-        self.game_id = f"demo-{options.run_id}-b{board_id}-{game['id']}"
         self.stats = BoardStats()
-        self.rng = random.Random(hash((options.seed, board_id)) & 0xFFFFFFFF)
+        # A stable seed (str hashes differ between processes): the same board plays the same way every run.
+        self.rng = random.Random(zlib.crc32(f"{options.seed}/{board_id}".encode()))
         self._clock_seq = 0
+        self._frame_seq = 0
         self.thread = threading.Thread(target=self._run, name=f"xq-demo-{board_id}", daemon=True)
 
     def _post_json(self, endpoint: str, token: str, obj: dict[str, Any]) -> dict[str, Any]:
@@ -162,7 +167,7 @@ class DemoBoard:
     def press(self, clock: SimClock, side: str) -> None:
         now = time.time_ns() // 1000
         clock.press(side, now)
-        self._clock_seq += 1
+        seq = self._seq()
         self._post_json(
             "clock",
             self.clock_token,
@@ -171,7 +176,7 @@ class DemoBoard:
                 "side": side,
                 "red_ms": clock.red_ms,
                 "black_ms": clock.black_ms,
-                "source_seq": self._clock_seq,
+                "source_seq": seq,
                 "occurred_at": now,
                 "game_id": self.game_id,
             },
@@ -194,7 +199,15 @@ class DemoBoard:
 
     def _run(self) -> None:
         try:
-            self.play()
+            for number, game in enumerate(self.games, start=1):
+                if self.stop.is_set() or (self.options.games_per_board and number > self.options.games_per_board):
+                    break
+                self.game = game
+                moves = list(game["iccs"])
+                self.moves = moves[: self.options.max_moves] if self.options.max_moves else moves
+                self.game_id = f"demo-{self.options.run_id}-b{self.board_id}-{number}-{game['id']}"
+                self.play()
+                self.stats.games += 1
         except HttpError as exc:
             self.stats.errors += 1
             self.stats.last_error = str(exc)
@@ -204,6 +217,56 @@ class DemoBoard:
         finally:
             self.stats.finished = True
 
+    def finish_game(self) -> None:
+        """After the record's last move, the game ends as it did: the loser resigns, or a draw is agreed."""
+        result = self.game.get("result")
+        if self.options.max_moves and len(self.game["iccs"]) > len(self.moves):
+            return  # cut short: the game goes on (no result)
+        now = time.time_ns() // 1000
+        if result in ("1-0", "0-1"):
+            loser = "black" if result == "1-0" else "red"
+            self._post_json(
+                "events",
+                self.clock_token,
+                {
+                    "type": "Resigned",
+                    "side": loser,
+                    "game_id": self.game_id,
+                    "source_seq": self._seq(),
+                    "occurred_at": now,
+                },
+            )
+        elif result == "1/2-1/2":
+            offerer = "red" if len(self.moves) % 2 == 0 else "black"
+            self._post_json(
+                "events",
+                self.clock_token,
+                {
+                    "type": "DrawOffered",
+                    "side": offerer,
+                    "game_id": self.game_id,
+                    "source_seq": self._seq(),
+                    "occurred_at": now,
+                },
+            )
+            self._post_json(
+                "events",
+                self.clock_token,
+                {
+                    "type": "DrawAnswered",
+                    "side": "black" if offerer == "red" else "red",
+                    "accepted": True,
+                    "game_id": self.game_id,
+                    "source_seq": self._seq(),
+                    "occurred_at": now + 1,
+                },
+            )
+
+    def _seq(self) -> int:
+        # One sequence for everything the clock device sends (presses, resignations, offers): monotonic.
+        self._clock_seq += 1
+        return self._clock_seq
+
     def play(self) -> None:
         from xqarb.vision.render import jpeg
 
@@ -211,13 +274,14 @@ class DemoBoard:
         clock = SimClock(self.options.base_ms, self.options.base_ms, self.options.increment_ms)
         t0 = time.monotonic()
         ply_done = 0
-        for seq, frame in enumerate(self.frames(), start=1):
+        for frame in self.frames():
             if self.stop.is_set():
                 return
             delay = t0 + frame.t_us / 1e6 - time.monotonic()
             if delay > 0 and self.stop.wait(delay):
                 return
             body = jpeg(frame.image)
+            self._frame_seq += 1  # per camera, across games: never goes backwards
             post(
                 f"{self.url}/ingest/v1/boards/{self.board_id}/frames",
                 self.camera_token,
@@ -225,7 +289,7 @@ class DemoBoard:
                 {
                     "Content-Type": "image/jpeg",
                     "X-Capture-Time": str(time.time_ns() // 1000),
-                    "X-Sequence": str(seq),
+                    "X-Sequence": str(self._frame_seq),
                     "X-Camera-Id": self.camera_id,
                     "X-Game-Id": self.game_id,
                 },
@@ -251,11 +315,13 @@ class DemoBoard:
                             "occurred_at": time.time_ns() // 1000,
                         },
                     )
-                self.stats.moves = ply_done
+                self.stats.moves += 1
                 if self.rng.random() < self.options.press_without_move_rate:
                     # 8.1.7: the player to move presses the clock without having moved.
                     self._count("clock pressed without a move")
                     self.press(clock, "black" if mover == "red" else "red")
+        if not self.stop.is_set():
+            self.finish_game()
 
     def _count(self, what: str) -> None:
         self.stats.anomalies[what] = self.stats.anomalies.get(what, 0) + 1
@@ -285,8 +351,11 @@ class DemoBoards:
                 raise ValueError(f"board {board_id} has no device token in the venue configuration")
             camera = next((d for d in devices if d[0].startswith("cam")), devices[0])
             clock = next((d for d in devices if d[0].startswith("clock")), None)
-            game = games[(i + options.seed) % len(games)]
-            self.boards.append(DemoBoard(base_url, board_id, camera, clock, arbiter, game, options, self.stop_event))
+            first = (i + options.seed) % len(games)
+            rotation = games[first:] + games[:first]
+            self.boards.append(
+                DemoBoard(base_url, board_id, camera, clock, arbiter, rotation, options, self.stop_event)
+            )
 
     def start(self) -> DemoBoards:
         for b in self.boards:
@@ -305,6 +374,7 @@ class DemoBoards:
             for k, v in s.anomalies.items():
                 anomalies[k] = anomalies.get(k, 0) + v
         return {
+            "games": sum(s.games for s in stats),
             "frames": sum(s.frames for s in stats),
             "moves": sum(s.moves for s in stats),
             "finished": sum(s.finished for s in stats),

@@ -176,17 +176,16 @@ class System:
         if args.demo:
             from xqarb.demo import DemoBoards, DemoOptions
 
-            options = DemoOptions(fps=args.fps, max_moves=args.moves, seed=args.seed, run_id=f"{int(time.time())}")
-            if args.calm:
-                options = DemoOptions(
-                    fps=args.fps,
-                    max_moves=args.moves,
-                    seed=args.seed,
-                    run_id=options.run_id,
-                    misplace_rate=0.0,
-                    nudge_rate=0.0,
-                    press_without_move_rate=0.0,
-                )
+            calm = {"misplace_rate": 0.0, "nudge_rate": 0.0, "press_without_move_rate": 0.0} if args.calm else {}
+            options = DemoOptions(
+                fps=args.fps,
+                max_moves=args.moves,
+                seed=args.seed,
+                run_id=f"{int(time.time())}",
+                # With --moves (a short check) one game a board; otherwise one game after another until Ctrl-C.
+                games_per_board=1 if args.moves else None,
+                **calm,
+            )
             self.demo = DemoBoards(url, config, list(config.boards)[: args.boards], options).start()
         return url
 
@@ -240,7 +239,9 @@ class System:
         )
         if self.demo is not None:
             s = self.demo.summary()
-            line += f" · demo: {s['moves']} plies played, {s['finished']}/{len(self.demo.boards)} boards done"
+            line += f" · demo: {s['games']} games and {s['moves']} plies played"
+            if s["anomalies"]:
+                line += " (" + ", ".join(f"{n} {what}" for what, n in sorted(s["anomalies"].items())) + ")"
             if s["errors"]:
                 line += f", {s['errors']} errors ({s['last_error'][:120]})"
         return line
