@@ -166,6 +166,7 @@ class Member(threading.Thread):
         self.uncommitted: set[str] = set()
         self.lost_uncommitted: set[str] = set()  # processed, not committed, partition taken away
         self.assigned: set[int] = set()
+        self.outside_assignment: list[tuple[int, int]] = []
         self.history: list[tuple[str, list[int]]] = []
         self.committing = True
         self.leave = threading.Event()
@@ -184,6 +185,8 @@ class Member(threading.Thread):
                 records = self.consumer.poll(0.2)
                 with self.lock:
                     for r in records:
+                        if r.partition not in self.assigned:  # on_assigned must run before a partition's records
+                            self.outside_assignment.append((r.partition, r.offset))
                         self.received.append((r.event.event_id, r.partition, r.offset))
                         self.uncommitted.add(r.event.event_id)
                 if self.committing and records:
@@ -285,8 +288,9 @@ def test_two_members_split_the_partitions_and_the_survivor_takes_over(
     assert duplicates == b.lost_uncommitted | a.lost_uncommitted
     assert duplicates == b_processed_uncommitted
     assert max(counts.values()) == 2
-    # Per partition, each member saw offsets in increasing order.
+    # Per partition, each member saw offsets in increasing order, and only of partitions it had been given.
     for m in members:
+        assert not m.outside_assignment, (m.name, m.outside_assignment[:5])
         for p in everything:
             offsets = [o for _, part, o in m.received if part == p]
             assert offsets == sorted(offsets), (m.name, p)
