@@ -138,20 +138,20 @@ class StreamHub:
             return dict(self._position)
 
     def start_index(self, position: Mapping[int, int]) -> int | None:
-        """The buffer index of the first event not covered by `position`; None if it is older than the buffer."""
+        """The buffer index of the first event not covered by `position`; None when events after `position` were
+        already dropped from the buffer (the client must reload instead of resuming)."""
         with self._cond:
+            if self.dropped:
+                oldest: dict[int, int] = {}
+                for item in self.items:
+                    oldest.setdefault(item.partition, item.offset)
+                for partition, offset in position.items():
+                    if partition in oldest and oldest[partition] > offset:
+                        return None
             for item in self.items:
                 if item.offset >= position.get(item.partition, 0):
-                    if self.dropped and item.index == self.dropped and position:
-                        return None if any(o < self._oldest(p) for p, o in position.items()) else item.index
                     return item.index
             return self.dropped + len(self.items)
-
-    def _oldest(self, partition: int) -> int:
-        for item in self.items:
-            if item.partition == partition:
-                return item.offset
-        return self._position.get(partition, 0)
 
     def after(self, index: int, timeout: float) -> list[StreamItem]:
         """The buffered events from `index` on, waiting up to `timeout` seconds for one to come."""

@@ -257,3 +257,23 @@ def test_pgn_export_reads_back_with_the_rules_core(api_setup: dict[str, Any]) ->
     [record] = read_pgn(text)
     assert record.headers["Red"] == "湖北李智平"
     assert [m.iccs for m in replay(record).moves] == [iccs for iccs, _, _ in MOVES]
+
+
+def test_hub_capacity_and_resume_positions() -> None:
+    """A bounded buffer: a client resuming inside it continues exactly; one whose events were dropped must reload."""
+    hub = StreamHub(capacity=4)
+    events = [
+        make_event(
+            "AttentionNeeded", "b", source="t", source_seq=n, occurred_at=n, received_at=n, game_id="g", reason=str(n)
+        )
+        for n in range(6)
+    ]
+    for n, e in enumerate(events):
+        hub.add(n % 2, n // 2, e)  # partition 0: offsets 0,1,2; partition 1: offsets 0,1,2
+    assert hub.dropped == 2 and [i.event.event_id for i in hub.items] == [e.event_id for e in events[2:]]
+    assert hub.add(0, 1, events[2]) is None  # read again after a reader reconnect: not buffered twice
+    # A client that saw up to and including event 3 (partition 1, offset 1) resumes at event 4.
+    seen = decode_position(hub.items[1].position)
+    assert seen == {0: 2, 1: 2} and hub.start_index(seen) == 4
+    assert hub.start_index({0: 0, 1: 0}) is None  # it missed events 0 and 1, which are gone
+    assert hub.start_index(hub.position()) == 6  # up to date: waits for the next one
