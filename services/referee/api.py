@@ -467,6 +467,14 @@ def _int_arg(name: str, default: int | None, *, minimum: int = 0) -> int | None:
     return value
 
 
+@dataclass(frozen=True)
+class GameRef:
+    game_id: str
+    board_id: str
+    entries: int
+    head_hash: str
+
+
 class RefereeApi:
     """The API's state: where the ledger, the evidence frames and the stream are; the blueprint serves them."""
 
@@ -496,11 +504,13 @@ class RefereeApi:
                 return entry.event.data["red_player"], entry.event.data["black_player"]
         return None
 
-    def _game(self, game_id: str) -> Any:
-        for info in self.ledger.games():
-            if info.game_id == game_id:
-                return info
-        raise ApiError(404, "unknown_game", f"no game {game_id!r} in the ledger")
+    def _game(self, game_id: str) -> GameRef:
+        """The game's board and head, from two indexed look-ups (not a scan of every game)."""
+        seq, head = self.ledger.head(game_id)
+        first = self.ledger.entries(game_id, 0, 1) if seq else []
+        if not first:
+            raise ApiError(404, "unknown_game", f"no game {game_id!r} in the ledger")
+        return GameRef(game_id, first[0].event.board_id, seq, head)
 
     def _state(self, game_id: str, seq: int) -> dict[str, Any]:
         def inputs() -> list[Event]:
