@@ -42,6 +42,7 @@ class DemoOptions:
     nudge_rate: float = 0.03  # a piece touched and moved a little without a move
     press_without_move_rate: float = 0.02  # a clock pressed without a move (8.1.7)
     games_per_board: int | None = None  # None: one game after another until stopped
+    speed: float = 1.0  # > 1 plays faster than real time (tests)
     base_ms: int = 15 * 60_000
     increment_ms: int = 10_000
     seed: int = 0
@@ -277,7 +278,7 @@ class DemoBoard:
         for frame in self.frames():
             if self.stop.is_set():
                 return
-            delay = t0 + frame.t_us / 1e6 - time.monotonic()
+            delay = t0 + frame.t_us / 1e6 / self.options.speed - time.monotonic()
             if delay > 0 and self.stop.wait(delay):
                 return
             body = jpeg(frame.image)

@@ -1,0 +1,81 @@
+"""The demo boards against a real ingest and broker: a game started, every frame and a press per move on Kafka."""
+
+from __future__ import annotations
+
+import threading
+
+from tests.venue.conftest import read_topic
+from xqarb.demo import DemoBoards, DemoOptions, SimClock, shipped_games
+from xqarb.ingest.app import create_app
+from xqarb.ingest.config import generate_config, parse_config
+from xqarb.ingest.publish import BusPublisher
+from xqarb.ingest.server import ServerThread
+
+
+def test_shipped_games_are_real_and_attributed() -> None:
+    from importlib import resources
+
+    games = shipped_games()
+    assert len(games) >= 30 and all(len(g["iccs"]) >= 30 for g in games)
+    readme = resources.files("xqarb").joinpath("data", "games", "README.md").read_text(encoding="utf-8")
+    assert "CC BY 4.0" in readme and "MIT" in readme
+
+
+def test_sim_clock_counts_down_the_side_to_move_with_increment() -> None:
+    clock = SimClock(60_000, 60_000, 5_000)
+    clock.press("red", 1_000_000)  # the first press starts the clock: nothing elapsed yet
+    assert (clock.red_ms, clock.black_ms) == (65_000, 60_000)
+    clock.press("black", 4_000_000)  # black thought 3 s
+    assert (clock.red_ms, clock.black_ms) == (65_000, 62_000)
+
+
+def test_demo_board_posts_a_game_over_http(topics: str) -> None:
+    raw = generate_config(["1"])
+    config = parse_config(raw)
+    publisher = BusPublisher.connect(topics)
+    server = ServerThread(create_app(config, publisher), port=0).start()
+    options = DemoOptions(
+        max_moves=2,
+        games_per_board=1,
+        speed=20.0,
+        misplace_rate=0.0,
+        nudge_rate=0.0,
+        press_without_move_rate=0.0,
+        run_id=raw["arbiters"]["chief"]["token"][:6],
+    )
+    demo = DemoBoards(server.url, config, ["1"], options)
+    try:
+        demo.start()
+        demo.boards[0].thread.join(120)
+        stats = demo.boards[0].stats
+        assert stats.finished and stats.errors == 0, stats.last_error
+        assert stats.games == 1 and stats.moves == 2 and stats.presses == 2
+        game_id = demo.boards[0].game_id
+        [(_, started)] = read_topic(topics, "xq.arbiter", lambda it: it[1].data.get("game_id") == game_id)
+        assert started.type == "GameStarted" and started.data["red_player"] == shipped_games()[0]["red"]
+        frames = read_topic(topics, "xq.frames", lambda it: it[1].data.get("game_id") == game_id, count=stats.frames)
+        assert len(frames) == stats.frames > 10
+        assert [e.source_seq for _, e in frames] == list(range(1, stats.frames + 1))
+        presses = read_topic(topics, "xq.clock", lambda it: it[1].data.get("game_id") == game_id, count=2)
+        assert [e.data["side"] for _, e in presses] == ["red", "black"]
+    finally:
+        demo.stop()
+        server.stop()
+        publisher.close()
+
+
+def test_stop_ends_the_boards_promptly(topics: str) -> None:
+    raw = generate_config(["1", "2"])
+    config = parse_config(raw)
+    publisher = BusPublisher.connect(topics)
+    server = ServerThread(create_app(config, publisher), port=0).start()
+    demo = DemoBoards(server.url, config, ["1", "2"], DemoOptions(run_id="stop"))
+    try:
+        demo.start()
+        threading.Event().wait(3)
+        demo.stop()
+        assert all(not b.thread.is_alive() for b in demo.boards)
+        assert all(b.stats.errors == 0 for b in demo.boards)
+    finally:
+        server.stop()
+        publisher.close()
