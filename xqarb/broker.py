@@ -165,18 +165,21 @@ class EmbeddedBroker:
         )
 
     def stop(self, timeout_s: float = 5.0) -> None:
-        """Terminate (SIGTERM), wait, then kill."""
+        """Interrupt (SIGINT), then terminate (SIGTERM), then kill, waiting `timeout_s` after each."""
         process, self._process = self._process, None
         if process is None:
             return
-        if process.poll() is None:
-            process.terminate()
+        # SIGINT first: the broker stops at once on it, while on SIGTERM it waits about 5 s for connected
+        # clients to go away (measured here), which every test session would pay.
+        for step in (lambda: process.send_signal(signal.SIGINT), process.terminate, process.kill):
+            if process.poll() is not None:
+                break
+            step()
             try:
                 process.wait(timeout=timeout_s)
             except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=timeout_s)
-        if self._own_log_dir is not None and process.returncode in (0, -signal.SIGTERM):
+                continue
+        if self._own_log_dir is not None and process.returncode in (0, -signal.SIGINT, -signal.SIGTERM):
             shutil.rmtree(self._own_log_dir, ignore_errors=True)
             self._own_log_dir = None
 

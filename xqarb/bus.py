@@ -255,7 +255,20 @@ class Producer:
         self._producer.flush(timeout=self.timeout_s)
 
     def close(self) -> None:
-        self._producer.close(timeout=self.timeout_s)
+        """Wait up to the timeout for outstanding sends, then close (dropping what the broker never took)."""
+        from kafka.errors import KafkaError
+
+        try:
+            self._producer.close(timeout=self.timeout_s)
+        except KafkaError as exc:
+            # kafka-python 2.x raises from close() when a flush times out and leaves the producer half open
+            # (its finaliser then blocks again): force the sender down. Unacknowledged sends were already
+            # reported to their callers as PublishError.
+            log.warning("producer closed with unacknowledged messages dropped: %s", exc)
+            sender = getattr(self._producer, "_sender", None)
+            if sender is not None:
+                sender.force_close()
+            self._producer._closed = True
 
     def __enter__(self) -> Producer:
         return self

@@ -328,3 +328,21 @@ def test_when_the_dlq_cannot_be_written_nothing_of_the_batch_is_skipped(
         consumer.close()
         unreachable_dlq.close()
     assert released == [[TopicPartition(topic, 0)]]  # close() releases the partitions it held
+
+
+def test_send_raises_when_the_broker_does_not_acknowledge() -> None:
+    from xqarb.broker import EmbeddedBroker
+
+    with EmbeddedBroker() as doomed:
+        bus.ensure_topics(doomed.bootstrap, ["t"], partitions=1)
+        producer = Producer(doomed.bootstrap, timeout_s=2.0)
+        assert producer.send("t", draw_offer("b1", 1)).offset == 0
+    try:
+        started = time.monotonic()
+        with pytest.raises(bus.PublishError, match=r"^t: .*key 'b1'"):
+            producer.send("t", draw_offer("b1", 2))
+        with pytest.raises(bus.PublishError):
+            producer.send_many("t", [draw_offer("b1", 3), draw_offer("b2", 4)])
+        assert time.monotonic() - started < 20, "the producer must not wait without bound"
+    finally:
+        producer.close()  # returns although the broker is gone
