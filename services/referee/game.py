@@ -713,7 +713,13 @@ def _misaligned(st: _Step) -> None:
     if not s.moves:
         st.attention(f"a piece stands between {' and '.join(points)} before any move")
         return
-    mover = s.moves[-1].side
+    last = s.moves[-1]
+    if last.move.to not in points:
+        # 5.10 is about the piece just moved; another piece between two points was displaced (5.8.2, 5.9).
+        st.attention(f"a piece stands between {' and '.join(points)}, but the last move ({last.move.iccs}) went to "
+                     f"{last.move.to}: a displaced piece (5.8.2 / 5.9)")
+        return
+    mover = last.side
     pressed = s.clock.running != mover
     if not pressed:
         st.set(misaligned=Misalignment(points, mover, "fix"))

@@ -1,0 +1,109 @@
+"""The same inputs folded twice give byte-identical outputs; every output is a valid event of its schema; the
+shared real games replay with no ruling at all and end on the right positions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from xqarb.events import Event
+from xqarb.referee.board import fold, step
+from xqarb.referee.cli import synthesize
+from xqarb.referee.inference import fen_of
+from xqarb.referee.rules import Move, Position, read_pgn
+
+DEFAULT_GAMES = 40  # per file in the default run; the slow test replays all of them
+
+
+def _busy_scenario(scenario):
+    s = scenario(level="provincial", recording_required=True)
+    s.moves("h2e2", "h9g7").add("PieceLifted", point="h0").move("h0g2")
+    s.add("TouchReported", side="black", point="a9").add("DrawOffered", side="red")
+    s.stable(s.displaced("b9b5"))
+    s.stable(s.position.squares()).move("i9h9").add("PieceMisaligned", points=["h9", "h8"])
+    s.add("ScoresheetEntry", side="red", ply=1, text="炮二平五").press("red", dt=3)
+    s.add("ClockPaused", by="black").add("NaturalLimitClaimed", side="red").add("Resigned", side="black")
+    return s
+
+
+def test_the_same_inputs_give_byte_identical_outputs(scenario):
+    s = _busy_scenario(scenario)
+    first = s.run()
+    second = s.run()
+    a = [o.to_json() for o in first.outputs]
+    b = [o.to_json() for o in second.outputs]
+    assert a == b and len(a) >= 10
+    assert len({o.event_id for o in first.outputs}) == len(a)  # every output has its own id
+    kinds = {o.type for o in first.outputs}
+    assert {"MoveMade", "Ruling", "GameEnded"} <= kinds
+    assert json.dumps(first.game.to_json(), sort_keys=True) == json.dumps(second.game.to_json(), sort_keys=True)
+
+
+def test_every_output_is_a_valid_event_of_its_schema(scenario):
+    s = _busy_scenario(scenario)
+    s.add("CameraFault", reason="x")
+    outs = s.run().outputs + scenario(start=False).add("DrawOffered", side="red").run().outputs
+    for o in outs:
+        again = Event.from_json_dict(o.to_json_dict())  # checks every field against the schema
+        assert again == o, o.to_json()
+        assert o.source == "referee"
+
+
+def test_fold_is_the_state_after_the_steps(scenario):
+    s = _busy_scenario(scenario)
+    events = s.events()
+    state = None
+    for e in events:
+        state, _ = step(state, e)
+    assert fold(events).to_json() == state.to_json()
+    # State after N inputs is the fold of the first N (what GET /state?seq=N shows).
+    part = fold(events[:5]).game.to_json()
+    assert part["ply"] == 2 and part["pending"] == []
+    assert fold(events[:6]).game.to_json()["pending"][0]["kind"] == "touch"
+
+
+def _games(shared_data: Path, name: str):
+    records = read_pgn((shared_data / "games" / f"{name}.pgn").read_text(encoding="utf-8"))
+    expected = [json.loads(line) for line in (shared_data / "games" / f"{name}.jsonl").read_text().splitlines()]
+    assert len(records) == len(expected)
+    return list(zip(records, expected, strict=True))
+
+
+def _replay_and_check(records, name: str) -> int:
+    moves = 0
+    for number, (record, want) in enumerate(records, start=1):
+        events, stopped = synthesize(record, f"{name}#{number}")
+        assert stopped is None, f"{name}#{number}: {stopped}"
+        state = None
+        for e in events:
+            state, st = step(state, e)
+            for o in st.outputs:
+                assert o.type in ("MoveMade", "GameEnded"), f"{name}#{number}: {o.to_json()}"
+                if o.type == "GameEnded":  # only the checkmate a record ends with
+                    assert o.data["article"] == "4.1.1" and e is events[-2], o.to_json()
+        game = state.game
+        assert game.position.fen().split()[:2] == want["final_fen"].split()[:2], f"{name}#{number}"
+        assert [m.move.iccs for m in game.moves] == want["iccs"]
+        moves += len(game.moves)
+    return moves
+
+
+@pytest.mark.parametrize("name", ["ccpd_dev", "liu_dahua_iccs"])
+def test_real_games_replay_without_any_ruling(shared_data, name):
+    assert _replay_and_check(_games(shared_data, name)[:DEFAULT_GAMES], name) > 1000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["ccpd_dev", "liu_dahua_iccs"])
+def test_all_real_games_replay_without_any_ruling(shared_data, name):
+    assert _replay_and_check(_games(shared_data, name), name) > 10_000
+
+
+def test_fen_written_from_squares_is_the_rules_cores(shared_data):
+    for record, want in _games(shared_data, "liu_dahua_iccs")[:20]:
+        p = Position.from_fen(record.start_fen)
+        for iccs in want["iccs"]:
+            p = p.play(Move.parse(iccs))
+            assert fen_of(p.squares(), p.side, p.plies_since_capture, p.fullmove) == p.fen()
