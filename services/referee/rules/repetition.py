@@ -155,21 +155,80 @@ def _pass(position: Position) -> Position:
         return type(position).from_fen(text)
 
 
-def _mate_in_one(position: Position) -> Move | None:
-    """A move that checkmates at once, for the side to move (29.4; false roots)."""
+class AnalysisCache:
+    """Answers already worked out for positions of one game (mates in one, checking moves): only a speed-up.
+
+    judge_repetition makes one per call; a caller judging the same game again may pass one to reuse it. It holds
+    nothing but functions of the positions, so results never depend on it.
+    """
+
+    def __init__(self) -> None:
+        self.mate_in_one: dict[tuple[int, str], Move | None] = {}
+        self.checks: dict[tuple[int, str], list[Move]] = {}
+
+
+def _ident(position: Position) -> tuple[int, str]:
+    return position.key, position.squares()
+
+
+_DIAGONAL = ((1, 1), (1, -1), (-1, 1), (-1, -1))
+_HORSE = ((1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1))
+
+
+def _may_check(frm: str, to: str, mover: str, king: str) -> bool:
+    """Geometry only: could this move give check to the king on `king`? Never False when it does.
+
+    Rook, cannon, pawn and a cannon's new or lost screen act along the king's file or rank; a horse checks from a
+    horse's jump away, and a horse's check is uncovered only from a point diagonally next to the king (its leg).
+    """
+    kf, kr = ord(king[0]), int(king[1])
+    ff, fr = ord(frm[0]), int(frm[1])
+    tf, tr = ord(to[0]), int(to[1])
+    if ff == kf or fr == kr or tf == kf or tr == kr:
+        return True
+    if (ff - kf, fr - kr) in _DIAGONAL:
+        return True
+    return mover.lower() == "n" and (tf - kf, tr - kr) in _HORSE
+
+
+def _checking_moves(position: Position, cache: AnalysisCache) -> list[Move]:
+    """The legal moves of the side to move that give check."""
+    ident = _ident(position)
+    found = cache.checks.get(ident)
+    if found is not None:
+        return found
+    enemy_king = "k" if position.side == "red" else "K"
+    squares = position.squares()
+    at = squares.index(enemy_king)
+    king = f"{'abcdefghi'[at % 9]}{9 - at // 9}"
+    found = []
     for m in position.legal_moves():
-        if position.gives_check(m) and position.play(m).is_checkmate():
-            return m
-    return None
+        mover = position.piece_at(m.frm) or ""
+        if _may_check(m.frm, m.to, mover, king) and position.gives_check(m):
+            found.append(m)
+    cache.checks[ident] = found
+    return found
 
 
-def _mate_by_checks(position: Position, depth: int) -> list[Move] | None:
+def _mate_in_one(position: Position, cache: AnalysisCache) -> Move | None:
+    """A move that checkmates at once, for the side to move (29.4; false roots)."""
+    ident = _ident(position)
+    if ident in cache.mate_in_one:
+        return cache.mate_in_one[ident]
+    found = None
+    for m in _checking_moves(position, cache):
+        if position.play(m).is_checkmate():
+            found = m
+            break
+    cache.mate_in_one[ident] = found
+    return found
+
+
+def _mate_by_checks(position: Position, depth: int, cache: AnalysisCache) -> list[Move] | None:
     """28.2: a mate the side to move forces by checks alone within `depth` own moves; the line's first moves."""
     if depth <= 0:
         return None
-    for m in position.legal_moves():
-        if not position.gives_check(m):
-            continue
+    for m in _checking_moves(position, cache):
         nxt = position.play(m)
         replies = nxt.legal_moves()
         if not replies:
@@ -178,7 +237,7 @@ def _mate_by_checks(position: Position, depth: int) -> list[Move] | None:
             continue
         line: list[Move] | None = None
         for r in replies:
-            sub = _mate_by_checks(nxt.play(r), depth - 1)
+            sub = _mate_by_checks(nxt.play(r), depth - 1, cache)
             if sub is None:
                 line = None
                 break
@@ -189,7 +248,7 @@ def _mate_by_checks(position: Position, depth: int) -> list[Move] | None:
     return None
 
 
-def _exchange_gain(position: Position, point: str, depth: int = 8) -> tuple[int, bool]:
+def _exchange_gain(position: Position, point: str, cache: AnalysisCache, depth: int = 8) -> tuple[int, bool]:
     """What the side to move wins by capturing on `point` and the exchange that follows (it may stop: >= 0).
 
     Only legal captures count (a pinned protector is no root), and a capture after which the other side mates at
@@ -206,9 +265,9 @@ def _exchange_gain(position: Position, point: str, depth: int = 8) -> tuple[int,
         if m.to != point:
             continue
         nxt = position.play(m)
-        if _mate_in_one(nxt) is not None:
+        if _mate_in_one(nxt, cache) is not None:
             continue
-        back, back_pawn = _exchange_gain(nxt, point, depth - 1)
+        back, back_pawn = _exchange_gain(nxt, point, cache, depth - 1)
         gain = worth - back
         if gain > best:
             capturer = position.piece_at(m.frm) or ""
@@ -260,7 +319,9 @@ class Threat:
         return f"{who} could take {whom} but would then be mated at once"
 
 
-def _direct_threats(q: Position, answer: Position | None, only: Iterable[str] | None = None) -> list[Threat]:
+def _direct_threats(
+    q: Position, answer: Position | None, cache: AnalysisCache, only: Iterable[str] | None = None
+) -> list[Threat]:
     """The captures of pieces of value the side to move in `q` has, classified; `answer` is the real position
     with the target's side to move (to test 兑), None where there is none."""
     wanted = set(only) if only is not None else None
@@ -278,10 +339,10 @@ def _direct_threats(q: Position, answer: Position | None, only: Iterable[str] | 
         assert by is not None, f"legal move {m} from an empty point"
         after = q.play(m)
         recaptures = [r for r in after.legal_moves() if r.to == m.to]
-        if _mate_in_one(after) is not None:  # 29.4
+        if _mate_in_one(after, cache) is not None:  # 29.4
             out.append(Threat("mated", m.to, victim, m.frm, by, 0, not recaptures))
             continue
-        back, pawn_line = _exchange_gain(after, m.to)
+        back, pawn_line = _exchange_gain(after, m.to, cache)
         net = worth - back
         pawn_exchange = bool(recaptures) and pawn_line
         if net <= 0:
@@ -322,42 +383,49 @@ def _false_roots(after: Position, point: str, move_type: type[Move]) -> tuple[st
     return tuple(roots)
 
 
-def threats(q: Position, answer: Position | None = None, check_depth: int = 1) -> list[Threat]:
+def threats(
+    q: Position, answer: Position | None = None, check_depth: int = 1, cache: AnalysisCache | None = None
+) -> list[Threat]:
     """Every capture threat of the side to move in `q`: direct ones, and (28.3) wins of a piece through one
     check whatever the reply (`check_depth` 0 turns that off). `answer`: see `_direct_threats`."""
-    found = _direct_threats(q, answer)
+    cache = cache if cache is not None else AnalysisCache()
+    found = _direct_threats(q, answer, cache)
     if check_depth <= 0:
         return found
     direct_wins = {t.target for t in found if t.kind in ("chase", "pawn")}
-    for c in q.legal_moves():
-        if not q.gives_check(c):
-            continue
+    for c in _checking_moves(q, cache):
         after_check = q.play(c)
         replies = after_check.legal_moves()
         if not replies:  # a mate, not a chase: the 杀 test sees it
             continue
-        # Targets that survive every reply as winnable captures; follow a target that moves in the reply.
-        common: dict[str, Threat] | None = None
+        # Targets that survive every reply as winnable captures; follow a target that moves in the reply. The
+        # line's whole balance must win: what the check takes, less what the reply takes back, plus the capture.
+        taken = q.captured_by(c)
+        check_gain = _value(taken, c.to) if taken else 0
+        common: dict[str, tuple[Threat, int]] | None = None
         for r in replies:
+            lost_piece = after_check.captured_by(r)
+            lost = _value(lost_piece, r.to) if lost_piece else 0
             wins = {
                 t.target: t
-                for t in _direct_threats(after_check.play(r), None)
+                for t in _direct_threats(after_check.play(r), None, cache)
                 if t.kind == "chase" and t.by_piece.lower() not in ("k", "p")
             }
-            mapped: dict[str, Threat] = {}
+            mapped: dict[str, tuple[Threat, int]] = {}
             for origin in common if common is not None else _opponent_points(q):
                 now = r.to if r.frm == origin else origin
-                if now in wins:
-                    mapped[origin] = wins[now]
+                if now in wins and check_gain - lost + wins[now].net > 0:
+                    balance = check_gain - lost + wins[now].net
+                    mapped[origin] = (wins[now], min(balance, common[origin][1]) if common else balance)
             common = mapped
             if not common:
                 break
-        for origin, t in (common or {}).items():
+        for origin, (t, balance) in (common or {}).items():
             if origin in direct_wins:
                 continue
             piece = q.piece_at(origin)
             assert piece is not None
-            found.append(Threat("chase", origin, piece, t.by, t.by_piece, t.net, t.unprotected, c.iccs,
+            found.append(Threat("chase", origin, piece, t.by, t.by_piece, balance, t.unprotected, c.iccs,
                                 t.pawn_exchange))
             direct_wins.add(origin)
     return found
@@ -417,20 +485,22 @@ def _material(position: Position, side: Side) -> int:
     return total
 
 
-def _old_threats(before: Position, previous: Position | None, check_depth: int) -> set[str]:
+def _old_threats(
+    before: Position, previous: Position | None, check_depth: int, cache: AnalysisCache
+) -> set[str]:
     """29.2: targets the mover could already win before this move.
 
     When the opponent's last move gave check, the mover could not take anything then, yet an attack that stood
     before that check is not one this move creates: `previous` (the position before the opponent's last move)
     supplies those, for targets still on the same point.
     """
-    old = {t.target for t in threats(before, None, check_depth) if t.kind in ("chase", "pawn")}
+    old = {t.target for t in threats(before, None, check_depth, cache) if t.kind in ("chase", "pawn")}
     if previous is not None and before.in_check() and not previous.in_check():
         try:
             earlier = _pass(previous)
         except ValueError:  # the engine refuses the passed position: nothing earlier to compare with
             return old
-        for t in threats(earlier, None, check_depth):
+        for t in threats(earlier, None, check_depth, cache):
             if t.kind in ("chase", "pawn") and before.piece_at(t.target) == t.target_piece:
                 old.add(t.target)
     return old
@@ -438,11 +508,12 @@ def _old_threats(before: Position, previous: Position | None, check_depth: int) 
 
 def classify_move(
     before: Position, move: Move, *, ruleset: str = "cxa-2021", ply: int = 0, mate_depth: int = 3,
-    check_depth: int = 1, previous: Position | None = None,
+    check_depth: int = 1, previous: Position | None = None, cache: AnalysisCache | None = None,
 ) -> MoveClass:
     """Name one move (28, 29, 27): 将 > 杀 > 捉 > 闲 (27.4). `before` is the position the move is played from;
     `previous`, where known, the one before the opponent's last move (for 29.2 after a check, see _old_threats)."""
     _check_ruleset(ruleset)
+    cache = cache if cache is not None else AnalysisCache()
     side: Side = before.side
     mover = before.piece_at(move.frm)
     if mover is None:
@@ -456,17 +527,17 @@ def classify_move(
     threat_pos = _pass(after)  # the mover to move again: what does the move threaten?
     line = None
     for depth in range(1, mate_depth + 1):  # the shortest mate, so the reason shows the plainest line
-        line = _mate_by_checks(threat_pos, depth)
+        line = _mate_by_checks(threat_pos, depth, cache)
         if line is not None:
             break
     # 29.2's principle for 杀 as for 捉: a mate the mover could already force before this move is not a threat
     # the move makes (a real 长杀 cycle always meets this: the opponent's last move had parried the threat).
-    standing = line is not None and _mate_by_checks(before, mate_depth) is not None
+    standing = line is not None and _mate_by_checks(before, mate_depth, cache) is not None
     if standing:
         line = None
-    new = threats(threat_pos, after, check_depth)
+    new = threats(threat_pos, after, check_depth, cache)
     # 29.2: only threats the move created; the same capture threats were not there before it.
-    old = _old_threats(before, previous, check_depth)
+    old = _old_threats(before, previous, check_depth, cache)
     chases = [t for t in new if t.kind == "chase" and t.target not in old]
     pawns = [t for t in new if t.kind == "pawn" and t.target not in old]
     if line is not None:
@@ -701,9 +772,10 @@ def judge_repetition(
     cycle = find_cycle(positions, min_occurrences)
     if cycle is None:
         return None
+    cache = AnalysisCache()
     classes = tuple(
         classify_move(positions[i], moves[i], ruleset=ruleset, ply=i, mate_depth=mate_depth,
-                      check_depth=check_depth, previous=positions[i - 1] if i > 0 else None)
+                      check_depth=check_depth, previous=positions[i - 1] if i > 0 else None, cache=cache)
         for i in range(cycle.start, cycle.end)
     )
     primary, pawn_counts = _effective_terms(classes, frozenset())
