@@ -162,6 +162,7 @@ class GameState:
     false_claims: tuple[tuple[str, int], ...] = ()  # (side, stage start) of false natural-limit claims
     last_seen: str | None = None
     attention: str | None = None
+    attention_side: str | None = None  # whose time it was when the board changed unexplained
     ambiguous: tuple[Move, ...] = ()
     misaligned: Misalignment | None = None
     vary_order: tuple[str, int] | None = None
@@ -468,7 +469,7 @@ def _judge_board(st: _Step, squares: str) -> None:
         return
     reason = f"{inf.reason}: {'; '.join(inf.changes)}"
     if s.attention != reason:
-        st.set(attention=reason)
+        st.set(attention=reason, attention_side=s.position.side)
         st.attention(f"board change is no single legal move ({reason}); restore the position (5.8.2, 5.9) or "
                      f"send PositionRestored")
 
@@ -827,6 +828,11 @@ def _clock_pressed(st: _Step) -> None:
     s = st.s
     if s.clock.paused or s.clock.running != side:
         return  # a stopped clock, or the side whose clock is not running: the device does nothing
+    if s.cfg.rapid and s.attention is not None and s.attention_side == side:
+        # Rapid play-off rules: pressing the clock after knocking pieces over (碰乱棋子后按钟) loses.
+        st.lose(side, "knocked_press_loss", f"{side} pressed the clock with the board disturbed ({s.attention})",
+                rapid_rule=True)
+        return
     if s.press_pending is not None:
         _press_without_move(st)  # the earlier press was never followed by a move
         if st.s.result is not None:

@@ -34,6 +34,7 @@ _ARTICLES_2021: Mapping[str, str] = MappingProxyType({
     "forbidden_repetition": "4.1.5", "flag": "4.1.6", "late": "4.1.7", "illegal_loss": "4.1.8",
     "press_loss": "4.1.9", "fouls_loss": "4.1.10", "false_claim_loss": "4.1.11", "resign": "4.1.12",
     "misconduct": "4.1.13",
+    "knocked_press_loss": "5.9",  # rapid play-off rules: pressing the clock after knocking pieces over loses
     # 4.2 draws
     "draw_agreement": "4.2.1", "draw_material": "4.2.2", "draw_repetition": "4.2.3", "draw_natural": "4.2.4",
     # 8.1 fouls, 8.2 announcement and waiver
@@ -50,7 +51,7 @@ _ARTICLES_2021: Mapping[str, str] = MappingProxyType({
 _ARTICLES_2011: Mapping[str, str] = MappingProxyType({
     "mate": "4.1.1", "suicide": "4.1.2", "stalemate": "4.1.3", "flag": "4.1.4", "late": "4.1.5",
     "illegal_loss": "4.1.6", "perpetual_check": "4.1.7", "forbidden_repetition": "4.1.7", "fouls_loss": "4.1.8",
-    "resign": "4.1.9", "misconduct": "4.1.10",
+    "resign": "4.1.9", "misconduct": "4.1.10", "knocked_press_loss": "5.8",
     "draw_material": "4.2.1", "draw_agreement": "4.2.2", "draw_repetition": "4.2.3", "draw_natural": "4.2.4",
     "foul_disturb": "9.1.1", "foul_clock": "9.1.2", "foul_draw_offers": "9.1.3", "foul_false_claim": "9.1.4",
     "foul_touch_own": "9.1.5", "foul_touch_opponent": "9.1.6", "foul_recording": "9.1.7", "foul_minor": "9.1.8",

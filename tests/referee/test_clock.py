@@ -126,3 +126,15 @@ def test_clock_press_on_a_board_with_no_game_is_attention(scenario):
     s = scenario(start=False).press("red")
     r = s.run()
     assert r.attention and "no game" in r.attention[0] and r.game is None and r.game_ids == [None]
+
+
+def test_rapid_pressing_after_knocking_pieces_over_loses(scenario):
+    s = scenario(rapid=True)
+    sq = list(s.position.squares())
+    sq[(9 - 0) * 9 + 1], sq[(9 - 0) * 9 + 2] = ".", "."  # Red's b0 horse and c0 elephant knocked off
+    s.stable("".join(sq), dt=3).press("red")
+    r = s.run()
+    assert r.attention and r.ended["result"] == "0-1" and r.ended["ruleset"] == "rapid"
+    s = scenario()  # slow play: the board is restored in the offender's time (5.9), no loss
+    s.stable("".join(sq), dt=3).press("red")
+    assert s.run().ended is None
