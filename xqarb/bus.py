@@ -18,7 +18,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from xqarb import codec
@@ -84,7 +84,8 @@ class Record:
     value: bytes
     headers: Mapping[str, bytes]
     timestamp_ms: int
-    event: Event | None  # None only from a Consumer created with decode=False
+    event: Event | None  # None from a Consumer created with decode=False, or a Reader's undecodable record
+    error: str | None = None  # a Reader's reason why the record did not decode
 
     @property
     def topic_partition(self) -> TopicPartition:
@@ -447,21 +448,12 @@ class Consumer:
             self._rewind(batches)
             raise failure
         records: list[Record] = []
-        for tp, messages in batches.items():
+        for messages in batches.values():
             for m in messages:
-                record = Record(
-                    topic=tp.topic,
-                    partition=tp.partition,
-                    offset=m.offset,
-                    key=None if m.key is None else m.key.decode("utf-8", errors="replace"),
-                    value=m.value,
-                    headers={k: (v or b"") for k, v in (m.headers or [])},
-                    timestamp_ms=m.timestamp,
-                    event=None,
-                )
+                record = _record(m)
                 if self.decode:
                     try:
-                        record = _with_event(record, codec.decode(m.value, self.registry))
+                        record = replace(record, event=codec.decode(m.value, self.registry))
                     except codec.CodecError as exc:
                         try:
                             self._dead_letter(record, exc.reason)
@@ -546,8 +538,99 @@ class Consumer:
         self.close()
 
 
-def _with_event(record: Record, event: Event) -> Record:
+def _record(m: Any) -> Record:
+    """Our Record from a kafka-python ConsumerRecord."""
     return Record(
-        topic=record.topic, partition=record.partition, offset=record.offset, key=record.key, value=record.value,
-        headers=record.headers, timestamp_ms=record.timestamp_ms, event=event,
-    )  # fmt: skip
+        topic=m.topic,
+        partition=m.partition,
+        offset=m.offset,
+        key=None if m.key is None else m.key.decode("utf-8", errors="replace"),
+        value=m.value,
+        headers={k: (v or b"") for k, v in (m.headers or [])},
+        timestamp_ms=m.timestamp,
+        event=None,
+    )
+
+
+class Reader:
+    """Reads whole topics without a consumer group (no commits, no rebalancing, no dead-lettering): for tools,
+    live streams and tests. Undecodable records are returned with `event=None` and the reason in `error`."""
+
+    def __init__(
+        self,
+        bootstrap: str | Sequence[str],
+        topics: Sequence[str],
+        *,
+        from_beginning: bool = True,
+        decode: bool = True,
+        registry: codec.SchemaRegistry | None = None,
+        client_id: str = "xqarb-reader",
+        timeout_s: float = 30.0,
+        **config: Any,
+    ) -> None:
+        from kafka import KafkaConsumer
+        from kafka import TopicPartition as KafkaTopicPartition
+        from kafka.errors import KafkaError
+
+        self.decode = decode
+        self.registry = registry
+        settings: dict[str, Any] = {
+            "bootstrap_servers": _servers(bootstrap),
+            "group_id": None,
+            "client_id": client_id,
+            "enable_auto_commit": False,
+        }
+        settings.update(config)
+        try:
+            self._consumer = KafkaConsumer(**settings)
+            partitions = []
+            deadline = time.monotonic() + timeout_s
+            for topic in topics:
+                ids = self._consumer.partitions_for_topic(topic)
+                while not ids and time.monotonic() < deadline:
+                    self._consumer.topics()  # refresh metadata: the topic may have just been created
+                    ids = self._consumer.partitions_for_topic(topic)
+                if not ids:
+                    raise BusError(f"topic {topic!r} does not exist on {bootstrap}")
+                partitions += [KafkaTopicPartition(topic, p) for p in sorted(ids)]
+            self._consumer.assign(partitions)
+            if from_beginning:
+                self._consumer.seek_to_beginning(*partitions)
+            else:
+                self._consumer.seek_to_end(*partitions)
+        except KafkaError as exc:
+            raise BusError(f"cannot read {list(topics)} on Kafka at {bootstrap}: {exc}") from exc
+
+    def seek(self, tp: TopicPartition, offset: int) -> None:
+        """Continue a partition from an offset (e.g. resuming a stream after its last seen event)."""
+        from kafka import TopicPartition as KafkaTopicPartition
+
+        self._consumer.seek(KafkaTopicPartition(tp.topic, tp.partition), offset)
+
+    def poll(self, timeout_s: float = 1.0, max_records: int | None = None) -> list[Record]:
+        from kafka.errors import KafkaError
+
+        try:
+            batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
+        except KafkaError as exc:
+            raise BusError(f"reading failed: {exc}") from exc
+        records = []
+        for messages in batches.values():
+            for m in messages:
+                record = _record(m)
+                if self.decode:
+                    try:
+                        record = replace(record, event=codec.decode(m.value, self.registry))
+                    except codec.CodecError as exc:
+                        record = replace(record, error=exc.reason)
+                records.append(record)
+        return records
+
+    def close(self) -> None:
+        self._consumer.close(autocommit=False)
+
+    def __enter__(self) -> Reader:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -97,7 +97,7 @@ def test_undecodable_messages_go_to_the_dlq_with_their_reason_and_consumption_go
         consumer.commit()
         assert consumer.committed(TopicPartition(topic, 0)) == 6
 
-    with Consumer(broker, unique_topic("dlq-reader"), [bus.DLQ], decode=False, **FAST) as dlq:
+    with bus.Reader(broker, [bus.DLQ], decode=False) as dlq:
         letters: list[DeadLetter] = []
         deadline = time.monotonic() + TIMEOUT_S
         while len(letters) < 3 and time.monotonic() < deadline:
@@ -125,7 +125,7 @@ def test_dead_letter_from_ingest_has_no_origin_topic(broker: str, unique_topic: 
         delivery = bus.dead_letter(producer, None, None, None, marker, "ClockPressed.side: expected one of red/black",
                                    key="b9", source="ingest")  # fmt: skip
     assert delivery.topic == bus.DLQ
-    with Consumer(broker, unique_topic("g"), [bus.DLQ], decode=False, **FAST) as dlq:
+    with bus.Reader(broker, [bus.DLQ], decode=False) as dlq:
         found: list[DeadLetter] = []
         deadline = time.monotonic() + TIMEOUT_S
         while not found and time.monotonic() < deadline:
@@ -346,3 +346,23 @@ def test_send_raises_when_the_broker_does_not_acknowledge() -> None:
         assert time.monotonic() - started < 20, "the producer must not wait without bound"
     finally:
         producer.close()  # returns although the broker is gone
+
+
+def test_a_reader_sees_whole_topics_and_reports_undecodable_records(
+    broker: str, unique_topic: Callable[[str], str]
+) -> None:
+    topic = unique_topic("r")
+    bus.ensure_topics(broker, [topic], partitions=3)
+    with Producer(broker) as producer:
+        producer.send_many(topic, [draw_offer(f"b{i}", i) for i in range(6)])
+        producer.send_raw(topic, "b0", b"\xc3\x01" + bytes(8))
+    with bus.Reader(broker, [topic]) as reader:
+        records: list[bus.Record] = []
+        deadline = time.monotonic() + TIMEOUT_S
+        while len(records) < 7 and time.monotonic() < deadline:
+            records += reader.poll(0.2)
+    assert sorted(r.event.source_seq for r in records if r.event) == list(range(6))
+    [bad] = [r for r in records if r.event is None]
+    assert bad.key == "b0" and "unknown schema fingerprint" in (bad.error or "")
+    with pytest.raises(bus.BusError, match="does not exist"):
+        bus.Reader(broker, [unique_topic("missing")], timeout_s=1.0)
