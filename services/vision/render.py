@@ -32,6 +32,7 @@ from xqarb.vision.render_assets import (
     blank_sprite,
     cjk_fonts,
     piece_sprite,
+    sheet_displacement,
     sheet_plane,
     table_plane,
 )
@@ -179,6 +180,13 @@ def random_scene(seed: int, *, difficulty: str = "hard") -> Scene:
         clutter=0 if plain else int(rng.integers(0, 7 if hard else 3)),
         seed=int(rng.integers(2**31)),
     )
+    if hard and material != "wood" and rng.random() < 0.6:
+        # Cloth, vinyl and paper boards do not lie flat: the printed lines bow by up to a few hundredths of a
+        # spacing (one or two pixels), so the grid is not exactly a homography of the board.
+        amp = float(rng.uniform(0.008, 0.03))
+        board = replace(board, wave=tuple(
+            (amp * float(rng.uniform(0.3, 1)), amp * float(rng.uniform(0.3, 1)), float(rng.uniform(-0.9, 0.9)),
+             float(rng.uniform(-0.9, 0.9)), float(rng.uniform(0, 2 * math.pi))) for _ in range(2)))
     if table == "felt":
         board = replace(board, table_base=_tone(rng, (50, 110, 40), (90, 60, 30), (40, 40, 110), lo=0.7, hi=1.2))
     elif table == "wood":
@@ -311,9 +319,18 @@ def _fit_view(cam: Camera, board: BoardLook) -> _View:
 
 
 def grid_world(aspect: float) -> np.ndarray:
-    """The 90 points in squares order as world points (x, y, 0)."""
+    """The 90 points in squares order as world points (x, y, 0) of a true, flat board."""
     idx = np.arange(90)
     return np.stack([idx % 9, (9 - idx // 9) * aspect, np.zeros(90)], 1).astype(float)
+
+
+def printed_points(board: BoardLook) -> np.ndarray:
+    """The 90 printed intersections in squares order as world points: the true grid moved by the sheet's waves."""
+    pts = grid_world(board.aspect)
+    dx, dy = sheet_displacement(board, pts[:, 0], pts[:, 1])
+    pts[:, 0] += dx
+    pts[:, 1] += dy
+    return pts
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -537,6 +554,7 @@ def _draw_one_piece(img: np.ndarray, scene: Scene, view: _View, p: _PieceDraw, l
 def _board_pieces(scene: Scene, squares: str, offsets: Mapping[str, tuple[float, float]],
                   skip: str | None) -> list[_PieceDraw]:
     a = scene.board.aspect
+    printed = printed_points(scene.board)
     out = []
     for i, ch in enumerate(squares):
         if ch in ".?" or ch.lower() not in "kabnrcp":
@@ -551,7 +569,9 @@ def _board_pieces(scene: Scene, squares: str, offsets: Mapping[str, tuple[float,
             j = scene.position_jitter
             dx = j * (2 * _unit_hash(scene.seed, name, ch, 1) - 1)
             dy = j * (2 * _unit_hash(scene.seed, name, ch, 2) - 1)
-        out.append(_PieceDraw(ch, f + dx, (r + dy) * a, 0.0, _piece_angle(scene, ch, name)))
+        # Players set pieces on the printed points: the waves move them too.
+        px, py = printed[i, 0] - f, printed[i, 1] - r * a
+        out.append(_PieceDraw(ch, f + dx + px, (r + dy) * a + py, 0.0, _piece_angle(scene, ch, name)))
     return out
 
 
@@ -820,8 +840,8 @@ def _check_squares(squares: str) -> None:
         raise RenderError(f"squares must be 90 characters of FEN letters, X/x, '.' or '?': {squares!r}")
 
 
-def _truth(view: _View, aspect: float) -> tuple[np.ndarray, np.ndarray]:
-    points = view.project(grid_world(aspect))
+def _truth(view: _View, board: BoardLook) -> tuple[np.ndarray, np.ndarray]:
+    points = view.project(printed_points(board))
     corners = points[[0, 8, 89, 81]]
     return corners, points
 
@@ -874,7 +894,7 @@ def _render(squares: str, scene: Scene, offsets: dict[str, tuple[float, float]],
     if hand is not None:
         _draw_hand(img, scene, view, hand, frame_key)
     img = _sensor(img, scene, frame_key, exposure, jpeg_roundtrip)
-    corners, points = _truth(view, scene.board.aspect)
+    corners, points = _truth(view, scene.board)
     return Rendered(img, corners, points)
 
 
@@ -895,6 +915,7 @@ class FrameTruth:
     stable: bool  # no hand, nothing moving
     event: str | None  # hand_enter | lift | capture_removed | place | nudge | hand_leave
     corners: tuple[tuple[float, float], ...] = ()  # a9, i9, i0, a0 in this frame (the camera may be bumped)
+    points: tuple[tuple[float, float], ...] = ()  # the 90 points in squares order (a wavy sheet bows the grid)
 
 
 @dataclass(frozen=True)
@@ -1122,7 +1143,8 @@ def render_game(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: fl
         view = base_view if spec.shake == (0.0, 0.0, 0.0) else base_view.shaken(*spec.shake)
         r = _render(spec.squares, scene, dict(spec.offsets), spec.hand, spec.lifted, spec.beside, view, i,
                     float(1 + drift[i]), jpeg_roundtrip, cache)
-        truth = replace(spec.truth, corners=tuple((float(x), float(y)) for x, y in r.corners))
+        truth = replace(spec.truth, corners=tuple((float(x), float(y)) for x, y in r.corners),
+                        points=tuple((float(x), float(y)) for x, y in r.points))
         yield VideoFrame(round(i * 1e6 / fps), r.image, truth)
 
 
@@ -1181,7 +1203,8 @@ def main_render(args: argparse.Namespace) -> int:
                 "frame": name, "t_us": frame.t_us, "ply": tr.ply, "squares": tr.squares,
                 "hand_present": tr.hand_present, "lifted": tr.lifted,
                 "misaligned": list(tr.misaligned) if tr.misaligned else None, "nudged": tr.nudged,
-                "stable": tr.stable, "event": tr.event, "corners": [list(c) for c in tr.corners],
+                "stable": tr.stable, "event": tr.event, "corners": [[round(v, 2) for v in c] for c in tr.corners],
+                "points": [[round(v, 2) for v in c] for c in tr.points],
                 "game_index": args.game_index, "seed": args.seed,
             }, ensure_ascii=False) + "\n")
             count += 1

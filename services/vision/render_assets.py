@@ -221,10 +221,24 @@ class BoardLook:
     table_alt: tuple[int, int, int]
     clutter: int
     seed: int
+    # A sheet that does not lie flat or a print that is not true: the printed grid is displaced by a smooth field,
+    # sum of (amplitude_x, amplitude_y, kx, ky, phase) waves, in file spacings. Empty for a true, flat board.
+    wave: tuple[tuple[float, float, float, float, float], ...] = ()
 
 
 # The points that carry position marks (cannon and pawn points).
 MARK_POINTS = ((1, 2), (7, 2), (1, 7), (7, 7), *((f, 3) for f in (0, 2, 4, 6, 8)), *((f, 6) for f in (0, 2, 4, 6, 8)))
+
+
+def sheet_displacement(look: BoardLook, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the print of plane point (x, y) actually lies, minus (x, y): the sheet's waviness (file spacings)."""
+    dx = np.zeros_like(x, dtype=np.float64)
+    dy = np.zeros_like(y, dtype=np.float64)
+    for ax, ay, kx, ky, ph in look.wave:
+        arg = kx * x + ky * y + ph
+        dx = dx + ax * np.sin(arg)
+        dy = dy + ay * np.sin(arg + 1.1)
+    return dx, dy
 
 
 def _smooth_noise(rng: np.random.Generator, shape: tuple[int, int], cells: tuple[int, int]) -> np.ndarray:
@@ -495,4 +509,15 @@ def _sheet_plane(look: BoardLook, s: int) -> np.ndarray:
     # Uneven print: ink density varies a little over the sheet.
     ink *= np.clip(1 - 0.15 * look.texture * np.abs(_smooth_noise(rng, (h, w), (6, 6))), 0.6, 1)[:, :]
     img = img * (1 - ink[..., None]) + np.array(col, np.float32) * ink[..., None]
+    if look.wave:
+        # Move the print by the displacement field: the texture at p shows what was drawn at p - D(p) (D is
+        # small and smooth, so this inverts it to well under a hundredth of a spacing).
+        u = np.arange(w, dtype=np.float64)[None, :]
+        v = np.arange(h, dtype=np.float64)[:, None]
+        x, y = x0 + u / s + 0 * v, y1 - v / s + 0 * u
+        dx, dy = sheet_displacement(look, x, y)
+        dx2, dy2 = sheet_displacement(look, x - dx, y - dy)
+        mapx = ((x - dx2 - x0) * s).astype(np.float32)
+        mapy = ((y1 - (y - dy2)) * s).astype(np.float32)
+        img = cv2.remap(img, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     return np.clip(img, 0, 255).astype(np.uint8)
