@@ -239,7 +239,7 @@ def make_event(
 ) -> Event:
     """Build an event of a catalogue type, checking every field against the schema and filling defaults."""
     schema = schema_of(type)
-    named = _named_types(schema)
+    named = _named_types_of(type)
     envelope = {
         "board_id": board_id,
         "source": source,
@@ -292,6 +292,11 @@ def _is_bytes_type(avro_type: Any) -> bool:
     if avro_type == "bytes":
         return True
     return isinstance(avro_type, list) and "bytes" in avro_type
+
+
+@cache
+def _named_types_of(event_type: str) -> Mapping[str, Mapping[str, Any]]:
+    return MappingProxyType(_named_types(schema_of(event_type)))
 
 
 def _named_types(schema: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
