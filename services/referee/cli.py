@@ -21,7 +21,7 @@ import importlib
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 REPLAY_T0 = 1_767_225_600_000_000  # 2026-01-01 00:00 UTC, µs: synthetic events need a fixed, repeatable time
 REPLAY_PLY_US = 10_000_000  # ten seconds a move
@@ -119,13 +119,19 @@ def cmd_run(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------------- replay
 
 
+class Synthesized(NamedTuple):
+    events: list[Any]
+    note: str | None  # why the events stop before the record's end (None: they follow it to the end)
+    unreadable: bool  # the record has a move that cannot be read (an error, unlike an illegal move)
+
+
 class ReplayError(ValueError):
     """A game record that cannot be turned into input events (bad FEN, a move that cannot be read)."""
 
 
 def synthesize(record: Any, game_id: str, *, ruleset: str = "cxa-2021", level: str = "national",
-               rapid: bool = False) -> tuple[list[Any], str | None]:
-    """The input events a camera board would give for a game record, and why it stopped early (or None).
+               rapid: bool = False) -> Synthesized:
+    """The input events a camera board would give for a game record, and why they stop early (None: they don't).
 
     GameStarted (the record's FEN and players), then per move a BoardStable of the position after it and the
     mover's ClockPressed. A move token that names a single piece moving illegally (ICCS only) is still shown to
@@ -163,18 +169,20 @@ def synthesize(record: Any, game_id: str, *, ruleset: str = "cxa-2021", level: s
             try:
                 move = Move.parse(token)
             except ValueError:
-                return events, f"ply {i} {token!r} cannot be read: {exc}"
+                return Synthesized(events, f"ply {i} {token!r} cannot be read: {exc}", True)
             sq = list(pos.squares())
             f, to = index_of(move.frm), index_of(move.to)
             sq[to], sq[f] = sq[f], "."
             squares = "".join(sq)
             ev(t, "BoardStable", squares=squares, frame_sha256=hashlib.sha256(squares.encode()).hexdigest())
             ev(t + 1_000_000, "ClockPressed", side=side)
-            return events, f"ply {i} {token!r} is not a legal move: the record cannot be followed further"
+            rest = len(record.moves) - i
+            return Synthesized(events, f"ply {i} {token!r} is not a legal move" + (
+                f"; the {rest} moves after it cannot be followed" if rest else ""), False)
         ev(t, "BoardStable", squares=squares, frame_sha256=hashlib.sha256(squares.encode()).hexdigest())
         ev(t + 1_000_000, "ClockPressed", side=side)
         pos = after
-    return events, None
+    return Synthesized(events, None, False)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -199,7 +207,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for number, record in enumerate(records, start=1):
         game_id = f"{path.name}#{number}"
         try:
-            events, stopped = synthesize(record, game_id, ruleset=args.ruleset, level=args.level, rapid=args.rapid)
+            events, stopped, unreadable = synthesize(record, game_id, ruleset=args.ruleset, level=args.level,
+                                                     rapid=args.rapid)
         except ReplayError as exc:
             print(f"xqarb replay: {exc}", file=sys.stderr)
             status = 1
@@ -214,7 +223,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 out.write(o.to_json() + "\n")
         else:
             out.write(_describe_game(game_id, record, outputs, stopped))
-        if stopped:
+        if unreadable:
             print(f"xqarb replay: {game_id}: {stopped}", file=sys.stderr)
             status = 1
     return status
@@ -238,7 +247,7 @@ def _describe_game(game_id: str, record: Any, outputs: list[Any], stopped: str |
             ended = d
             lines.append(f"      game ended: {d['result']}, {d['article']} ({d['ruleset']}): {d['reason']}")
     if stopped:
-        lines.append(f"      replay stopped: {stopped}")
+        lines.append(f"      record: {stopped}")
     if ended is not None:
         lines.append(f"result: {ended['result']} ({ended['article']}, {ended['ruleset']})"
                      + ("" if record.result in (None, ended["result"]) else f"; the record says {record.result}"))

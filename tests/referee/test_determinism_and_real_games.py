@@ -74,7 +74,7 @@ def _games(shared_data: Path, name: str):
 def _replay_and_check(records, name: str) -> int:
     moves = 0
     for number, (record, want) in enumerate(records, start=1):
-        events, stopped = synthesize(record, f"{name}#{number}")
+        events, stopped, _ = synthesize(record, f"{name}#{number}")
         assert stopped is None, f"{name}#{number}: {stopped}"
         state = None
         for e in events:
