@@ -10,6 +10,7 @@ the side not to move) is for an arbiter.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -72,9 +73,18 @@ class Inference:
 
 
 def changes_of(current: str, seen: str) -> list[int]:
+    """Indices of the points where the snapshot contradicts the position (rank by rank: most ranks are equal)."""
     if current == seen:
         return []
-    return [i for i, (a, b) in enumerate(zip(current, seen, strict=True)) if a != b and not consistent(a, b)]
+    out = []
+    for r in range(0, 90, 9):
+        if current[r:r + 9] == seen[r:r + 9]:
+            continue
+        for i in range(r, r + 9):
+            a, b = current[i], seen[i]
+            if a != b and not consistent(a, b):
+                out.append(i)
+    return out
 
 
 def squares_after(squares: str, move: Move) -> str:
@@ -85,20 +95,14 @@ def squares_after(squares: str, move: Move) -> str:
     return "".join(cells)
 
 
-_RUNS = [(".........", "9"), ("........", "8"), (".......", "7"), ("......", "6"), (".....", "5"), ("....", "4"),
-         ("...", "3"), ("..", "2"), (".", "1")]
+_EMPTY_RUN = re.compile(r"\.+")
 
 
 def fen_of(squares: str, side: str, halfmove: int, fullmove: int) -> str:
     """FEN from the 90-point form, as `Position.fen()` writes it (checked by the tests), without building a board."""
-    rows = []
-    for r in range(10):
-        row = squares[r * 9:(r + 1) * 9]
-        for dots, digit in _RUNS:
-            if dots in row:
-                row = row.replace(dots, digit)
-        rows.append(row)
-    return f"{'/'.join(rows)} {'w' if side == 'red' else 'b'} - - {halfmove} {fullmove}"
+    body = "/".join([squares[r:r + 9] for r in range(0, 90, 9)])
+    body = _EMPTY_RUN.sub(lambda m: str(len(m.group(0))), body)
+    return f"{body} {'w' if side == 'red' else 'b'} - - {halfmove} {fullmove}"
 
 
 def describe_changes(current: str, seen: str, diff: Sequence[int]) -> tuple[str, ...]:

@@ -1,0 +1,116 @@
+"""Referee throughput: input events per second per core through the fold (the game as a fold, board routing).
+
+Two input mixes, both from the shared real games (../shared/data/games), replayed as a board would send them:
+- `replay`: what `xqarb replay` synthesises: per move one BoardStable and the mover's ClockPressed;
+- `camera`: what a camera board sends around a move: HandEntered, PieceLifted, PiecePlaced, HandLeft, the
+  BoardStable snapshot twice (vision repeats a still board), the ClockPressed. Most of these change nothing, as
+  in a venue, where the board is still far more often than a move is made.
+Timing is CPU time of this process (time.process_time), so the figure is per core even on a shared machine;
+wall time is printed beside it. The ledger part (fold + SQLite append) is measured by the ledger's own bench.
+
+    .venv/bin/python bench/referee_throughput.py [--games N] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from xqarb.events import Event, make_event
+from xqarb.referee.board import BoardState, step
+from xqarb.referee.cli import synthesize
+from xqarb.referee.rules import read_pgn
+
+ROOT = Path(__file__).resolve().parents[1]
+GOAL = 20_000  # input events per second per core through fold + ledger (issue 5)
+
+
+def shared_games() -> Path:
+    for candidate in (ROOT.parent / "shared" / "data" / "games", ROOT.parent.parent / "shared" / "data" / "games"):
+        if candidate.is_dir():
+            return candidate
+    raise SystemExit("bench: the shared real games (../shared/data/games) are not beside this clone")
+
+
+def load_streams(games: int) -> list[list[Event]]:
+    """One input stream per game (the `replay` mix), half from each shared PGN file."""
+    folder = shared_games()
+    streams = []
+    for name in ("ccpd_dev", "liu_dahua_iccs"):
+        records = read_pgn((folder / f"{name}.pgn").read_text(encoding="utf-8"))[: max(1, games // 2)]
+        for number, record in enumerate(records, start=1):
+            streams.append(synthesize(record, f"{name}#{number}").events)
+    return streams
+
+
+def camera_mix(stream: Sequence[Event]) -> list[Event]:
+    """The same game as a camera board sends it: hand, lift, place, hand gone, the still board twice, the press."""
+    out: list[Event] = [stream[0]]
+    seq = 10_000_000
+    prev: str | None = None
+    for e in stream[1:]:
+        if e.type != "BoardStable":
+            out.append(e)
+            continue
+        squares = e.data["squares"]
+        frm = to = "e5"
+        if prev is not None:
+            changed = [i for i in range(90) if prev[i] != squares[i]]
+            pts = [f"{'abcdefghi'[i % 9]}{9 - i // 9}" for i in changed]
+            frm = next((p for i, p in zip(changed, pts, strict=True) if squares[i] == "."), pts[0] if pts else "e5")
+            to = next((p for p in pts if p != frm), frm)
+        prev = squares
+        extra = [("HandEntered", -3_000_000, {}), ("PieceLifted", -2_500_000, {"point": frm}),
+                 ("PiecePlaced", -1_000_000, {"point": to}), ("HandLeft", -500_000, {}), None,
+                 ("BoardStable", 200_000, {"squares": squares, "frame_sha256": e.data["frame_sha256"]})]
+        for item in extra:
+            if item is None:
+                out.append(e)
+                continue
+            type_, dt, fields = item
+            seq += 1
+            out.append(make_event(type_, e.board_id, source="cam", source_seq=seq, occurred_at=e.occurred_at + dt,
+                                  received_at=e.occurred_at + dt, **fields))
+    return out
+
+
+def measure(streams: Sequence[Sequence[Event]], repeat: int = 1) -> dict[str, float]:
+    """Fold every stream (one board each) `repeat` times; events per CPU second and per wall second."""
+    n = sum(len(s) for s in streams) * repeat
+    outputs = 0
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    for _ in range(repeat):
+        for stream in streams:
+            state: BoardState | None = None
+            for e in stream:
+                state, st = step(state, e)
+                outputs += len(st.outputs)
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    return {"events": n, "outputs": outputs, "cpu_s": round(cpu, 3), "wall_s": round(wall, 3),
+            "events_per_cpu_s": round(n / cpu) if cpu else 0.0, "events_per_wall_s": round(n / wall) if wall else 0.0}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100, help="real games to fold (half from each file)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    streams = load_streams(args.games)
+    results = {"replay": measure(streams), "camera": measure([camera_mix(s) for s in streams])}
+    moves = sum(sum(1 for e in s if e.type == "ClockPressed") for s in streams)
+    if args.json:
+        print(json.dumps({"games": len(streams), "moves": moves, "goal": GOAL, **results}))
+        return 0
+    print(f"referee fold throughput: {len(streams)} real games, {moves} moves (CPU time of one process)")
+    for mix, r in results.items():
+        print(f"  {mix:<7} {r['events']:>8} input events  {r['events_per_cpu_s']:>8,.0f} events/s per core "
+              f"({r['events_per_cpu_s'] / GOAL:.2f} x the {GOAL:,}/s goal; wall {r['events_per_wall_s']:,.0f}/s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
