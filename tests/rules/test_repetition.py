@@ -371,3 +371,28 @@ def test_elephant_chase_by_the_stronger_side_is_a_chase():
     assert v is not None
     assert v.moves[0].alt_term is None
     assert (v.outcome, v.side) == ("must_vary", "red")
+
+
+def test_same_position_by_different_moves_is_judged_over_all_of_them():
+    # The start position comes back twice by two different horse routes: pyffish counts a threefold repetition;
+    # the moves did not repeat one cycle, so every move since the first occurrence is judged and the verdict
+    # asks the arbiter to confirm it is one repetition.
+    start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+    positions, moves = line(start, ["h0g2", "h9g7", "g2h0", "g7h9", "h0i2", "h9i7", "i2h0", "i7h9"])
+    cycle = find_cycle(positions)
+    assert cycle is not None
+    assert (cycle.start, cycle.end, cycle.strict, cycle.occurrences) == (0, 8, False, 3)
+    v = judge_repetition(positions, moves)
+    assert v is not None and len(v.moves) == 8
+    assert v.outcome == "draw"
+    assert any("different moves" in n for n in v.notes)
+    assert pyffish_outcome(start, moves) == ("draw", None)
+
+
+def test_occurrences_threshold_is_configurable_and_history_must_fit():
+    positions, moves = line(PERPETUAL_CHECK, CHECKS)
+    assert judge_repetition(positions, moves) is None
+    v = judge_repetition(positions, moves, min_occurrences=2)
+    assert v is not None and v.cycle.occurrences == 2 and v.outcome == "loss"
+    with pytest.raises(ValueError):
+        judge_repetition(positions[:-1], moves)
