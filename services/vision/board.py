@@ -1,0 +1,534 @@
+"""Finding the board in a camera frame: the 9 x 10 lattice of the printed grid and its homography.
+
+Two ways, both pure (an image in, a `BoardFit` out, or `NoBoardFound` with the reason):
+- ArUco markers (DICT_4X4_50, ids 0..3 centred one grid spacing diagonally outside a9, i9, i0, a0) when a venue
+  fits them: the markers give the board and its orientation directly; the printed lines then refine the fit.
+- The printed grid alone (red or dark lines on light paper, wood, cloth or vinyl): a black-hat line response,
+  line segments (Hough), two line families, their vanishing points, an affine rectification in which each family
+  is an evenly spaced lattice, 1-D lattice fits, and a 2-D check of every lattice hypothesis by the line support
+  along the predicted segments (the river's gap between the interior files breaks the symmetries). Pieces may
+  cover most intersections (the start position covers all of ranks 0 and 9): the lattice is extrapolated from the
+  lines that show.
+Which end is Red is decided from the pieces: the kings and advisors never leave their palaces, so red ink in one
+palace and black ink in the other tells the ends apart (else the halves where most red and black pieces stand).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .grid import CORNERS_UV, POINTS_UV, apply_h, board_to_image, support_score, support_scores_batch
+
+WORK_MAX_SIDE = 1024  # detection runs on a frame scaled to at most this many pixels on its longer side
+MIN_SCORE = 6.0  # line-support contrast (black-hat units) below which a lattice is not accepted as a board
+# ArUco marker centres in the board plane (u, v), by id: one spacing diagonally outside a9, i9, i0, a0.
+MARKER_UV = np.array([[-1.0, -1.0], [9.0, -1.0], [9.0, 10.0], [-1.0, 10.0]])
+
+
+class NoBoardFound(Exception):
+    """No Xiangqi board could be found in the image; `reason` says why in words for an operator."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class BoardFit:
+    corners: np.ndarray  # 4 x 2 image pixels: a9, i9, i0, a0
+    homography: np.ndarray  # 3 x 3: image pixels -> board plane (grid spacings, a9 = (0, 0), a0 = (0, 9))
+    points: np.ndarray  # 90 x 2 image pixels, squares order (rank 9 first)
+    method: str  # "aruco" | "grid"
+    score: float  # line-support contrast of the fit (higher is surer)
+    oriented: bool = True  # False when nothing on the board told which end is Red (an empty board)
+
+    @property
+    def board_to_image(self) -> np.ndarray:
+        return np.linalg.inv(self.homography)
+
+    def spacing_px(self) -> float:
+        """Mean grid spacing in image pixels (for sizing kernels and crops)."""
+        p = self.points.reshape(10, 9, 2)
+        along_ranks = np.linalg.norm(np.diff(p, axis=1), axis=2).mean()
+        along_files = np.linalg.norm(np.diff(p, axis=0), axis=2).mean()
+        return float((along_ranks + along_files) / 2)
+
+
+def fit_from_corners(corners: np.ndarray, method: str, score: float, oriented: bool = True) -> BoardFit:
+    corners = np.asarray(corners, dtype=np.float64).reshape(4, 2)
+    hb = board_to_image(corners)
+    return BoardFit(corners, np.linalg.inv(hb), apply_h(hb, POINTS_UV), method, score, oriented)
+
+
+def fit_from_h(h_board_to_img: np.ndarray, method: str, score: float, oriented: bool = True) -> BoardFit:
+    hb = np.asarray(h_board_to_img, dtype=np.float64)
+    hb = hb / hb[2, 2]
+    return BoardFit(apply_h(hb, CORNERS_UV), np.linalg.inv(hb), apply_h(hb, POINTS_UV), method, score, oriented)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# line response and segments
+
+
+def _work_image(image: np.ndarray) -> tuple[np.ndarray, float]:
+    h, w = image.shape[:2]
+    scale = min(1.0, WORK_MAX_SIDE / max(h, w))
+    if scale < 1.0:
+        image = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    return image, scale
+
+
+def response_map(work_bgr: np.ndarray) -> np.ndarray:
+    """Line response on the work image: black-hat of the green channel (red and dark ink both show), blurred."""
+    green = work_bgr[:, :, 1]
+    resp = cv2.morphologyEx(green, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9)))
+    return cv2.GaussianBlur(resp.astype(np.float32), (3, 3), 0)
+
+
+def _segments(resp: np.ndarray) -> np.ndarray:
+    thr = max(14.0, float(np.percentile(resp, 90)))
+    bw = (resp > thr).astype(np.uint8) * 255
+    side = max(resp.shape)
+    segs = cv2.HoughLinesP(bw, 1, np.pi / 360, threshold=25, minLineLength=max(20, side // 40), maxLineGap=3)
+    if segs is None:
+        return np.zeros((0, 4))
+    return segs.reshape(-1, 4).astype(np.float64)
+
+
+@dataclass
+class _Line:
+    p: np.ndarray  # a point on the line
+    d: np.ndarray  # unit direction
+    support: float  # total length of its segments
+    pts: list  # segment endpoints
+
+    def dist(self, q: np.ndarray) -> np.ndarray:
+        r = q - self.p
+        return np.abs(r[..., 0] * self.d[1] - r[..., 1] * self.d[0])
+
+    def homog(self) -> np.ndarray:
+        a = np.array([self.p[0], self.p[1], 1.0])
+        b = np.array([self.p[0] + self.d[0], self.p[1] + self.d[1], 1.0])
+        ln = np.cross(a, b)
+        return ln / np.linalg.norm(ln[:2])
+
+
+def _merge(segs: np.ndarray, tol: float = 2.5, ang_tol: float = np.deg2rad(3.0)) -> list[_Line]:
+    """Greedy grouping of collinear segments into lines (longest first); each line refitted to its endpoints."""
+    lengths = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    order = np.argsort(-lengths)
+    lines: list[_Line] = []
+    for k in order:
+        x1, y1, x2, y2 = segs[k]
+        a, b = np.array([x1, y1]), np.array([x2, y2])
+        d = (b - a) / lengths[k]
+        for ln in lines:
+            cosang = abs(float(np.dot(ln.d, d)))
+            if cosang > np.cos(ang_tol) and ln.dist(a) < tol and ln.dist(b) < tol:
+                ln.pts.extend([a, b])
+                ln.support += lengths[k]
+                pts = np.array(ln.pts)
+                vx, vy, x0, y0 = cv2.fitLine(pts.astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+                ln.p, ln.d = np.array([x0, y0], dtype=np.float64), np.array([vx, vy], dtype=np.float64)
+                break
+        else:
+            lines.append(_Line(a, d, float(lengths[k]), [a, b]))
+    return lines
+
+
+def _families(lines: list[_Line]) -> tuple[list[_Line], list[_Line]]:
+    """Split lines into the two directions of the grid by a length-weighted histogram of angles (mod 180)."""
+    ang = np.array([np.degrees(np.arctan2(ln.d[1], ln.d[0])) % 180.0 for ln in lines])
+    wts = np.array([ln.support for ln in lines])
+    hist = np.zeros(180)
+    np.add.at(hist, np.round(ang).astype(int) % 180, wts)
+    kern = np.exp(-0.5 * (np.arange(-8, 9) / 3.0) ** 2)
+    sm = np.convolve(np.concatenate([hist[-8:], hist, hist[:8]]), kern, mode="same")[8:-8]
+    p1 = int(np.argmax(sm))
+    dist1 = np.minimum(np.abs(np.arange(180) - p1), 180 - np.abs(np.arange(180) - p1))
+    sm2 = np.where(dist1 >= 35, sm, 0.0)
+    p2 = int(np.argmax(sm2))
+    if sm2[p2] <= 0:
+        return [], []
+    fam1, fam2 = [], []
+    for ln, a in zip(lines, ang, strict=True):
+        d1 = min(abs(a - p1), 180 - abs(a - p1))
+        d2 = min(abs(a - p2), 180 - abs(a - p2))
+        if d1 < 22 and d1 <= d2:
+            fam1.append(ln)
+        elif d2 < 22:
+            fam2.append(ln)
+    return fam1, fam2
+
+
+def _vanishing_point(fam: list[_Line]) -> np.ndarray:
+    """Homogeneous vanishing point of a family (RANSAC over pairs of the strongest lines, then least squares)."""
+    fam = sorted(fam, key=lambda ln: -ln.support)[:40]
+    hs = np.array([ln.homog() for ln in fam])
+    wts = np.array([ln.support for ln in fam])
+    mids = np.array([np.mean(ln.pts, axis=0) for ln in fam])
+    dirs = np.array([ln.d for ln in fam])
+
+    def inliers(vp: np.ndarray) -> np.ndarray:
+        # angle between the line's direction and the direction from its middle to the vanishing point
+        to = vp[:2][None, :] - mids * vp[2]
+        n = np.linalg.norm(to, axis=1) + 1e-12
+        cos = np.abs((to * dirs).sum(1)) / n
+        return cos > np.cos(np.deg2rad(1.5))
+
+    best, best_w = None, -1.0
+    n = min(len(fam), 12)
+    for i in range(n):
+        for j in range(i + 1, n):
+            vp = np.cross(hs[i], hs[j])
+            if np.linalg.norm(vp) < 1e-12:
+                continue
+            vp = vp / np.linalg.norm(vp)
+            w = float(wts[inliers(vp)].sum())
+            if w > best_w:
+                best, best_w = vp, w
+    if best is None:
+        return np.array([dirs[0][0], dirs[0][1], 0.0])
+    m = inliers(best)
+    a = hs[m] * wts[m][:, None]
+    _, _, vt = np.linalg.svd(a)
+    vp = vt[-1]
+    return vp / np.linalg.norm(vp)
+
+
+def _rectifier(vp1: np.ndarray, vp2: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """Homography sending both vanishing points to infinity (affine rectification), near-identity at `centre`."""
+    lv = np.cross(vp1, vp2)
+    c = np.array([centre[0], centre[1], 1.0])
+    if abs(float(lv @ c)) < 1e-12:
+        return np.eye(3)
+    lv = lv / float(lv @ c)  # the vanishing line scaled to 1 at the centre
+    h = np.eye(3)
+    h[2] = lv
+    # keep the scale near the centre: compose with the inverse local scale
+    if lv[2] < 0:
+        h = -h
+    return h
+
+
+def _lattice_1d(pos: np.ndarray, wts: np.ndarray, n_lines: int, min_sp: float,
+                max_sp: float) -> list[tuple[dict[int, int], float]]:
+    """Evenly spaced lattices through 1-D line positions: ({line number: lattice index 0..n-1}, score), best first.
+
+    Candidate spacings come from differences of line positions; a lattice is scored by the weight of the lines
+    within 12 % of a spacing of its nodes, and windows of `n_lines` consecutive nodes are taken so that they
+    cover the supported nodes best (missing outer lines are extrapolated).
+    """
+    order = np.argsort(pos)
+    order = order[wts[order] > 0]
+    pos, wts = pos[order], wts[order]
+    cands: list[float] = []
+    for i in range(len(pos)):
+        for j in range(i + 1, min(len(pos), i + 4)):
+            d = pos[j] - pos[i]
+            for k in (1, 2):
+                if min_sp <= d / k <= max_sp:
+                    cands.append(d / k)
+    # one candidate per 3 % band of spacing: finer differences are taken up by the least-squares refit below
+    cands = sorted({float(np.exp(np.round(np.log(c) / 0.03) * 0.03)) for c in cands})
+    out: list[tuple[dict[int, int], float]] = []
+    seen: set[tuple[tuple[int, int], ...]] = set()
+    total = float(wts.sum()) + 1e-9
+    for sp in cands:
+        for anchor in pos[np.argsort(-wts)[:6]]:
+            rel = (pos - anchor) / sp
+            k = np.round(rel)
+            ok = np.abs(rel - k) < 0.12
+            if ok.sum() < 3:
+                continue
+            # refine spacing and phase by least squares on the matched lines
+            a = np.vstack([np.ones(ok.sum()), k[ok]]).T
+            (p0, sp2), *_ = np.linalg.lstsq(a, pos[ok], rcond=None)
+            if not min_sp <= sp2 <= max_sp:
+                continue
+            rel = (pos - p0) / sp2
+            k = np.round(rel).astype(int)
+            ok = np.abs(rel - k) < 0.12
+            node_w: dict[int, float] = {}
+            for kk, ww in zip(k[ok], wts[ok], strict=True):
+                node_w[int(kk)] = node_w.get(int(kk), 0.0) + float(ww)
+            if not node_w:
+                continue
+            lo, hi = min(node_w), max(node_w)
+            for start in range(hi - n_lines + 1, lo + 1):
+                weight = sum(w for kk, w in node_w.items() if start <= kk < start + n_lines)
+                covered = sum(1 for kk in node_w if start <= kk < start + n_lines)
+                if covered < max(3, n_lines - 5):
+                    continue
+                # Coverage first (a lattice of half or double the spacing leaves nodes without a line), then
+                # the weight of the lines on it.
+                score = covered + weight / total
+                assign = {int(order[i]): int(k[i]) - start for i in np.flatnonzero(ok)
+                          if start <= k[i] < start + n_lines}
+                key = tuple(sorted(assign.items()))
+                if key in seen:
+                    continue
+                seen.add(key)
+                out.append((assign, score))
+    out.sort(key=lambda t: -t[1])
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# lattice hypotheses
+
+
+def _hypotheses(fam_a: list[_Line], fam_b: list[_Line], shape: tuple[int, int]) -> list[np.ndarray]:
+    """Board -> work-image homographies for lattices with family A as the 9 files and B as the 10 ranks."""
+    h_img, w_img = shape
+    centre = np.array([w_img / 2, h_img / 2])
+    vpa, vpb = _vanishing_point(fam_a), _vanishing_point(fam_b)
+    r = _rectifier(vpa, vpb, centre)
+
+    def family_positions(fam: list[_Line]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        pts = [apply_h(r, np.array(ln.pts)) for ln in fam]
+        dirs = []
+        for p in pts:
+            d = p[-1] - p[0]
+            for q in p[1:]:
+                if np.linalg.norm(q - p[0]) > np.linalg.norm(d):
+                    d = q - p[0]
+            dirs.append(d / (np.linalg.norm(d) + 1e-12))
+        dirs = np.array(dirs)
+        ref = dirs[np.argmax([ln.support for ln in fam])]
+        dirs = dirs * np.sign(dirs @ ref)[:, None]
+        dmean = dirs.mean(0)
+        dmean /= np.linalg.norm(dmean)
+        normal = np.array([-dmean[1], dmean[0]])
+        pos = np.array([float(np.mean(p @ normal)) for p in pts])
+        # after the rectification a family is parallel: a line that is not (clutter, a stroke) gets no say
+        parallel = np.abs(dirs @ normal) < np.sin(np.deg2rad(4.0))
+        return pos, parallel, normal
+
+    fam_a = sorted(fam_a, key=lambda ln: -ln.support)[:30]
+    fam_b = sorted(fam_b, key=lambda ln: -ln.support)[:30]
+    pos_a, par_a, _ = family_positions(fam_a)
+    pos_b, par_b, _ = family_positions(fam_b)
+    wa = np.array([ln.support for ln in fam_a]) * par_a
+    wb = np.array([ln.support for ln in fam_b]) * par_b
+    diag = float(np.hypot(h_img, w_img))
+    # a board fills at least ~15 % of the frame's smaller side and fits in it
+    min_sp, max_sp = 0.15 * min(h_img, w_img) / 9, diag / 7
+    lat_a = _lattice_1d(pos_a, wa, 9, min_sp, max_sp)[:12]
+    lat_b = _lattice_1d(pos_b, wb, 10, min_sp, max_sp)[:12]
+    out: list[np.ndarray] = []
+    ha = np.array([ln.homog() for ln in fam_a])
+    hb_ = np.array([ln.homog() for ln in fam_b])
+    xs = np.cross(ha[:, None, :], hb_[None, :, :])  # every file line x every rank line
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inter = xs[..., :2] / xs[..., 2:3]
+    finite = np.isfinite(inter).all(axis=2)
+    for assign_a, _ in lat_a:
+        for assign_b, _ in lat_b:
+            ia = np.array(list(assign_a.keys()))
+            ib = np.array(list(assign_b.keys()))
+            uu = np.array(list(assign_a.values()), np.float64)
+            vv = np.array(list(assign_b.values()), np.float64)
+            sel = finite[np.ix_(ia, ib)]
+            if sel.sum() < 6:
+                continue
+            src = np.stack(np.broadcast_arrays(uu[:, None], vv[None, :]), axis=2)[sel]
+            dst = inter[np.ix_(ia, ib)][sel]
+            hm, _ = cv2.findHomography(src, dst, 0)
+            if hm is None:
+                continue
+            # one round of outlier rejection: a stray line (clutter, a stroke) makes wrong intersections
+            res = np.linalg.norm(apply_h(hm, src) - dst, axis=1)
+            keep = res < max(3.0, 2.0 * float(np.median(res)))
+            if 6 <= keep.sum() < len(keep):
+                hm2, _ = cv2.findHomography(src[keep], dst[keep], 0)
+                hm = hm if hm2 is None else hm2
+            c = apply_h(hm, CORNERS_UV)
+            out.append(c)
+            out.append(c[[1, 0, 3, 2]])  # the mirrored assignment of files; fixed later by winding
+    return out
+
+
+def _batch_h(corner_sets: list[np.ndarray]) -> np.ndarray:
+    """Board -> image homographies from corner quadruples (vectorised 8x8 solves)."""
+    n = len(corner_sets)
+    a = np.zeros((n, 8, 8))
+    b = np.zeros((n, 8))
+    for k, (u, v) in enumerate(CORNERS_UV):
+        x = np.array([c[k, 0] for c in corner_sets])
+        y = np.array([c[k, 1] for c in corner_sets])
+        a[:, 2 * k, 0], a[:, 2 * k, 1], a[:, 2 * k, 2] = u, v, 1
+        a[:, 2 * k, 6], a[:, 2 * k, 7] = -u * x, -v * x
+        a[:, 2 * k + 1, 3], a[:, 2 * k + 1, 4], a[:, 2 * k + 1, 5] = u, v, 1
+        a[:, 2 * k + 1, 6], a[:, 2 * k + 1, 7] = -u * y, -v * y
+        b[:, 2 * k], b[:, 2 * k + 1] = x, y
+    ok = np.abs(np.linalg.det(a)) > 1e-9
+    sol = np.zeros((n, 8))
+    sol[ok] = np.linalg.solve(a[ok], b[ok][..., None])[..., 0]
+    hs = np.concatenate([sol, np.ones((n, 1))], axis=1).reshape(n, 3, 3)
+    hs[~ok] = np.nan
+    return hs
+
+
+def _refine_profiles() -> tuple[np.ndarray, np.ndarray]:
+    """Board-plane sample profiles across every half-segment of the 19 printed lines (+-0.2 spacing)."""
+    offs = np.linspace(-0.2, 0.2, 17)
+    base, prof = [], []
+    for line in range(10):  # ranks: horizontal lines, profiles along v
+        for seg in range(8):
+            for f in (0.3, 0.5, 0.7):
+                base.append((seg + f, line))
+                prof.append([(seg + f, line + o) for o in offs])
+    for line in range(9):  # files: vertical lines, profiles along u; interior files stop at the river
+        for seg in range(9):
+            for f in (0.3, 0.5, 0.7):
+                if 0 < line < 8 and seg == 4:
+                    continue
+                base.append((line, seg + f))
+                prof.append([(line + o, seg + f) for o in offs])
+    return np.array(base, dtype=np.float64), np.array(prof, dtype=np.float64)
+
+
+_REFINE_BASE, _REFINE_PROF = _refine_profiles()
+
+
+def refine(resp: np.ndarray, hb: np.ndarray, iterations: int = 3) -> np.ndarray:
+    """Pull a lattice onto the printed lines: per line segment, the local peak of the line response across it.
+
+    For every half-segment of the 19 lines the response is sampled on a short profile across the line
+    (+-0.2 spacing); a clear peak says where the line really is there, and a homography is refitted (RANSAC,
+    so that character strokes under a piece do not pull it) mapping the model's point to that image position.
+    """
+    m, k = _REFINE_PROF.shape[:2]
+    flat = _REFINE_PROF.reshape(-1, 2)
+    for _ in range(iterations):
+        p = apply_h(hb, flat).reshape(m, k, 2)
+        x = np.round(p[..., 0]).astype(np.int64)
+        y = np.round(p[..., 1]).astype(np.int64)
+        inside = ((x >= 0) & (y >= 0) & (x < resp.shape[1]) & (y < resp.shape[0])).all(axis=1)
+        xs = np.where(inside[:, None], x, 0)
+        ys = np.where(inside[:, None], y, 0)
+        vals = resp[ys, xs]
+        best = np.argmax(vals, axis=1)
+        peak = vals[np.arange(m), best]
+        med = np.median(vals, axis=1)
+        ok = inside & (peak >= 12) & (peak >= 2.0 * med) & (best > 0) & (best < k - 1)
+        if ok.sum() < 12:
+            return hb
+        src = _REFINE_BASE[ok]
+        dst = p[np.arange(m), best][ok]
+        h2, _ = cv2.findHomography(src, dst, cv2.RANSAC, 2.0)
+        if h2 is None:
+            return hb
+        hb = h2 / h2[2, 2]
+    return hb
+
+
+def _wind_clockwise(hb: np.ndarray) -> np.ndarray:
+    """Make a9 -> i9 -> i0 run clockwise in the image (a camera does not mirror the board)."""
+    c = apply_h(hb, CORNERS_UV)
+    cross = (c[1, 0] - c[0, 0]) * (c[2, 1] - c[1, 1]) - (c[1, 1] - c[0, 1]) * (c[2, 0] - c[1, 0])
+    if cross < 0:
+        flip = np.array([[-1.0, 0, 8.0], [0, 1.0, 0], [0, 0, 1.0]])  # u -> 8 - u
+        hb = hb @ flip
+    return hb
+
+
+def rotate_half_turn(hb: np.ndarray) -> np.ndarray:
+    """The same lattice seen from the other end (a9 <-> i0): used when Red turns out to sit at the top."""
+    rot = np.array([[-1.0, 0, 8.0], [0, -1.0, 9.0], [0, 0, 1.0]])
+    return hb @ rot
+
+
+def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """Markerless lattice fit: (board -> image homography in full-image pixels, support score). Not oriented."""
+    work, scale = _work_image(image)
+    resp = response_map(work)
+    segs = _segments(resp)
+    if len(segs) < 12:
+        raise NoBoardFound(f"no grid lines found ({len(segs)} line segments)")
+    lines = _merge(segs)
+    fam1, fam2 = _families(lines)
+    if len(fam1) < 3 or len(fam2) < 3:
+        raise NoBoardFound(f"no two families of grid lines ({len(fam1)} and {len(fam2)} lines)")
+    corner_sets: list[np.ndarray] = []
+    for fa, fb in ((fam1, fam2), (fam2, fam1)):
+        corner_sets.extend(_hypotheses(fa, fb, resp.shape))
+    if not corner_sets:
+        raise NoBoardFound("the grid lines do not form a 9 x 10 lattice")
+    hs = _batch_h(corner_sets)
+    good = np.isfinite(hs).all(axis=(1, 2))
+    hs = hs[good]
+    if len(hs) == 0:
+        raise NoBoardFound("the grid lines do not form a 9 x 10 lattice")
+    scores = support_scores_batch(resp, hs)
+    top = np.argsort(-scores)[:6]
+    best_h, best_s = None, -np.inf
+    for i in top:
+        h = refine(resp, hs[i])
+        s = support_score(resp, h)
+        if s > best_s:
+            best_h, best_s = h, s
+    if best_h is None or best_s < MIN_SCORE:
+        raise NoBoardFound(f"no lattice of 9 x 10 printed lines is supported (best line contrast {best_s:.1f})")
+    best_h = _wind_clockwise(best_h)
+    up = np.diag([1.0 / scale, 1.0 / scale, 1.0])
+    return up @ best_h, float(best_s)
+
+
+def find_markers(image: np.ndarray) -> np.ndarray | None:
+    """Board -> image homography from ArUco ids 0..3 (DICT_4X4_50), or None when fewer than 4 are seen."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    det = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50),
+                                  cv2.aruco.DetectorParameters())
+    corners, ids, _ = det.detectMarkers(gray)
+    if ids is None:
+        return None
+    found: dict[int, np.ndarray] = {}
+    for c, i in zip(corners, ids.ravel(), strict=True):
+        if 0 <= int(i) <= 3:
+            found[int(i)] = c.reshape(4, 2).mean(axis=0)
+    if len(found) < 4:
+        return None
+    src = MARKER_UV.astype(np.float32)
+    dst = np.array([found[i] for i in range(4)], np.float32)
+    return cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+
+
+def grid_support(image: np.ndarray, hb: np.ndarray) -> float:
+    """Line-support score of a known lattice on a frame (the cheap per-frame re-check)."""
+    work, scale = _work_image(image)
+    resp = response_map(work)
+    down = np.diag([scale, scale, 1.0])
+    return support_score(resp, down @ hb)
+
+
+def find_board(image: np.ndarray, *, markers: bool = True, orient: bool = True) -> BoardFit:
+    """Find the board in a BGR image; raises NoBoardFound(reason). Orientation: Red's side is rank 0."""
+    if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 64:
+        raise NoBoardFound("not a colour image of at least 64 x 64 pixels")
+    hb_m = find_markers(image) if markers else None
+    if hb_m is not None:
+        work, scale = _work_image(image)
+        resp = response_map(work)
+        down = np.diag([scale, scale, 1.0])
+        h_ref = refine(resp, down @ hb_m)
+        s_ref = support_score(resp, h_ref)
+        s_m = support_score(resp, down @ hb_m)
+        up = np.diag([1.0 / scale, 1.0 / scale, 1.0])
+        if s_ref >= s_m:
+            return fit_from_h(up @ h_ref, "aruco", s_ref)
+        return fit_from_h(hb_m, "aruco", s_m)
+    hb, score = find_grid(image)
+    if not orient:
+        return fit_from_h(hb, "grid", score, oriented=False)
+    from .occupancy import orientation_vote, read_points  # occupancy needs a fit; no import cycle at load
+
+    fit = fit_from_h(hb, "grid", score)
+    vote = orientation_vote(read_points(image, fit))
+    if vote < 0:
+        return fit_from_h(rotate_half_turn(hb), "grid", score)
+    return fit_from_h(hb, "grid", score, oriented=vote > 0)

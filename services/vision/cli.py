@@ -1,0 +1,100 @@
+"""`xqarb vision ...`: detect (one photo), serve (the Kafka service), render (sample video for people and the demo).
+
+Cheap to import: OpenCV, numpy and Kafka are imported inside the handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    vision = subparsers.add_parser("vision",
+                                   help="vision tools: `vision detect IMAGE`, `vision serve`, `vision render`")
+    sub = vision.add_subparsers(dest="vision_command", metavar="VISION_COMMAND")
+
+    p = sub.add_parser("detect", help="find the board in one photo and read its 90 points")
+    p.add_argument("image", help="a photo of a board (JPEG, PNG ...)")
+    p.add_argument("--json", action="store_true", help='print {"squares": ..., "corners": [[x, y] x 4]}')
+    p.add_argument("--no-markers", action="store_true", help="ignore ArUco markers (the printed grid alone)")
+    p.set_defaults(handler=_detect)
+
+    p = sub.add_parser("serve", help="consume xq.frames, track each board, produce xq.observations")
+    p.add_argument("--bootstrap-servers", required=True, help="Kafka bootstrap servers HOST:PORT[,HOST:PORT]")
+    p.add_argument("--group", default="xq-vision", help="consumer group (vision processes share partitions)")
+    p.add_argument("--evidence-dir", default="evidence", help="directory for evidence frames (SHA-256 named)")
+    p.add_argument("--source", default=None, help="source id of this process's events (default vision-<host>-<pid>)")
+    p.add_argument("--stable-ms", type=int, default=750, help="stillness after the hand left before BoardStable (5.7)")
+    p.add_argument("--max-records", type=int, default=64, help="frames per poll")
+    p.set_defaults(handler=_serve)
+
+    p = sub.add_parser("render", help="write a rendered game video (JPEG frames + truth.jsonl) for people and demos")
+    try:
+        from .render import add_arguments
+    except ImportError as exc:  # the renderer's own dependencies missing: say so when used, not at import
+        p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+        p.set_defaults(handler=lambda args, exc=exc: _fail(f"vision render is unavailable: {exc}"))
+    else:
+        add_arguments(p)
+        p.set_defaults(handler=_render)
+    vision.set_defaults(handler=lambda args: _fail("say which: vision detect | serve | render (see --help)"))
+
+
+def _fail(message: str) -> int:
+    print(f"xqarb vision: {message}", file=sys.stderr)
+    return 2
+
+
+def _render(args: argparse.Namespace) -> int:
+    from .render import main_render
+
+    return int(main_render(args) or 0)
+
+
+def _detect(args: argparse.Namespace) -> int:
+    import cv2
+
+    from .board import NoBoardFound, find_board
+    from .occupancy import read_points
+
+    image = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    if image is None:
+        return _fail(f"{args.image}: cannot read an image from this file")
+    try:
+        fit = find_board(image, markers=not args.no_markers)
+    except NoBoardFound as exc:
+        return _fail(f"{args.image}: no board found: {exc.reason}")
+    classifier = _classifier()
+    squares = read_points(image, fit, classifier).squares()
+    corners = [[round(float(x), 1), round(float(y), 1)] for x, y in fit.corners]
+    if args.json:
+        print(json.dumps({"squares": squares, "corners": corners}))
+    else:
+        for r in range(10):
+            print(squares[r * 9:(r + 1) * 9])
+        names = ("a9", "i9", "i0", "a0")
+        print("corners: " + "  ".join(f"{n}=({x:.1f}, {y:.1f})" for n, (x, y) in zip(names, corners, strict=True)))
+        if not fit.oriented:
+            print("orientation: not told by the pieces (Red assumed at the bottom of the grid as found)")
+    return 0
+
+
+def _classifier():
+    """The piece-type classifier where it is installed and loads; None otherwise (types then stay X / x)."""
+    try:
+        from .pieces import PieceClassifier
+    except ImportError:
+        return None
+    try:
+        return PieceClassifier.load()
+    except (OSError, ValueError, RuntimeError) as exc:
+        print(f"xqarb vision: piece classifier not loaded ({exc}); types are not read", file=sys.stderr)
+        return None
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .service import serve
+
+    return serve(args)

@@ -1,0 +1,265 @@
+"""Reading the 90 points of a found board: empty, red piece or black piece (and the type where it can be told).
+
+Pure: a frame and a `BoardFit` in, a `PointReading` out. The frame is warped once to a canonical top view
+(`S` pixels per grid spacing). A piece is a light disc whose only colour cue is the ink of its character: so the
+evidence for a piece is ink *off the printed lines* near the point (the printed lines, the palace diagonals and the
+river text are masked out in the canonical view), gathered into an ink-density map whose peaks are the pieces'
+centres; the colour is the chroma of that ink against the disc's face (red ink vs dark ink).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from .grid import POINTS_UV, canonical_transform
+
+S = 32  # canonical pixels per grid spacing
+MARGIN = 0.75  # canonical view extends this many spacings beyond the outer lines
+
+# Squares of the two palaces (files d..f), by rank: where the kings and advisors always stand.
+RED_PALACE = [(9 - r) * 9 + f for r in (0, 1, 2) for f in (3, 4, 5)]
+BLACK_PALACE = [(9 - r) * 9 + f for r in (7, 8, 9) for f in (3, 4, 5)]
+
+
+def _line_mask(size: tuple[int, int]) -> np.ndarray:
+    """1 where the canonical view shows printed board marks (lines, palace diagonals, river text), else 0."""
+    w, h = size
+    m = np.zeros((h, w), np.uint8)
+
+    def c(u: float, v: float) -> tuple[int, int]:
+        return round((u + MARGIN) * S), round((v + MARGIN) * S)
+
+    t = max(3, round(0.16 * S))
+    for v in range(10):
+        cv2.line(m, c(-0.3, v), c(8.3, v), 1, t)
+    for u in range(9):
+        cv2.line(m, c(u, -0.3), c(u, 9.3), 1, t)
+    for v0 in (0, 7):
+        cv2.line(m, c(3, v0), c(5, v0 + 2), 1, t)
+        cv2.line(m, c(5, v0), c(3, v0 + 2), 1, t)
+    # star marks (little corner brackets) next to the cannon and pawn points
+    for u, v in [(1, 2), (7, 2), (1, 7), (7, 7)] + [(u, v) for u in (0, 2, 4, 6, 8) for v in (3, 6)]:
+        for du in (-1, 1):
+            for dv in (-1, 1):
+                if 0 <= u + 0.2 * du <= 8:
+                    cv2.rectangle(m, c(u + 0.08 * du, v + 0.08 * dv), c(u + 0.22 * du, v + 0.22 * dv), 1, -1)
+    # the river's text lies between ranks 4 and 5, away from the points (the ink a piece on rank 4/5 shows
+    # within +-0.45 spacing is kept: only the band's middle is masked)
+    cv2.rectangle(m, c(0.3, 4.27), c(7.7, 4.73), 1, -1)
+    return m
+
+
+@dataclass(frozen=True)
+class CanonicalView:
+    bgr: np.ndarray  # the board seen from above
+    h_img_to_view: np.ndarray
+
+
+def warp_board(image: np.ndarray, homography: np.ndarray) -> CanonicalView:
+    """Warp a frame to the canonical top view (image -> board plane homography given)."""
+    h, size = canonical_transform(homography, S, MARGIN)
+    view = cv2.warpPerspective(image, h, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return CanonicalView(view, h)
+
+
+_MASKS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _mask_for(size: tuple[int, int]) -> np.ndarray:
+    # Deterministic and read-only: a cache of a pure function's result, not state.
+    if size not in _MASKS:
+        _MASKS[size] = _line_mask(size)
+    return _MASKS[size]
+
+
+@dataclass(frozen=True)
+class PointReading:
+    """Per point (squares order): the ink evidence of a piece, its colour and the piece centre's offset.
+
+    occupied: 0..1 (1 = a piece stands on the point); red: 0..1 (1 = red ink, 0 = dark ink; only meaningful where
+    occupied); offset: 90 x 2, where the ink peak lies relative to the point, in grid spacings; density: the raw
+    ink density at the point; types: FEN letters from a classifier (None where not asked or not sure).
+    """
+
+    occupied: np.ndarray
+    red: np.ndarray
+    offset: np.ndarray
+    density: np.ndarray
+    redness: np.ndarray
+    types: tuple[str | None, ...] = field(default=(None,) * 90)
+    type_conf: np.ndarray = field(default_factory=lambda: np.zeros(90))
+
+    def probabilities(self) -> np.ndarray:
+        """90 x 3: P(empty), P(red piece), P(black piece)."""
+        occ = np.clip(self.occupied, 0, 1)
+        red = np.clip(self.red, 0, 1)
+        return np.stack([1 - occ, occ * red, occ * (1 - red)], axis=1)
+
+    def squares(self, sure: float = 0.75) -> str:
+        """The 90 characters of BoardStable: FEN letter / X / x / . / ? (unsure below `sure`)."""
+        out = []
+        p = self.probabilities()
+        for i in range(90):
+            k = int(np.argmax(p[i]))
+            if p[i, k] < sure:
+                out.append("?")
+            elif k == 0:
+                out.append(".")
+            else:
+                t = self.types[i]
+                is_red = k == 1
+                if t is not None and t.isupper() == is_red:
+                    out.append(t)
+                else:
+                    out.append("X" if is_red else "x")
+        return "".join(out)
+
+
+def ink_maps(view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ink (dark thin strokes, red or black: characters, rings, printed marks) and its redness per pixel.
+
+    Ink is a black-hat of the green channel (red ink is dark in green) relative to the local face; redness is
+    how much more red than green and blue a pixel is, as a fraction of its brightness, against the local face.
+    """
+    g = view[:, :, 1]
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (round(0.3 * S) | 1, round(0.3 * S) | 1))
+    bh = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, k).astype(np.float32)
+    # normalise by the local brightness so that shadow and glare do not change what counts as ink
+    face = cv2.morphologyEx(g, cv2.MORPH_CLOSE, k).astype(np.float32) + 1.0
+    ink = np.clip((bh / face - 0.12) * 5.0, 0, 1)
+    f = view.astype(np.float32)
+    b_, g_, r_ = f[..., 0], f[..., 1], f[..., 2]
+    redness = (r_ - np.maximum(g_, b_)) / (r_ + g_ + b_ + 30.0)
+    return ink, redness
+
+
+def read_points(image: np.ndarray, fit, classifier=None, *, view: CanonicalView | None = None) -> PointReading:
+    """Read the 90 points of `image` given a `BoardFit` (or anything with `.homography`)."""
+    if view is None:
+        view = warp_board(image, fit.homography)
+    return read_view(view.bgr, classifier)
+
+
+def read_view(bgr: np.ndarray, classifier=None) -> PointReading:
+    ink, redness = ink_maps(bgr)
+    h, w = ink.shape
+    sigma = 0.2 * S
+    # ink fraction among the pixels not masked as printed marks (so that a point on the palace diagonals or at the
+    # edge is not judged by less of its disc); outside the outer lines only board frames and clutter lie
+    visible = (1.0 - _mask_for((w, h))).astype(np.float32)
+    lo, hi_u, hi_v = round((MARGIN - 0.15) * S), round((MARGIN + 8.15) * S), round((MARGIN + 9.15) * S)
+    frame = np.zeros_like(visible)
+    frame[lo:hi_v + 1, lo:hi_u + 1] = 1.0
+    visible *= frame
+    num = cv2.GaussianBlur(ink * visible, (0, 0), sigma)
+    # colour is read from the character, where a piece hides the printed marks: no mask but the frame's
+    den = cv2.GaussianBlur(visible, (0, 0), sigma)
+    dens = num / np.maximum(den, 0.05)
+    # the density a piece produces: normalise by the 90th percentile of the point values so lighting and ink
+    # weight do not matter
+    pts = np.round((POINTS_UV + MARGIN) * S).astype(int)
+    d_at = np.zeros(90)
+    offset = np.zeros((90, 2))
+    r = round(0.5 * S)
+    for i, (x, y) in enumerate(pts):
+        x0, x1, y0, y1 = max(0, x - r), min(w, x + r + 1), max(0, y - r), min(h, y + r + 1)
+        win = dens[y0:y1, x0:x1]
+        d_at[i] = dens[y, x]
+        k = int(np.argmax(win))
+        wy, wx = divmod(k, win.shape[1])
+        offset[i] = ((x0 + wx - x) / S, (y0 + wy - y) / S)
+    # occupancy: the density at the point against a scale set by the strongest points (pieces) of this frame
+    ref = max(float(np.percentile(d_at, 90)), 0.02)
+    occ = 1.0 / (1.0 + np.exp(-(d_at / ref - 0.35) * 14.0))
+    # An absolute floor: an empty board has no ink at all
+    occ = np.where(d_at < 0.012, np.minimum(occ, 0.1), occ)
+    # colour: ink-weighted redness within the disc, against the redness of the face around the ink
+    red_frac = np.zeros(90)
+    rr = round(0.3 * S)
+    # colour from the character only: the disc's inner part, and nothing outside the outer lines (board frames
+    # and their ink would otherwise colour the edge points)
+    ink_c = ink * frame
+    yy, xx = np.mgrid[-rr:rr + 1, -rr:rr + 1]
+    disc = (xx ** 2 + yy ** 2) <= rr * rr
+    for i, (x, y) in enumerate(pts):
+        cx = round(x + offset[i, 0] * S)
+        cy = round(y + offset[i, 1] * S)
+        if cx - rr < 0 or cy - rr < 0 or cx + rr + 1 > w or cy + rr + 1 > h:
+            continue
+        iw = ink_c[cy - rr:cy + rr + 1, cx - rr:cx + rr + 1] * disc
+        rw = redness[cy - rr:cy + rr + 1, cx - rr:cx + rr + 1]
+        tot = float(iw.sum())
+        if tot < 1e-3:
+            continue
+        ink_red = float((iw * rw).sum() / tot)
+        facew = disc & (iw < 0.05)
+        face_red = float(np.median(rw[facew])) if facew.any() else 0.0
+        red_frac[i] = ink_red - face_red
+    red = 1.0 / (1.0 + np.exp(-(red_frac - _colour_threshold(red_frac[occ > 0.5])) * 40.0))
+    types: tuple[str | None, ...] = (None,) * 90
+    conf = np.zeros(90)
+    if classifier is not None:
+        types, conf = _classify(bgr, classifier, occ, offset)
+    return PointReading(occ, red, offset, d_at, red_frac, types, conf)
+
+
+def _colour_threshold(values: np.ndarray, default: float = 0.07) -> float:
+    """Red vs dark ink: the gap between the two clusters of ink redness in this frame (lighting shifts both),
+    or a fixed threshold when the frame shows only one colour clearly."""
+    v = np.sort(values)
+    if len(v) < 4:
+        return default
+    best, best_t = 0.0, default
+    for k in range(1, len(v)):
+        a, b = v[:k], v[k:]
+        between = len(a) * len(b) * (a.mean() - b.mean()) ** 2
+        if between > best:
+            best, best_t = between, (v[k - 1] + v[k]) / 2
+    lo, hi = v[v <= best_t], v[v > best_t]
+    if len(lo) and len(hi) and hi.mean() - lo.mean() > 0.08 and 0.02 < best_t < 0.2:
+        return float(best_t)
+    return default
+
+
+def _classify(bgr: np.ndarray, classifier, occ: np.ndarray,
+              offset: np.ndarray) -> tuple[tuple[str | None, ...], np.ndarray]:
+    """Type of each occupied point from the piece classifier (crops centred on the ink peak)."""
+    idx = [i for i in range(90) if occ[i] > 0.5]
+    crops: list[np.ndarray] = []
+    half = round(0.5 * S)
+    padded = cv2.copyMakeBorder(bgr, half, half, half, half, cv2.BORDER_REPLICATE)
+    for i in idx:
+        x = round((POINTS_UV[i, 0] + MARGIN + offset[i, 0]) * S) + half
+        y = round((POINTS_UV[i, 1] + MARGIN + offset[i, 1]) * S) + half
+        crops.append(padded[y - half:y + half, x - half:x + half])
+    types: list[str | None] = [None] * 90
+    conf = np.zeros(90)
+    if crops:
+        for i, (letter, c) in zip(idx, classifier.classify(crops), strict=True):
+            types[i] = letter
+            conf[i] = c
+    return tuple(types), conf
+
+
+def orientation_vote(reading: PointReading) -> float:
+    """> 0 when Red sits at rank 0 as fitted, < 0 when at rank 9, 0 when nothing tells.
+
+    The kings and advisors never leave their palaces (rules 2): red ink in the bottom palace and black ink in the top
+    one say the board is the right way up. Where the palaces tell nothing, most red pieces stand on Red's half.
+    """
+    occ = reading.occupied > 0.5
+    red = reading.red > 0.5
+    def count(points: Sequence[int], want_red: bool) -> int:
+        return int(sum(1 for i in points if occ[i] and red[i] == want_red))
+
+    right_way = count(RED_PALACE, True) + count(BLACK_PALACE, False)
+    vote = right_way - (count(BLACK_PALACE, True) + count(RED_PALACE, False))
+    if vote != 0:
+        return float(vote)
+    bottom = range(45, 90)
+    top = range(0, 45)
+    return float((count(bottom, True) - count(top, True)) + (count(top, False) - count(bottom, False))) * 0.1
