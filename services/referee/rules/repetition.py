@@ -53,11 +53,9 @@ Outcome = Literal["draw", "loss", "must_vary", "judgment"]
 
 RULESETS = ("cxa-2021", "cxa-2011")
 
-# 27.4: the heaviest effect names the move.
-_WEIGHT = {"将": 3, "杀": 2, "捉": 1, "闲": 0}
 _NAMES = {"k": "king", "a": "advisor", "b": "elephant", "n": "horse", "r": "rook", "c": "cannon", "p": "pawn"}
 # 25.3 values in units of an advisor: rook = 2 horses = 2 cannons = horse + cannon; horse = cannon; advisor =
-# elephant; a crossed pawn floats (counted 1 here, see _pawn_exchange); the king and uncrossed pawns are not 子力.
+# elephant; a crossed pawn floats (counted 1 here, see Threat.pawn_exchange); the king and uncrossed pawns are not 子力.
 _VALUES = {"r": 4, "n": 2, "c": 2, "a": 1, "b": 1, "p": 1, "k": 0}
 
 # Clause references per rule set: (2021 edition, 2011 edition).
@@ -494,13 +492,20 @@ def _old_threats(
     before that check is not one this move creates: `previous` (the position before the opponent's last move)
     supplies those, for targets still on the same point.
     """
-    old = {t.target for t in threats(before, None, check_depth, cache) if t.kind in ("chase", "pawn")}
+    # The same board with the opponent to move tells whether a target could take its attacker back (兑).
+    answer = None
+    if not before.in_check():
+        try:
+            answer = _pass(before)
+        except ValueError:  # the engine refuses the passed position: judge 兑 without it
+            answer = None
+    old = {t.target for t in threats(before, answer, check_depth, cache) if t.kind in ("chase", "pawn")}
     if previous is not None and before.in_check() and not previous.in_check():
         try:
             earlier = _pass(previous)
         except ValueError:  # the engine refuses the passed position: nothing earlier to compare with
             return old
-        for t in threats(earlier, None, check_depth, cache):
+        for t in threats(earlier, previous, check_depth, cache):
             if t.kind in ("chase", "pawn") and before.piece_at(t.target) == t.target_piece:
                 old.add(t.target)
     return old
