@@ -6,6 +6,8 @@ xiangqi rules: where the CXA rules differ, the test says why and asserts the CXA
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from xqarb.referee.rules import Move, Position
@@ -396,3 +398,14 @@ def test_occurrences_threshold_is_configurable_and_history_must_fit():
     assert v is not None and v.cycle.occurrences == 2 and v.outcome == "loss"
     with pytest.raises(ValueError):
         judge_repetition(positions[:-1], moves)
+
+
+def test_drawn_repetition_going_on_may_be_ruled_without_a_claim():
+    start = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+    positions, moves = line(start, ["h0g2", "h9g7", "g2h0", "g7h9"] * 2)
+    assert not judge_repetition(positions, moves).unclaimed_draw
+    positions, moves = line(start, ["h0g2", "h9g7", "g2h0", "g7h9"] * 3)
+    v = judge_repetition(positions, moves, ruleset="cxa-2011")
+    assert v.cycle.occurrences == 4 and v.unclaimed_draw
+    assert any("23.2" in n for n in v.notes)
+    assert json.loads(json.dumps(v.as_dict(), ensure_ascii=False))["unclaimed_draw"] is True

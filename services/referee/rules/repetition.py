@@ -483,6 +483,19 @@ def _material(position: Position, side: Side) -> int:
     return total
 
 
+def _may_be_defending(position: Position, side: Side) -> bool:
+    """Whether `side` could be the defender of a simple ending (27.3): less material, or equal material with at
+    most one rook, horse or cannon on each side."""
+    mine, theirs = _material(position, side), _material(position, _other(side))
+    if mine != theirs:
+        return mine < theirs
+    strong = {"red": 0, "black": 0}
+    for ch in position.squares():
+        if ch.lower() in "rnc" and ch != ".":
+            strong[_side_of(ch)] += 1
+    return strong["red"] <= 1 and strong["black"] <= 1
+
+
 def _old_threats(
     before: Position, previous: Position | None, check_depth: int, cache: AnalysisCache
 ) -> set[str]:
@@ -556,11 +569,10 @@ def classify_move(
         targets = tuple(dict.fromkeys(t.target for t in chases))
         alt_term: Term | None = None
         alt_reason = None
-        # 27.3 can only apply where the chaser may be the defending side: chasing advisors/elephants only,
-        # with no more material (25.3 values) than the side chased. Then it is the arbiter's call.
-        if all(t.target_piece.lower() in ("a", "b") for t in chases) and _material(after, side) <= _material(
-            after, _other(side)
-        ):
+        # 27.3 can only apply where the chaser may be the defending side of a simple ending: chasing advisors
+        # or elephants only, with less material (25.3 values) than the side chased, or as much in an ending of
+        # at most one rook, horse or cannon a side. Then it is the arbiter's call.
+        if all(t.target_piece.lower() in ("a", "b") for t in chases) and _may_be_defending(after, side):
             alt_term = "闲"
             alt_reason = (f"闲 if the arbiter finds {what} occupies a key defensive point that makes a simple draw "
                           f"and the chase of the advisor/elephant is incidental ({_clause('defence', ruleset)})")
@@ -669,6 +681,9 @@ class RepetitionVerdict:
     article: str
     reason: str
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # 23.2 (2011; 2021 22, 提和的裁定): a drawn repetition that goes on past three times may be ruled a draw by
+    # the arbiter though nobody claims it.
+    unclaimed_draw: bool = False
 
     @property
     def result(self) -> str | None:
@@ -685,6 +700,7 @@ class RepetitionVerdict:
             "occurrences": self.cycle.occurrences, "moves": [m.as_dict() for m in self.moves],
             "patterns": dict(self.patterns), "forbidden": dict(self.forbidden), "outcome": self.outcome,
             "side": self.side, "article": self.article, "reason": self.reason, "notes": list(self.notes),
+            "unclaimed_draw": self.unclaimed_draw,
         }
 
 
@@ -833,5 +849,10 @@ def judge_repetition(
                 f"{side} was told to vary at ply {at} and repeated the cycle once more: {side} loses",
                 tuple(notes),
             )
+    unclaimed = outcome == "draw" and cycle.occurrences > min_occurrences
+    if unclaimed:
+        where = "22 (提和的裁定)" if ruleset == "cxa-2021" else "23.2"
+        notes.append(f"the repetition goes on past {min_occurrences} times: the arbiter may rule the draw though "
+                     f"nobody claims it ({where})")
     return RepetitionVerdict(ruleset, cycle, classes, patterns, forbidden, outcome, side, article, reason,
-                             tuple(notes))
+                             tuple(notes), unclaimed)
