@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("render", help="write a rendered game video (JPEG frames + truth.jsonl) for people and demos")
     try:
-        from .render import add_arguments
+        from .render_cli import add_arguments
     except ImportError as exc:  # the renderer's own dependencies missing: say so when used, not at import
         p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
         p.set_defaults(handler=lambda args, exc=exc: _fail(f"vision render is unavailable: {exc}"))
@@ -48,7 +48,7 @@ def _fail(message: str) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from .render import main_render
+    from .render_cli import main_render
 
     return int(main_render(args) or 0)
 

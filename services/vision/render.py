@@ -15,7 +15,6 @@ Pure: every function takes values and returns values; caches are keyed by those 
 
 from __future__ import annotations
 
-import argparse
 import functools
 import math
 import zlib
@@ -36,6 +35,7 @@ from xqarb.vision.render_assets import (
     sheet_plane,
     table_plane,
 )
+from xqarb.vision.render_cli import add_arguments, main_render
 
 FILES = "abcdefghi"
 DIFFICULTIES = ("plain", "easy", "hard")
@@ -1146,72 +1146,6 @@ def render_game(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: fl
         truth = replace(spec.truth, corners=tuple((float(x), float(y)) for x, y in r.corners),
                         points=tuple((float(x), float(y)) for x, y in r.points))
         yield VideoFrame(round(i * 1e6 / fps), r.image, truth)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Command line adapter (registered as `xqarb vision render` by the vision cli)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game-index", type=int, default=0, help="game number in the games file (0-based)")
-    parser.add_argument("--games", default=None,
-                        help="games JSONL (start_fen, iccs); default ../shared/data/games/ccpd_dev.jsonl")
-    parser.add_argument("--seed", type=int, default=0, help="scene and timing seed")
-    parser.add_argument("--difficulty", choices=DIFFICULTIES, default="hard")
-    parser.add_argument("--fps", type=float, default=4.0)
-    parser.add_argument("--frames", type=int, default=200, help="stop after this many frames (0 = whole game)")
-    parser.add_argument("--out", required=True, help="directory for frame_NNNNN.jpg and truth.jsonl")
-
-
-def _default_games() -> str:
-    import os
-    from pathlib import Path
-
-    env = os.environ.get("XQARB_SHARED")
-    here = Path(__file__).resolve()
-    for base in ([Path(env)] if env else []) + [Path.cwd().parent / "shared", here.parents[2].parent / "shared"]:
-        p = base / "data" / "games" / "ccpd_dev.jsonl"
-        if p.is_file():
-            return str(p)
-    raise RenderError("no games file found: pass --games PATH (a JSONL with start_fen and iccs per line)")
-
-
-def main_render(args: argparse.Namespace) -> int:
-    """Write a rendered game video as JPEG frames plus truth.jsonl (one line per frame)."""
-    import json
-    from pathlib import Path
-
-    path = args.games or _default_games()
-    with open(path, encoding="utf-8") as fh:
-        for i, line in enumerate(fh):
-            if i == args.game_index:
-                game = json.loads(line)
-                break
-        else:
-            raise RenderError(f"{path} has no game {args.game_index}")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    scene = random_scene(args.seed, difficulty=args.difficulty)
-    count = 0
-    with open(out / "truth.jsonl", "w", encoding="utf-8") as tf:
-        for frame in render_game(game["start_fen"], game["iccs"], args.seed, fps=args.fps, scene=scene,
-                                 jpeg_roundtrip=False):
-            name = f"frame_{count:05d}.jpg"
-            (out / name).write_bytes(jpeg(frame.image, scene.jpeg_quality))
-            tr = frame.truth
-            tf.write(json.dumps({
-                "frame": name, "t_us": frame.t_us, "ply": tr.ply, "squares": tr.squares,
-                "hand_present": tr.hand_present, "lifted": tr.lifted,
-                "misaligned": list(tr.misaligned) if tr.misaligned else None, "nudged": tr.nudged,
-                "stable": tr.stable, "event": tr.event, "corners": [[round(v, 2) for v in c] for c in tr.corners],
-                "points": [[round(v, 2) for v in c] for c in tr.points],
-                "game_index": args.game_index, "seed": args.seed,
-            }, ensure_ascii=False) + "\n")
-            count += 1
-            if args.frames and count >= args.frames:
-                break
-    print(f"wrote {count} frames and truth.jsonl to {out} (game {args.game_index}, seed {args.seed})")
-    return 0
 
 
 __all__ = ["Camera", "FrameTruth", "Hand", "Lighting", "RenderError", "Rendered", "Scene", "VideoFrame",

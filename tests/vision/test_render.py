@@ -20,14 +20,13 @@ from xqarb.vision.render import (
     FILES,
     Hand,
     RenderError,
-    add_arguments,
-    main_render,
     point_index,
     random_scene,
     render_game,
     render_position,
     squares_from_fen,
 )
+from xqarb.vision.render_cli import add_arguments, main_render
 
 START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
 START = squares_from_fen(START_FEN)
