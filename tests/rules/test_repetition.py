@@ -409,3 +409,28 @@ def test_drawn_repetition_going_on_may_be_ruled_without_a_claim():
     assert v.cycle.occurrences == 4 and v.unclaimed_draw
     assert any("23.2" in n for n in v.notes)
     assert json.loads(json.dumps(v.as_dict(), ensure_ascii=False))["unclaimed_draw"] is True
+
+
+def test_check_prefilter_misses_no_check(shared_data):
+    # _checking_moves skips gives_check for moves whose geometry cannot check; it must find every check the
+    # engine finds. Positions: every third ply of the first 40 real games.
+    from xqarb.referee.rules.repetition import AnalysisCache, _checking_moves
+
+    lines = (shared_data / "games" / "ccpd_dev.jsonl").read_text(encoding="utf-8").splitlines()[:40]
+    compared = checks = 0
+    for text in lines:
+        game = json.loads(text)
+        pos = Position.from_fen(game["start_fen"])
+        for i, mv in enumerate(game["iccs"]):
+            if i % 3 == 0:
+                expected = [m for m in pos.legal_moves() if pos.gives_check(m)]
+                assert _checking_moves(pos, AnalysisCache()) == expected, pos.fen()
+                compared += 1
+                checks += len(expected)
+            pos = pos.play(Move.parse(mv))
+    assert compared > 1000 and checks > 100
+
+
+def test_verdicts_are_deterministic():
+    positions, moves = line(CHASE, CHASE_MOVES * 2)
+    assert judge_repetition(positions, moves) == judge_repetition(positions, moves)
