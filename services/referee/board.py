@@ -109,9 +109,10 @@ def _game_started(board: BoardState, event: Event) -> tuple[BoardState, Step]:
     if current is not None and current.result is None:
         outs = _attention(gid, f"game {gid} starts on board {board.board_id} while game {current.game_id} has no "
                                f"result; that game is left unfinished", event)
-    new = replace(new, out_count=len(outs))
     board = BoardState(board.board_id, new, board.games_started + 1)
-    return board, Step(gid, materialize(event, outs, 1))
+    # Numbered 0 and not counted in the new game: a referee that rebuilds the game from its own inputs (the ledger)
+    # does not see the earlier game, and the game's later outputs must be numbered the same either way.
+    return board, Step(gid, materialize(event, outs, 0))
 
 
 def fold(events: Iterable[Event], board_state: BoardState | None = None) -> BoardState:

@@ -36,7 +36,7 @@ from xqarb.referee.recording import (
     with_fouls,
 )
 from xqarb.referee.rules import FenError, IllegalMove, Move, Position, chinese, wxf
-from xqarb.referee.rules.limits import HistoryError, natural_limit_count
+from xqarb.referee.rules.limits import HistoryError, insufficient_material, natural_limit_count
 from xqarb.referee.rules.repetition import judge_repetition
 from xqarb.referee.ruleset import RuleConfig, RuleConfigError
 from xqarb.referee.touch import Obligation, Touch, obligation, touch_foul
@@ -208,6 +208,9 @@ class GameState:
             pending.append({"kind": "ambiguous", "moves": [m.iccs for m in self.ambiguous]})
         if self.attention is not None:
             pending.append({"kind": "attention", "reason": self.attention})
+        if insufficient_material(self.position):
+            pending.append({"kind": "material", "article": self.cfg.article("draw_material"),
+                            "text": "neither side has a piece that can attack: a draw for the arbiter to confirm"})
         if self.repetition_pending:
             pending.append({"kind": "repetition", "text": "the position has come round three times (待判局面): "
                                                           "a ruling may be asked"})
@@ -440,8 +443,11 @@ def _board_stable(st: _Step) -> None:
         return
     s = st.s
     if squares == s.last_seen:
-        if s.press_pending is not None and not changes_of(s.squares, squares):
-            _press_without_move(st)
+        if not changes_of(s.squares, squares):
+            if s.press_pending is not None:
+                _press_without_move(st)
+            if s.misaligned is not None and s.misaligned.stage == "fix" and "?" not in squares:
+                st.set(misaligned=None)  # 5.10: the mover set the piece right before pressing the clock
         return
     st.set(last_seen=squares)
     _judge_board(st, squares)
@@ -454,6 +460,8 @@ def _judge_board(st: _Step, squares: str) -> None:
         if s.press_pending is not None:
             _press_without_move(st)
         st.set(attention=None, ambiguous=())
+        if s.misaligned is not None and s.misaligned.stage == "fix" and "?" not in squares:
+            st.set(misaligned=None)  # 5.10: the mover set the piece right before pressing the clock
         return
     if inf.kind == "move":
         _accept_move(st, inf.moves[0])
@@ -691,8 +699,11 @@ def _touch(st: _Step, side: str, point: str, source: str) -> None:
 
 
 def _lifted(st: _Step) -> None:
-    # The camera cannot tell whose hand it was: in a side's own time it is that side's (5.1-5.5).
-    _touch(st, st.s.position.side, st.e.data["point"], f"{st.e.type} seen by the camera")
+    # The camera cannot tell whose hand it was: it is the hand of the side whose time it is (its clock runs), the
+    # side to move until it presses the clock after its move (5.1-5.5; 5.6 for touches in the other's time).
+    s = st.s
+    side = s.clock.running if s.clock.running is not None and s.press_pending is None else s.position.side
+    _touch(st, side, st.e.data["point"], f"{st.e.type} seen by the camera")
 
 
 def _touch_reported(st: _Step) -> None:

@@ -107,3 +107,26 @@ def test_fen_written_from_squares_is_the_rules_cores(shared_data):
         for iccs in want["iccs"]:
             p = p.play(Move.parse(iccs))
             assert fen_of(p.squares(), p.side, p.plies_since_capture, p.fullmove) == p.fen()
+
+
+def test_a_game_rebuilt_from_its_own_inputs_continues_exactly_as_an_uninterrupted_run(scenario):
+    """What the service does after a restart or a rebalance: fold the latest game's inputs, then go on."""
+    s = scenario().move("h2e2")  # g1 is left without a result
+    s.add("GameStarted", game_id="g2", red_player="C", black_player="D",
+          time_control={"scheme": "increment", "base_ms": 600_000, "increment_ms": 5_000}, recording_required=True)
+    s.position = Position.from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1")
+    s.moves("h2e2", "h9g7", "h0g2", "i9h9", "b0c2", "b9c7")
+    s.add("FoulReported", side="red", article="8.1.1").press("black", dt=2)
+    events = s.events()
+    full = []
+    state = None
+    for e in events:
+        state, st = step(state, e)
+        full.append([o.to_json() for o in st.outputs])
+    g2 = next(i for i, e in enumerate(events) if e.type == "GameStarted" and e.data["game_id"] == "g2")
+    for cut in range(g2 + 1, len(events)):
+        rebuilt = fold(events[g2:cut])  # the ledger holds g2's inputs only
+        state = rebuilt
+        for i in range(cut, len(events)):
+            state, st = step(state, events[i])
+            assert [o.to_json() for o in st.outputs] == full[i], f"restart after input {cut}, input {i}"

@@ -179,3 +179,9 @@ def test_position_restored_one_move_on_is_that_move(scenario):
     after = s.position.play(Move.parse("h2e2"))
     s.add("PositionRestored", fen=after.fen(), article="5.8.2")
     assert s.run().moves == ["h2e2"]
+
+
+def test_no_attacking_piece_left_is_shown_for_the_arbiter_4_2_2(scenario):
+    r = scenario(start_fen="3k5/4a4/4b4/9/9/9/9/4B4/4A4/4K4 w - - 0 1").run()
+    kinds = [p["kind"] for p in r.game.to_json()["pending"]]
+    assert "material" in kinds and r.ended is None and not r.outputs

@@ -139,3 +139,19 @@ def test_5_10_rapid_play_off_mover_gets_a_foul(scenario):
 def test_designation_with_nothing_pending_is_attention(scenario):
     r = scenario().add("PointDesignated", point="e2").run()
     assert r.attention and not r.rulings()
+
+
+def test_5_10_fixed_before_the_press_clears_it(scenario):
+    s = scenario().move("h2e2", press=False).add("PieceMisaligned", points=["e2", "d2"])
+    s.stable(s.position.squares()).press("red")
+    r = s.run()
+    assert not r.rulings() and r.game.misaligned is None
+
+
+def test_a_touch_after_the_move_but_before_the_press_is_the_movers(scenario):
+    # Red moved and, its clock still running, nudges its own b0 horse: a touch of Red's (5.6), not a Black touch
+    # of an opponent piece (which would be an 8.1.5 foul for Black).
+    s = scenario().move("h2e2", press=False).add("PieceNudged", point="b0").press("red")
+    r = s.run()
+    assert not r.rulings() and [t.point for t in r.game.touches("red")] == ["b0"]
+    assert r.game.touches("black") == ()
