@@ -548,7 +548,9 @@ def _draw_one_piece(img: np.ndarray, scene: Scene, view: _View, p: _PieceDraw, l
                                  borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
     roi = img[y0:y1, x0:x1]
     a_ = warped[..., 3:4]
-    roi[:] = np.clip(roi * (1 - a_) + warped[..., :3], 0, 255).astype(np.uint8)
+    # No two pieces of a set are quite alike (wear, dirt, the wood): a few per cent of brightness.
+    tone = 0.95 + 0.08 * _unit_hash(scene.seed, p.letter, round(p.angle, 4))
+    roi[:] = np.clip(roi * (1 - a_) + warped[..., :3] * tone, 0, 255).astype(np.uint8)
 
 
 def _board_pieces(scene: Scene, squares: str, offsets: Mapping[str, tuple[float, float]],
