@@ -385,7 +385,10 @@ def threats(
     q: Position, answer: Position | None = None, check_depth: int = 1, cache: AnalysisCache | None = None
 ) -> list[Threat]:
     """Every capture threat of the side to move in `q`: direct ones, and (28.3) wins of a piece through one
-    check whatever the reply (`check_depth` 0 turns that off). `answer`: see `_direct_threats`."""
+    check whatever the reply (`check_depth` 1; 0 turns that off: longer series of checks are not searched).
+    `answer`: see `_direct_threats`."""
+    if check_depth not in (0, 1):
+        raise ValueError(f"check_depth is 0 (direct captures only) or 1 (also through one check), got {check_depth}")
     cache = cache if cache is not None else AnalysisCache()
     found = _direct_threats(q, answer, cache)
     if check_depth <= 0:
@@ -779,6 +782,9 @@ def judge_repetition(
     check_depth: int = 1,
 ) -> RepetitionVerdict | None:
     """Judge the pending position at the end of a game, or None when the last position is not one.
+
+    `mate_depth`: how many own checking moves the 杀 search looks through (3: mates in up to five plies);
+    `check_depth`: 1 also finds a chase through one check (28.3), 0 only direct captures.
 
     `positions[i]` is the position before `moves[i]`, `positions[-1]` the position now. `vary_order`: an earlier
     `must_vary` ruling on this cycle, as (side, len(moves) when it was given): if that side has since played the
