@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -110,6 +111,8 @@ class System:
         self.ledger: Any = None
         self.publisher: Any = None
         self.failed = False
+        self.vision: Any = None
+        self._vision_log: Any = None
 
     def start(self) -> str:
         from xqarb import bus, metrics
@@ -200,16 +203,40 @@ class System:
         self.threads.append(thread)
 
     def _start_vision(self, bootstrap: str, data: Path) -> None:
-        try:
-            from xqarb.vision.service import VisionService
-        except ImportError as exc:
-            self.say(f"vision: not available ({exc}); frames are accepted but not turned into observations")
+        """Vision in a child process (`xqarb vision serve`): it is the CPU-heavy part, and a process of its own
+        runs on another core instead of taking turns with ingest, the API and the referee for this one's GIL."""
+        log_path = data / "vision.log"
+        self._vision_log = log_path.open("ab")
+        cmd = [
+            sys.executable,
+            "-m",
+            "xqarb.cli",
+            "vision",
+            "serve",
+            "--bootstrap-servers",
+            bootstrap,
+            "--evidence-dir",
+            str(data / "evidence"),
+        ]
+        self.vision = subprocess.Popen(cmd, stdout=self._vision_log, stderr=subprocess.STDOUT)
+        time.sleep(0.5)
+        code = self.vision.poll()
+        if code is not None:
+            tail = log_path.read_text(errors="replace").strip().splitlines()[-1:] or [""]
+            self.say(f"vision: not running (exit {code}: {tail[0]}); frames are accepted but not seen")
+            self.vision = None
             return
-        service = VisionService(bootstrap, evidence_dir=data / "evidence")
-        self.services.append(service)
-        thread = threading.Thread(target=self._guard, args=("vision", service.run), name="xq-vision", daemon=True)
-        thread.start()
-        self.threads.append(thread)
+        self.say(f"vision: running (pid {self.vision.pid}, log {log_path})")
+        watcher = threading.Thread(target=self._watch_vision, name="xq-vision-watch", daemon=True)
+        watcher.start()
+
+    def _watch_vision(self) -> None:
+        assert self.vision is not None
+        code = self.vision.wait()
+        if not self.stopping.is_set():
+            self.failed = True
+            print(f"xqarb up: the vision service exited with code {code} (see its log)", file=sys.stderr, flush=True)
+            self.stopping.set()
 
     def _guard(self, name: str, fn: Any) -> None:
         try:
@@ -254,6 +281,8 @@ class System:
             self.server.stop()
         if self.hub is not None:
             self.hub.stop()
+        if self.vision is not None and self.vision.poll() is None:
+            self.vision.send_signal(signal.SIGTERM)
         for service in self.services:
             service.stop()
         for thread in self.threads:
@@ -262,6 +291,14 @@ class System:
             close = getattr(service, "close", None)
             if close is not None:
                 close()
+        if self.vision is not None:
+            try:
+                self.vision.wait(15)
+            except subprocess.TimeoutExpired:  # it did not stop in time
+                self.vision.kill()
+                self.vision.wait(5)
+        if self._vision_log is not None:
+            self._vision_log.close()
         if self.publisher is not None:
             self.publisher.close()
         if self.ledger is not None:
