@@ -434,3 +434,12 @@ def test_check_prefilter_misses_no_check(shared_data):
 def test_verdicts_are_deterministic():
     positions, moves = line(CHASE, CHASE_MOVES * 2)
     assert judge_repetition(positions, moves) == judge_repetition(positions, moves)
+
+
+def test_moves_that_do_not_match_the_positions_are_refused():
+    from xqarb.referee.rules.repetition import HistoryError
+
+    positions, moves = line(PERPETUAL_CHECK, CHECKS * 2)
+    wrong = [*moves[:-1], Move.parse("e8e7")]
+    with pytest.raises(HistoryError):
+        judge_repetition(positions, wrong)

@@ -799,6 +799,9 @@ def judge_repetition(
     cycle = find_cycle(positions, min_occurrences)
     if cycle is None:
         return None
+    for i in range(cycle.start, cycle.end):  # the moves judged must be the ones that led from position to position
+        if not _same(positions[i].play(moves[i]), positions[i + 1]):
+            raise HistoryError(f"move {i} ({moves[i].iccs}) does not lead from positions[{i}] to positions[{i + 1}]")
     cache = AnalysisCache()
     classes = tuple(
         classify_move(positions[i], moves[i], ruleset=ruleset, ply=i, mate_depth=mate_depth,
