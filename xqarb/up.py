@@ -205,6 +205,11 @@ class System:
     def _start_vision(self, bootstrap: str, data: Path) -> None:
         """Vision in a child process (`xqarb vision serve`): it is the CPU-heavy part, and a process of its own
         runs on another core instead of taking turns with ingest, the API and the referee for this one's GIL."""
+        import importlib.util
+
+        if importlib.util.find_spec("xqarb.vision.service") is None:
+            self.say("vision: not built yet (no xqarb.vision.service); frames are accepted but not seen")
+            return
         log_path = data / "vision.log"
         self._vision_log = log_path.open("ab")
         cmd = [
