@@ -386,7 +386,10 @@ def apply(state: GameState, event: Event) -> tuple[GameState, tuple[Out, ...]]:
     """The next state of a game and the outputs an input event causes."""
     st = _Step(state, event)
     just_fouled = state.foul_just_given
-    st.set(foul_just_given=None, last_at=max(state.last_at, event.occurred_at))
+    d = st.s.__dict__  # the draft's bookkeeping, written directly (this runs for every input)
+    d["foul_just_given"] = None
+    if event.occurred_at > state.last_at:
+        d["last_at"] = event.occurred_at
     if state.result is not None:
         _after_result(st)
     else:
@@ -402,7 +405,8 @@ def apply(state: GameState, event: Event) -> tuple[GameState, tuple[Out, ...]]:
     if st.fouled is not None and st.s.result is None:
         st.set(foul_just_given=st.fouled)
     outs = tuple(st.outs)
-    st.set(out_count=st.s.out_count + len(outs))
+    if outs:
+        st.s.__dict__["out_count"] += len(outs)
     return st.s, outs
 
 

@@ -70,6 +70,8 @@ def build(type_: str, fields: dict[str, Any]) -> MappingProxyType:
 
 def materialize(cause: Event, outs: tuple[Out, ...], first_seq: int) -> tuple[Event, ...]:
     """Give each output its envelope (see the module docstring); `first_seq` is the seq of the first one."""
+    if not outs:
+        return ()
     return tuple(
         Event(
             type=out.type,

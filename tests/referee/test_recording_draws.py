@@ -144,3 +144,12 @@ def test_natural_limit_rapid_and_overrun_by_the_penalty(scenario):
     r = scenario(start_fen=LIMIT_FEN, ruleset="cxa-2011").add("NaturalLimitClaimed", side="red").add(
         "NaturalLimitClaimed", side="red").run()
     assert [f["article"] for f in r.rulings("foul")] == ["9.1.4", "9.1.4"] and r.ended is None
+
+
+def test_the_event_may_lower_the_natural_limit(scenario):
+    fen = LIMIT_FEN.replace(" 118 60", " 78 40")  # 39 rounds without a capture
+    r = scenario(start_fen=fen, natural_limit_rounds=40).moves("h0g2", "h9g7").add(
+        "NaturalLimitClaimed", side="red").run()
+    assert r.ended["article"] == "4.2.4"
+    r = scenario(start_fen=fen).moves("h0g2", "h9g7").add("NaturalLimitClaimed", side="red").run()
+    assert r.ended is None and r.rulings("foul", "8.1.4")
