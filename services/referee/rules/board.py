@@ -48,11 +48,15 @@ def point(sq: int) -> str:
     return FILES[sq % 9] + str(sq // 9)
 
 
+_SQUARE_OF_POINT = {FILES[s % 9] + str(s // 9): s for s in range(90)}
+
+
 def square(pt: str) -> int:
     """Square of an ICCS point; raises ValueError for anything else."""
-    if len(pt) != 2 or pt[0] not in FILES or not pt[1].isdigit():
-        raise ValueError(f"not an ICCS point: {pt!r} (files a-i, ranks 0-9, e.g. 'e0')")
-    return int(pt[1]) * 9 + FILES.index(pt[0])
+    try:
+        return _SQUARE_OF_POINT[pt]
+    except (KeyError, TypeError):
+        raise ValueError(f"not an ICCS point: {pt!r} (files a-i, ranks 0-9, e.g. 'e0')") from None
 
 
 def _on(f: int, r: int) -> bool:
@@ -148,31 +152,30 @@ class Board:
 
     __slots__ = ("_stack", "b", "fullmove", "halfmove", "hash", "kings", "pieces", "side")
 
-    def __init__(self, cells: list[int], side: int, halfmove: int = 0, fullmove: int = 1) -> None:
+    def __init__(self, cells: list[int] | tuple[int, ...], side: int, halfmove: int = 0, fullmove: int = 1,
+                 zobrist: int | None = None) -> None:
+        """`zobrist`: the hash when the caller already knows it (a Position does), else computed here."""
         if len(cells) != 90:
             raise ValueError("a board has 90 points")
-        self.b = list(cells)
+        b = self.b = list(cells)
         self.side = side
         self.halfmove = halfmove
         self.fullmove = fullmove
-        self.pieces = (set(), set())  # squares of Red's pieces, of Black's pieces
-        self.kings = [-1, -1]
-        h = 0
-        for s, p in enumerate(self.b):
-            if p:
-                self.pieces[0 if p > 0 else 1].add(s)
-                h ^= ZOBRIST[p + 7][s]
-                if p == KING:
-                    self.kings[0] = s
-                elif p == -KING:
-                    self.kings[1] = s
-        if side == BLACK:
-            h ^= ZOBRIST_SIDE
-        self.hash = h
+        red = {s for s in range(90) if b[s] > 0}
+        black = {s for s in range(90) if b[s] < 0}
+        self.pieces = (red, black)  # squares of Red's pieces, of Black's pieces
+        self.kings = [next((s for s in red if b[s] == KING), -1), next((s for s in black if b[s] == -KING), -1)]
+        if zobrist is None:
+            zobrist = ZOBRIST_SIDE if side == BLACK else 0
+            for s in red:
+                zobrist ^= ZOBRIST[b[s] + 7][s]
+            for s in black:
+                zobrist ^= ZOBRIST[b[s] + 7][s]
+        self.hash = zobrist
         self._stack: list[tuple[int, int, int, int]] = []
 
     def copy(self) -> Board:
-        return Board(self.b, self.side, self.halfmove, self.fullmove)
+        return Board(self.b, self.side, self.halfmove, self.fullmove, self.hash)
 
     # ---------------------------------------------------------------- make / unmake
     def make(self, m: int) -> None:

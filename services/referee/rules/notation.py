@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .board import ADVISOR, BLACK, CANNON, ELEPHANT, HORSE, KING, PAWN, RED, ROOK, Board, square
+from .board import ADVISOR, BLACK, CANNON, ELEPHANT, HORSE, KING, PAWN, RED, ROOK, square
 from .position import Move, Position, _as_move
 
 _CN_DIGITS = "一二三四五六七八九"
@@ -205,8 +205,7 @@ class _Spec:
     number: int
 
 
-def _matches(position: Position, board: Board, m: int, spec: _Spec) -> bool:
-    cells = position._cells
+def _matches(cells: tuple[int, ...], m: int, spec: _Spec) -> bool:
     frm, to = m >> 7, m & 127
     p = cells[frm]
     s = RED if p > 0 else BLACK
@@ -242,15 +241,23 @@ def _matches(position: Position, board: Board, m: int, spec: _Spec) -> bool:
 
 
 def _resolve(position: Position, spec: _Spec, text: str) -> Move:
-    board = position.board()
-    legal = [m for m in position._legal_ints() if _matches(position, board, m, spec)]
+    cells = position._cells
+    s = RED if position.side == "red" else BLACK
+    # Cheap filters first (the named kind, the named file), the full test only for what passes them.
+    want = None if spec.piece is None else spec.piece * s
+    fidx = None if spec.file_num is None else _file_index(spec.file_num, s)
+    legal = [
+        m for m in position._legal_ints()
+        if (want is None or cells[m >> 7] == want) and (fidx is None or (m >> 7) % 9 == fidx)
+        and _matches(cells, m, spec)
+    ]
     if len(legal) == 1:
         return Move._from_int(legal[0])
     if len(legal) > 1:
         options = ", ".join(str(Move._from_int(m)) for m in legal)
         raise NotationError(f"{text!r} is ambiguous here: it fits {options}")
     # No legal move fits: say whether the text names a move the rules forbid (2.2 / 3.4), or nothing at all.
-    pseudo = [m for m in board.pseudo_moves() if _matches(position, board, m, spec)]
+    pseudo = [m for m in position.board().pseudo_moves() if _matches(cells, m, spec)]
     if len(pseudo) == 1:
         mv = Move._from_int(pseudo[0])
         reason = position.illegal_reason(mv)

@@ -82,17 +82,23 @@ class Move(NamedTuple):
         return _MOVE_CACHE[m]
 
     def _to_int(self) -> int:
-        return square(self.frm) << 7 | square(self.to)
+        try:
+            return _INT_OF_MOVE[self]
+        except KeyError:
+            return square(self.frm) << 7 | square(self.to)  # raises ValueError naming the bad point
 
 
 _MOVE_CACHE = {f << 7 | t: tuple.__new__(Move, (point(f), point(t))) for f in range(90) for t in range(90)}
+_INT_OF_MOVE = {mv: m for m, mv in _MOVE_CACHE.items()}
+# ICCS text order of the move ints, so that sorting needs no strings
+_ORDER = {m: i for i, m in enumerate(sorted(_MOVE_CACHE, key=lambda m: str(_MOVE_CACHE[m])))}
 
 
 def _describe(p: int, sq: int) -> str:
     return f"{PIECE_NAMES[abs(p)]} on {point(sq)}"
 
 
-def _validate(cells: tuple[int, ...], side: int, strict: bool) -> None:
+def _validate(cells: tuple[int, ...], side: int, strict: bool) -> Board:
     """Reject placements that cannot arise in a game (1.3, 2.2); `strict=False` keeps only what the engine needs."""
     counts: dict[int, int] = {}
     for p in cells:
@@ -127,12 +133,13 @@ def _validate(cells: tuple[int, ...], side: int, strict: bool) -> None:
     other = -side
     if board.attacked(board.kings[0 if other == RED else 1], other):
         raise FenError(f"{_SIDE_WORD[other]} is not to move but its king is attacked (the kings may also be facing)")
+    return board
 
 
 class Position:
     """An immutable Xiangqi position: placement, side to move, plies since the last capture, move number."""
 
-    __slots__ = ("_cells", "_fullmove", "_halfmove", "_key", "_legal", "_side")
+    __slots__ = ("_cells", "_fullmove", "_halfmove", "_key", "_legal", "_legal_set", "_side")
 
     def __init__(self, cells: tuple[int, ...], side: int, halfmove: int = 0, fullmove: int = 1,
                  *, strict: bool = True) -> None:
@@ -140,13 +147,14 @@ class Position:
             raise FenError(f"a position has 90 points, got {len(cells)}")
         if side not in (RED, BLACK):
             raise FenError(f"side to move must be red or black, got {side!r}")
-        _validate(cells, side, strict)
+        board = _validate(cells, side, strict)
         self._cells = tuple(cells)
         self._side = side
         self._halfmove = halfmove
         self._fullmove = fullmove
-        self._key: int | None = None
+        self._key: int | None = board.hash
         self._legal: tuple[int, ...] | None = None
+        self._legal_set: frozenset[int] = frozenset()
 
     @classmethod
     def _trusted(cls, board: Board) -> Position:
@@ -158,6 +166,7 @@ class Position:
         pos._fullmove = board.fullmove
         pos._key = board.hash
         pos._legal = None
+        pos._legal_set = frozenset()
         return pos
 
     # ---------------------------------------------------------------- constructors
@@ -269,7 +278,7 @@ class Position:
     def key(self) -> int:
         """Zobrist hash of placement and side to move (not the counters): equal keys = the same position."""
         if self._key is None:
-            self._key = Board(list(self._cells), self._side).hash
+            self._key = Board(self._cells, self._side).hash
         return self._key
 
     def piece_at(self, pt: str) -> str | None:
@@ -282,13 +291,19 @@ class Position:
 
     def board(self) -> Board:
         """A fresh mutable fast board of this position (for search, perft and notation)."""
-        return Board(list(self._cells), self._side, self._halfmove, self._fullmove)
+        return Board(self._cells, self._side, self._halfmove, self._fullmove, self._key)
 
     # ---------------------------------------------------------------- moves
     def _legal_ints(self) -> tuple[int, ...]:
         if self._legal is None:
-            self._legal = tuple(sorted(self.board().legal_moves(), key=lambda m: _MOVE_CACHE[m]))
+            self._legal = tuple(sorted(self.board().legal_moves(), key=_ORDER.__getitem__))
+            self._legal_set = frozenset(self._legal)
         return self._legal
+
+    def _is_legal_int(self, m: int) -> bool:
+        if self._legal is None:
+            self._legal_ints()
+        return m in self._legal_set
 
     def legal_moves(self) -> list[Move]:
         """Every legal move, sorted by ICCS text."""
@@ -299,7 +314,7 @@ class Position:
             m = _as_move(move)._to_int()
         except ValueError:
             return False
-        return m in self._legal_ints()
+        return self._is_legal_int(m)
 
     def illegal_reason(self, move: Move) -> str | None:
         """None for a legal move, else why not in an arbiter's words (2.2, 3.4)."""
@@ -324,7 +339,7 @@ class Position:
         if why:
             return why
         m = frm << 7 | to
-        if m in self._legal_ints():
+        if self._is_legal_int(m):
             return None
         return _exposure_fault(self.board(), m)
 
@@ -335,7 +350,7 @@ class Position:
             m = mv._to_int()
         except ValueError as exc:
             raise IllegalMove(move, str(exc)) from None
-        if m not in self._legal_ints():
+        if not self._is_legal_int(m):
             raise IllegalMove(mv, self.illegal_reason(mv) or "not a legal move")
         b = self.board()
         b.make(m)
