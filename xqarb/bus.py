@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -32,6 +33,7 @@ GAME_EVENTS = "xq.game-events"
 DLQ = "xq.dlq"
 TOPICS: tuple[str, ...] = (FRAMES, OBSERVATIONS, CLOCK, ARBITER, GAME_EVENTS, DLQ)
 DEFAULT_PARTITIONS = 12
+REPLICATION_ENV = "XQARB_TOPIC_REPLICATION"
 # Consumer groups (DESIGN: N vision and N referee processes share the partitions).
 VISION_GROUP = "xq-vision"
 REFEREE_GROUP = "xq-referee"
@@ -104,11 +106,12 @@ def ensure_topics(
     topics: Iterable[str] = TOPICS,
     *,
     partitions: int = DEFAULT_PARTITIONS,
-    replication_factor: int = 1,
+    replication_factor: int | None = None,
     timeout_s: float = 30.0,
 ) -> dict[str, int]:
     """Create the topics that are missing; return every topic's partition count as the broker reports it.
 
+    The replication factor is `replication_factor`, else $XQARB_TOPIC_REPLICATION, else 1.
     Existing topics are left as they are (a different partition count is logged, not changed: growing it would
     move boards between partitions under running consumers).
     """
@@ -117,6 +120,9 @@ def ensure_topics(
     from kafka.errors import KafkaError, TopicAlreadyExistsError
 
     wanted = list(dict.fromkeys(topics))
+    if replication_factor is None:
+        # 1 for one broker; a venue cluster sets 3 (deploy/README.md) without every caller knowing it.
+        replication_factor = int(os.environ.get(REPLICATION_ENV, "1"))
     servers = _servers(bootstrap)
     timeout_ms = int(timeout_s * 1000)
     try:
@@ -401,6 +407,7 @@ class Consumer:
         **config: Any,
     ) -> None:
         from kafka import KafkaConsumer
+        from kafka.coordinator.assignors.range import RangePartitionAssignor
         from kafka.errors import KafkaError
 
         self.group_id = group_id
@@ -421,6 +428,10 @@ class Consumer:
             "session_timeout_ms": session_timeout_ms,
             "heartbeat_interval_ms": heartbeat_interval_ms,
             "max_poll_interval_ms": max_poll_interval_ms,
+            # Range assignment gives partition p of every subscribed topic to the same member. With the same
+            # partition count everywhere (ensure_topics) and key = board, all of a board's inputs (observations,
+            # clock, arbiter) then reach one referee process.
+            "partition_assignment_strategy": (RangePartitionAssignor,),
         }
         settings.update(config)
         try:

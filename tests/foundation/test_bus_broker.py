@@ -366,3 +366,35 @@ def test_a_reader_sees_whole_topics_and_reports_undecodable_records(
     assert bad.key == "b0" and "unknown schema fingerprint" in (bad.error or "")
     with pytest.raises(bus.BusError, match="does not exist"):
         bus.Reader(broker, [unique_topic("missing")], timeout_s=1.0)
+
+
+def test_a_board_s_partitions_of_every_input_topic_go_to_the_same_member(
+    broker: str, unique_topic: Callable[[str], str]
+) -> None:
+    """The referee reads observations, clock and arbiter topics: one board's inputs must reach one process."""
+    topics = [unique_topic("obs"), unique_topic("clock")]
+    bus.ensure_topics(broker, topics, partitions=3)  # odd: round-robin assignment would split a board's topics
+    group = unique_topic("g")
+    held: dict[str, set[TopicPartition]] = {"a": set(), "b": set()}
+    members = {
+        name: Consumer(broker, group, topics, client_id=name, on_assigned=held[name].update,
+                       on_revoked=held[name].difference_update, **FAST)
+        for name in held
+    }  # fmt: skip
+    try:
+        deadline = time.monotonic() + TIMEOUT_S
+        while time.monotonic() < deadline and not (held["a"] and held["b"] and len(held["a"] | held["b"]) == 6):
+            for consumer in members.values():
+                consumer.poll(0.1)
+        assert held["a"] and held["b"] and len(held["a"] | held["b"]) == 6, held
+        for name, parts in held.items():
+            per_topic = [{p.partition for p in parts if p.topic == t} for t in topics]
+            assert per_topic[0] == per_topic[1], f"{name} holds different partitions per topic: {per_topic}"
+        # and the same board key lands on the same partition number in both topics
+        with Producer(broker) as producer:
+            for board in ("board-1", "board-2", "board-3"):
+                event = draw_offer(board, 1)
+                assert producer.send(topics[0], event).partition == producer.send(topics[1], event).partition
+    finally:
+        for consumer in members.values():
+            consumer.close()
