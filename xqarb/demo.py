@@ -383,3 +383,49 @@ class DemoBoards:
             "anomalies": anomalies,
             "last_error": next((s.last_error for s in stats if s.last_error), ""),
         }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m xqarb.demo --url URL --config VENUE.json [...]`: the demo boards as a process of their own (what
+    `xqarb up --demo` starts: rendering is CPU work that should not take turns with the services). Prints one JSON
+    line of progress every two seconds; SIGTERM or SIGINT stops it."""
+    import argparse
+    import signal
+    import sys
+
+    from xqarb.ingest.config import load_config
+
+    p = argparse.ArgumentParser(prog="python -m xqarb.demo", description=main.__doc__)
+    p.add_argument("--url", required=True, help="the ingest base URL, e.g. http://127.0.0.1:8080")
+    p.add_argument("--config", required=True, help="the venue configuration (device and arbiter tokens)")
+    p.add_argument("--boards", type=int, default=4)
+    p.add_argument("--fps", type=float, default=2.0)
+    p.add_argument("--moves", type=int, default=None)
+    p.add_argument("--calm", action="store_true")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--run-id", default=str(int(time.time())))
+    args = p.parse_args(argv)
+    config = load_config(args.config)
+    calm = {"misplace_rate": 0.0, "nudge_rate": 0.0, "press_without_move_rate": 0.0} if args.calm else {}
+    options = DemoOptions(
+        fps=args.fps, max_moves=args.moves, seed=args.seed, run_id=args.run_id,
+        # With --moves (a short check) one game a board; otherwise one game after another until stopped.
+        games_per_board=1 if args.moves else None, **calm,
+    )  # fmt: skip
+    demo = DemoBoards(args.url, config, list(config.boards)[: args.boards], options)
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    demo.start()
+    while not stop.wait(2.0):
+        print(json.dumps(demo.summary(), ensure_ascii=False), flush=True)
+        if all(b.stats.finished for b in demo.boards):
+            break
+    demo.stop()
+    print(json.dumps(demo.summary(), ensure_ascii=False), flush=True)
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -107,6 +107,7 @@ class System:
         self.services: list[Any] = []
         self.server: Any = None
         self.demo: Any = None
+        self.demo_summary: dict[str, Any] = {}
         self.hub: Any = None
         self.ledger: Any = None
         self.publisher: Any = None
@@ -138,9 +139,10 @@ class System:
         bus.ensure_topics(bootstrap, partitions=args.partitions or bus.DEFAULT_PARTITIONS)
 
         if args.config:
-            config = load_config(args.config)
+            config_path = Path(args.config)
+            config = load_config(config_path)
         else:
-            path = data / "venue.json"
+            path = config_path = data / "venue.json"
             wanted = [str(i) for i in range(1, args.boards + 1)]
             raw = json.loads(path.read_text()) if path.is_file() else None
             if raw is None or sorted(raw.get("boards", {})) != sorted(wanted):
@@ -177,20 +179,44 @@ class System:
         self.services.append(sampler.start())
 
         if args.demo:
-            from xqarb.demo import DemoBoards, DemoOptions
-
-            calm = {"misplace_rate": 0.0, "nudge_rate": 0.0, "press_without_move_rate": 0.0} if args.calm else {}
-            options = DemoOptions(
-                fps=args.fps,
-                max_moves=args.moves,
-                seed=args.seed,
-                run_id=f"{int(time.time())}",
-                # With --moves (a short check) one game a board; otherwise one game after another until Ctrl-C.
-                games_per_board=1 if args.moves else None,
-                **calm,
-            )
-            self.demo = DemoBoards(url, config, list(config.boards)[: args.boards], options).start()
+            self._start_demo(url, config_path, args)
         return url
+
+    def _start_demo(self, url: str, config_path: Path, args: argparse.Namespace) -> None:
+        """The simulated boards in a child process (`python -m xqarb.demo`): they render video (CPU work) and talk
+        to ingest over HTTP like real devices. Their progress comes back as JSON lines."""
+        cmd = [
+            sys.executable,
+            "-m",
+            "xqarb.demo",
+            "--url",
+            url,
+            "--config",
+            str(config_path),
+            "--boards",
+            str(args.boards),
+            "--fps",
+            str(args.fps),
+            "--seed",
+            str(args.seed),
+            "--run-id",
+            str(int(time.time())),
+        ]
+        if args.moves:
+            cmd += ["--moves", str(args.moves)]
+        if args.calm:
+            cmd.append("--calm")
+        self.demo = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        reader = threading.Thread(target=self._read_demo, name="xq-demo-progress", daemon=True)
+        reader.start()
+
+    def _read_demo(self) -> None:
+        assert self.demo is not None and self.demo.stdout is not None
+        for line in self.demo.stdout:
+            try:
+                self.demo_summary = json.loads(line)
+            except json.JSONDecodeError:
+                print(f"demo: {line.rstrip()}", flush=True)
 
     def _start_referee(self, bootstrap: str) -> None:
         from xqarb.referee.service import RefereeService
@@ -269,8 +295,8 @@ class System:
             f"moves {moves} on {boards or 0} boards · rulings/alerts {rulings} · "
             f"ledger appends {int(total(metrics.LEDGER_APPENDS))}"
         )
-        if self.demo is not None:
-            s = self.demo.summary()
+        if self.demo is not None and self.demo_summary:
+            s = self.demo_summary
             line += f" · demo: {s['games']} games and {s['moves']} plies played"
             if s["anomalies"]:
                 line += " (" + ", ".join(f"{n} {what}" for what, n in sorted(s["anomalies"].items())) + ")"
@@ -281,7 +307,13 @@ class System:
     def stop(self) -> None:
         self.stopping.set()
         if self.demo is not None:
-            self.demo.stop()
+            if self.demo.poll() is None:
+                self.demo.send_signal(signal.SIGTERM)
+            try:
+                self.demo.wait(15)
+            except subprocess.TimeoutExpired:
+                self.demo.kill()
+                self.demo.wait(5)
         if self.server is not None:
             self.server.stop()
         if self.hub is not None:
