@@ -802,9 +802,23 @@ def _light_and_optics(img: np.ndarray, scene: Scene) -> np.ndarray:
     return img
 
 
-def _sensor(img: np.ndarray, scene: Scene, frame_key: int, exposure: float, jpeg_roundtrip: bool) -> np.ndarray:
-    """Exposure drift, sensor noise and JPEG compression, per frame."""
+def _passing_shadow(img: np.ndarray, shade: tuple[float, float, float, float, float]) -> None:
+    """A soft shadow (someone passing by or leaning over) at image fractions (x, y, rx, ry), darkening by depth."""
+    H, W = img.shape[:2]
+    gx, gy, rx, ry, depth = shade
+    v, u = np.mgrid[0:36, 0:64].astype(np.float32)
+    u, v = u / 63, v / 35
+    m = 128 * (1 - depth * np.exp(-(((u - gx) / rx) ** 2 + ((v - gy) / ry) ** 2)))
+    m = cv2.resize(m.astype(np.uint8), (W, H), interpolation=cv2.INTER_LINEAR)
+    cv2.multiply(img, cv2.merge([m, m, m]), img, scale=1 / 128)
+
+
+def _sensor(img: np.ndarray, scene: Scene, frame_key: int, exposure: float, jpeg_roundtrip: bool,
+            shade: tuple[float, float, float, float, float] | None = None) -> np.ndarray:
+    """Passing shadows, exposure drift, sensor noise and JPEG compression, per frame."""
     ctx = _context(scene)
+    if shade is not None:
+        _passing_shadow(img, shade)
     if abs(exposure - 1) > 1e-3:
         img = cv2.convertScaleAbs(img, alpha=exposure)
     if ctx.noise is not None:
@@ -881,7 +895,8 @@ def _layer(scene: Scene, view: _View, squares: str, offsets: tuple[tuple[str, tu
 
 def _render(squares: str, scene: Scene, offsets: dict[str, tuple[float, float]], hand: Hand | None,
             lifted: str | None, beside: tuple[str, ...], view: _View, frame_key: int, exposure: float,
-            jpeg_roundtrip: bool, layer_cache: dict | None = None) -> Rendered:
+            jpeg_roundtrip: bool, layer_cache: dict | None = None,
+            shade: tuple[float, float, float, float, float] | None = None) -> Rendered:
     if lifted is not None:
         point_index(lifted)
     key = (squares, tuple(sorted(offsets.items())), lifted, beside, _view_hash(view))
@@ -895,7 +910,7 @@ def _render(squares: str, scene: Scene, offsets: dict[str, tuple[float, float]],
         img = base.copy()
     if hand is not None:
         _draw_hand(img, scene, view, hand, frame_key)
-    img = _sensor(img, scene, frame_key, exposure, jpeg_roundtrip)
+    img = _sensor(img, scene, frame_key, exposure, jpeg_roundtrip, shade)
     corners, points = _truth(view, scene.board)
     return Rendered(img, corners, points)
 
@@ -1116,7 +1131,9 @@ def render_game(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: fl
     places the piece (misplace_rate: off the point; of those, half_way_share exactly half-way to an empty
     neighbour and left there, 5.10), takes the captured piece beside the board, leaves; the board stays still
     1-3 s (enough for a stable snapshot at 4 fps). nudge_rate: a piece touched and moved a little, no move.
-    The light drifts and the camera is sometimes bumped. Deterministic for (start_fen, moves, seed, options)."""
+    The light drifts and the camera is sometimes bumped; in "hard" videos the auto-exposure also reacts to the
+    hand, shadows of passers-by cross the picture while the board is still, and time stamps jitter by a few ms.
+    Deterministic for (start_fen, moves, seed, options)."""
     if fps <= 0:
         raise RenderError(f"fps must be positive, not {fps}")
     scene = scene if scene is not None else random_scene(seed, difficulty=difficulty)
@@ -1133,21 +1150,42 @@ def render_game(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: fl
         if rng.random() < nudge_rate:
             tl.nudge("red" if rng.random() < 0.5 else "black")
             tl.still(float(rng.uniform(1.0, 2.0)))
-    # Light: a slow drift of exposure and colour over the video (clouds, people walking by).
+    # Light: a slow drift of exposure over the video (clouds, lamps warming up).
     n = len(tl.specs)
     t = np.arange(n) / fps
     phases = rng.uniform(0, 2 * math.pi, 3)
     periods = rng.uniform(20, 90, 3)
     drift = scene.drift * sum(np.sin(2 * math.pi * t / per + ph) for per, ph in zip(periods, phases, strict=True)) / 2
+    exposure = 1 + drift
+    shades: list[tuple[float, float, float, float, float] | None] = [None] * n
+    jitter = np.zeros(n)
+    if scene.difficulty == "hard":
+        # The camera's auto-exposure reacts to a hand or a dark sleeve coming into the picture, a frame late.
+        ae = float(rng.uniform(-0.05, 0.05))
+        hand = np.array([spec.hand is not None for spec in tl.specs], float)
+        exposure *= 1 + ae * (0.5 * hand + 0.5 * np.concatenate([[0.0], hand[:-1]]))
+        # People pass by or lean over: a soft shadow crosses the picture in a few seconds, board untouched.
+        for _ in range(int(rng.poisson(0.05 * len(iccs_moves) + 0.3))):
+            start, dur = int(rng.integers(n)), max(2, round(float(rng.uniform(2, 5)) * fps))
+            y0, y1 = rng.uniform(-0.2, 1.2, 2)
+            rx, ry, depth = float(rng.uniform(0.2, 0.5)), float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.1, 0.3))
+            left = rng.random() < 0.5
+            for k in range(dur):
+                if start + k < n:
+                    u = k / (dur - 1)
+                    x = -0.4 + 1.8 * u if left else 1.4 - 1.8 * u
+                    shades[start + k] = (x, float(y0 + (y1 - y0) * u), rx, ry, depth)
+        # Frames are not captured on a perfect clock.
+        jitter = rng.uniform(-1, 1, n) * min(6000.0, 2e5 / fps)
     base_view = _context(scene).view
     cache: dict = {}
     for i, spec in enumerate(tl.specs):
         view = base_view if spec.shake == (0.0, 0.0, 0.0) else base_view.shaken(*spec.shake)
         r = _render(spec.squares, scene, dict(spec.offsets), spec.hand, spec.lifted, spec.beside, view, i,
-                    float(1 + drift[i]), jpeg_roundtrip, cache)
+                    float(exposure[i]), jpeg_roundtrip, cache, shades[i])
         truth = replace(spec.truth, corners=tuple((float(x), float(y)) for x, y in r.corners),
                         points=tuple((float(x), float(y)) for x, y in r.points))
-        yield VideoFrame(round(i * 1e6 / fps), r.image, truth)
+        yield VideoFrame(round(i * 1e6 / fps + jitter[i]), r.image, truth)
 
 
 __all__ = ["Camera", "FrameTruth", "Hand", "Lighting", "RenderError", "Rendered", "Scene", "VideoFrame",

@@ -341,3 +341,17 @@ def test_missing_fonts_error_names_the_setup_script(monkeypatch):
         monkeypatch.undo()
         render_assets.cjk_fonts.cache_clear()
     assert render_assets.cjk_fonts()
+
+
+def test_hard_video_keeps_its_truth_consistent():
+    frames = list(render_game(START_FEN, MOVES[:4], 8, difficulty="hard"))
+    ts = [f.t_us for f in frames]
+    assert all(b > a for a, b in itertools.pairwise(ts))
+    assert any((b - a) != 250_000 for a, b in itertools.pairwise(ts)), "hard videos jitter their time stamps"
+    assert max(abs(t - 250_000 * i) for i, t in enumerate(ts)) <= 6000
+    plies = [f.truth.ply for f in frames]
+    assert plies == sorted(plies) and plies[-1] == 4
+    assert frames[-1].truth.squares == _apply(START, MOVES[:4])
+    shape = frames[0].image.shape
+    assert all(f.image.shape == shape and f.image.dtype == np.uint8 for f in frames)
+    assert all(len(f.truth.points) == 90 and len(f.truth.corners) == 4 for f in frames)
