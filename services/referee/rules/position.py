@@ -467,8 +467,9 @@ def _movement_fault(c: tuple[int, ...], frm: int, to: int, p: int) -> str | None
                 return f"the cannon's path is blocked at {point(occupied[0])} (it jumps only to capture)"
             if c[to] and len(occupied) != 1:
                 # 炮打隔子: a cannon captures by jumping exactly one piece
-                return (f"the cannon captures only by jumping exactly one piece; {len(occupied)} stand between "
-                        f"{point(frm)} and {point(to)}")
+                n = len(occupied)
+                return (f"the cannon captures only by jumping exactly one piece, and {'none' if not n else n} "
+                        f"{'stands' if n < 2 else 'stand'} between {point(frm)} and {point(to)}")
     elif t == PAWN:
         forward = dr * s
         crossed = (frm // 9 >= 5) if s == RED else (frm // 9 <= 4)
