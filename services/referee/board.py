@@ -72,9 +72,11 @@ def step(board_state: BoardState | None, event: Event) -> tuple[BoardState, Step
     if current is None:
         if event.type in OBSERVATIONS:
             return board, Step(None, ())
-        outs = _attention(named, f"{event.type} on board {event.board_id}, where no game has started; not applied",
-                          event)
-        return _out(event, board, named, outs, 0)
+        # It belongs to no game (even if it names one): the board's own chain keeps it.
+        named_words = f" (it names game {named})" if named else ""
+        outs = _attention(None, f"{event.type} on board {event.board_id}, where no game has started{named_words}; "
+                                f"not applied", event)
+        return _out(event, board, None, outs, 0)
     if named and named != current.game_id:
         outs = _attention(current.game_id, f"{event.type} names game {named}, but board {board.board_id} plays "
                                            f"{current.game_id}; not applied", event)

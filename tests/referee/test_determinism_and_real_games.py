@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from xqarb import codec
 from xqarb.events import Event
 from xqarb.referee.board import fold, step
 from xqarb.referee.cli import synthesize
@@ -48,6 +49,7 @@ def test_every_output_is_a_valid_event_of_its_schema(scenario):
     for o in outs:
         again = Event.from_json_dict(o.to_json_dict())  # checks every field against the schema
         assert again == o, o.to_json()
+        assert codec.decode(codec.encode(o)) == o  # and it goes through Kafka's wire form unchanged
         assert o.source == "referee"
 
 
