@@ -1,0 +1,334 @@
+"""Piece classifier: from a crop of one piece disc, its colour (red / black) and type (K A B N R C P).
+
+Pure core: arrays in, values out. The model is a small rotation-equivariant network in numpy (no deep-learning
+framework): the crop's disc is found, its ink is unrolled into polar coordinates (angle x radius), and a 1-D
+convolutional network runs *circularly along the angle*, ending in max/mean pooling over all angles. A rotation of
+the piece is a circular shift of the angle axis, so the prediction does not depend on which way the character
+faces (black's characters face Black, upside down from Red's side; cameras sit on any side of the board).
+Colour is a separate, simpler decision from the ink's hue relative to the disc (white balance cancels out).
+
+The weights are package data (`xqarb/data/vision/pieces.npz`, made by `python -m xqarb.vision.pieces_train`).
+Training data: real photographs of pieces from the Roboflow Universe dataset "Chinese-chess-detect-for-yolo v8"
+(CC BY 4.0) and sprites drawn with several CJK fonts by `xqarb.vision.render_assets`; see
+`xqarb/data/vision/README.md`.
+
+Crops: BGR uint8, centred on the piece (a few pixels off is fine), any size (resized to 48x48), with the disc filling
+most of the crop: a square of side about 1.0-1.3 x the disc diameter (on a board: about one grid spacing).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+TYPES = "KABNRCP"  # FEN letters of the piece types, the network's class order
+# Every character a type may carry on a real set, simplified and traditional: 帅/帥 red king and 将/將 black king;
+# 仕/士 advisors; 相/象 elephants; 马/馬/傌 horses; 车/車/俥 chariots; 炮/砲/包 cannons; 兵/卒 soldiers.
+GLYPHS: dict[str, str] = {
+    "K": "帅帥将將",
+    "A": "仕士",
+    "B": "相象",
+    "N": "马馬傌",
+    "R": "车車俥",
+    "C": "炮砲包",
+    "P": "兵卒",
+}
+
+SIZE = 48  # working size of a crop (pixels)
+N_ANGLES = 64  # polar samples around the disc
+N_RADII = 16  # polar samples from the centre to RADIUS_REACH x the disc radius
+RADIUS_REACH = 0.92  # the glyph and the inner ring, not the disc's rim or what lies beyond it
+_DEFAULT_RADIUS = 0.45 * SIZE  # when no disc is found: the crop is the disc with a small margin
+
+_MODEL_FILE = "pieces.npz"
+
+
+class ModelMissing(FileNotFoundError):
+    """The classifier's weights are not where the package data should be."""
+
+
+class BadCrop(ValueError):
+    """A crop that cannot be a piece image (wrong shape or type)."""
+
+
+@dataclass(frozen=True)
+class Disc:
+    """Where the piece's top face lies in the 48x48 working image."""
+
+    cx: float
+    cy: float
+    radius: float
+    found: bool  # False: the default (centre of the crop) was used
+
+
+_yy, _xx = np.mgrid[0:SIZE, 0:SIZE].astype(np.float32)
+_MORPH = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+
+
+def normalise_crop(crop: np.ndarray) -> np.ndarray:
+    """The crop as SIZE x SIZE BGR uint8 (area-averaged when shrinking)."""
+    if not isinstance(crop, np.ndarray) or crop.ndim not in (2, 3) or min(crop.shape[:2]) < 4:
+        got = getattr(crop, "shape", type(crop).__name__)
+        raise BadCrop(f"a piece crop must be an HxW, HxWx3 or HxWx4 image of at least 4x4 pixels, got {got!r}")
+    if crop.dtype != np.uint8:
+        crop = np.clip(crop, 0, 255).astype(np.uint8)
+    if crop.ndim == 2:
+        crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
+    elif crop.shape[2] == 4:
+        crop = cv2.cvtColor(crop, cv2.COLOR_BGRA2BGR)
+    h, w = crop.shape[:2]
+    interp = cv2.INTER_AREA if min(h, w) > SIZE else cv2.INTER_LINEAR
+    return cv2.resize(crop, (SIZE, SIZE), interpolation=interp)
+
+
+def find_disc(img: np.ndarray) -> Disc:
+    """The piece's top face: the pale, bright region under the crop's centre (pieces are light discs)."""
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+    pale = cv2.subtract(hsv[:, :, 2], hsv[:, :, 1])
+    _, mask = cv2.threshold(pale, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _MORPH)
+    _, labels, _, _ = cv2.connectedComponentsWithStats(mask)
+    q = SIZE // 4
+    centre = labels[SIZE // 2 - q // 2:SIZE // 2 + q // 2, SIZE // 2 - q // 2:SIZE // 2 + q // 2].ravel()
+    centre = centre[centre > 0]
+    default = Disc((SIZE - 1) / 2, (SIZE - 1) / 2, _DEFAULT_RADIUS, False)
+    if len(centre) == 0:
+        return default
+    comp = (labels == np.bincount(centre).argmax()).astype(np.uint8)
+    contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    m = cv2.moments(hull)
+    if m["m00"] <= 0:
+        return default
+    r = float(np.sqrt(m["m00"] / np.pi))
+    cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
+    off = np.hypot(cx - (SIZE - 1) / 2, cy - (SIZE - 1) / 2)
+    # A background as pale as the disc merges with it (white table, paper board): fall back to the crop itself.
+    if not 0.22 * SIZE <= r <= 0.55 * SIZE or off > 0.2 * SIZE:
+        return default
+    return Disc(float(cx), float(cy), r, True)
+
+
+def _inside(disc: Disc) -> np.ndarray:
+    """The top face inside the ring's outer edge (boolean SIZE x SIZE)."""
+    return (_xx - disc.cx) ** 2 + (_yy - disc.cy) ** 2 < (0.85 * disc.radius) ** 2
+
+
+def ink_map(img: np.ndarray, disc: Disc, inside: np.ndarray | None = None) -> np.ndarray:
+    """Ink darkness 0..1 relative to the disc: red and black ink are both dark in the smallest channel."""
+    m = img.min(axis=2).astype(np.float32)
+    vals = m[_inside(disc) if inside is None else inside]
+    if vals.size < 16:
+        vals = m.ravel()
+    k_hi, k_lo = int(0.85 * (vals.size - 1)), int(0.02 * (vals.size - 1))
+    part = np.partition(vals, (k_lo, k_hi))
+    hi, lo = float(part[k_hi]), float(part[k_lo])
+    # A floor on the contrast: a faint crop (blank disc, blur) must not be stretched into strong ink.
+    return np.clip((hi - m) / max(hi - lo, 30.0), 0.0, 1.0)
+
+
+def _polar(ink: np.ndarray, disc: Disc) -> np.ndarray:
+    return cv2.warpPolar(ink, (N_RADII, N_ANGLES), (disc.cx, disc.cy), RADIUS_REACH * disc.radius,
+                         cv2.INTER_LINEAR + cv2.WARP_POLAR_LINEAR + cv2.WARP_FILL_OUTLIERS)
+
+
+def _colour(img: np.ndarray, ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    sel = inside.ravel()
+    px = img.reshape(-1, 3).astype(np.float32)[sel] + 1.0
+    v = ink.ravel()[sel]
+    if v.size < 16:
+        px, v = img.reshape(-1, 3).astype(np.float32) + 1.0, ink.ravel()
+    order = np.argsort(v)
+    n = len(v)
+    paper = px[order[: max(1, n // 2)]].mean(0)
+    dark = px[order[-max(1, n // 10):]].mean(0)
+    b, g, r = np.log(dark / paper)
+    strength = float(v[order[-max(1, n // 10):]].mean())
+    return np.array([r - g, r - b, g - b, r, strength], np.float32)
+
+
+def crop_features(img: np.ndarray, disc: Disc | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(polar ink image N_ANGLES x N_RADII, colour features (5,)) of a SIZE x SIZE crop."""
+    disc = disc or find_disc(img)
+    inside = _inside(disc)
+    ink = ink_map(img, disc, inside)
+    return _polar(ink, disc), _colour(img, ink, inside)
+
+
+def polar_ink(img: np.ndarray, disc: Disc | None = None) -> np.ndarray:
+    """The ink in polar coordinates: N_ANGLES x N_RADII float32 (rows: angle, columns: radius)."""
+    disc = disc or find_disc(img)
+    return _polar(ink_map(img, disc), disc)
+
+
+def colour_features(img: np.ndarray, disc: Disc | None = None) -> np.ndarray:
+    """Log-ratios of the ink's colour to the disc's (white-balanced), as the colour decision's input.
+
+    Red ink: much less green and blue than the disc, red nearly as bright; black (or dark green/blue) ink: all
+    channels low, red no higher than green.
+    """
+    disc = disc or find_disc(img)
+    inside = _inside(disc)
+    return _colour(img, ink_map(img, disc, inside), inside)
+
+
+def crop_at(image: np.ndarray, centre: Sequence[float], side: float) -> np.ndarray:
+    """A square crop of `side` pixels about `centre` (x, y), edge pixels repeated where it leaves the image."""
+    s = max(4, round(side))
+    x0, y0 = round(centre[0] - s / 2), round(centre[1] - s / 2)
+    h, w = image.shape[:2]
+    if x0 >= 0 and y0 >= 0 and x0 + s <= w and y0 + s <= h:
+        return image[y0:y0 + s, x0:x0 + s]
+    m = np.float32([[1, 0, -x0], [0, 1, -y0]])
+    return cv2.warpAffine(image, m, (s, s), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
+
+
+def point_spacing(points: np.ndarray, index: int) -> float:
+    """The grid spacing in pixels at one point (mean distance to its neighbours along the file and the rank);
+    points: 90x2 in squares order (rank 9 first, files a..i)."""
+    grid = np.asarray(points, np.float64).reshape(10, 9, 2)
+    row, col = divmod(index, 9)
+    p = grid[row, col]
+    nb = [grid[row, col + 1] if col < 8 else grid[row, col - 1], grid[row + 1, col] if row < 9 else grid[row - 1, col]]
+    return float(np.mean([np.linalg.norm(p - q) for q in nb]))
+
+
+def crops_at_points(image: np.ndarray, points: np.ndarray, squares: str, scale: float = 1.1
+                    ) -> tuple[list[np.ndarray], list[str]]:
+    """Crops (side = scale x the local grid spacing) at every occupied point of `squares`, with its letters."""
+    crops, letters = [], []
+    for i, ch in enumerate(squares):
+        if ch in ".?":
+            continue
+        crops.append(crop_at(image, points[i], scale * point_spacing(points, i)))
+        letters.append(ch)
+    return crops, letters
+
+
+def _circular_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+    """x: (B, L, C); w: (k*C, C') -> (B, L, C'), wrapping around the angle axis."""
+    h = k // 2
+    cols = np.concatenate([np.roll(x, h - j, axis=1) for j in range(k)], axis=2)
+    return cols @ w + b
+
+
+@dataclass(frozen=True)
+class Weights:
+    convs: tuple[tuple[np.ndarray, np.ndarray, int], ...]  # (W, b, kernel) per layer
+    head: tuple[np.ndarray, np.ndarray]  # (W, b) on [max-pool, mean-pool]
+    colour: tuple[np.ndarray, np.ndarray, np.ndarray, float]  # (mean, scale, w, b) of a logistic regression
+    meta: dict
+
+
+def type_logits(weights: Weights, polar: np.ndarray) -> np.ndarray:
+    """polar: (B, N_ANGLES, N_RADII) -> (B, 7) logits in TYPES order."""
+    a = polar.astype(np.float32)
+    for w, b, k in weights.convs:
+        a = np.maximum(_circular_conv(a, w, b, k), 0.0)
+    feats = np.concatenate([a.max(axis=1), a.mean(axis=1)], axis=1)
+    return feats @ weights.head[0] + weights.head[1]
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def red_probability(weights: Weights, feats: np.ndarray) -> np.ndarray:
+    mean, scale, w, b = weights.colour
+    z = ((feats - mean) / scale) @ w + b
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
+
+
+def save_weights(path: Path, weights: Weights) -> None:
+    arrays: dict[str, np.ndarray] = {}
+    for i, (w, b, _k) in enumerate(weights.convs):
+        arrays[f"conv{i}_w"], arrays[f"conv{i}_b"] = w.astype(np.float16), b.astype(np.float32)
+    arrays["head_w"], arrays["head_b"] = weights.head[0].astype(np.float16), weights.head[1].astype(np.float32)
+    mean, scale, w, b = weights.colour
+    arrays["colour_mean"], arrays["colour_scale"], arrays["colour_w"] = mean, scale, w
+    arrays["colour_b"] = np.array([b], np.float32)
+    meta = dict(weights.meta, kernels=[k for _w, _b, k in weights.convs], size=SIZE, n_angles=N_ANGLES,
+                n_radii=N_RADII, radius_reach=RADIUS_REACH, types=TYPES)
+    arrays["meta"] = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode(), np.uint8)
+    with open(path, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
+
+
+def load_weights(source: Path | bytes | None = None) -> Weights:
+    if source is None:
+        ref = resources.files("xqarb") / "data" / "vision" / _MODEL_FILE
+        if not ref.is_file():
+            raise ModelMissing(f"the piece classifier's weights {ref} are missing; train them with "
+                               "`python -m xqarb.vision.pieces_train` (needs ../shared/data/piece_crops)")
+        source = ref.read_bytes()
+    if isinstance(source, bytes):
+        import io
+
+        data = np.load(io.BytesIO(source))
+    else:
+        data = np.load(source)
+    meta = json.loads(bytes(data["meta"]).decode())
+    if (meta["size"], meta["n_angles"], meta["n_radii"], meta["types"]) != (SIZE, N_ANGLES, N_RADII, TYPES):
+        raise ModelMissing(f"the piece classifier's weights were made for another input layout: {meta}")
+    convs = tuple((data[f"conv{i}_w"].astype(np.float32), data[f"conv{i}_b"].astype(np.float32), int(k))
+                  for i, k in enumerate(meta["kernels"]))
+    return Weights(convs=convs, head=(data["head_w"].astype(np.float32), data["head_b"].astype(np.float32)),
+                   colour=(data["colour_mean"], data["colour_scale"], data["colour_w"], float(data["colour_b"][0])),
+                   meta=meta)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Everything the classifier says about one crop."""
+
+    letter: str  # FEN letter: upper-case red, lower-case black
+    confidence: float  # P(type) x P(colour)
+    type_probs: np.ndarray  # (7,) in TYPES order
+    red: float  # P(red)
+    disc: Disc
+
+
+class PieceClassifier:
+    """`PieceClassifier.load().classify(crops) -> [(letter, confidence), ...]`."""
+
+    def __init__(self, weights: Weights) -> None:
+        self.weights = weights
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> PieceClassifier:
+        return cls(load_weights(path))
+
+    def read(self, crops: Sequence[np.ndarray]) -> list[Reading]:
+        if len(crops) == 0:
+            return []
+        imgs = [normalise_crop(c) for c in crops]
+        discs = [find_disc(im) for im in imgs]
+        feats = [crop_features(im, d) for im, d in zip(imgs, discs, strict=True)]
+        probs = softmax(type_logits(self.weights, np.stack([f[0] for f in feats])))
+        red = red_probability(self.weights, np.stack([f[1] for f in feats]))
+        out = []
+        for p, r, d in zip(probs, red, discs, strict=True):
+            t = int(p.argmax())
+            is_red = bool(r >= 0.5)
+            letter = TYPES[t] if is_red else TYPES[t].lower()
+            conf = float(p[t]) * float(r if is_red else 1.0 - r)
+            out.append(Reading(letter, conf, p, float(r), d))
+        return out
+
+    def classify(self, crops: Sequence[np.ndarray]) -> list[tuple[str, float]]:
+        """Per crop, the FEN letter and a confidence 0..1 (the product of the type's and the colour's)."""
+        return [(r.letter, r.confidence) for r in self.read(crops)]
+
+    def colour(self, crop: np.ndarray) -> tuple[str, float]:
+        """("red" | "black", confidence 0.5..1) from the ink's hue alone."""
+        img = normalise_crop(crop)
+        p = float(red_probability(self.weights, colour_features(img)[None])[0])
+        return ("red", p) if p >= 0.5 else ("black", 1.0 - p)
