@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import importlib.util
 import os
 import shutil
@@ -145,7 +146,16 @@ class EmbeddedBroker:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # Ctrl-C in a terminal reaches us, and we stop it in order
+                preexec_fn=_die_with_parent if threading.current_thread() is threading.main_thread() else None,
             )
+        try:
+            return self._wait_until_answering()
+        except BaseException:
+            self.stop()  # never leave a broker behind (e.g. Ctrl-C while it starts)
+            raise
+
+    def _wait_until_answering(self) -> EmbeddedBroker:
+        assert self._process is not None
         deadline = time.monotonic() + self.start_timeout_s
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
@@ -158,7 +168,6 @@ class EmbeddedBroker:
             if _port_open(self.host, self.port) and _kafka_answers(self.bootstrap, 2.0):
                 return self
             time.sleep(0.05)
-        self.stop()
         raise BrokerError(
             f"the embedded broker did not answer on {self.bootstrap} within {self.start_timeout_s:.0f} s "
             f"(log {self.log_path}):\n{self.log_tail()}"
@@ -190,6 +199,18 @@ class EmbeddedBroker:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.stop()
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec (Linux): get SIGKILL when the parent dies, even if it is killed outright, so
+    a killed test run or `xqarb up` leaves no broker behind. The signal follows the *thread* that started the
+    child, so this is only used when the main thread starts the broker."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+_PR_SET_PDEATHSIG = 1
 
 
 def _port_open(host: str, port: int) -> bool:

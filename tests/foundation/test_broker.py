@@ -95,3 +95,26 @@ def test_nothing_but_the_broker_module_knows_which_broker_it_is() -> None:
             if "tansu" in path.read_text(errors="replace").lower():
                 offenders.append(str(path.relative_to(ROOT)))
     assert not offenders, f"these modules depend on the embedded broker being Tansu: {offenders}"
+
+
+def test_the_broker_dies_with_a_killed_parent() -> None:
+    """A test run or `xqarb up` killed outright (SIGKILL) must not leave a broker running on the machine."""
+    script = (
+        "import time\n"
+        "from xqarb.broker import EmbeddedBroker\n"
+        "print(EmbeddedBroker().start().bootstrap, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        bootstrap = parent.stdout.readline().strip()
+        assert port_open(bootstrap)
+        parent.kill()
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while port_open(bootstrap) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not port_open(bootstrap), "the broker outlived its killed parent"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
