@@ -139,7 +139,7 @@ class SchemaRegistry:
         try:
             return self._current[name]
         except KeyError:
-            raise EventError(f"unknown event type {name!r}", event_type=name) from None
+            raise EventError(f"unknown event type {name!r}", problem=EventError.UNKNOWN_TYPE, event_type=name) from None
 
     def writer(self, fp: int) -> SchemaVersion:
         try:

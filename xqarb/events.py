@@ -44,10 +44,28 @@ _TIME_CONTROL_SCHEMES: dict[str, tuple[str, ...]] = {
 
 
 class EventError(ValueError):
-    """An event that does not match its schema: unknown type, a field missing, unknown or of the wrong type."""
+    """An event that does not match its schema. `problem` says what kind of wrong (one of PROBLEMS), `field`
+    which field, `event_type` which type; the message says all of it for a person."""
 
-    def __init__(self, message: str, *, event_type: str | None = None, field: str | None = None) -> None:
+    UNKNOWN_TYPE = "unknown_type"
+    MISSING = "missing"  # a required field (or `type`) is absent
+    WRONG_TYPE = "wrong_type"  # a value of the wrong JSON/Avro type, out of range, or not an allowed symbol
+    UNKNOWN_FIELD = "unknown_field"
+    INVALID = "invalid"  # well-typed but unusable: empty id, bad base64, a time control missing its keys, not JSON
+    PROBLEMS = frozenset({UNKNOWN_TYPE, MISSING, WRONG_TYPE, UNKNOWN_FIELD, INVALID})
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        problem: str = INVALID,
+        event_type: str | None = None,
+        field: str | None = None,
+    ) -> None:
         super().__init__(message)
+        if problem not in self.PROBLEMS:
+            raise ValueError(f"unknown EventError problem {problem!r}")
+        self.problem = problem
         self.event_type = event_type
         self.field = field
 
@@ -80,6 +98,7 @@ def schema_of(event_type: str) -> Mapping[str, Any]:
     except KeyError:
         raise EventError(
             f"unknown event type {event_type!r}; known types: {', '.join(sorted(load_schemas()))}",
+            problem=EventError.UNKNOWN_TYPE,
             event_type=event_type,
         ) from None
 
@@ -172,10 +191,14 @@ class Event:
         (source, source_seq, type, board) so that the same input line always gets the same id.
         """
         if not isinstance(obj, Mapping):
-            raise EventError(f"an event must be a JSON object, not {type(obj).__name__}")
+            raise EventError(f"an event must be a JSON object, not {type(obj).__name__}", problem=EventError.WRONG_TYPE)
         event_type = obj.get("type")
         if not isinstance(event_type, str):
-            raise EventError("field 'type' (the event type, e.g. 'BoardStable') is missing or not a string")
+            raise EventError(
+                "field 'type' (the event type, e.g. 'BoardStable') is missing or not a string",
+                problem=EventError.MISSING if "type" not in obj else EventError.WRONG_TYPE,
+                field="type",
+            )
         schema_of(event_type)
         defaults = defaults or {}
         unknown_defaults = set(defaults) - {"source", "source_seq", "received_at"}
@@ -191,7 +214,12 @@ class Event:
             envelope["received_at"] = envelope["occurred_at"]
         for name in ENVELOPE_FIELDS:
             if name not in envelope and name != "event_id":
-                raise EventError(f"{event_type}: field {name!r} is missing", event_type=event_type, field=name)
+                raise EventError(
+                    f"{event_type}: field {name!r} is missing",
+                    problem=EventError.MISSING,
+                    event_type=event_type,
+                    field=name,
+                )
         bytes_fields = {f["name"] for f in data_fields(event_type) if _is_bytes_type(f["type"])}
         for name in bytes_fields & fields.keys():
             if isinstance(fields[name], str):
@@ -265,6 +293,7 @@ def make_event(
     if unknown:
         raise EventError(
             f"{type}: unknown field(s) {', '.join(sorted(unknown))}; {type} has {', '.join(sorted(known))}",
+            problem=EventError.UNKNOWN_FIELD,
             event_type=type,
             field=sorted(unknown)[0],
         )
@@ -276,7 +305,12 @@ def make_event(
         elif "default" in spec:
             value = spec["default"]
         else:
-            raise EventError(f"{type}: field {name!r} is missing ({spec.get('doc', '')})", event_type=type, field=name)
+            raise EventError(
+                f"{type}: field {name!r} is missing ({spec.get('doc', '')})",
+                problem=EventError.MISSING,
+                event_type=type,
+                field=name,
+            )
         if spec.get(JSON_FIELD_ATTRIBUTE):
             value = _check_json_field(type, name, value)
         else:
@@ -344,7 +378,10 @@ def _check(value: Any, avro_type: Any, named: Mapping[str, Any], where: str, eve
     def fail(expected: str) -> EventError:
         shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
         return EventError(
-            f"{where}: expected {expected}, got {type(value).__name__} {shown}", event_type=event_type, field=field
+            f"{where}: expected {expected}, got {type(value).__name__} {shown}",
+            problem=EventError.WRONG_TYPE,
+            event_type=event_type,
+            field=field,
         )
 
     if isinstance(avro_type, list):  # union: the first member that accepts the value
@@ -386,7 +423,12 @@ def _check(value: Any, avro_type: Any, named: Mapping[str, Any], where: str, eve
                 elif "default" in f:
                     out[f["name"]] = f["default"]
                 else:
-                    raise EventError(f"{where}: field {f['name']!r} is missing", event_type=event_type, field=field)
+                    raise EventError(
+                        f"{where}: field {f['name']!r} is missing",
+                        problem=EventError.MISSING,
+                        event_type=event_type,
+                        field=field,
+                    )
             return out
         if isinstance(kind, str) and kind not in ("enum", "array", "map", "record", "fixed"):
             return _check(value, kind, named, where, event_type, field)  # {"type": "long", "logicalType": ...}
@@ -431,6 +473,7 @@ def _check_json_field(event_type: str, name: str, value: Any) -> Any:
     if not isinstance(value, Mapping):
         raise EventError(
             f"{event_type}.{name}: expected a JSON object, got {type(value).__name__}",
+            problem=EventError.WRONG_TYPE,
             event_type=event_type,
             field=name,
         )
@@ -444,6 +487,7 @@ def _check_json_field(event_type: str, name: str, value: Any) -> Any:
         if scheme not in _TIME_CONTROL_SCHEMES:
             raise EventError(
                 f"{event_type}.time_control.scheme: expected one of {', '.join(_TIME_CONTROL_SCHEMES)}, got {scheme!r}",
+                problem=EventError.WRONG_TYPE,
                 event_type=event_type,
                 field=name,
             )
@@ -451,6 +495,7 @@ def _check_json_field(event_type: str, name: str, value: Any) -> Any:
         if missing:
             raise EventError(
                 f"{event_type}.time_control: scheme {scheme} needs {', '.join(missing)}",
+                problem=EventError.MISSING,
                 event_type=event_type,
                 field=name,
             )
@@ -467,4 +512,6 @@ def iter_json_lines(lines: Iterator[str] | list[str], *, source: str) -> Iterato
         try:
             yield Event.from_json(text, defaults={"source": source, "source_seq": number})
         except EventError as exc:
-            raise EventError(f"line {number}: {exc}", event_type=exc.event_type, field=exc.field) from None
+            raise EventError(
+                f"line {number}: {exc}", problem=exc.problem, event_type=exc.event_type, field=exc.field
+            ) from None

@@ -101,20 +101,23 @@ def test_omitted_envelope_fields_are_filled_deterministically() -> None:
 
 
 @pytest.mark.parametrize(
-    ("change", "message"),
+    ("change", "message", "problem", "field"),
     [
-        ({"type": "BoardStables"}, "unknown event type 'BoardStables'"),
-        ({"squares": None}, "BoardStable.squares: expected string"),
-        ({"frame_sha256": 12}, "BoardStable.frame_sha256: expected string"),
-        ({"occurred_at": 1.5}, "BoardStable.occurred_at: expected long"),
-        ({"occurred_at": True}, "BoardStable.occurred_at: expected long"),
-        ({"evidence": "abc"}, "BoardStable.evidence: expected array of string"),
-        ({"colour": "red"}, "unknown field(s) colour"),
+        ({"type": "BoardStables"}, "unknown event type 'BoardStables'", "unknown_type", None),
+        ({"type": 7}, "field 'type'", "wrong_type", "type"),
+        ({"squares": None}, "BoardStable.squares: expected string", "wrong_type", "squares"),
+        ({"frame_sha256": 12}, "BoardStable.frame_sha256: expected string", "wrong_type", "frame_sha256"),
+        ({"occurred_at": 1.5}, "BoardStable.occurred_at: expected long", "wrong_type", "occurred_at"),
+        ({"occurred_at": True}, "BoardStable.occurred_at: expected long", "wrong_type", "occurred_at"),
+        ({"evidence": "abc"}, "BoardStable.evidence: expected array of string", "wrong_type", "evidence"),
+        ({"colour": "red"}, "unknown field(s) colour", "unknown_field", "colour"),
+        ({"board_id": ""}, "BoardStable.board_id: must not be empty", "invalid", "board_id"),
     ],
 )
-def test_wrong_events_say_what_is_wrong(change: dict, message: str) -> None:
-    with pytest.raises(EventError, match=re.escape(message)):
+def test_wrong_events_say_what_is_wrong(change: dict, message: str, problem: str, field: str | None) -> None:
+    with pytest.raises(EventError, match=re.escape(message)) as info:
         Event.from_json_dict({**sample_json("BoardStable"), **change})
+    assert (info.value.problem, info.value.field) == (problem, field)
 
 
 def test_missing_fields_and_bad_values_are_named() -> None:
@@ -123,6 +126,7 @@ def test_missing_fields_and_bad_values_are_named() -> None:
     with pytest.raises(EventError, match="'side' is missing") as info:
         Event.from_json_dict(line)
     assert info.value.field == "side" and info.value.event_type == "ClockPressed"
+    assert info.value.problem == EventError.MISSING
     with pytest.raises(EventError, match="one of red/black"):
         Event.from_json_dict({**sample_json("ClockPressed"), "side": "white"})
     with pytest.raises(EventError, match="'board_id' is missing"):
