@@ -531,4 +531,4 @@ def find_board(image: np.ndarray, *, markers: bool = True, orient: bool = True) 
     vote = orientation_vote(read_points(image, fit))
     if vote < 0:
         return fit_from_h(rotate_half_turn(hb), "grid", score)
-    return fit_from_h(hb, "grid", score, oriented=vote > 0)
+    return fit_from_h(hb, "grid", score, oriented=vote > 0.02)

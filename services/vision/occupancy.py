@@ -120,20 +120,22 @@ class PointReading:
 
 
 def ink_maps(view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Ink (dark thin strokes, red or black: characters, rings, printed marks) and its redness per pixel.
+    """Ink (dark thin strokes of any colour: characters, rings, printed marks) and how red each pixel's ink is.
 
-    Ink is a black-hat of the green channel (red ink is dark in green) relative to the local face; redness is
-    how much more red than green and blue a pixel is, as a fraction of its brightness, against the local face.
+    Ink is a black-hat of the darkest channel (red, green and black ink are all dark in some channel), relative to
+    the local face so that shadow and glare do not change what counts as ink. Redness compares what the ink takes
+    away from the face in green and in red: red ink absorbs green but not red (+1), black ink both (0), green or
+    blue ink red more than green and blue (< 0); a ratio, so faint or blurred strokes keep their colour.
     """
-    g = view[:, :, 1]
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (round(0.3 * S) | 1, round(0.3 * S) | 1))
-    bh = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, k).astype(np.float32)
-    # normalise by the local brightness so that shadow and glare do not change what counts as ink
-    face = cv2.morphologyEx(g, cv2.MORPH_CLOSE, k).astype(np.float32) + 1.0
-    ink = np.clip((bh / face - 0.12) * 5.0, 0, 1)
-    f = view.astype(np.float32)
-    b_, g_, r_ = f[..., 0], f[..., 1], f[..., 2]
-    redness = (r_ - np.maximum(g_, b_)) / (r_ + g_ + b_ + 30.0)
+    low = view.min(axis=2)
+    bh = cv2.morphologyEx(low, cv2.MORPH_BLACKHAT, k).astype(np.float32)
+    face = cv2.morphologyEx(view, cv2.MORPH_CLOSE, k).astype(np.float32)
+    ink = np.clip((bh / (face.max(axis=2) + 1.0) - 0.08) * 5.0, 0, 1)
+    absorbed = face - view.astype(np.float32)
+    d_gb = (absorbed[..., 0] + absorbed[..., 1]) / 2
+    d_r = absorbed[..., 2]
+    redness = (d_gb - d_r) / (np.abs(d_gb) + np.abs(d_r) + 8.0)
     return ink, redness
 
 
@@ -179,7 +181,7 @@ def read_view(bgr: np.ndarray, classifier=None) -> PointReading:
     occ = np.where(d_at < 0.012, np.minimum(occ, 0.1), occ)
     # colour: ink-weighted redness within the disc, against the redness of the face around the ink
     red_frac = np.zeros(90)
-    rr = round(0.3 * S)
+    rr = round(0.25 * S)  # the character, inside the ring (rings are often the same colour on both sides)
     # colour from the character only: the disc's inner part, and nothing outside the outer lines (board frames
     # and their ink would otherwise colour the edge points)
     ink_c = ink * frame
@@ -190,16 +192,16 @@ def read_view(bgr: np.ndarray, classifier=None) -> PointReading:
         cy = round(y + offset[i, 1] * S)
         if cx - rr < 0 or cy - rr < 0 or cx + rr + 1 > w or cy + rr + 1 > h:
             continue
+        # the strongest strokes only: blurred stroke edges and the rim mix in the face's colour
         iw = ink_c[cy - rr:cy + rr + 1, cx - rr:cx + rr + 1] * disc
+        if iw.max() > 0:
+            iw = np.where(iw >= 0.6 * iw.max(), iw, 0.0)
         rw = redness[cy - rr:cy + rr + 1, cx - rr:cx + rr + 1]
         tot = float(iw.sum())
         if tot < 1e-3:
             continue
-        ink_red = float((iw * rw).sum() / tot)
-        facew = disc & (iw < 0.05)
-        face_red = float(np.median(rw[facew])) if facew.any() else 0.0
-        red_frac[i] = ink_red - face_red
-    red = 1.0 / (1.0 + np.exp(-(red_frac - _colour_threshold(red_frac[occ > 0.5])) * 40.0))
+        red_frac[i] = float((iw * rw).sum() / tot)
+    red = 1.0 / (1.0 + np.exp(-(red_frac - _colour_threshold(red_frac[occ > 0.5])) * 15.0))
     types: tuple[str | None, ...] = (None,) * 90
     conf = np.zeros(90)
     if classifier is not None:
@@ -207,7 +209,7 @@ def read_view(bgr: np.ndarray, classifier=None) -> PointReading:
     return PointReading(occ, red, offset, d_at, red_frac, types, conf)
 
 
-def _colour_threshold(values: np.ndarray, default: float = 0.07) -> float:
+def _colour_threshold(values: np.ndarray, default: float = 0.3) -> float:
     """Red vs dark ink: the gap between the two clusters of ink redness in this frame (lighting shifts both),
     or a fixed threshold when the frame shows only one colour clearly."""
     v = np.sort(values)
@@ -220,7 +222,7 @@ def _colour_threshold(values: np.ndarray, default: float = 0.07) -> float:
         if between > best:
             best, best_t = between, (v[k - 1] + v[k]) / 2
     lo, hi = v[v <= best_t], v[v > best_t]
-    if len(lo) and len(hi) and hi.mean() - lo.mean() > 0.08 and 0.02 < best_t < 0.2:
+    if len(lo) and len(hi) and hi.mean() - lo.mean() > 0.15 and -0.2 < best_t < 0.7:
         return float(best_t)
     return default
 
@@ -248,18 +250,19 @@ def _classify(bgr: np.ndarray, classifier, occ: np.ndarray,
 def orientation_vote(reading: PointReading) -> float:
     """> 0 when Red sits at rank 0 as fitted, < 0 when at rank 9, 0 when nothing tells.
 
-    The kings and advisors never leave their palaces (rules 2): red ink in the bottom palace and black ink in the top
-    one say the board is the right way up. Where the palaces tell nothing, most red pieces stand on Red's half.
+    Compares how red the ink is, on average, on the two halves and in the two palaces: the kings and advisors never
+    leave their palaces, and at the start and for most of a game most red pieces stand on Red's half. Averages of
+    the continuous ink redness compare groups of pieces, which holds where single pieces' colours are unsure.
     """
     occ = reading.occupied > 0.5
-    red = reading.red > 0.5
-    def count(points: Sequence[int], want_red: bool) -> int:
-        return int(sum(1 for i in points if occ[i] and red[i] == want_red))
 
-    right_way = count(RED_PALACE, True) + count(BLACK_PALACE, False)
-    vote = right_way - (count(BLACK_PALACE, True) + count(RED_PALACE, False))
-    if vote != 0:
-        return float(vote)
-    bottom = range(45, 90)
-    top = range(0, 45)
-    return float((count(bottom, True) - count(top, True)) + (count(top, False) - count(bottom, False))) * 0.1
+    def mean_red(points: Sequence[int]) -> float | None:
+        sel = [i for i in points if occ[i]]
+        return float(np.mean(reading.redness[sel])) if sel else None
+
+    vote = 0.0
+    for bottom, top in ((range(45, 90), range(0, 45)), (RED_PALACE, BLACK_PALACE)):
+        b, t = mean_red(bottom), mean_red(top)
+        if b is not None and t is not None:
+            vote += b - t
+    return vote

@@ -1,0 +1,461 @@
+"""The tracker: one board's frames over time in, observations out. A pure state machine.
+
+`step(state, image, t_us, frame_sha256) -> (state, observations)`: `image` is the decoded frame (BGR) or None when
+it could not be decoded; `frame_sha256` names the JPEG the frame came from (the evidence). No clock, no I/O.
+
+What it reports (DESIGN, event catalogue, "from vision"), never what it means:
+- BoardCalibrated when the board is found (again: the camera or the board moved);
+- HandEntered / HandLeft: a large change over the grid against the last still board (a hand or arm);
+- PieceLifted: a piece known to stand on a point is gone while the hand is over the board, the point itself in view;
+- PiecePlaced / PieceNudged / PieceMisaligned / BoardStable once the board has been still for `stable_us` after the
+  hand left (5.7: a move is complete when the hand leaves the piece): what changed against the last stable board.
+  A piece standing between two points gives both candidates (5.10: the opponent designates);
+- CameraFault (reason) for a frame that does not decode, is black or washed out, blurred, or shows no board.
+
+Types: the tracker keeps the last stable board with full FEN letters where it knows them (the start position when
+the first board seen has the start's occupancy and colours; afterwards a moved piece keeps its letter, found from
+what changed: one point vacated and one point newly occupied or changed). A point it cannot explain gets X / x
+from the ink colour, or `?`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import cv2
+import numpy as np
+
+from .board import BoardFit, NoBoardFound, find_board, fit_from_h
+from .grid import POINTS_UV, neighbours, point_name
+from .occupancy import MARGIN, PointReading, S, orientation_vote, read_view, warp_board
+
+
+def squares_of_fen(fen: str) -> str:
+    """The 90-character squares of a FEN's board field (rank 9 first)."""
+    rows = fen.split()[0].split("/")
+    if len(rows) != 10:
+        raise ValueError(f"{fen!r}: a Xiangqi FEN has 10 ranks")
+    out = "".join("".join("." * int(c) if c.isdigit() else c for c in row) for row in rows)
+    if len(out) != 90:
+        raise ValueError(f"{fen!r}: ranks must have 9 files each")
+    return out
+
+
+START_SQUARES = squares_of_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1")
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One thing seen: `type` is the event type of the catalogue, `fields` its data fields (without evidence)."""
+
+    type: str
+    t_us: int
+    fields: dict[str, Any]
+    frame_sha256: str | None
+    evidence: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    stable_us: int = 750_000  # still this long after the hand left before BoardStable (5.7)
+    hand_cells: float = 2.4  # a changed blob this many grid cells large is a hand (a piece moved to a neighbour
+    # point changes two discs side by side: about 1.3 cells)
+    hand_still_us: int = 2_000_000  # a "hand" blob that has not moved at all for this long is a change of the board
+    change_level: float = 0.09  # normalised appearance change that counts at a point
+    unchanged_level: float = 1.2  # mean grey change (1/8 scale) below which a frame is the same as the last
+    black_level: float = 14.0  # mean grey below which the frame is black
+    blur_ratio: float = 0.2  # sharpness below this share of the calibration frame's: blurred
+    support_ratio: float = 0.45  # line support below this share of the calibration's (no hand): board moved
+    misaligned_from: float = 0.3  # a piece this far (spacings) from its point along a line stands between two
+    nudge_from: float = 0.08  # a piece moved this far on its point (spacings) was nudged
+    evidence_keep: int = 4  # evidence frames named per observation (the frame itself and those before it)
+    start_squares: str | None = START_SQUARES  # the position assumed when the first board has its occupancy
+
+
+@dataclass(frozen=True)
+class TrackerState:
+    fit: BoardFit | None = None
+    calib_support: float = 0.0
+    calib_sharpness: float = 0.0
+    ref_view: np.ndarray | None = None  # canonical view of the last stable board (BGR)
+    ref_reading: PointReading | None = None
+    known: str | None = None  # squares of the last BoardStable
+    last_small: np.ndarray | None = None  # the last frame at 1/8 scale (grey): "unchanged" test
+    last_view: np.ndarray | None = None  # the last frame's canonical view (grey, normalised)
+    hand: bool = False
+    hand_still_since: int | None = None
+    still_since: int | None = None
+    pending: bool = True  # something may have changed since the last BoardStable
+    lifted: frozenset[int] = frozenset()
+    fault: str | None = None
+    recent: tuple[str, ...] = ()  # SHA-256 of the last frames (evidence)
+    last_full: np.ndarray | None = None  # the last decoded frame's canonical view (BGR)
+    frames: int = 0
+    skipped: int = 0
+
+
+class Tracker:
+    """Holds the configuration; `step` is pure (state in, state and observations out)."""
+
+    def __init__(self, config: TrackerConfig | None = None, classifier: Any = None) -> None:
+        self.config = config or TrackerConfig()
+        self.classifier = classifier
+
+    def initial(self) -> TrackerState:
+        return TrackerState()
+
+    # -----------------------------------------------------------------------------------------------------------
+    def step(self, state: TrackerState, image: np.ndarray | None, t_us: int,
+             frame_sha256: str | None = None) -> tuple[TrackerState, list[Observation]]:
+        cfg = self.config
+        recent = state.recent
+        if frame_sha256 is not None:
+            recent = (*recent, frame_sha256)[-cfg.evidence_keep:]
+        state = replace(state, recent=recent, frames=state.frames + 1)
+        obs: list[Observation] = []
+
+        def emit(kind: str, **fields: Any) -> None:
+            obs.append(Observation(kind, t_us, fields, frame_sha256, recent))
+
+        def fault(reason: str) -> tuple[TrackerState, list[Observation]]:
+            # one CameraFault per onset (and per change of reason), not one per frame
+            if state.fault != reason:
+                emit("CameraFault", reason=reason)
+            return replace(state, fault=reason, last_small=None, still_since=None), obs
+
+        if image is None or not isinstance(image, np.ndarray) or image.ndim != 3 or image.size == 0:
+            return fault("corrupt frame: the image could not be decoded")
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        small = cv2.resize(gray, (max(8, gray.shape[1] // 8), max(8, gray.shape[0] // 8)),
+                           interpolation=cv2.INTER_AREA).astype(np.float32)
+        mean, std = float(small.mean()), float(small.std())
+        if mean < cfg.black_level:
+            return fault(f"black frame (mean brightness {mean:.0f} of 255): lens covered, no light or camera off")
+        if mean > 245 and std < 6:
+            return fault("washed-out frame: overexposed or glare over the whole view")
+
+        # The same picture as the last frame: nothing to look at, only time passes (the cheap path).
+        if (state.last_small is not None and state.last_small.shape == small.shape and state.fit is not None
+                and state.fault is None and not state.hand
+                and float(np.abs(small - state.last_small).mean()) < cfg.unchanged_level):
+            state = replace(state, skipped=state.skipped + 1)
+            return self._maybe_stable(state, None, t_us, emit, obs)
+
+        if state.fit is None:
+            try:
+                fit = find_board(image)
+            except NoBoardFound as exc:
+                return fault(f"no board found: {exc.reason}")
+            view = warp_board(image, fit.homography).bgr
+            sharp = _sharpness(view)
+            emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
+                 homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
+            state = replace(state, fit=fit, calib_support=_view_support(view), calib_sharpness=sharp, fault=None,
+                            last_small=small, last_view=_norm(view), still_since=t_us, pending=True,
+                            ref_view=None, hand=False, last_full=view)
+            return self._maybe_stable(state, view, t_us, emit, obs)
+
+        view = warp_board(image, state.fit.homography).bgr
+        sharp = _sharpness(view)
+        if sharp < cfg.blur_ratio * state.calib_sharpness:
+            return fault(f"blurred frame (sharpness {sharp:.0f}, calibrated at {state.calib_sharpness:.0f}): "
+                         "focus, motion or a smudged lens")
+        nv = _norm(view)
+        # the camera is sometimes bumped a little: follow small shifts of the whole view
+        if state.last_view is not None:
+            (dx, dy), resp = cv2.phaseCorrelate(state.last_view, nv)
+            if resp > 0.2 and 0.5 < np.hypot(dx, dy) < 0.4 * S:
+                fit = _shift_fit(state.fit, dx, dy)
+                view = warp_board(image, fit.homography).bgr
+                nv = _norm(view)
+                state = replace(state, fit=fit)
+        changed = _change_map(state.ref_view, view) if state.ref_view is not None else None
+        hand_mask = _hand_mask(changed, cfg) if changed is not None else None
+        hand = hand_mask is not None and bool(hand_mask.any())
+        support = _view_support(view)
+        if not hand and support < cfg.support_ratio * state.calib_support:
+            # the lines are no longer where the board was: the camera or the board moved; find it again
+            try:
+                fit = find_board(image)
+            except NoBoardFound as exc:
+                return fault(f"board lost: the camera or the board moved ({exc.reason})")
+            fit = _keep_orientation(state.fit, fit)
+            view = warp_board(image, fit.homography).bgr
+            emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
+                 homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
+            state = replace(state, fit=fit, calib_support=_view_support(view), calib_sharpness=_sharpness(view),
+                            fault=None, still_since=t_us)
+            # the reference must be re-taken in the new geometry: keep the known squares, re-read at stability
+            state = replace(state, ref_view=None, pending=True)
+            nv = _norm(view)
+            changed, hand_mask, hand = None, None, False
+        state = replace(state, fault=None)
+        moving = state.last_view is None or float(np.abs(nv - state.last_view).mean()) > 0.03
+        if hand and state.hand:
+            # hands are never still for long: a large change that stays exactly as it is belongs to the board
+            # (e.g. a piece moved to a neighbouring point, both discs changed and touching)
+            still_blob = state.last_view is not None and float(
+                np.abs(nv - state.last_view)[hand_mask > 0].mean()) < 0.02
+            since = state.hand_still_since if still_blob and state.hand_still_since is not None else (
+                t_us if still_blob else None)
+            state = replace(state, hand_still_since=since)
+            if since is not None and t_us - since >= cfg.hand_still_us:
+                hand = False
+        else:
+            state = replace(state, hand_still_since=None)
+
+        if hand:
+            if not state.hand:
+                emit("HandEntered")
+            lifted = set(state.lifted)
+            if state.known is not None and state.ref_reading is not None:
+                reading = read_view(view)
+                cover = cv2.dilate(hand_mask.astype(np.uint8), np.ones((5, 5), np.uint8))
+                for i in range(90):
+                    if state.known[i] == "." or i in lifted:
+                        continue
+                    x, y = _pt(i)
+                    if cover[min(y, cover.shape[0] - 1), min(x, cover.shape[1] - 1)]:
+                        continue  # under the hand: nothing can be told
+                    if reading.occupied[i] < 0.25 and state.ref_reading.occupied[i] > 0.5:
+                        lifted.add(i)
+                        emit("PieceLifted", point=point_name(i))
+            state = replace(state, hand=True, still_since=None, pending=True, lifted=frozenset(lifted),
+                            last_small=small, last_view=nv, last_full=view)
+            return state, obs
+
+        if state.hand:
+            emit("HandLeft")
+            state = replace(state, hand=False, still_since=t_us)
+        elif moving and state.still_since is not None and changed is not None and bool(
+                (changed > cfg.change_level).mean() > 0.002):
+            state = replace(state, still_since=t_us, pending=True)
+        elif state.still_since is None:
+            state = replace(state, still_since=t_us)
+        state = replace(state, last_small=small, last_view=nv, last_full=view)
+        return self._maybe_stable(state, view, t_us, emit, obs)
+
+    # -----------------------------------------------------------------------------------------------------------
+    def _maybe_stable(self, state: TrackerState, view: np.ndarray | None, t_us: int, emit,
+                      obs: list[Observation]) -> tuple[TrackerState, list[Observation]]:
+        cfg = self.config
+        if (state.hand or not state.pending or state.still_since is None or state.fit is None
+                or t_us - state.still_since < cfg.stable_us):
+            return state, obs
+        if view is None:
+            # the frame did not change but the still time is up: the last full view stands
+            view = state.last_full
+            if view is None:
+                return state, obs
+        reading = read_view(view, self.classifier)
+        if state.known is None:
+            squares = self._first_squares(reading, cfg)
+            fit = state.fit
+            if squares is not None and squares[0] == "!":  # the start position seen from the other end
+                squares = squares[1:]
+                from .board import rotate_half_turn
+
+                fit = fit_from_h(rotate_half_turn(fit.board_to_image), fit.method, fit.score)
+                emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
+                     homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
+                return replace(state, fit=fit, pending=True, ref_view=None, last_full=None), obs
+            if squares is None:
+                squares = reading.squares()
+            placed, nudged, misaligned = [], [], []
+        else:
+            squares, placed, nudged, misaligned = interpret(state.known, state.ref_view, state.ref_reading, view,
+                                                            reading, cfg)
+        for p in placed:
+            emit("PiecePlaced", point=point_name(p))
+        for p in nudged:
+            emit("PieceNudged", point=point_name(p))
+        for a, b in misaligned:
+            emit("PieceMisaligned", points=[point_name(a), point_name(b)])
+        if squares != state.known or state.ref_view is None or placed or nudged or misaligned:
+            emit("BoardStable", squares=squares)
+        new_known = "".join(("?" if c == "?" else c) for c in squares)
+        return replace(state, known=new_known, ref_view=view, ref_reading=reading, pending=False,
+                       lifted=frozenset()), obs
+
+    def _first_squares(self, reading: PointReading, cfg: TrackerConfig) -> str | None:
+        """The start position when the first board seen has its occupancy (colours decide which end is Red)."""
+        if cfg.start_squares is None:
+            return None
+        occ = reading.occupied > 0.5
+        want = np.array([c != "." for c in cfg.start_squares])
+        if int((occ != want).sum()) > 2:
+            return None
+        vote = orientation_vote(reading)
+        if vote < 0:
+            return "!" + cfg.start_squares
+        return cfg.start_squares
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# interpretation of a still board against the last one
+
+
+def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading | None, view: np.ndarray,
+              reading: PointReading, cfg: TrackerConfig) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
+    """What changed between the last stable board and this one: (squares, placed, nudged, misaligned pairs)."""
+    change = _point_change(ref_view, view) if ref_view is not None else np.ones(90)
+    occ = reading.occupied
+    sq = list(known)
+    vacated = [i for i in range(90) if known[i] not in ".?" and change[i] > cfg.change_level and occ[i] < 0.5]
+    arrived: list[int] = []
+    replaced: list[int] = []
+    nudged: list[int] = []
+    misaligned: list[tuple[int, int]] = []
+    for i in range(90):
+        if known[i] in ".?":
+            if occ[i] > 0.5 and (change[i] > cfg.change_level or known[i] == "?"):
+                arrived.append(i)
+        elif i not in vacated and change[i] > cfg.change_level:
+            replaced.append(i)
+    # a piece between two points: an ink peak far from its point along a line, towards a neighbour
+    taken: set[int] = set()
+    for i in arrived + replaced:
+        off = reading.offset[i]
+        d = float(np.hypot(*off))
+        if d >= cfg.misaligned_from and i not in taken:
+            j = _towards(i, off)
+            if j is not None:
+                misaligned.append((i, j) if i < j else (j, i))
+                taken.update((i, j))
+    arrived = [i for i in arrived if i not in taken]
+    replaced_moved: list[int] = []
+    for i in replaced:
+        if i in taken:
+            continue
+        shift = float(np.hypot(*(reading.offset[i] - (ref_reading.offset[i] if ref_reading is not None else 0))))
+        if shift >= cfg.nudge_from and change[i] < 4 * cfg.change_level:
+            nudged.append(i)
+        else:
+            replaced_moved.append(i)
+    # a moved piece keeps its letter: one point vacated, one point newly occupied (or taken over: a capture)
+    targets = arrived + replaced_moved
+    for i in vacated:
+        sq[i] = "."
+    if len(vacated) == 1 and len(targets) == 1:
+        sq[targets[0]] = known[vacated[0]]
+    elif len(vacated) == 1 and not targets and misaligned:
+        for a, b in misaligned:
+            sq[a] = sq[b] = "?"
+    else:
+        for i in targets:
+            sq[i] = _ink_letter(reading, i)
+        for a, b in misaligned:
+            sq[a] = sq[b] = "?"
+    for a, b in misaligned:
+        sq[a] = sq[b] = "?"
+    placed = [*targets]
+    return "".join(sq), placed, nudged, misaligned
+
+
+def _ink_letter(reading: PointReading, i: int) -> str:
+    t = reading.types[i]
+    red = reading.red[i]
+    if t is not None and reading.type_conf[i] > 0.8 and t.isupper() == (red > 0.5):
+        return t
+    if red > 0.8:
+        return "X"
+    if red < 0.2:
+        return "x"
+    return "?"
+
+
+def _towards(i: int, off: np.ndarray) -> int | None:
+    """The neighbour of point i in the direction of `off` (board-plane spacings: +u = towards file i, +v down)."""
+    best, best_cos = None, 0.85
+    for j in neighbours(i):
+        d = POINTS_UV[j] - POINTS_UV[i]
+        cos = float(np.dot(d, off) / (np.linalg.norm(off) + 1e-9))
+        if cos > best_cos:
+            best, best_cos = j, cos
+    return best
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# image helpers (canonical view)
+
+
+def _pt(i: int) -> tuple[int, int]:
+    return round((POINTS_UV[i, 0] + MARGIN) * S), round((POINTS_UV[i, 1] + MARGIN) * S)
+
+
+def _norm(view: np.ndarray) -> np.ndarray:
+    """Grey view divided by its local mean: lighting drift and shadows cancel, marks and pieces stay."""
+    g = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32) + 1.0
+    return g / cv2.blur(g, (S + 1, S + 1))
+
+
+def _sharpness(view: np.ndarray) -> float:
+    g = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+    return float(cv2.Laplacian(g, cv2.CV_32F).var())
+
+
+def _view_support(view: np.ndarray) -> float:
+    """Printed-line contrast at the known line positions of the canonical view (the cheap per-frame re-check)."""
+    g = view[:, :, 1]
+    bh = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (7, 7)))
+    on, off = [], []
+    for v in range(10):
+        for u in range(8):
+            x, y = round((u + 0.5 + MARGIN) * S), round((v + MARGIN) * S)
+            on.append(bh[y - 1:y + 2, x].max())
+            if v < 9 and v != 4:
+                off.append(bh[y + S // 2, x])
+    return float(np.mean(on) - np.mean(off))
+
+
+def _change_map(ref: np.ndarray, view: np.ndarray) -> np.ndarray:
+    a, b = _norm(ref), _norm(view)
+    d = np.abs(a - b)
+    return cv2.GaussianBlur(d, (0, 0), 2.0)
+
+
+def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
+    """Changed blobs too large to be a piece, or reaching in over the edge of the view: a hand or an arm."""
+    m = (changed > cfg.change_level * 1.5).astype(np.uint8)
+    m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(m)
+    out = np.zeros_like(m)
+    cell = S * S
+    h, w = m.shape
+    for k in range(1, n):
+        x, y, bw, bh, area = stats[k]
+        at_edge = x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1
+        if area > cfg.hand_cells * cell or (at_edge and area > 0.35 * cell):
+            out[labels == k] = 1
+    return out
+
+
+def _point_change(ref: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """Per point: mean normalised appearance change within the disc (0.4 spacing)."""
+    d = _change_map(ref, view)
+    r = round(0.4 * S)
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+    disc = (xx ** 2 + yy ** 2) <= r * r
+    out = np.zeros(90)
+    for i in range(90):
+        x, y = _pt(i)
+        out[i] = float(d[y - r:y + r + 1, x - r:x + r + 1][disc].mean())
+    return out
+
+
+def _shift_fit(fit: BoardFit, dx: float, dy: float) -> BoardFit:
+    """The fit after the whole canonical view moved by (dx, dy) view pixels (a bumped camera, a small shift)."""
+    t = np.array([[1.0, 0, -dx / S], [0, 1.0, -dy / S], [0, 0, 1.0]])
+    h = t @ fit.homography
+    return fit_from_h(np.linalg.inv(h), fit.method, fit.score, fit.oriented)
+
+
+def _keep_orientation(old: BoardFit, new: BoardFit) -> BoardFit:
+    """After a re-find, keep the end the tracker knew as Red's: the nearer of the two half-turns to the old fit."""
+    from .board import rotate_half_turn
+
+    flipped = fit_from_h(rotate_half_turn(new.board_to_image), new.method, new.score, new.oriented)
+    if np.abs(flipped.corners - old.corners).sum() < np.abs(new.corners - old.corners).sum():
+        return flipped
+    return new

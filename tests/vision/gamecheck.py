@@ -1,0 +1,161 @@
+"""Rendered games through the tracker: do the BoardStable snapshots give the game's moves?
+
+The referee's inference, as the rules core allows it: a snapshot that differs from the known position is matched
+against the position after each legal move (`X` / `x` match any red / black piece, `?` anything); exactly one match
+is the move. A piece left between two points (5.10) leaves `?` on both candidates: the opponent designates, so the
+check takes the game's move when it is among the matches and PieceMisaligned named its two points.
+
+Run: `python tests/vision/gamecheck.py --games 200 --moves 40 [--difficulty hard]` (prints the figures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+
+def matches(squares: str, board: str) -> bool:
+    for s, b in zip(squares, board, strict=True):
+        if s == "?":
+            continue
+        if s == "X":
+            if not b.isupper():
+                return False
+        elif s == "x":
+            if not b.islower():
+                return False
+        elif s != b:
+            return False
+    return True
+
+
+@dataclass
+class GameResult:
+    moves: int = 0  # moves of the game played in the video
+    inferred_ok: int = 0
+    wrong: list[str] = field(default_factory=list)
+    misaligned_truth: int = 0
+    misaligned_reported: int = 0
+    false_lifts: int = 0
+    lifts_reported: int = 0
+    nudges_truth: int = 0
+    nudges_reported: int = 0
+    frames: int = 0
+    seconds: float = 0.0
+
+
+def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "hard", fps: float = 4.0,
+               misplace_rate: float = 0.05, nudge_rate: float = 0.03) -> GameResult:
+    from xqarb.referee.rules import Move, Position
+    from xqarb.vision.render import render_game
+    from xqarb.vision.tracker import Tracker
+
+    res = GameResult()
+    t0 = time.time()
+    tracker = Tracker()
+    state = tracker.initial()
+    pos = Position.from_fen(start_fen)
+    ply = 0
+    pending_designation: list[Move] = []
+    truth_misaligned: set[tuple[str, str]] = set()
+    reported_misaligned: set[tuple[str, str]] = set()
+    lifted_truth: set[str] = set()
+    for frame in render_game(start_fen, moves, seed, fps=fps, difficulty=difficulty, misplace_rate=misplace_rate,
+                             nudge_rate=nudge_rate):
+        res.frames += 1
+        tr = frame.truth
+        if tr.misaligned:
+            truth_misaligned.add(tuple(sorted(tr.misaligned)))
+        if tr.lifted:
+            lifted_truth.add(tr.lifted)
+        if tr.event == "nudge" and tr.nudged:
+            res.nudges_truth += 1
+        state, obs = tracker.step(state, frame.image, frame.t_us)
+        for o in obs:
+            if o.type == "PieceLifted":
+                res.lifts_reported += 1
+                if o.fields["point"] not in lifted_truth and o.fields["point"] != tr.nudged:
+                    res.false_lifts += 1
+            elif o.type == "PieceMisaligned":
+                reported_misaligned.add(tuple(sorted(o.fields["points"])))
+            elif o.type == "PieceNudged":
+                res.nudges_reported += 1
+            elif o.type == "BoardStable":
+                sq = o.fields["squares"]
+                if matches(sq, pos.squares()) and "?" not in sq:
+                    continue
+                cands = [m for m in pos.legal_moves() if matches(sq, pos.play(m).squares())]
+                if len(cands) == 1 or (len(cands) > 1 and "?" in sq and ply < len(moves)
+                                       and Move.parse(moves[ply]) in cands):
+                    # 5.10: between two points the opponent designates; take the game's move if it is a candidate
+                    m = cands[0] if len(cands) == 1 else Move.parse(moves[ply])
+                    if ply < len(moves) and str(m) == moves[ply]:
+                        res.inferred_ok += 1
+                    else:
+                        res.wrong.append(f"ply {ply}: inferred {m}, game {moves[ply] if ply < len(moves) else '-'}")
+                    pos = pos.play(m)
+                    ply += 1
+                elif matches(sq, pos.squares()):
+                    continue  # only '?' where the known position has pieces: no move
+                else:
+                    res.wrong.append(f"ply {ply}: snapshot fits {len(cands)} legal moves ({sq})")
+                    pending_designation = cands
+        # a lifted piece put back on its point is no move; a snapshot matched nothing is reported above
+    del pending_designation
+    res.moves = len(moves)
+    res.misaligned_truth = len(truth_misaligned)
+    res.misaligned_reported = len(truth_misaligned & reported_misaligned)
+    res.seconds = time.time() - t0
+    if ply < len(moves) and not res.wrong:
+        res.wrong.append(f"only {ply} of {len(moves)} moves inferred")
+    return res
+
+
+def load_games(path: Path, n: int, max_moves: int) -> list[tuple[str, list[str]]]:
+    out = []
+    with path.open() as f:
+        for line in f:
+            g = json.loads(line)
+            if len(g["iccs"]) < 4:
+                continue
+            out.append((g["start_fen"], g["iccs"][:max_moves]))
+            if len(out) >= n:
+                break
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--moves", type=int, default=40, help="moves per game (the first N of each game)")
+    ap.add_argument("--difficulty", default="hard")
+    ap.add_argument("--data", default=str(HERE.parents[1].parent / "shared" / "data" / "games" / "ccpd_dev.jsonl"))
+    ap.add_argument("--seed0", type=int, default=1000)
+    args = ap.parse_args(argv)
+    games = load_games(Path(args.data), args.games, args.moves)
+    tot = GameResult()
+    for k, (fen, mv) in enumerate(games):
+        r = check_game(fen, mv, args.seed0 + k, difficulty=args.difficulty)
+        for f in ("moves", "inferred_ok", "misaligned_truth", "misaligned_reported", "false_lifts", "lifts_reported",
+                  "nudges_truth", "nudges_reported", "frames"):
+            setattr(tot, f, getattr(tot, f) + getattr(r, f))
+        tot.seconds += r.seconds
+        print(f"game {k}: {r.inferred_ok}/{r.moves} moves, misaligned {r.misaligned_reported}/{r.misaligned_truth}, "
+              f"false lifts {r.false_lifts}, {r.frames} frames, {r.seconds:.0f}s  {r.wrong[:2]}", flush=True)
+    pct = 100.0 * tot.inferred_ok / max(1, tot.moves)
+    print(f"TOTAL {len(games)} games: moves inferred {tot.inferred_ok}/{tot.moves} = {pct:.2f}%; misaligned reported "
+          f"{tot.misaligned_reported}/{tot.misaligned_truth}; false lifts {tot.false_lifts} of {tot.lifts_reported} "
+          f"lifts reported; nudges {tot.nudges_reported} reported / {tot.nudges_truth} true; {tot.frames} frames "
+          f"in {tot.seconds:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
