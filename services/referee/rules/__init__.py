@@ -16,28 +16,37 @@ Public API (agreed with the referee and the 棋例 parts):
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .board import Board
-from .notation import NotationError, chinese, iccs, parse_move, wxf
-from .pgn import GameRecord, PgnError, read_pgn, replay
-from .position import START_FEN, FenError, IllegalMove, Move, Position, Side
+if TYPE_CHECKING:
+    from .board import Board
+    from .limits import (
+        NaturalLimitCount,
+        insufficient_material,
+        insufficient_material_reason,
+        natural_limit_count,
+        natural_limit_rule,
+    )
+    from .notation import NotationError, chinese, iccs, parse_move, wxf
+    from .pgn import GameRecord, PgnError, Replay, read_pgn, replay
+    from .position import START_FEN, FenError, IllegalMove, Move, Position, Side
+    from .repetition import RepetitionVerdict, classify_move, find_cycle, judge_repetition
 
+# Every public name, by the module that defines it. Loaded on first use (PEP 562): `xqarb rules ...` and the other
+# command-line parts import `xqarb.referee.rules.cli` at start-up and must not pay for the tables; and limits.py
+# and repetition.py import this package for their types, so loading them lazily avoids an import cycle.
 _LAZY = {
-    "natural_limit_count": "limits",
-    "natural_limit_rule": "limits",
-    "NaturalLimitCount": "limits",
-    "insufficient_material": "limits",
-    "insufficient_material_reason": "limits",
-    "judge_repetition": "repetition",
-    "RepetitionVerdict": "repetition",
-    "classify_move": "repetition",
-    "find_cycle": "repetition",
+    **dict.fromkeys(["Board"], "board"),
+    **dict.fromkeys(["NotationError", "chinese", "iccs", "parse_move", "wxf"], "notation"),
+    **dict.fromkeys(["GameRecord", "PgnError", "Replay", "read_pgn", "replay"], "pgn"),
+    **dict.fromkeys(["START_FEN", "FenError", "IllegalMove", "Move", "Position", "Side"], "position"),
+    **dict.fromkeys(["natural_limit_count", "natural_limit_rule", "NaturalLimitCount", "insufficient_material",
+                     "insufficient_material_reason"], "limits"),
+    **dict.fromkeys(["judge_repetition", "RepetitionVerdict", "classify_move", "find_cycle"], "repetition"),
 }
 
 
 def __getattr__(name: str) -> Any:
-    # limits.py and repetition.py import this package for their types; loading them lazily avoids an import cycle.
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -46,22 +55,35 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = [
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = [  # the same names as _LAZY (tests/rules/test_api.py checks it)
     "START_FEN",
     "Board",
     "FenError",
     "GameRecord",
     "IllegalMove",
     "Move",
+    "NaturalLimitCount",
     "NotationError",
     "PgnError",
     "Position",
+    "RepetitionVerdict",
+    "Replay",
     "Side",
     "chinese",
+    "classify_move",
+    "find_cycle",
     "iccs",
+    "insufficient_material",
+    "insufficient_material_reason",
+    "judge_repetition",
+    "natural_limit_count",
+    "natural_limit_rule",
     "parse_move",
     "read_pgn",
     "replay",
     "wxf",
-    *_LAZY,
 ]

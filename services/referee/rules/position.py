@@ -88,10 +88,24 @@ class Move(NamedTuple):
             return square(self.frm) << 7 | square(self.to)  # raises ValueError naming the bad point
 
 
-_MOVE_CACHE = {f << 7 | t: tuple.__new__(Move, (point(f), point(t))) for f in range(90) for t in range(90)}
-_INT_OF_MOVE = {mv: m for m, mv in _MOVE_CACHE.items()}
-# ICCS text order of the move ints, so that sorting needs no strings
-_ORDER = {m: i for i, m in enumerate(sorted(_MOVE_CACHE, key=lambda m: str(_MOVE_CACHE[m])))}
+class _MoveCache(dict):
+    """int move -> Move, filled on first use (a dict subclass so lookups stay at C speed once filled)."""
+
+    def __missing__(self, m: int) -> Move:
+        mv = tuple.__new__(Move, (point(m >> 7), point(m & 127)))
+        self[m] = mv
+        _INT_OF_MOVE[mv] = m
+        return mv
+
+
+_MOVE_CACHE = _MoveCache()
+_INT_OF_MOVE: dict[Move, int] = {}
+
+
+def _iccs_order(m: int) -> int:
+    """Sort key of a move int that orders moves like their ICCS text (from file, from rank, to file, to rank)."""
+    frm, to = m >> 7, m & 127
+    return (((frm % 9) * 10 + frm // 9) * 9 + to % 9) * 10 + to // 9
 
 
 def _describe(p: int, sq: int) -> str:
@@ -296,7 +310,7 @@ class Position:
     # ---------------------------------------------------------------- moves
     def _legal_ints(self) -> tuple[int, ...]:
         if self._legal is None:
-            self._legal = tuple(sorted(self.board().legal_moves(), key=_ORDER.__getitem__))
+            self._legal = tuple(sorted(self.board().legal_moves(), key=_iccs_order))
             self._legal_set = frozenset(self._legal)
         return self._legal
 
@@ -468,7 +482,7 @@ def _movement_fault(c: tuple[int, ...], frm: int, to: int, p: int) -> str | None
             if c[to] and len(occupied) != 1:
                 # 炮打隔子: a cannon captures by jumping exactly one piece
                 n = len(occupied)
-                return (f"the cannon captures only by jumping exactly one piece, and {'none' if not n else n} "
+                return (f"the cannon captures only by jumping exactly one piece, and {n or 'none'} "
                         f"{'stands' if n < 2 else 'stand'} between {point(frm)} and {point(to)}")
     elif t == PAWN:
         forward = dr * s
