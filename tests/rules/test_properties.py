@@ -1,0 +1,75 @@
+"""Property tests: FEN and squares round trips, make/unmake restoring board and hash, incremental = fresh hash."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from xqarb.referee.rules import START_FEN, Board, Move, Position
+from xqarb.referee.rules.board import ZOBRIST_SIDE
+
+
+@st.composite
+def games(draw: st.DrawFn) -> tuple[Position, list[int]]:
+    """A position reached by legal moves chosen by hypothesis, and the moves."""
+    board = Position.from_fen(START_FEN).board()
+    played = []
+    for _ in range(draw(st.integers(0, 80))):
+        moves = board.legal_moves()
+        if not moves:
+            break
+        m = moves[draw(st.integers(0, len(moves) - 1))]
+        board.make(m)
+        played.append(m)
+    return Position._trusted(board), played
+
+
+@settings(max_examples=150, deadline=None)
+@given(games())
+def test_fen_and_squares_round_trip(game: tuple[Position, list[int]]) -> None:
+    pos, _ = game
+    again = Position.from_fen(pos.fen())
+    assert again == pos and again.fen() == pos.fen() and again.key == pos.key
+    assert Position.from_squares(pos.squares(), pos.side, halfmove=pos.plies_since_capture,
+                                 fullmove=pos.fullmove) == pos
+    assert again.legal_moves() == pos.legal_moves()
+
+
+@settings(max_examples=150, deadline=None)
+@given(games())
+def test_make_unmake_restores_everything_and_hash_is_incremental(game: tuple[Position, list[int]]) -> None:
+    pos, played = game
+    board = Position.from_fen(START_FEN).board()
+    states = []
+    for m in played:
+        states.append((list(board.b), board.hash, board.side, board.halfmove, board.fullmove,
+                       (set(board.pieces[0]), set(board.pieces[1])), list(board.kings)))
+        board.make(m)
+        fresh = Board(board.b, board.side)
+        assert board.hash == fresh.hash  # the incremental hash equals the hash computed from scratch
+        assert board.pieces == fresh.pieces and board.kings == fresh.kings
+    assert board.hash == pos.key
+    for m, state in zip(reversed(played), reversed(states), strict=True):
+        board.unmake()
+        assert (list(board.b), board.hash, board.side, board.halfmove, board.fullmove,
+                (set(board.pieces[0]), set(board.pieces[1])), list(board.kings)) == state, m
+    assert board.hash == Position.from_fen(START_FEN).key
+
+
+@settings(max_examples=100, deadline=None)
+@given(games())
+def test_side_to_move_is_in_the_key_and_every_other_move_has_a_reason(game: tuple[Position, list[int]]) -> None:
+    pos, _ = game
+    if not pos.in_check():  # else the flipped position is impossible (the side not to move would be in check)
+        flipped = Position(pos._cells, -pos._side)
+        assert flipped.key == pos.key ^ ZOBRIST_SIDE
+    legal = set(pos.legal_moves())
+    assert all(pos.illegal_reason(mv) is None for mv in legal)
+    mine = [pt for pt, letter in pos.pieces().items() if letter.isupper() == (pos.side == "red")]
+    for frm in mine:
+        for to in ("a0", "e4", "e5", "i9", "d2", "f7", "e1", "e8"):
+            mv = Move(frm, to)
+            if mv not in legal:
+                reason = pos.illegal_reason(mv)
+                assert reason, (pos.fen(), str(mv))
+                assert not pos.is_legal(mv)
