@@ -914,7 +914,7 @@ def _draw_offered(st: _Step) -> None:
     if s.offer_pending == side:
         return  # the same offer again: it stands until answered (not withdrawn, 23.1)
     # 23.1 (2021: 22.1): offer after one's own move, before pressing the clock.
-    just_moved = bool(s.moves) and s.moves[-1].side == side and s.clock.running == side
+    just_moved = bool(s.moves) and s.moves[-1].side == side and st.get_flag("moved", side)
     if not just_moved:
         st.ruling("warning", side, st.art("draw_offer_rule"),
                   f"{side} offered a draw out of order: an offer is made after one's own move and before pressing "
