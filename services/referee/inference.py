@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from xqarb.referee.rules import Move, Position
 
@@ -98,10 +99,15 @@ def squares_after(squares: str, move: Move) -> str:
 _EMPTY_RUN = re.compile(r"\.+")
 
 
+@lru_cache(maxsize=65536)
+def _fen_rank(rank: str) -> str:
+    """One rank of the 90-point form in FEN (runs of empty points as digits); ranks repeat, so it is cached."""
+    return _EMPTY_RUN.sub(lambda m: str(len(m.group(0))), rank)
+
+
 def fen_of(squares: str, side: str, halfmove: int, fullmove: int) -> str:
     """FEN from the 90-point form, as `Position.fen()` writes it (checked by the tests), without building a board."""
-    body = "/".join([squares[r:r + 9] for r in range(0, 90, 9)])
-    body = _EMPTY_RUN.sub(lambda m: str(len(m.group(0))), body)
+    body = "/".join([_fen_rank(squares[r:r + 9]) for r in range(0, 90, 9)])
     return f"{body} {'w' if side == 'red' else 'b'} - - {halfmove} {fullmove}"
 
 
@@ -114,10 +120,9 @@ def infer(position: Position, legal: Sequence[Move], current: str, seen: str) ->
     diff = changes_of(current, seen)
     if not diff:
         return Inference("unchanged")
-    changes = describe_changes(current, seen, diff)
     if len(diff) > 2:
         return Inference("unexplained", reason=f"{len(diff)} points changed: no single move explains it",
-                         changes=changes)
+                         changes=describe_changes(current, seen, diff))
     need = {point_of(i) for i in diff}
     candidates = []
     for m in legal:
@@ -130,7 +135,8 @@ def infer(position: Position, legal: Sequence[Move], current: str, seen: str) ->
         if consistent(".", seen[f]) and consistent(piece, seen[t]):
             candidates.append(m)
     if len(candidates) == 1:
-        return Inference("move", (candidates[0],), changes=changes)
+        return Inference("move", (candidates[0],))
+    changes = describe_changes(current, seen, diff)
     if candidates:
         return Inference("ambiguous", tuple(candidates),
                          reason="the change fits " + ", ".join(m.iccs for m in candidates), changes=changes)
