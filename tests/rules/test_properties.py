@@ -49,6 +49,11 @@ def test_make_unmake_restores_everything_and_hash_is_incremental(game: tuple[Pos
         assert board.hash == fresh.hash  # the incremental hash equals the hash computed from scratch
         assert board.pieces == fresh.pieces and board.kings == fresh.kings
     assert board.hash == pos.key
+    # Position.play updates placement, hash and counters on its own: it must land on the same value
+    value = Position.from_fen(START_FEN)
+    for m in played:
+        value = value.play(Move._from_int(m))
+    assert value == pos and value.key == pos.key == Position.from_fen(value.fen()).key
     for m, state in zip(reversed(played), reversed(states), strict=True):
         board.unmake()
         assert (list(board.b), board.hash, board.side, board.halfmove, board.fullmove,

@@ -26,6 +26,8 @@ from .board import (
     PIECE_NAMES,
     RED,
     ROOK,
+    ZOBRIST,
+    ZOBRIST_SIDE,
     Board,
     letter,
     point,
@@ -153,7 +155,7 @@ def _validate(cells: tuple[int, ...], side: int, strict: bool) -> Board:
 class Position:
     """An immutable Xiangqi position: placement, side to move, plies since the last capture, move number."""
 
-    __slots__ = ("_cells", "_fullmove", "_halfmove", "_key", "_legal", "_legal_set", "_side")
+    __slots__ = ("_board", "_cells", "_fullmove", "_halfmove", "_key", "_legal", "_legal_set", "_side")
 
     def __init__(self, cells: tuple[int, ...], side: int, halfmove: int = 0, fullmove: int = 1,
                  *, strict: bool = True) -> None:
@@ -169,6 +171,7 @@ class Position:
         self._key: int | None = board.hash
         self._legal: tuple[int, ...] | None = None
         self._legal_set: frozenset[int] = frozenset()
+        self._board: Board | None = board  # the validation's board, used once for the legal moves
 
     @classmethod
     def _trusted(cls, board: Board) -> Position:
@@ -181,6 +184,7 @@ class Position:
         pos._key = board.hash
         pos._legal = None
         pos._legal_set = frozenset()
+        pos._board = None  # the caller keeps using its board
         return pos
 
     # ---------------------------------------------------------------- constructors
@@ -310,7 +314,9 @@ class Position:
     # ---------------------------------------------------------------- moves
     def _legal_ints(self) -> tuple[int, ...]:
         if self._legal is None:
-            self._legal = tuple(sorted(self.board().legal_moves(), key=_iccs_order))
+            board = self._board if self._board is not None else self.board()
+            self._board = None
+            self._legal = tuple(sorted(board.legal_moves(), key=_iccs_order))
             self._legal_set = frozenset(self._legal)
         return self._legal
 
@@ -366,9 +372,30 @@ class Position:
             raise IllegalMove(move, str(exc)) from None
         if not self._is_legal_int(m):
             raise IllegalMove(mv, self.illegal_reason(mv) or "not a legal move")
-        b = self.board()
-        b.make(m)
-        return Position._trusted(b)
+        return self._after(m)
+
+    def _after(self, m: int) -> Position:
+        """The position after the legal move int `m`: placement, hash and counters updated incrementally."""
+        frm, to = m >> 7, m & 127
+        cells = list(self._cells)
+        p = cells[frm]
+        cap = cells[to]
+        cells[to] = p
+        cells[frm] = 0
+        z = ZOBRIST[p + 7]
+        key = self.key ^ z[frm] ^ z[to] ^ ZOBRIST_SIDE
+        if cap:
+            key ^= ZOBRIST[cap + 7][to]
+        pos = object.__new__(Position)
+        pos._cells = tuple(cells)
+        pos._side = -self._side
+        pos._halfmove = 0 if cap else self._halfmove + 1
+        pos._fullmove = self._fullmove + (1 if self._side == BLACK else 0)
+        pos._key = key
+        pos._legal = None
+        pos._legal_set = frozenset()
+        pos._board = None
+        return pos
 
     def captured_by(self, move: Move) -> str | None:
         """FEN letter of the opponent's piece standing on the move's destination, if any."""
