@@ -1,0 +1,192 @@
+"""`xqarb referee run FILE.jsonl [--json]` (DESIGN: Event catalogue, JSON form): input events one a line, every
+output event printed as a JSON line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import (
+    START_FEN,
+    Board,
+    board_part,
+    check_output_event,
+    fen_squares,
+    json_lines,
+    load_games,
+    schema_fields,
+    sf_after,
+)
+
+PLIES = 16
+
+
+@pytest.fixture(scope="module")
+def schemas():
+    return schema_fields()
+
+
+@pytest.fixture(scope="module")
+def real_game(shared_data):
+    return load_games(shared_data, "ccpd_dev.jsonl", 1)[0]
+
+
+def _run(xq, tmp_path, text: str, name: str = "in.jsonl", *extra: str):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    r = xq("referee", "run", str(path), *extra)
+    assert "Traceback" not in r.stderr, r.stderr
+    return r
+
+
+def test_real_game_snapshots_give_one_move_made_per_move(xq, tmp_path, real_game, schemas):
+    b = Board()
+    moves = real_game["iccs"][:PLIES]
+    for m in moves:
+        b.move(m)
+    r = _run(xq, tmp_path, b.jsonl(), "in.jsonl", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json_lines(r.stdout)
+    for e in out:
+        check_output_event(e, schemas)
+    assert [e["type"] for e in out] == ["MoveMade"] * PLIES, [e["type"] for e in out]
+    fen = START_FEN
+    for i, (e, m) in enumerate(zip(out, moves, strict=True), start=1):
+        fen = sf_after(fen, [m])
+        assert e["iccs"] == m and e["ply"] == i and e["side"] == ("red" if i % 2 else "black")
+        assert e["game_id"] == "g1" and e["board_id"] == "b1"
+        assert board_part(e["fen_after"]) == board_part(fen)
+    assert out[0]["wxf"] == "C2=5" and out[0]["chinese"] == "炮二平五"  # h2e2
+    assert out[1]["wxf"] == "H8+7" and out[1]["chinese"] in ("马8进7", "馬8進7", "马８进７", "馬８進７")
+    assert len({e["event_id"] for e in out}) == PLIES, "event ids are unique"
+
+
+def test_referee_run_and_replay_agree_on_notation(xq, tmp_path, shared_data, real_game):
+    b = Board()
+    for m in real_game["iccs"][:PLIES]:
+        b.move(m)
+    run = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    pgn = tmp_path / "g.pgn"
+    pgn.write_text('[Event "x"]\n\n' + " ".join(real_game["iccs"][:PLIES]) + " *\n", encoding="utf-8")
+    rep = [e for e in json_lines(xq("replay", str(pgn), "--json").stdout) if e["type"] == "MoveMade"]
+    key = ("iccs", "wxf", "chinese", "ply", "side")
+    assert [[e[k] for k in key] for e in run] == [[e[k] for k in key] for e in rep]
+    assert [board_part(e["fen_after"]) for e in run] == [board_part(e["fen_after"]) for e in rep]
+
+
+def test_explicit_ids_and_times_are_accepted(xq, tmp_path, schemas):
+    b = Board().move("h2e2").move("h9g7")
+    lines = []
+    for i, x in enumerate(b.lines, start=1):
+        lines.append({**x, "event_id": f"dev-{i}", "source": "clock-7", "source_seq": i,
+                      "received_at": x["occurred_at"] + 1000})
+    r = _run(xq, tmp_path, "".join(json.dumps(x) + "\n" for x in lines))
+    assert r.returncode == 0, r.stderr
+    out = json_lines(r.stdout)
+    assert [e["iccs"] for e in out] == ["h2e2", "h9g7"]
+    for e in out:
+        check_output_event(e, schemas)
+
+
+def test_minimal_game_started_uses_the_defaults(xq, tmp_path):
+    """Only the fields without a default in DESIGN: ruleset, level, start_fen, recording_required left out."""
+    b = Board(recording_required=None)
+    b.lines[0].pop("recording_required")
+    b.move("h2e2").move("h9g7")
+    r = _run(xq, tmp_path, b.jsonl())
+    assert r.returncode == 0, r.stderr
+    out = json_lines(r.stdout)
+    assert [e["iccs"] for e in out if e["type"] == "MoveMade"] == ["h2e2", "h9g7"]
+
+
+def test_start_fen_is_honoured(xq, tmp_path):
+    fen = "3k5/9/9/9/9/9/9/9/R8/4K3R w - - 0 1"
+    b = Board(fen=fen).move("a1d1")  # mate (4.1.1)
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    assert [e["type"] for e in out] == ["MoveMade", "GameEnded"], out
+    assert out[1]["result"] == "1-0" and out[1]["article"] == "4.1.1"
+
+
+def test_clock_press_without_a_move_is_ruled_8_1_7(xq, tmp_path, schemas):
+    b = Board().move("h2e2").move("h9g7")
+    b.press("red", dt=3.0)  # Red presses without having moved ...
+    b.stable(dt=2.0)  # ... and the camera still sees the same position
+    r = _run(xq, tmp_path, b.jsonl())
+    assert r.returncode == 0, r.stderr
+    out = json_lines(r.stdout)
+    rulings = [e for e in out if e["type"] == "Ruling"]
+    assert len(rulings) == 1, out
+    check_output_event(rulings[0], schemas)
+    assert rulings[0]["article"] == "8.1.7" and rulings[0]["side"] == "red" and rulings[0]["kind"] == "foul"
+    assert rulings[0]["game_id"] == "g1" and rulings[0]["board_id"] == "b1"
+
+
+@pytest.mark.parametrize("side,result", [("black", "1-0"), ("red", "0-1")])
+def test_resignation_ends_the_game_4_1_12(xq, tmp_path, side, result, schemas):
+    b = Board().move("h2e2").move("h9g7").move("h0g2")
+    b.add("Resigned", dt=2.0, side=side)
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    ends = [e for e in out if e["type"] == "GameEnded"]
+    assert len(ends) == 1 and out[-1] is ends[0], out
+    check_output_event(ends[0], schemas)
+    assert ends[0]["result"] == result and ends[0]["article"] == "4.1.12" and ends[0]["game_id"] == "g1"
+
+
+def test_illegal_move_seen_by_the_camera_is_ruled(xq, tmp_path):
+    b = Board().move("h2e2")
+    sq = list(fen_squares(b.fen))
+    # Black's horse b9 jumps to b5 (a rook's move): the camera sees it and Black presses.
+    sq[(9 - 5) * 9 + 1], sq[(9 - 9) * 9 + 1] = sq[(9 - 9) * 9 + 1], "."
+    b.stable("".join(sq), dt=5.0).press("black")
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    judged = [e for e in out if e["type"] in ("Ruling", "GameEnded", "AttentionNeeded")]
+    assert judged, out
+    assert any(e.get("article") in ("4.1.8", "8.1.8") for e in judged), judged
+
+
+def test_event_for_a_board_without_a_game_and_the_run_goes_on(xq, tmp_path, schemas):
+    stray = Board(board="b9", game="none")
+    stray.lines.clear()
+    stray.press("red").stable(fen_squares(START_FEN))
+    b = Board().move("h2e2").move("h9g7")
+    r = _run(xq, tmp_path, stray.jsonl() + b.jsonl())
+    out = json_lines(r.stdout)
+    for e in out:
+        check_output_event(e, schemas)
+    about_b9 = [e for e in out if e["board_id"] == "b9"]
+    assert all(e["type"] == "AttentionNeeded" for e in about_b9)
+    assert about_b9 or ("b9" in r.stderr), (r.stdout, r.stderr)
+    assert [e["iccs"] for e in out if e["type"] == "MoveMade"] == ["h2e2", "h9g7"]
+
+
+def test_a_malformed_line_is_a_clear_error_naming_the_line_and_the_run_goes_on(xq, tmp_path):
+    b = Board().move("h2e2").move("h9g7")
+    lines = b.jsonl().splitlines()
+    lines.insert(3, "this is not json {")  # line 4
+    lines.insert(5, json.dumps({"type": "NoSuchEvent", "board_id": "b1", "occurred_at": 1}))  # line 6
+    lines.insert(6, json.dumps({"type": "BoardStable", "board_id": "b1"}))  # line 7: fields missing
+    r = _run(xq, tmp_path, "\n".join(lines) + "\n")
+    assert "line 4" in r.stderr and "line 6" in r.stderr and "line 7" in r.stderr, r.stderr
+    assert r.returncode != 0
+    assert [e["iccs"] for e in json_lines(r.stdout) if e["type"] == "MoveMade"] == ["h2e2", "h9g7"]
+
+
+def test_the_same_file_twice_gives_byte_identical_output(xq, tmp_path, real_game):
+    b = Board().move("h2e2").move("h9g7")
+    b.press("red", dt=3.0).stable(dt=2.0)
+    for m in real_game["iccs"][2:10]:
+        b.move(m)
+    b.add("DrawOffered", side=b.side).add("DrawAnswered", side="black" if b.side == "red" else "red",
+                                          accepted=False)
+    b.add("Resigned", side="red")
+    first = _run(xq, tmp_path, b.jsonl(), "same.jsonl")
+    second = xq("referee", "run", str(tmp_path / "same.jsonl"), "--json")
+    assert first.returncode == second.returncode == 0
+    assert first.stdout and first.stdout == second.stdout
+    assert first.stdout.encode() == second.stdout.encode()
+
+
+def test_missing_input_file(xq, tmp_path):
+    r = xq("referee", "run", str(tmp_path / "absent.jsonl"))
+    assert r.returncode != 0 and "absent.jsonl" in r.stderr and "Traceback" not in r.stderr
