@@ -11,6 +11,9 @@ repetition not varied, 4.1.8 three fouls, 4.1.9 resignation, 4.1.10 misconduct; 
 first illegal move and no 4.1.11; and the national league's rapid play-off rules (003_*: two fouls lose, pressing
 the clock without moving or after knocking pieces over loses, 50 rounds / 8 checks, a false natural-limit claim
 loses, a piece left between two points: fix it at once, else the opponent designates and the mover has a foul).
+The play-off rules list their own losses without numbers; where the edition has no article for one, it is cited
+as `rapid.N` in their order: rapid.1 two fouls, rapid.2 pressing the clock after knocking pieces over, rapid.3
+pressing without moving, rapid.4 a ringing phone, rapid.5 misconduct; `rapid.nl` a false natural-limit claim.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ _ARTICLES_2021: Mapping[str, str] = MappingProxyType({
     "forbidden_repetition": "4.1.5", "flag": "4.1.6", "late": "4.1.7", "illegal_loss": "4.1.8",
     "press_loss": "4.1.9", "fouls_loss": "4.1.10", "false_claim_loss": "4.1.11", "resign": "4.1.12",
     "misconduct": "4.1.13",
-    "knocked_press_loss": "5.9",  # rapid play-off rules: pressing the clock after knocking pieces over loses
+    "knocked_press_loss": "rapid.2",
     # 4.2 draws
     "draw_agreement": "4.2.1", "draw_material": "4.2.2", "draw_repetition": "4.2.3", "draw_natural": "4.2.4",
     # 8.1 fouls, 8.2 announcement and waiver
@@ -51,7 +54,9 @@ _ARTICLES_2021: Mapping[str, str] = MappingProxyType({
 _ARTICLES_2011: Mapping[str, str] = MappingProxyType({
     "mate": "4.1.1", "suicide": "4.1.2", "stalemate": "4.1.3", "flag": "4.1.4", "late": "4.1.5",
     "illegal_loss": "4.1.6", "perpetual_check": "4.1.7", "forbidden_repetition": "4.1.7", "fouls_loss": "4.1.8",
-    "resign": "4.1.9", "misconduct": "4.1.10", "knocked_press_loss": "5.8",
+    "resign": "4.1.9", "misconduct": "4.1.10", "knocked_press_loss": "rapid.2",
+    # Losses only the rapid play-off rules know (2011 has no 4.1.9 / 4.1.11 of its own).
+    "press_loss": "rapid.3", "false_claim_loss": "rapid.nl",
     "draw_material": "4.2.1", "draw_agreement": "4.2.2", "draw_repetition": "4.2.3", "draw_natural": "4.2.4",
     "foul_disturb": "9.1.1", "foul_clock": "9.1.2", "foul_draw_offers": "9.1.3", "foul_false_claim": "9.1.4",
     "foul_touch_own": "9.1.5", "foul_touch_opponent": "9.1.6", "foul_recording": "9.1.7", "foul_minor": "9.1.8",

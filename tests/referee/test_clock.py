@@ -71,6 +71,9 @@ def test_press_without_moving_rapid_loses_at_once_and_2011_only_warns(scenario):
     s = scenario(ruleset="cxa-2011")
     r = s.press("red", dt=3).stable(s.position.squares()).run()
     assert r.ended is None and not r.rulings("foul") and r.rulings("warning", "6")
+    s = scenario(ruleset="cxa-2011", rapid=True)  # the play-off rules on the older edition: rapid.3
+    r = s.press("red", dt=3).stable(s.position.squares()).run()
+    assert r.ended["article"] == "rapid.3" and r.ended["ruleset"] == "rapid"
 
 
 def test_press_before_the_camera_sees_the_move_is_no_foul(scenario):
@@ -135,6 +138,7 @@ def test_rapid_pressing_after_knocking_pieces_over_loses(scenario):
     s.stable("".join(sq), dt=3).press("red")
     r = s.run()
     assert r.attention and r.ended["result"] == "0-1" and r.ended["ruleset"] == "rapid"
+    assert r.ended["article"] == "rapid.2"
     s = scenario()  # slow play: the board is restored in the offender's time (5.9), no loss
     s.stable("".join(sq), dt=3).press("red")
     assert s.run().ended is None

@@ -138,6 +138,8 @@ def test_natural_limit_rapid_and_overrun_by_the_penalty(scenario):
         "NaturalLimitClaimed", side="red").run().ended["article"] == "4.2.4"  # 50 rounds in rapid play-offs
     r = scenario(start_fen=rapid_fen, rapid=True).add("NaturalLimitClaimed", side="red").run()
     assert r.ended["result"] == "0-1" and r.ended["ruleset"] == "rapid"  # a false claim loses at once
+    r = scenario(start_fen=rapid_fen, rapid=True, ruleset="cxa-2011").add("NaturalLimitClaimed", side="red").run()
+    assert r.ended["article"] == "rapid.nl"
     tc = {"scheme": "sudden_death", "base_ms": 200_000}
     r = scenario(start_fen=LIMIT_FEN, time_control=tc).add("NaturalLimitClaimed", side="red").run()
     assert r.rulings("foul", "8.1.4") and r.ended["article"] == "4.1.6"
