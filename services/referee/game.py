@@ -189,6 +189,18 @@ class GameState:
     def ply(self) -> int:
         return len(self.moves)
 
+    def deadline(self) -> int | None:
+        """When (µs) the running side's time runs out (4.1.6) or its late-arrival limit passes (4.1.7), if nothing
+        happens before: the fold rules on a flag at the first input after it, so a service that wants the flag
+        ruled on time feeds an input at that moment. None when no clock runs or a result stands."""
+        c = self.clock
+        if self.result is not None or c.running is None or c.paused:
+            return None
+        flag = c.since + max(0, c.remaining(c.running, c.since)) * 1000
+        if not getattr(self, f"arrived_{c.running}"):
+            flag = min(flag, self.started_at + c.tc.late_forfeit_ms * 1000 + 1)
+        return flag
+
     def to_json(self) -> dict[str, Any]:
         """The state for the API and the web pages (also GET /api/games/<id>/state?seq=N)."""
         at = self.last_at
@@ -698,7 +710,7 @@ def _touch(st: _Step, side: str, point: str, source: str) -> None:
         try:
             legal = Position.from_squares(s.squares, side).legal_moves()
         except FenError:
-            legal = []
+            return  # no position with that side to move (its opponent is in check): 8.1.5 cannot be judged now
     why = touch_foul(legal, touch)
     if why is not None:
         st.foul(side, st.art("foul_touch_own" if touch.own else "foul_touch_opponent"), f"{why} ({source})")

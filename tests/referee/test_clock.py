@@ -142,3 +142,15 @@ def test_rapid_pressing_after_knocking_pieces_over_loses(scenario):
     s = scenario()  # slow play: the board is restored in the offender's time (5.9), no loss
     s.stable("".join(sq), dt=3).press("red")
     assert s.run().ended is None
+
+
+def test_deadline_says_when_the_flag_falls(scenario):
+    r = scenario(time_control={"scheme": "sudden_death", "base_ms": 60_000}).move("h2e2").run()
+    g = r.game  # Red pressed at 5.5 s; Black's minute runs from there
+    assert g.deadline() == g.started_at + 5_500_000 + 60_000_000
+    late = scenario().run().game  # nobody has arrived: the late limit (15 minutes) comes first
+    assert late.deadline() == late.started_at + 900_000_000 + 1
+    s = scenario(time_control={"scheme": "sudden_death", "base_ms": 60_000}).move("h2e2")
+    s.add("HandLeft", dt=(g.deadline() - g.last_at) / 1e6 + 0.001)
+    assert s.run().ended["article"] == "4.1.6"
+    assert s.run().game.deadline() is None
