@@ -984,11 +984,20 @@ class _Timeline:
         self.scene, self.rng, self.fps = scene, rng, fps
         self.board = list(squares)
         self.offsets: dict[str, tuple[float, float]] = {}
+        self._last_items: tuple = ()
+        self._last_sorted: tuple = ()
         self.beside: list[str] = []
         self.ply = 0
         self.misaligned: tuple[str, str] | None = None
         self.shake = (0.0, 0.0, 0.0)
         self.specs: list[_Spec] = []
+
+    def _offsets_tuple(self) -> tuple[tuple[str, tuple[float, float]], ...]:
+        # Sorted once per change of the offsets, not once per frame (long games have thousands of frames).
+        items = tuple(self.offsets.items())
+        if items != self._last_items:
+            self._last_items, self._last_sorted = items, tuple(sorted(items))
+        return self._last_sorted
 
     def n(self, seconds: float) -> int:
         return max(1, math.ceil(seconds * self.fps - 1e-9))
@@ -996,7 +1005,7 @@ class _Timeline:
     def emit(self, hand: Hand | None, *, event: str | None = None, lifted: str | None = None,
              nudged: str | None = None) -> None:
         self.specs.append(_Spec(
-            "".join(self.board), tuple(sorted(self.offsets.items())), tuple(self.beside), hand, lifted,
+            "".join(self.board), self._offsets_tuple(), tuple(self.beside), hand, lifted,
             FrameTruth(self.ply, "".join(self.board), hand is not None, lifted, self.misaligned, nudged,
                        hand is None, event),
             self.shake))
@@ -1122,21 +1131,19 @@ class _Timeline:
             self.leave(side, b, angle)
 
 
-def render_game(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: float = 4.0, difficulty: str = "hard",
-                misplace_rate: float = 0.05, nudge_rate: float = 0.03, half_way_share: float = 0.35,
-                scene: Scene | None = None, jpeg_roundtrip: bool = True) -> Iterator[VideoFrame]:
-    """A camera video of a game played on a rendered board, frame by frame, with the truth of each frame.
+@dataclass(frozen=True)
+class _Planned:
+    spec: _Spec
+    t_us: int
+    exposure: float
+    shade: tuple[float, float, float, float, float] | None
 
-    Per move: the mover's hand enters (covering pieces), lifts the piece, carries it, removes a captured piece,
-    places the piece (misplace_rate: off the point; of those, half_way_share exactly half-way to an empty
-    neighbour and left there, 5.10), takes the captured piece beside the board, leaves; the board stays still
-    1-3 s (enough for a stable snapshot at 4 fps). nudge_rate: a piece touched and moved a little, no move.
-    The light drifts and the camera is sometimes bumped; in "hard" videos the auto-exposure also reacts to the
-    hand, shadows of passers-by cross the picture while the board is still, and time stamps jitter by a few ms.
-    Deterministic for (start_fen, moves, seed, options)."""
+
+def _plan(start_fen: str, iccs_moves: Sequence[str], seed: int, scene: Scene, fps: float, misplace_rate: float,
+          nudge_rate: float, half_way_share: float) -> list[_Planned]:
+    """Every frame of the video as data: what is on the board, where the hand is, the light, the time stamp."""
     if fps <= 0:
         raise RenderError(f"fps must be positive, not {fps}")
-    scene = scene if scene is not None else random_scene(seed, difficulty=difficulty)
     rng = np.random.default_rng([seed, 0x6A4E])
     tl = _Timeline(scene, squares_from_fen(start_fen), rng, fps)
     for p in [point_name(i) for i, ch in enumerate(tl.board) if ch != "."]:
@@ -1177,16 +1184,64 @@ def render_game(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: fl
                     shades[start + k] = (x, float(y0 + (y1 - y0) * u), rx, ry, depth)
         # Frames are not captured on a perfect clock.
         jitter = rng.uniform(-1, 1, n) * min(6000.0, 2e5 / fps)
+    return [_Planned(spec, round(i * 1e6 / fps + jitter[i]), float(exposure[i]), shades[i])
+            for i, spec in enumerate(tl.specs)]
+
+
+def _geometry(view: _View, board: BoardLook, memo: dict) -> tuple[tuple, tuple]:
+    """(corners, points) as tuples, computed once per camera pose of a video."""
+    key = _view_hash(view)
+    if key not in memo:
+        corners, points = _truth(view, board)
+        memo[key] = (tuple((float(x), float(y)) for x, y in corners), tuple((float(x), float(y)) for x, y in points))
+    return memo[key]
+
+
+def render_game(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: float = 4.0, difficulty: str = "hard",
+                misplace_rate: float = 0.05, nudge_rate: float = 0.03, half_way_share: float = 0.35,
+                scene: Scene | None = None, jpeg_roundtrip: bool = True) -> Iterator[VideoFrame]:
+    """A camera video of a game played on a rendered board, frame by frame, with the truth of each frame.
+
+    Per move: the mover's hand enters (covering pieces), lifts the piece, carries it, removes a captured piece,
+    places the piece (misplace_rate: off the point; of those, half_way_share exactly half-way to an empty
+    neighbour and left there, 5.10), takes the captured piece beside the board, leaves; the board stays still
+    1-3 s (enough for a stable snapshot at 4 fps). nudge_rate: a piece touched and moved a little, no move.
+    The light drifts and the camera is sometimes bumped; in "hard" videos the auto-exposure also reacts to the
+    hand, shadows of passers-by cross the picture while the board is still, and time stamps jitter by a few ms.
+    Deterministic for (start_fen, moves, seed, options); `game_truth` gives the same truth without pixels."""
+    scene = scene if scene is not None else random_scene(seed, difficulty=difficulty)
+    plan = _plan(start_fen, iccs_moves, seed, scene, fps, misplace_rate, nudge_rate, half_way_share)
     base_view = _context(scene).view
     cache: dict = {}
-    for i, spec in enumerate(tl.specs):
+    memo: dict = {}
+    for i, f in enumerate(plan):
+        spec = f.spec
         view = base_view if spec.shake == (0.0, 0.0, 0.0) else base_view.shaken(*spec.shake)
         r = _render(spec.squares, scene, dict(spec.offsets), spec.hand, spec.lifted, spec.beside, view, i,
-                    float(exposure[i]), jpeg_roundtrip, cache, shades[i])
-        truth = replace(spec.truth, corners=tuple((float(x), float(y)) for x, y in r.corners),
-                        points=tuple((float(x), float(y)) for x, y in r.points))
-        yield VideoFrame(round(i * 1e6 / fps + jitter[i]), r.image, truth)
+                    f.exposure, jpeg_roundtrip, cache, f.shade)
+        corners, points = _geometry(view, scene.board, memo)
+        yield VideoFrame(f.t_us, r.image, replace(spec.truth, corners=corners, points=points))
+
+
+def game_truth(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: float = 4.0, difficulty: str = "hard",
+               misplace_rate: float = 0.05, nudge_rate: float = 0.03, half_way_share: float = 0.35,
+               scene: Scene | None = None) -> list[tuple[int, FrameTruth]]:
+    """(t_us, truth) of every frame `render_game` would draw with the same arguments, without drawing it:
+    for checking a tracker's events against long runs of games cheaply."""
+    scene = scene if scene is not None else random_scene(seed, difficulty=difficulty)
+    plan = _plan(start_fen, iccs_moves, seed, scene, fps, misplace_rate, nudge_rate, half_way_share)
+    base_view = _fit_view(scene.camera, scene.board)
+    out = []
+    memo: dict = {}
+    views: dict = {(0.0, 0.0, 0.0): base_view}
+    for f in plan:
+        if f.spec.shake not in views:
+            views[f.spec.shake] = base_view.shaken(*f.spec.shake)
+        corners, points = _geometry(views[f.spec.shake], scene.board, memo)
+        out.append((f.t_us, replace(f.spec.truth, corners=corners, points=points)))
+    return out
 
 
 __all__ = ["Camera", "FrameTruth", "Hand", "Lighting", "RenderError", "Rendered", "Scene", "VideoFrame",
-           "add_arguments", "jpeg", "main_render", "random_scene", "render_game", "render_position", "squares_from_fen"]
+           "add_arguments", "game_truth", "jpeg", "main_render", "random_scene", "render_game", "render_position",
+           "squares_from_fen"]

@@ -20,6 +20,7 @@ from xqarb.vision.render import (
     FILES,
     Hand,
     RenderError,
+    game_truth,
     point_index,
     random_scene,
     render_game,
@@ -355,3 +356,28 @@ def test_hard_video_keeps_its_truth_consistent():
     shape = frames[0].image.shape
     assert all(f.image.shape == shape and f.image.dtype == np.uint8 for f in frames)
     assert all(len(f.truth.points) == 90 and len(f.truth.corners) == 4 for f in frames)
+
+
+def test_game_truth_is_the_videos_truth():
+    video = [(f.t_us, f.truth) for f in render_game(START_FEN, MOVES[:3], 9, difficulty="hard")]
+    assert video == game_truth(START_FEN, MOVES[:3], 9, difficulty="hard")
+
+
+def test_real_games_end_in_their_recorded_position(shared_data: Path):
+    """100 real games played through the video timeline (no pixels): the truth after the last move is the game's
+    final position as Fairy-Stockfish computed it, and the truth never breaks its own rules on the way."""
+    lines = (shared_data / "games" / "ccpd_dev.jsonl").read_text(encoding="utf-8").splitlines()[:100]
+    scene = random_scene(1, difficulty="hard")
+    halfway = 0
+    for k, line in enumerate(lines):
+        g = json.loads(line)
+        truths = [t for _, t in game_truth(g["start_fen"], g["iccs"], k, scene=scene, misplace_rate=0.1)]
+        assert truths[-1].squares == squares_from_fen(g["final_fen"]), f"game {k}"
+        assert truths[-1].ply == len(g["iccs"]) and truths[-1].stable
+        assert sum(t.event == "place" for t in truths) == len(g["iccs"])
+        for t in truths:
+            if t.misaligned:
+                p, q = t.misaligned
+                assert t.squares[point_index(p)] != "." and t.squares[point_index(q)] == ".", f"game {k}"
+        halfway += sum(1 for a, b in itertools.pairwise(truths) if b.misaligned and b.misaligned != a.misaligned)
+    assert halfway > 25  # 10% misplaced, about a third of those left half-way
