@@ -246,7 +246,8 @@ class Net:
         a = x
         for i, k in enumerate(self.kernels):
             cols = _im2col(a, k)
-            h = cols @ self.params[2 * i] + self.params[2 * i + 1]
+            w = self.params[2 * i]
+            h = (cols.reshape(-1, cols.shape[2]) @ w + self.params[2 * i + 1]).reshape(*cols.shape[:2], w.shape[1])
             cache.append((cols, h, a.shape[2]))
             a = np.maximum(h, 0)
         f = np.concatenate([a.max(1), a.mean(1)], 1)
@@ -270,10 +271,11 @@ class Net:
         for i in reversed(range(len(self.kernels))):
             cols, h, cin = cache[i]
             g = g * (h > 0)
-            grads[2 * i] = np.tensordot(cols, g, axes=([0, 1], [0, 1]))
-            grads[2 * i + 1] = g.sum((0, 1))
+            g2 = g.reshape(-1, g.shape[2])
+            grads[2 * i] = cols.reshape(-1, cols.shape[2]).T @ g2
+            grads[2 * i + 1] = g2.sum(0)
             if i > 0:
-                g = _col2im(g @ self.params[2 * i].T, self.kernels[i], cin)
+                g = _col2im((g2 @ self.params[2 * i].T).reshape(*g.shape[:2], -1), self.kernels[i], cin)
         return grads
 
 
@@ -457,7 +459,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.cache:
             np.savez(args.cache, x=x, cf=cf, y=y, red=red)
     # Balance: every type weighs the same within the real and within the synthetic part (pawns are 2x as many).
-    weight = np.ones(len(samples), np.float32)
+    weight = np.ones(len(y), np.float32)
     for part in (slice(0, n_real), slice(n_real, None)):
         counts = np.bincount(y[part], minlength=len(P.TYPES)).astype(np.float32)
         weight[part] = (counts.sum() / (len(P.TYPES) * np.maximum(counts, 1)))[y[part]]
