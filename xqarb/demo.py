@@ -43,6 +43,11 @@ class DemoOptions:
     press_without_move_rate: float = 0.02  # a clock pressed without a move (8.1.7)
     games_per_board: int | None = None  # None: one game after another until stopped
     speed: float = 1.0  # > 1 plays faster than real time (tests)
+    # A player presses the clock a moment after letting go of the piece; the camera needs a still board first.
+    press_delay_s: float = 2.0
+    # The camera watches the set-up board this long before the first move (as cameras run before a round starts),
+    # so that vision has found the board when the game begins.
+    preroll_s: float = 8.0
     base_ms: int = 15 * 60_000
     increment_ms: int = 10_000
     seed: int = 0
@@ -275,54 +280,72 @@ class DemoBoard:
         clock = SimClock(self.options.base_ms, self.options.base_ms, self.options.increment_ms)
         t0 = time.monotonic()
         ply_done = 0
-        for frame in self.frames():
+        pending: tuple[float, str, Any] | None = None  # (when, mover, misaligned points) of the next press
+        preroll = max(0, round(self.options.preroll_s * self.options.fps))
+        for index, frame in enumerate(self.frames()):
             if self.stop.is_set():
                 return
+            body = jpeg(frame.image)
+            for _ in range(preroll if index == 0 else 0):  # the first (still) frame, shown for the pre-roll
+                self._send_frame(body)
+                t0 += 1 / self.options.fps / self.options.speed
+                if self.stop.wait(1 / self.options.fps / self.options.speed):
+                    return
             delay = t0 + frame.t_us / 1e6 / self.options.speed - time.monotonic()
             if delay > 0 and self.stop.wait(delay):
                 return
-            body = jpeg(frame.image)
-            self._frame_seq += 1  # per camera, across games: never goes backwards
-            post(
-                f"{self.url}/ingest/v1/boards/{self.board_id}/frames",
-                self.camera_token,
-                body,
-                {
-                    "Content-Type": "image/jpeg",
-                    "X-Capture-Time": str(time.time_ns() // 1000),
-                    "X-Sequence": str(self._frame_seq),
-                    "X-Camera-Id": self.camera_id,
-                    "X-Game-Id": self.game_id,
-                },
-            )
-            self.stats.frames += 1
+            self._send_frame(body)
             truth = frame.truth
             if truth.event == "nudge":
                 self._count("touched piece")
-            if truth.event == "hand_leave" and truth.ply > ply_done:
-                ply_done = truth.ply
-                mover = "red" if ply_done % 2 == 1 else "black"
+            now = time.monotonic()
+            if pending is not None and (now >= pending[0] or truth.hand_present):
+                # The press is due (or the next hand is coming): the mover presses, then, 5.10, the opponent
+                # designates the point of a piece left between two points.
+                _, mover, misaligned = pending
+                pending = None
                 self.press(clock, mover)
-                if truth.misaligned:
-                    # 5.10: the piece stands between two points; the opponent designates one, the arbiter enters it.
+                if misaligned:
                     self._count("piece between points")
                     self._post_json(
                         "events",
                         self.arbiter_token,
                         {
                             "type": "PointDesignated",
-                            "point": truth.misaligned[0],
+                            "point": misaligned[0],
                             "game_id": self.game_id,
                             "occurred_at": time.time_ns() // 1000,
                         },
                     )
-                self.stats.moves += 1
                 if self.rng.random() < self.options.press_without_move_rate:
                     # 8.1.7: the player to move presses the clock without having moved.
                     self._count("clock pressed without a move")
                     self.press(clock, "black" if mover == "red" else "red")
+            if truth.event == "hand_leave" and truth.ply > ply_done:
+                ply_done = truth.ply
+                self.stats.moves += 1
+                mover = "red" if ply_done % 2 == 1 else "black"
+                pending = (now + self.options.press_delay_s / self.options.speed, mover, truth.misaligned)
+        if pending is not None and not self.stop.is_set():
+            self.press(clock, pending[1])
         if not self.stop.is_set():
             self.finish_game()
+
+    def _send_frame(self, body: bytes) -> None:
+        self._frame_seq += 1  # per camera, across games: never goes backwards
+        post(
+            f"{self.url}/ingest/v1/boards/{self.board_id}/frames",
+            self.camera_token,
+            body,
+            {
+                "Content-Type": "image/jpeg",
+                "X-Capture-Time": str(time.time_ns() // 1000),
+                "X-Sequence": str(self._frame_seq),
+                "X-Camera-Id": self.camera_id,
+                "X-Game-Id": self.game_id,
+            },
+        )
+        self.stats.frames += 1
 
     def _count(self, what: str) -> None:
         self.stats.anomalies[what] = self.stats.anomalies.get(what, 0) + 1

@@ -319,7 +319,7 @@ class System:
         if self.hub is not None:
             self.hub.stop()
         if self.vision is not None and self.vision.poll() is None:
-            self.vision.send_signal(signal.SIGTERM)
+            self.vision.send_signal(signal.SIGINT)  # the vision service stops cleanly on an interrupt
         for service in self.services:
             service.stop()
         for thread in self.threads:
