@@ -187,6 +187,14 @@ def random_scene(seed: int, *, difficulty: str = "hard") -> Scene:
         board = replace(board, wave=tuple(
             (amp * float(rng.uniform(0.3, 1)), amp * float(rng.uniform(0.3, 1)), float(rng.uniform(-0.9, 0.9)),
              float(rng.uniform(-0.9, 0.9)), float(rng.uniform(0, 2 * math.pi))) for _ in range(2)))
+    if hard:
+        # A separate stream, so that adding this did not change the other draws of existing seeds.
+        nrng = np.random.default_rng([seed, 3, 0x4E42])
+        if nrng.random() < 0.2:
+            m2 = 2 * board.sheet_margin + float(nrng.uniform(0.4, 3.0))
+            where = int(nrng.integers(4))
+            dx, dy = [(8 + m2, 0.0), (-8 - m2, 0.0), (0.0, 9 * board.aspect + m2), (0.0, -9 * board.aspect - m2)][where]
+            board = replace(board, neighbour=(dx + float(nrng.normal(0, 0.5)), dy + float(nrng.normal(0, 0.5))))
     if table == "felt":
         board = replace(board, table_base=_tone(rng, (50, 110, 40), (90, 60, 30), (40, 40, 110), lo=0.7, hi=1.2))
     elif table == "wood":
@@ -587,6 +595,29 @@ def _piece_angle(scene: Scene, letter: str, key: str) -> float:
     return jitter
 
 
+@functools.lru_cache(maxsize=16)
+def _neighbour_pieces(scene: Scene) -> tuple[_PieceDraw, ...]:
+    """The pieces of the next table's game (a position part-way through a game), if that board is in view."""
+    if scene.board.neighbour is None:
+        return ()
+    ox, oy = scene.board.neighbour
+    rng = np.random.default_rng([scene.seed, 0x4E42])
+    start = "rnbakabnr..........c.....c.p.p.p.p.p..................P.P.P.P.P.C.....C..........RNBAKABNR"
+    occupied = [i for i, ch in enumerate(start) if ch != "."]
+    keep = rng.choice(occupied, size=int(rng.integers(14, 30)), replace=False)
+    empty = [i for i in range(90) if start[i] == "."]
+    spots = rng.choice(empty, size=len(keep), replace=False)
+    out = []
+    a = scene.board.aspect
+    for i, j in zip(keep, spots, strict=True):
+        ch = start[i]
+        k = int(j) if rng.random() < 0.5 else int(i)  # about half the pieces have moved
+        f, r = k % 9, 9 - k // 9
+        out.append(_PieceDraw(ch, ox + f + float(rng.normal(0, 0.05)), oy + r * a + float(rng.normal(0, 0.05)), 0.0,
+                              (math.pi if ch.islower() else 0.0) + float(rng.normal(0, 0.2))))
+    return tuple(out)
+
+
 def _beside_pieces(scene: Scene, beside: Sequence[str]) -> list[_PieceDraw]:
     """Captured pieces lying beside the board: black ones (taken by Red) on Red's right, red ones on Black's right,
     in loose rows, some face down."""
@@ -887,8 +918,8 @@ def _resolve_unknown(scene: Scene, squares: str) -> str:
 def _layer(scene: Scene, view: _View, squares: str, offsets: tuple[tuple[str, tuple[float, float]], ...],
            lifted: str | None, beside: tuple[str, ...]) -> np.ndarray:
     img = _warped_plane(scene, view).copy()
-    pieces = _board_pieces(scene, _resolve_unknown(scene, squares), dict(offsets), lifted) + _beside_pieces(
-        scene, beside)
+    pieces = (_board_pieces(scene, _resolve_unknown(scene, squares), dict(offsets), lifted)
+              + _beside_pieces(scene, beside) + list(_neighbour_pieces(scene)))
     _draw_pieces(img, scene, view, pieces)
     return _light_and_optics(img, scene)
 

@@ -13,7 +13,7 @@ import math
 import os
 import subprocess
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -224,6 +224,9 @@ class BoardLook:
     # A sheet that does not lie flat or a print that is not true: the printed grid is displaced by a smooth field,
     # sum of (amplitude_x, amplitude_y, kx, ky, phase) waves, in file spacings. Empty for a true, flat board.
     wave: tuple[tuple[float, float, float, float, float], ...] = ()
+    # In a venue the next table's board is often in the picture too: the world position of its grid's a0 point
+    # (same style of board, another position), or None.
+    neighbour: tuple[float, float] | None = None
 
 
 # The points that carry position marks (cannon and pawn points).
@@ -379,11 +382,26 @@ def _table_plane(look: BoardLook, st: float, extent: tuple[float, float, float, 
             for dx in (-0.8, 0.8):
                 p = M @ np.array([dx * s, 0]) + (cx, cy)
                 cv2.rectangle(img, tuple(np.int32(p - s * 0.35)), tuple(np.int32(p + s * 0.3)), (70, 160, 80), -1)
-    # The sheet's drop shadow on the table.
+    # The sheet's drop shadow on the table (and the neighbouring board's, with the board itself).
     X0, Y0, X1, Y1 = round(sx0), round(sy0), round(sx1), round(sy1)
     sh = np.zeros((h, w), np.float32)
     off = max(1, round(s / 12))
     cv2.rectangle(sh, (X0 + off, Y0 + off), (X1 + off, Y1 + off), 1.0, -1)
+    if look.neighbour is not None:
+        ox, oy = look.neighbour
+        m = look.sheet_margin
+        nb = replace(look, seed=look.seed + 7919, wave=(), neighbour=None, creases=min(look.creases, 1))
+        tex = _sheet_plane(nb, max(8, round(st)))
+        tex = cv2.resize(tex, (max(1, round((8 + 2 * m) * st)), max(1, round((9 * a + 2 * m) * st))),
+                         interpolation=cv2.INTER_AREA)
+        tx, ty = (round(v) for v in px(ox - m, oy + 9 * a + m))
+        th, tw = tex.shape[:2]
+        a0, b0 = max(0, tx), max(0, ty)
+        a1, b1 = min(w, tx + tw), min(h, ty + th)
+        if a1 > a0 and b1 > b0:
+            img[b0:b1, a0:a1] = tex[b0 - ty:b1 - ty, a0 - tx:a1 - tx]
+            cv2.rectangle(sh, (tx + off, ty + off), (tx + tw + off, ty + th + off), 1.0, -1)
+            cv2.rectangle(sh, (tx, ty), (tx + tw, ty + th), 0.0, -1)
     sh = cv2.GaussianBlur(sh, (0, 0), max(0.5, s / 10))
     img *= (1 - 0.35 * sh)[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
