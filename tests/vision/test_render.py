@@ -219,6 +219,8 @@ def test_scenes_vary_like_real_venues():
     assert min(s.jpeg_quality for s in scenes) < 60 and max(s.noise for s in scenes) > 4
     assert sum(s.board.line[2] > 120 and s.board.line[2] > 2 * s.board.line[1] for s in scenes) >= 8  # red lines
     assert sum(s.board.clutter > 0 for s in scenes) >= 20
+    assert sum(bool(s.board.wave) for s in scenes) >= 5  # sheets that do not lie flat
+    assert sum(s.board.neighbour is not None for s in scenes) >= 3  # the next table's board in view
     # different seeds give different pictures of the same position
     a, b = (render_position(START, sc).image for sc in scenes[:2])
     assert a.shape != b.shape or np.abs(a.astype(int) - b.astype(int)).mean() > 10
