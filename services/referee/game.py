@@ -20,7 +20,6 @@ from xqarb.referee.inference import (
     SquaresError,
     changes_of,
     check_squares,
-    describe_changes,
     fen_of,
     infer,
     squares_after,
@@ -35,13 +34,12 @@ from xqarb.referee.recording import (
     missing,
     with_fouls,
 )
-from xqarb.referee.rules import FenError, IllegalMove, Move, Position, chinese, wxf
+from xqarb.referee.rules import START_FEN, FenError, IllegalMove, Move, Position, chinese, wxf
 from xqarb.referee.rules.limits import HistoryError, insufficient_material, natural_limit_count
 from xqarb.referee.rules.repetition import judge_repetition
 from xqarb.referee.ruleset import RuleConfig, RuleConfigError
 from xqarb.referee.touch import Obligation, Touch, obligation, touch_foul
 
-START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
 RESULTS = ("1-0", "0-1", "1/2-1/2")
 RESTORE_WINDOW_PLIES = 10  # 5.8.2 / 5.8.3: errors found within five rounds
 
@@ -796,13 +794,12 @@ def _designated(st: _Step) -> None:
     if before is None or not before.is_legal(alternative):
         st.attention(f"designated point {point} would make {mis.mover}'s move {alternative.iccs} illegal")
         return
-    side_to_move_before = s.position.side
+    # The move is replaced: a correction, then the MoveMade of the same ply again with the designated point.
     st.truncate(s.ply - 1)
     st.ruling("correction", mis.mover, st.art("designate"),
               f"ply {last.ply} stands on {point} as designated: {last.move.iccs} becomes {alternative.iccs}")
     _accept_move(st, alternative)
-    if st.s.position.side != side_to_move_before:  # pragma: no cover - defensive
-        st.attention("designation did not restore the turn order")
+    st.set_flag("moved", mis.mover, False)  # its clock press has been made already
 
 
 # --------------------------------------------------------------------------------------------- clock
@@ -1135,8 +1132,3 @@ def _after_result(st: _Step) -> None:
     assert r is not None
     st.attention(f"{e.type} after the result already stands ({r.result}, {r.article}: {r.reason}); not applied")
 
-
-def describe_board_change(position: Position, squares: str) -> str:
-    """Words for what changed between the accepted position and a snapshot (for arbiters' tools)."""
-    cur = position.squares()
-    return "; ".join(describe_changes(cur, squares, changes_of(cur, squares)))
