@@ -100,6 +100,8 @@ def _counted(board: BoardState, event: Event, game_id: str | None, outs: tuple[O
 def _game_started(board: BoardState, event: Event) -> tuple[BoardState, Step]:
     gid = event.data["game_id"]
     current = board.game
+    if not gid or not gid.strip():
+        return _out(event, board, None, _attention(None, "GameStarted without a game id; no game started", event), 0)
     if current is not None and current.game_id == gid:
         return _counted(board, event, gid, _attention(gid, f"game {gid} has already started on this board; the "
                                                            f"second GameStarted is not applied", event))

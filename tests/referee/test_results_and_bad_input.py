@@ -124,6 +124,11 @@ def test_a_new_game_on_the_board_while_the_last_has_no_result(scenario):
     assert [o.source_seq for o in r.outputs if o.data["game_id"] == "g2"] == [0, 1]
 
 
+def test_game_started_without_an_id_starts_nothing(scenario):
+    r = scenario(game="").run()
+    assert r.game is None and r.game_ids == [None] and "without a game id" in r.attention[0]
+
+
 def test_camera_fault_is_attention(scenario):
     r = scenario().add("CameraFault", reason="lens covered").run()
     assert r.attention and "lens covered" in r.attention[0]
