@@ -6,6 +6,17 @@ with its exact truth (the image coordinates of the 90 points and the 4 corners);
 on it as a video with hands, lifts, placements (some off the point, some half-way between two points, 5.10),
 captured pieces put beside the board, nudges and still periods.
 
+Hard scenes are meant to be at least as hard as real venue photos (data README): paper, cloth, vinyl and wood
+boards with red or dark lines, creases and sheets that do not lie flat (the printed grid bows by a pixel or two,
+and the truth follows the print), tables with checks and stripes, score sheets and clocks, the next table's
+board in view, captured pieces beside the board, any side of the board towards the camera, up to ~35 degrees of
+tilt, uneven and drifting light, glare, passing shadows, defocus, noise and JPEG compression.
+
+Truth: `Rendered.points` / `FrameTruth.points` are the 90 printed intersections (squares order: rank 9 first),
+`corners` the outer four in the order a9, i9, i0, a0, both in image pixels (x, y), exact to the renderer's
+drawing (tests measure the printed lines to within half a pixel). `game_truth` gives a video's truth without
+drawing it.
+
 Geometry: the board plane is z = 0 with x along the files (a = 0 .. i = 8, unit = one file spacing) and y along
 the ranks (rank r at y = r * aspect); pieces are cylinders standing on it. A pinhole camera projects the plane
 with one homography per height, so the flat board is warped once per pose (cv2.warpPerspective) and each piece's
@@ -664,8 +675,8 @@ class Hand:
     angle: float = 0.0
 
 
-def _hand_geometry(scene: Scene, hand: Hand) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """World positions: fingertips (3,), direction of the arm in the plane (2,), palm length, width."""
+def _hand_geometry(scene: Scene, hand: Hand) -> tuple[np.ndarray, np.ndarray]:
+    """World position of the fingertips (3,) and the direction the arm reaches in, in the plane (2,)."""
     a = scene.board.aspect
     tx, ty = hand.target[0], hand.target[1] * a
     toward = np.array([0.0, 1.0]) if hand.side == "red" else np.array([0.0, -1.0])
@@ -677,7 +688,7 @@ def _hand_geometry(scene: Scene, hand: Hand) -> tuple[np.ndarray, np.ndarray, fl
     start = np.array([tx, edge_y]) - d * 0.3
     target = np.array([tx, ty])
     tip = start + (target - start) * float(np.clip(hand.reach, 0, 1))
-    return np.array([tip[0], tip[1], hand.height]), d, 2.0, 1.9
+    return np.array([tip[0], tip[1], hand.height]), d
 
 
 def _hand_parts(scene: Scene, hand: Hand, frame_key: int) -> list[tuple[str, np.ndarray, np.ndarray, float, float]]:
@@ -685,7 +696,7 @@ def _hand_parts(scene: Scene, hand: Hand, frame_key: int) -> list[tuple[str, np.
 
     An adult hand is about 18 cm from wrist to fingertip and 8-9 cm across the palm; a board's file spacing is
     about 5-6 cm, so the hand spans some 3 spacings and covers several points."""
-    tip, d, _, _ = _hand_geometry(scene, hand)
+    tip, d = _hand_geometry(scene, hand)
     perp = np.array([-d[1], d[0]])
     u = _unit_hash(scene.seed, frame_key // 3, hand.side, "hand")
     size = 1.05 + 0.25 * _unit_hash(scene.seed, hand.side, "size")
@@ -719,7 +730,7 @@ def _draw_hand(img: np.ndarray, scene: Scene, view: _View, hand: Hand, frame_key
     li = scene.light
     sdir = -np.array([math.cos(li.light_azimuth), math.sin(li.light_azimuth)])
     parts = _hand_parts(scene, hand, frame_key)
-    tip, d, _, _ = _hand_geometry(scene, hand)
+    tip, d = _hand_geometry(scene, hand)
     perp = np.array([-d[1], d[0], 0.0])
     drawn = []
     for kind, a_, b_, ra, rb in parts:
