@@ -61,13 +61,15 @@ class TrackerConfig:
     stable_us: int = 750_000  # still this long after the hand left before BoardStable (5.7)
     hand_cells: float = 2.4  # a changed blob this many grid cells large is a hand (a piece moved to a neighbour
     # point changes two discs side by side: about 1.3 cells)
-    hand_still_us: int = 2_000_000  # a "hand" blob that has not moved at all for this long is a change of the board
+    hand_rest_us: int = 500_000  # a hand blob still this long (not reaching in over the edge) has left
+    hand_still_us: int = 2_000_000  # even reaching in over the edge, a blob still this long is the board's
     change_level: float = 0.09  # normalised appearance change that counts at a point
     unchanged_level: float = 1.2  # mean grey change (1/8 scale) below which a frame is the same as the last
     black_level: float = 14.0  # mean grey below which the frame is black
     blur_ratio: float = 0.2  # sharpness below this share of the calibration frame's: blurred
     support_ratio: float = 0.45  # line support below this share of the calibration's (no hand): board moved
-    misaligned_from: float = 0.3  # a piece this far (spacings) from its point along a line stands between two
+    misaligned_from: float = 0.4  # a piece this far (spacings) from its point along a line stands between two
+    # (a piece set down carelessly stands up to about 0.3 off its point and is still on it)
     nudge_from: float = 0.08  # a piece moved this far on its point (spacings) was nudged
     evidence_keep: int = 4  # evidence frames named per observation (the frame itself and those before it)
     start_squares: str | None = START_SQUARES  # the position assumed when the first board has its occupancy
@@ -84,7 +86,7 @@ class TrackerState:
     last_small: np.ndarray | None = None  # the last frame at 1/8 scale (grey): "unchanged" test
     last_view: np.ndarray | None = None  # the last frame's canonical view (grey, normalised)
     hand: bool = False
-    hand_still_since: int | None = None
+    hand_moved_at: int | None = None  # the last frame in which the hand blob moved
     still_since: int | None = None
     pending: bool = True  # something may have changed since the last BoardStable
     lifted: frozenset[int] = frozenset()
@@ -191,19 +193,23 @@ class Tracker:
             nv = _norm(view)
             changed, hand_mask, hand = None, None, False
         state = replace(state, fault=None)
-        moving = state.last_view is None or float(np.abs(nv - state.last_view).mean()) > 0.03
-        if hand and state.hand:
-            # hands are never still for long: a large change that stays exactly as it is belongs to the board
-            # (e.g. a piece moved to a neighbouring point, both discs changed and touching)
-            still_blob = state.last_view is not None and float(
-                np.abs(nv - state.last_view)[hand_mask > 0].mean()) < 0.02
-            since = state.hand_still_since if still_blob and state.hand_still_since is not None else (
-                t_us if still_blob else None)
-            state = replace(state, hand_still_since=since)
-            if since is not None and t_us - since >= cfg.hand_still_us:
+        # something on the board moved since the last frame (noise and light drift stay below the change level)
+        moving = state.last_view is None or float(
+            (cv2.GaussianBlur(np.abs(nv - state.last_view), (0, 0), 2.0) > cfg.change_level).mean()) > 0.002
+        if hand:
+            # A hand moves. A large change that stands still is the board's (a piece moved next to another, a
+            # vacated edge point with its shadow), unless it was a moving hand a moment ago: a hand resting on a
+            # piece (5.1 touch) stays a hand for `hand_rest_us`, or `hand_still_us` while it reaches in over the
+            # edge of the board.
+            step_change = cv2.GaussianBlur(np.abs(nv - state.last_view), (0, 0), 2.0) > cfg.change_level
+            if float(step_change[hand_mask > 0].mean()) >= 0.02:
+                state = replace(state, hand_moved_at=t_us)
+            elif not state.hand or state.hand_moved_at is None:
                 hand = False
-        else:
-            state = replace(state, hand_still_since=None)
+            else:
+                rest = t_us - state.hand_moved_at
+                if rest >= cfg.hand_still_us or (rest >= cfg.hand_rest_us and not _reaches_in(hand_mask, cfg)):
+                    hand = False
 
         if hand:
             if not state.hand:
@@ -211,14 +217,16 @@ class Tracker:
             lifted = set(state.lifted)
             if state.known is not None and state.ref_reading is not None:
                 reading = read_view(view)
-                cover = cv2.dilate(hand_mask.astype(np.uint8), np.ones((5, 5), np.uint8))
+                # a piece next to the hand is partly hidden by it: only points well clear of the hand count
+                k = round(0.7 * S) | 1
+                cover = cv2.dilate(hand_mask.astype(np.uint8), np.ones((k, k), np.uint8))
                 for i in range(90):
                     if state.known[i] == "." or i in lifted:
                         continue
                     x, y = _pt(i)
                     if cover[min(y, cover.shape[0] - 1), min(x, cover.shape[1] - 1)]:
                         continue  # under the hand: nothing can be told
-                    if reading.occupied[i] < 0.25 and state.ref_reading.occupied[i] > 0.5:
+                    if reading.occupied[i] < 0.2 and state.ref_reading.occupied[i] > 0.5:
                         lifted.add(i)
                         emit("PieceLifted", point=point_name(i))
             state = replace(state, hand=True, still_since=None, pending=True, lifted=frozenset(lifted),
@@ -227,9 +235,10 @@ class Tracker:
 
         if state.hand:
             emit("HandLeft")
-            state = replace(state, hand=False, still_since=t_us)
-        elif moving and state.still_since is not None and changed is not None and bool(
-                (changed > cfg.change_level).mean() > 0.002):
+            # 5.7: the board has been still since the hand last moved
+            left = state.hand_moved_at if state.hand_moved_at is not None else t_us
+            state = replace(state, hand=False, still_since=left, hand_moved_at=None)
+        elif moving and state.still_since is not None:
             state = replace(state, still_since=t_us, pending=True)
         elif state.still_since is None:
             state = replace(state, still_since=t_us)
@@ -298,59 +307,67 @@ class Tracker:
 
 def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading | None, view: np.ndarray,
               reading: PointReading, cfg: TrackerConfig) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
-    """What changed between the last stable board and this one: (squares, placed, nudged, misaligned pairs)."""
+    """What changed between the last stable board and this one: (squares, placed, nudged, misaligned pairs).
+
+    A point counts as changed when its disc looks different from the last still board. Among the changed points
+    that held a piece, the one that now looks least like a piece is where a piece left (a move always empties
+    its point); a changed point that was empty and now shows a piece is where one arrived; with no arrival, the
+    changed occupied point with the largest change is a capture. Smaller changes on occupied points whose ink
+    peak moved are nudges. The moved piece keeps its letter (one source, one destination); anything else the
+    tracker cannot explain gets X / x by its ink, or `?`.
+    """
     change = _point_change(ref_view, view) if ref_view is not None else np.ones(90)
     occ = reading.occupied
     sq = list(known)
-    vacated = [i for i in range(90) if known[i] not in ".?" and change[i] > cfg.change_level and occ[i] < 0.5]
-    arrived: list[int] = []
-    replaced: list[int] = []
-    nudged: list[int] = []
+    lvl = cfg.change_level
+    was_occ = [i for i in range(90) if known[i] not in ".?" and change[i] > lvl]
+    arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > 0.5 and (change[i] > lvl or known[i] == "?")]
     misaligned: list[tuple[int, int]] = []
-    for i in range(90):
-        if known[i] in ".?":
-            if occ[i] > 0.5 and (change[i] > cfg.change_level or known[i] == "?"):
-                arrived.append(i)
-        elif i not in vacated and change[i] > cfg.change_level:
-            replaced.append(i)
-    # a piece between two points: an ink peak far from its point along a line, towards a neighbour
+    # a piece between two points: an ink peak far from its point along a line, towards a neighbour (5.10)
     taken: set[int] = set()
-    for i in arrived + replaced:
-        off = reading.offset[i]
-        d = float(np.hypot(*off))
-        if d >= cfg.misaligned_from and i not in taken:
+    # a piece's top face is seen displaced from its foot by the camera's angle (parallax): what all pieces share
+    # is not a displacement
+    on = occ > 0.5
+    parallax = np.median(reading.offset[on], axis=0) if on.sum() >= 3 else np.zeros(2)
+    for i in sorted(arrived + was_occ, key=lambda k: -change[k]):
+        off = reading.offset[i] - parallax
+        if float(np.hypot(*off)) >= cfg.misaligned_from and i not in taken and occ[i] > 0.5:
             j = _towards(i, off)
-            if j is not None:
+            if j is not None and j not in taken and (known[j] in ".?" or known[i] in ".?"):
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
     arrived = [i for i in arrived if i not in taken]
-    replaced_moved: list[int] = []
-    for i in replaced:
-        if i in taken:
-            continue
+    vacated = [i for i in was_occ if occ[i] < 0.5 and i not in taken]
+    if not vacated and (arrived or misaligned) and was_occ:
+        # a move empties its point even where the emptied point still reads a little like a piece
+        cand = [i for i in was_occ if i not in taken]
+        if cand:
+            vacated = [min(cand, key=lambda k: occ[k])]
+    rest = [i for i in was_occ if i not in vacated and i not in taken]
+    nudged: list[int] = []
+    captured: list[int] = []
+    for i in rest:
         shift = float(np.hypot(*(reading.offset[i] - (ref_reading.offset[i] if ref_reading is not None else 0))))
-        if shift >= cfg.nudge_from and change[i] < 4 * cfg.change_level:
+        if change[i] < 3 * lvl and (shift >= cfg.nudge_from or not vacated):
             nudged.append(i)
         else:
-            replaced_moved.append(i)
-    # a moved piece keeps its letter: one point vacated, one point newly occupied (or taken over: a capture)
-    targets = arrived + replaced_moved
+            captured.append(i)
+    if vacated and not arrived and not misaligned and len(captured) > 1:
+        # one capture per move: the largest change; the others were only touched
+        captured.sort(key=lambda k: -change[k])
+        nudged.extend(captured[1:])
+        captured = captured[:1]
+    targets = arrived + captured
     for i in vacated:
         sq[i] = "."
-    if len(vacated) == 1 and len(targets) == 1:
+    if len(vacated) == 1 and len(targets) == 1 and not misaligned:
         sq[targets[0]] = known[vacated[0]]
-    elif len(vacated) == 1 and not targets and misaligned:
-        for a, b in misaligned:
-            sq[a] = sq[b] = "?"
     else:
         for i in targets:
             sq[i] = _ink_letter(reading, i)
-        for a, b in misaligned:
-            sq[a] = sq[b] = "?"
     for a, b in misaligned:
         sq[a] = sq[b] = "?"
-    placed = [*targets]
-    return "".join(sq), placed, nudged, misaligned
+    return "".join(sq), targets, sorted(nudged), misaligned
 
 
 def _ink_letter(reading: PointReading, i: int) -> str:
@@ -417,8 +434,11 @@ def _change_map(ref: np.ndarray, view: np.ndarray) -> np.ndarray:
 
 def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
     """Changed blobs too large to be a piece, or reaching in over the edge of the view: a hand or an arm."""
-    m = (changed > cfg.change_level * 1.5).astype(np.uint8)
+    m = (changed > cfg.change_level).astype(np.uint8)
     m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    # fingers, knuckles and the arm show as separate outlines: join what lies within a fifth of a spacing
+    k = round(0.2 * S) | 1
+    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(m)
     out = np.zeros_like(m)
     cell = S * S
@@ -426,9 +446,25 @@ def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
     for k in range(1, n):
         x, y, bw, bh, area = stats[k]
         at_edge = x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1
-        if area > cfg.hand_cells * cell or (at_edge and area > 0.35 * cell):
-            out[labels == k] = 1
+        # an arm reaches in over the edge; a piece on an edge point (with its shadow) can touch the edge too
+        if area > cfg.hand_cells * cell or (at_edge and area > 1.1 * cell):
+            # the inside of a hand or arm is uniform and shows little change once lighting is normalised away:
+            # the blob's convex hull is what it covers
+            ys, xs = np.nonzero(labels == k)
+            hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
+            cv2.fillPoly(out, [hull], 1)
     return out
+
+
+def _reaches_in(mask: np.ndarray, cfg: TrackerConfig) -> bool:
+    """A blob of the mask touches the edge of the view and is larger than a piece with its shadow: an arm."""
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
+    h, w = mask.shape
+    for k in range(1, n):
+        x, y, bw, bh, area = stats[k]
+        if (x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1) and area > cfg.hand_cells * S * S:
+            return True
+    return False
 
 
 def _point_change(ref: np.ndarray, view: np.ndarray) -> np.ndarray:

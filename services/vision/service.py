@@ -1,0 +1,144 @@
+"""The vision service: a thin Kafka adapter around the pure tracker (xq.frames -> xq.observations).
+
+Per partition it holds the tracker state of each board seen on it (key = board id, so one board's frames stay in
+order on one partition). A partition assigned to this process starts with fresh trackers: the board is calibrated
+again from its next frames (a tracker needs no history beyond the last still board). Revoked partitions drop
+their state after the last offsets are committed. Offsets are committed only after the observations of the
+frames were acknowledged by the broker, so a crash replays frames rather than losing them; the event ids of
+observations are derived from the frame's event id, so a replay of the same frame gives the same ids where it
+gives the same observations.
+
+Evidence: the JPEG bytes of the last few frames of each board are kept in memory; the frames an observation
+names are written to the evidence store (a directory, SHA-256 named) when the observation is produced.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .evidence import DirectoryEvidenceStore, EvidenceStore, sha256_hex
+from .tracker import Observation, Tracker, TrackerConfig, TrackerState
+
+OBSERVATION_NS = uuid.UUID("0b1c7f0e-54a4-5d8e-8f3b-7a1e9d6c2b40")
+
+
+@dataclass
+class BoardSlot:
+    state: TrackerState
+    frames: OrderedDict[str, bytes] = field(default_factory=OrderedDict)  # sha256 -> JPEG (the last few)
+
+
+class VisionCore:
+    """Frames (FrameCaptured events) in, observation events out; no Kafka. The service and tests drive it."""
+
+    def __init__(self, evidence: EvidenceStore, *, source: str = "vision", config: TrackerConfig | None = None,
+                 classifier: Any = None, now_us: Callable[[], int] | None = None) -> None:
+        self.tracker = Tracker(config, classifier)
+        self.evidence = evidence
+        self.source = source
+        self.boards: dict[tuple[int, str], BoardSlot] = {}
+        self._now_us = now_us or (lambda: time.time_ns() // 1000)
+
+    def drop_partitions(self, partitions: Iterable[int]) -> None:
+        gone = set(partitions)
+        for key in [k for k in self.boards if k[0] in gone]:
+            del self.boards[key]
+
+    def handle(self, frame: Any, partition: int = 0) -> list[Any]:
+        """One FrameCaptured event -> the observation events it gives (xqarb.events.Event values)."""
+        import cv2
+        import numpy as np
+
+        from xqarb.events import make_event
+
+        board = frame.board_id
+        key = (partition, board)
+        slot = self.boards.get(key)
+        if slot is None:
+            slot = self.boards[key] = BoardSlot(self.tracker.initial())
+        data = bytes(frame.data["image"])
+        sha = frame.data.get("frame_sha256") or sha256_hex(data)
+        slot.frames[sha] = data
+        while len(slot.frames) > self.tracker.config.evidence_keep + 1:
+            slot.frames.popitem(last=False)
+        image = None
+        if data:
+            buf = np.frombuffer(data, np.uint8)
+            image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        slot.state, observations = self.tracker.step(slot.state, image, int(frame.occurred_at), sha)
+        out = []
+        for k, obs in enumerate(observations):
+            for ev_sha in obs.evidence:
+                jpeg = slot.frames.get(ev_sha)
+                if jpeg is not None:
+                    self.evidence.put(jpeg)
+            out.append(make_event(
+                obs.type, board, source=self.source, source_seq=int(frame.source_seq) * 16 + k,
+                occurred_at=int(frame.occurred_at), received_at=self._now_us(),
+                event_id=str(uuid.uuid5(OBSERVATION_NS, f"{frame.event_id}/{k}/{obs.type}")),
+                **_fields(obs, frame)))
+        return out
+
+
+def _fields(obs: Observation, frame: Any) -> dict[str, Any]:
+    fields = dict(obs.fields)
+    fields["frame_sha256"] = obs.frame_sha256 or ""
+    fields["evidence"] = list(obs.evidence)
+    game = frame.data.get("game_id")
+    if game is not None:
+        fields["game_id"] = game
+    return fields
+
+
+def serve(args: argparse.Namespace) -> int:
+    """`xqarb vision serve`: run until interrupted."""
+    from xqarb import bus
+
+    source = args.source or f"vision-{socket.gethostname()}-{os.getpid()}"
+    core = VisionCore(DirectoryEvidenceStore(args.evidence_dir), source=source,
+                      config=TrackerConfig(stable_us=args.stable_ms * 1000))
+    bus.ensure_topics(args.bootstrap_servers)
+    producer = bus.Producer(args.bootstrap_servers, client_id=source)
+    consumer: bus.Consumer | None = None
+
+    def revoked(partitions: Iterable[bus.TopicPartition]) -> None:
+        parts = list(partitions)
+        if consumer is not None:
+            try:
+                consumer.commit()
+            except bus.CommitFailed as exc:
+                print(f"vision: commit before release failed ({exc}); the next owner replays", file=sys.stderr)
+        core.drop_partitions(tp.partition for tp in parts)
+
+    def assigned(partitions: Iterable[bus.TopicPartition]) -> None:
+        core.drop_partitions(tp.partition for tp in partitions)  # start fresh: calibrate from the next frames
+
+    consumer = bus.Consumer(args.bootstrap_servers, args.group, [bus.FRAMES], on_assigned=assigned,
+                            on_revoked=revoked, dlq_producer=producer, client_id=source)
+    print(f"vision: consuming {bus.FRAMES} as {source} in group {args.group}", file=sys.stderr, flush=True)
+    try:
+        while True:
+            records = consumer.poll(1.0, max_records=args.max_records)
+            events = []
+            for rec in records:
+                if rec.event is None or rec.event.type != "FrameCaptured":
+                    continue
+                events.extend(core.handle(rec.event, rec.partition))
+            if events:
+                producer.send_many(bus.OBSERVATIONS, events)
+            if records:
+                consumer.commit()
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        consumer.close()
+        producer.close()

@@ -1,0 +1,191 @@
+"""The tracker over time: faults, calibration, hand, a move with its letter carried, misaligned and nudged pieces,
+the service core's events and evidence, and a short rendered game through the referee's inference."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from synthetic import START_SQUARES, draw_board
+
+from xqarb.vision.evidence import DirectoryEvidenceStore, MemoryEvidenceStore, sha256_hex
+from xqarb.vision.grid import point_index
+from xqarb.vision.tracker import Tracker, TrackerConfig, interpret
+
+STEP = 250_000  # 4 frames per second
+
+
+def _moved(squares: str, frm: str, to: str) -> str:
+    sq = list(squares)
+    sq[point_index(to)] = sq[point_index(frm)]
+    sq[point_index(frm)] = "."
+    return "".join(sq)
+
+
+def _with_hand(image: np.ndarray, centre: tuple[float, float], seed: int = 0) -> np.ndarray:
+    """A skin-coloured hand and forearm reaching in from the bottom edge of the frame to `centre`."""
+    out = image.copy()
+    x, y = int(centre[0]), int(centre[1])
+    cv2.ellipse(out, (x, y), (70, 55), 15, 0, 360, (120, 160, 215), -1)
+    pts = np.array([[x - 45, y + 20], [x + 45, y + 20], [x + 80, image.shape[0]], [x - 80, image.shape[0]]])
+    cv2.fillPoly(out, [pts.astype(np.int32)], (110, 150, 205))
+    return out
+
+
+@pytest.fixture(scope="module")
+def views():
+    kw = {"seed": 5, "tilt": 18.0, "rotate": 6.0, "line_colour": (30, 30, 150), "glare": False, "fill": 0.85}
+    start = draw_board(START_SQUARES, **kw)
+    after = draw_board(_moved(START_SQUARES, "h2", "e2"), **kw)
+    return start, after, kw
+
+
+def _run(tracker: Tracker, frames: list[np.ndarray | None], t0: int = 0):
+    state = tracker.initial()
+    seen = []
+    for k, img in enumerate(frames):
+        state, obs = tracker.step(state, img, t0 + k * STEP, f"{k:064x}")
+        seen.extend(obs)
+    return state, seen
+
+
+def test_faults_are_reported_never_raised(views) -> None:
+    start, _, _ = views
+    tracker = Tracker()
+    black = np.zeros_like(start.image)
+    blurred = cv2.GaussianBlur(start.image, (0, 0), 9)
+    noise = cv2.GaussianBlur(np.random.default_rng(0).integers(0, 255, start.image.shape, dtype=np.uint8), (0, 0), 2)
+    frames = [None, black, black, noise, start.image, start.image, start.image, start.image, blurred]
+    _, seen = _run(tracker, frames)
+    faults = [o.fields["reason"] for o in seen if o.type == "CameraFault"]
+    assert faults[0].startswith("corrupt frame")
+    assert faults[1].startswith("black frame")
+    assert len([f for f in faults if f.startswith("black frame")]) == 1  # once per onset, not per frame
+    assert faults[2].startswith("no board found")
+    assert faults[3].startswith("blurred frame")
+    assert [o.type for o in seen].count("BoardCalibrated") == 1
+
+
+def test_calibration_then_stable_start_position(views) -> None:
+    start, _, _ = views
+    _, seen = _run(Tracker(), [start.image] * 5)
+    types = [o.type for o in seen]
+    assert types[0] == "BoardCalibrated"
+    stable = [o for o in seen if o.type == "BoardStable"]
+    assert len(stable) == 1 and stable[0].fields["squares"] == START_SQUARES
+    # 5.7: not before the board was still for the configured time
+    assert stable[0].t_us >= TrackerConfig().stable_us
+    corners = np.array(seen[0].fields["corners"])
+    assert np.abs(corners - start.corners).max() < 3
+
+
+def test_a_move_keeps_its_letter_and_no_lift_is_invented(views) -> None:
+    start, after, _ = views
+    h2 = start.points[point_index("h2")]
+    e2 = after.points[point_index("e2")]
+    frames = [start.image] * 5
+    frames += [_with_hand(start.image, h2), _with_hand(start.image, (h2 + e2) / 2), _with_hand(after.image, e2)]
+    frames += [after.image] * 6
+    _, seen = _run(Tracker(), frames)
+    types = [o.type for o in seen]
+    assert types.count("HandEntered") == 1 and types.count("HandLeft") == 1
+    assert types.index("HandEntered") < types.index("HandLeft")
+    stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
+    assert stable == [START_SQUARES, _moved(START_SQUARES, "h2", "e2")]
+    placed = [o.fields["point"] for o in seen if o.type == "PiecePlaced"]
+    assert placed == ["e2"]
+    lifted = [o.fields["point"] for o in seen if o.type == "PieceLifted"]
+    assert set(lifted) <= {"h2"}  # the piece in the hand, nothing else
+    assert not [o for o in seen if o.type in ("PieceNudged", "PieceMisaligned")]
+    # every observation names the frame it was seen in and the evidence around it
+    assert all(o.frame_sha256 and o.frame_sha256 in o.evidence for o in seen)
+
+
+def test_piece_between_two_points_names_both(views) -> None:
+    start, _, kw = views
+    # the cannon h2 moved to half-way between e2 and f2
+    sq = _moved(START_SQUARES, "h2", "f2")
+    half = draw_board(sq, offsets={point_index("f2"): (-0.5, 0.0)}, **kw)
+    tracker = Tracker()
+    state, _ = _run(tracker, [start.image] * 5)
+    known, ref_view, ref_reading = state.known, state.ref_view, state.ref_reading
+    from xqarb.vision.occupancy import read_view, warp_board
+
+    view = warp_board(half.image, state.fit.homography).bgr
+    squares, placed, nudged, misaligned = interpret(known, ref_view, ref_reading, view, read_view(view),
+                                                    tracker.config)
+    assert misaligned == [(point_index("f2"), point_index("e2"))] or misaligned == [
+        (point_index("e2"), point_index("f2"))]
+    assert squares[point_index("h2")] == "." and squares[point_index("e2")] == "?" and squares[point_index("f2")] == "?"
+    assert not nudged
+
+
+def test_a_nudge_is_not_a_move(views) -> None:
+    start, _, kw = views
+    nudged = draw_board(START_SQUARES, offsets={point_index("c3"): (0.18, 0.0)}, **kw)
+    tracker = Tracker()
+    state, _ = _run(tracker, [start.image] * 5)
+    from xqarb.vision.occupancy import read_view, warp_board
+
+    view = warp_board(nudged.image, state.fit.homography).bgr
+    squares, placed, nudges, misaligned = interpret(state.known, state.ref_view, state.ref_reading, view,
+                                                    read_view(view), tracker.config)
+    assert squares == START_SQUARES
+    assert nudges == [point_index("c3")] and not placed and not misaligned
+
+
+def test_evidence_stores(tmp_path) -> None:
+    mem = MemoryEvidenceStore(capacity=2)
+    a, b, c = b"\xff\xd8a", b"\xff\xd8b", b"\xff\xd8c"
+    ka = mem.put(a)
+    assert ka == sha256_hex(a) and mem.get(ka) == a
+    mem.put(b)
+    mem.put(c)
+    assert mem.get(ka) is None and len(mem) == 2  # the oldest is forgotten
+    d = DirectoryEvidenceStore(tmp_path / "ev")
+    k = d.put(a)
+    assert d.put(a) == k and d.get(k) == a and d.path_of(k).name == f"{k}.jpg"
+    assert d.get("0" * 64) is None
+    with pytest.raises(ValueError):
+        d.path_of("../etc/passwd")
+
+
+def test_core_turns_frames_into_catalogue_events(views) -> None:
+    from xqarb.events import make_event
+    from xqarb.vision.service import VisionCore
+
+    start, _, _ = views
+    ok, jpg = cv2.imencode(".jpg", start.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    store = MemoryEvidenceStore()
+    core = VisionCore(store, source="vision-test", now_us=lambda: 1)
+    out = []
+    for k in range(5):
+        frame = make_event("FrameCaptured", "board-7", source="cam-7", source_seq=k, occurred_at=k * STEP,
+                           received_at=k * STEP, camera_id="cam-7", width=1280, height=720, encoding="jpeg",
+                           image=bytes(jpg))
+        out.extend(core.handle(frame, partition=3))
+    bad = make_event("FrameCaptured", "board-7", source="cam-7", source_seq=9, occurred_at=9 * STEP,
+                     received_at=9 * STEP, camera_id="cam-7", width=1280, height=720, encoding="jpeg",
+                     image=b"not a jpeg")
+    out.extend(core.handle(bad, partition=3))
+    assert [e.type for e in out] == ["BoardCalibrated", "BoardStable", "CameraFault"]
+    assert all(e.board_id == "board-7" for e in out)
+    stable = out[1]
+    assert stable.data["squares"] == START_SQUARES
+    assert stable.data["frame_sha256"] == sha256_hex(bytes(jpg)) and store.get(stable.data["frame_sha256"])
+    assert "decoded" in out[2].data["reason"]
+    core.drop_partitions([3])
+    assert not core.boards
+
+
+def test_short_rendered_game_gives_its_moves(shared_data) -> None:
+    import json
+
+    from gamecheck import check_game
+
+    line = (shared_data / "games" / "ccpd_dev.jsonl").read_text().splitlines()[0]
+    game = json.loads(line)
+    res = check_game(game["start_fen"], game["iccs"][:6], seed=1000, difficulty="easy", misplace_rate=0.0,
+                     nudge_rate=0.0)
+    assert res.inferred_ok == 6, res.wrong
+    assert res.false_lifts == 0
