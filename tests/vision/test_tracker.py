@@ -112,7 +112,7 @@ def test_piece_between_two_points_names_both(views) -> None:
     from xqarb.vision.occupancy import read_view, warp_board
 
     view = warp_board(half.image, state.fit.homography).bgr
-    squares, placed, nudged, misaligned = interpret(known, ref_view, ref_reading, view, read_view(view),
+    squares, _placed, nudged, misaligned = interpret(known, ref_view, ref_reading, view, read_view(view),
                                                     tracker.config)
     assert misaligned == [(point_index("f2"), point_index("e2"))] or misaligned == [
         (point_index("e2"), point_index("f2"))]
@@ -155,7 +155,7 @@ def test_core_turns_frames_into_catalogue_events(views) -> None:
     from xqarb.vision.service import VisionCore
 
     start, _, _ = views
-    ok, jpg = cv2.imencode(".jpg", start.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    _ok, jpg = cv2.imencode(".jpg", start.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     store = MemoryEvidenceStore()
     core = VisionCore(store, source="vision-test", now_us=lambda: 1)
     out = []
