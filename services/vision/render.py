@@ -909,9 +909,14 @@ def render_position(squares: str, scene: Scene, *, offsets: Mapping[str, tuple[f
     """One camera frame of `squares` (90 chars, rank 9 first; X/x draw a random type of that colour).
 
     offsets: per point, a displacement (files, ranks) in grid units; without one a piece stands a little off its
-    point as pieces do (scene.position_jitter). lifted: point whose piece is in the hand (not on the board).
-    beside: FEN letters of captured pieces lying beside the board."""
+    point as pieces do (scene.position_jitter). lifted: point whose piece is in the hand (not on the board; drawn
+    between the fingers if a hand is given that holds nothing else). beside: FEN letters of captured pieces lying
+    beside the board."""
     _check_squares(squares)
+    if lifted is not None and hand is not None and hand.holding is None:
+        held = _resolve_unknown(scene, squares)[point_index(lifted)]
+        if held not in ".?":
+            hand = replace(hand, holding=held)
     return _render(squares, scene, dict(offsets or {}), hand, lifted, tuple(beside), _context(scene).view, 0, 1.0,
                    True)
 

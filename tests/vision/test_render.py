@@ -177,6 +177,34 @@ def test_hand_covers_pieces_and_lifted_piece_leaves_its_point(plain):
     assert _ink_mask(lifted.image, True)[y - k:y + k, x - k:x + k].mean() < 0.01
 
 
+def test_unknown_types_and_captured_pieces_beside_the_board(plain):
+    sq = list(EMPTY)
+    sq[point_index("c4")], sq[point_index("g7")] = "X", "x"
+    r = render_position("".join(sq), plain, offsets={"c4": (0.0, 0.0), "g7": (0.0, 0.0)})
+    spacing = np.linalg.norm(r.points[1] - r.points[0])
+    k = int(spacing * 0.3)
+    for p, red in (("c4", True), ("g7", False)):
+        x, y = np.round(r.points[point_index(p)]).astype(int)
+        assert _ink_mask(r.image, red)[y - k:y + k, x - k:x + k].mean() > 0.05, p
+    # captured pieces lie outside the grid, black ones (taken by Red) on file i's side, red ones on file a's side
+    cap = render_position(EMPTY, plain, beside="pppP")
+    bare = render_position(EMPTY, plain)
+    black = _ink_mask(cap.image, False) * (1 - _ink_mask(bare.image, False))  # new dark ink, not the board's
+    red = _ink_mask(cap.image, True) * (1 - _ink_mask(bare.image, True))
+    right, left = black[:, int(cap.corners[1, 0]):].sum(), black[:, :int(cap.corners[0, 0])].sum()
+    assert right > 50 and left < 0.2 * right  # (the red piece's shadow is dark too)
+    assert red[:, :int(cap.corners[0, 0])].sum() > 20 and red[:, int(cap.corners[1, 0]):].sum() == 0
+
+
+def test_lifted_piece_is_drawn_in_the_hand(plain):
+    hand = Hand((1.0, 2.5), "red", 1.0)
+    empty_hand = render_position(START, plain, hand=hand, lifted="b2", offsets={"b2": (0.0, 0.0)})
+    full_hand = render_position(START, plain, hand=hand, lifted="b2", offsets={"b2": (0.0, 0.0)})
+    assert np.array_equal(empty_hand.image, full_hand.image)
+    bare = render_position(START, plain, hand=Hand((1.0, 2.5), "red", 1.0, holding=None), offsets={"b2": (0, 0)})
+    assert not np.array_equal(bare.image, full_hand.image)
+
+
 def test_bad_input_is_refused(plain):
     with pytest.raises(RenderError):
         render_position("rnb", plain)
