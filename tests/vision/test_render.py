@@ -198,11 +198,13 @@ def test_unknown_types_and_captured_pieces_beside_the_board(plain):
 
 def test_lifted_piece_is_drawn_in_the_hand(plain):
     hand = Hand((1.0, 2.5), "red", 1.0)
-    empty_hand = render_position(START, plain, hand=hand, lifted="b2", offsets={"b2": (0.0, 0.0)})
-    full_hand = render_position(START, plain, hand=hand, lifted="b2", offsets={"b2": (0.0, 0.0)})
-    assert np.array_equal(empty_hand.image, full_hand.image)
-    bare = render_position(START, plain, hand=Hand((1.0, 2.5), "red", 1.0, holding=None), offsets={"b2": (0, 0)})
-    assert not np.array_equal(bare.image, full_hand.image)
+    implicit = render_position(START, plain, hand=hand, lifted="b2")
+    explicit = render_position(START, plain, hand=replace(hand, holding="C"), lifted="b2")
+    assert np.array_equal(implicit.image, explicit.image)
+    sq = list(START)
+    sq[point_index("b2")] = "."
+    empty_handed = render_position("".join(sq), plain, hand=hand)
+    assert not np.array_equal(empty_handed.image, implicit.image)
 
 
 def test_bad_input_is_refused(plain):
