@@ -163,6 +163,8 @@ class GameState:
     attention_side: str | None = None  # whose time it was when the board changed unexplained
     ambiguous: tuple[Move, ...] = ()
     misaligned: Misalignment | None = None
+    misaligned_seen: tuple[str, ...] | None = None  # reported with the still board, judged at its BoardStable
+    nudges: tuple[tuple[str, str, int, str], ...] = ()  # (side, point, at, event id), judged at the BoardStable
     vary_order: tuple[str, int] | None = None
     repetition_pending: bool = False
     result: Result | None = None
@@ -464,9 +466,18 @@ def _board_stable(st: _Step) -> None:
                 _press_without_move(st)
             if s.misaligned is not None and s.misaligned.stage == "fix" and "?" not in squares:
                 st.set(misaligned=None)  # 5.10: the mover set the piece right before pressing the clock
+        if st.s.result is None:
+            _settle_nudges(st, moved=False)
+        if st.s.result is None:
+            _settle_misaligned(st)
         return
     st.set(last_seen=squares)
+    ply = s.ply
     _judge_board(st, squares)
+    if st.s.result is None:
+        _settle_nudges(st, moved=st.s.ply != ply)
+    if st.s.result is None:
+        _settle_misaligned(st)
 
 
 def _judge_board(st: _Step, squares: str) -> None:
@@ -484,7 +495,9 @@ def _judge_board(st: _Step, squares: str) -> None:
         return
     if inf.kind == "ambiguous":
         st.set(ambiguous=inf.moves)
-        if s.misaligned is None:
+        seen = s.misaligned_seen
+        explained = seen is not None and all(m.to in seen for m in inf.moves)
+        if s.misaligned is None and not explained:
             st.attention(f"board change is not one move: {inf.reason} ({'; '.join(inf.changes)}); an arbiter "
                          f"must say which (PointDesignated or PositionRestored)")
         return
@@ -714,12 +727,39 @@ def _touch(st: _Step, side: str, point: str, source: str) -> None:
         st.foul(side, st.art("foul_touch_own" if touch.own else "foul_touch_opponent"), f"{why} ({source})")
 
 
-def _lifted(st: _Step) -> None:
+def _hand_side(s: GameState) -> str:
     # The camera cannot tell whose hand it was: it is the hand of the side whose time it is (its clock runs), the
     # side to move until it presses the clock after its move (5.1-5.5; 5.6 for touches in the other's time).
-    s = st.s
-    side = s.clock.running if s.clock.running is not None and s.press_pending is None else s.position.side
-    _touch(st, side, st.e.data["point"], f"{st.e.type} seen by the camera")
+    return s.clock.running if s.clock.running is not None and s.press_pending is None else s.position.side
+
+
+def _lifted(st: _Step) -> None:
+    _touch(st, _hand_side(st.s), st.e.data["point"], "lifted, seen by the camera")
+
+
+def _nudged(st: _Step) -> None:
+    """A piece pushed on its point. The camera reports it with the still board after the hand left, before the
+    BoardStable of that moment: if that board shows a move, the contact was part of the move, which is complete
+    (5.7); if it shows none, the nudge was a touch of the side whose time it is (5.1-5.5, 5.6 unless announced).
+    So it waits for that BoardStable (`_settle_nudges`)."""
+    point = st.e.data["point"]
+    side = _hand_side(st.s)
+    if point in st.s.adjust(side):
+        return  # 5.6: an announced adjustment
+    st.set(nudges=(*st.s.nudges, (side, point, st.t, st.e.event_id)))
+
+
+def _settle_nudges(st: _Step, moved: bool) -> None:
+    nudges = st.s.nudges
+    if not nudges:
+        return
+    st.set(nudges=())
+    if moved:
+        return
+    for side, point, _at, _eid in nudges:
+        _touch(st, side, point, "nudged, seen by the camera")
+        if st.s.result is not None:
+            return
 
 
 def _touch_reported(st: _Step) -> None:
@@ -738,6 +778,33 @@ def _touch_reported(st: _Step) -> None:
 def _misaligned(st: _Step) -> None:
     s = st.s
     points = tuple(st.e.data["points"])
+    if s.moves and s.moves[-1].move.to in points:
+        _misaligned_after(st, points)
+        return
+    # The camera reports it with the still board, before that board's BoardStable: the move it belongs to may be
+    # the one that BoardStable shows. Judged there (`_settle_misaligned`).
+    st.set(misaligned_seen=points)
+
+
+def _settle_misaligned(st: _Step) -> None:
+    points = st.s.misaligned_seen
+    if points is None:
+        return
+    st.set(misaligned_seen=None)
+    if st.s.ambiguous and all(m.to in points for m in st.s.ambiguous):
+        # The piece just moved stands between two points and the camera cannot say which: 5.10.
+        mover = st.s.position.side
+        mis = Misalignment(points, mover, "fix" if st.s.clock.running == mover else "designate")
+        if mis.stage == "designate":
+            _to_designation(st, mis)
+        else:
+            st.set(misaligned=mis)
+        return
+    _misaligned_after(st, points)
+
+
+def _misaligned_after(st: _Step, points: tuple[str, ...]) -> None:
+    s = st.s
     if not s.moves:
         st.attention(f"a piece stands between {' and '.join(points)} before any move")
         return
@@ -1084,7 +1151,7 @@ def _ignore(st: _Step) -> None:
 _HANDLERS: dict[str, Callable[[_Step], None]] = {
     "BoardStable": _board_stable,
     "PieceLifted": _lifted,
-    "PieceNudged": _lifted,
+    "PieceNudged": _nudged,
     "PiecePlaced": _ignore,
     "PieceMisaligned": _misaligned,
     "PointDesignated": _designated,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xqarb.referee.rules import Position
+from xqarb.referee.rules import Move, Position
 
 FROZEN_ADVISOR = "3k5/9/9/9/9/9/9/9/4K4/3A5 w - - 0 1"  # Red's advisor on d0 has no legal move
 
@@ -25,12 +25,21 @@ def test_5_1_touched_own_piece_must_move(scenario):
 
 def test_5_1_nudge_counts_as_touch_and_lifting_the_piece_you_move_is_no_ruling(scenario):
     s = scenario().add("PieceLifted", point="h2").move("h2e2")
-    s.add("PieceNudged", point="h9")  # Black's time: Black touched its own horse
+    # Black's time: the camera reports a nudged horse with a still board that shows no move: a touch (5.1).
+    s.add("PieceNudged", point="h9").stable(s.position.squares())
     s.move("b9c7")
     r = s.run()
     assert r.moves == ["h2e2"] and r.rulings("correction", "5.1")
     r2 = scenario().add("PieceLifted", point="h2").move("h2e2").run()
     assert r2.quiet()
+
+
+def test_a_nudge_reported_with_the_move_is_part_of_the_move_5_7(scenario):
+    # The camera reports contact with a neighbour in the same still-board report as the move (nudge first, then
+    # the BoardStable): the move was complete when the hand left; nothing is ruled.
+    s = scenario().add("PieceNudged", point="b0").move("h2e2")
+    r = s.run()
+    assert r.moves == ["h2e2"] and r.quiet() and r.game.touches("red") == ()
 
 
 def test_8_1_5_own_piece_that_cannot_move_is_a_foul_and_the_move_is_free(scenario):
@@ -102,7 +111,9 @@ def test_5_6_adjusting_in_the_opponents_time_counts_as_touch(scenario):
 
 
 def test_arbiter_rules_contact_accidental_5_6_and_the_move_stands(scenario):
-    s = scenario().add("PieceNudged", point="b0").move("h2e2")
+    s = scenario().add("PieceNudged", point="b0").stable(scenario().position.squares())  # a touch, no move
+    s.move("h2e2")
+    assert s.run().moves == [] and s.run().rulings("correction", "5.1")
     s.add("ArbiterDecision", result="", article="5.6", note="sleeve brushed the horse")
     r = s.run()
     assert r.moves == ["h2e2"] and r.rulings("correction", "5.6")
@@ -151,7 +162,32 @@ def test_5_10_fixed_before_the_press_clears_it(scenario):
 def test_a_touch_after_the_move_but_before_the_press_is_the_movers(scenario):
     # Red moved and, its clock still running, nudges its own b0 horse: a touch of Red's (5.6), not a Black touch
     # of an opponent piece (which would be an 8.1.5 foul for Black).
-    s = scenario().move("h2e2", press=False).add("PieceNudged", point="b0").press("red")
+    s = scenario().move("h2e2", press=False)
+    s.add("PieceNudged", point="b0").stable(s.position.squares()).press("red")
     r = s.run()
     assert not r.rulings() and [t.point for t in r.game.touches("red")] == ["b0"]
     assert r.game.touches("black") == ()
+
+
+def test_5_10_in_the_cameras_order_misaligned_before_the_still_board(scenario):
+    # The camera: PieceMisaligned(e2, d2), then the BoardStable with both points unsure, then the mover presses.
+    s = scenario()
+    sq = list(s.position.squares())
+    sq[(9 - 2) * 9 + 7] = "."  # h2 emptied
+    sq[(9 - 2) * 9 + 4] = "?"
+    sq[(9 - 2) * 9 + 3] = "?"
+    s.add("PieceMisaligned", points=["e2", "d2"]).stable("".join(sq))
+    r = s.run()
+    assert not r.attention and not r.rulings() and r.moves == []  # the mover may still set it right
+    s.press("red")
+    r = s.run()
+    assert r.rulings("obligation", "5.10")[0]["side"] == "black" and not r.attention
+    s.add("PointDesignated", point="d2")
+    r = s.run()
+    assert r.moves == ["h2d2"] and not r.rulings("foul")
+    # The camera put the piece on e2 itself: the move stands and Black may designate the other point.
+    s = scenario()
+    after = s.position.play(Move.parse("h2e2"))
+    s.add("PieceMisaligned", points=["e2", "d2"]).stable(after.squares()).press("red")
+    r = s.run()
+    assert r.moves == ["h2e2"] and r.rulings("obligation", "5.10") and not r.attention
