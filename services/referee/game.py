@@ -325,14 +325,19 @@ class _Step:
     def emit(self, type_: str, **fields: Any) -> None:
         self.outs.append(Out.of(type_, game_id=self.s.game_id, **fields))
 
+    def evidence(self) -> list[str]:
+        """The input's event id, and the camera frame it was seen on where there is one (for the review page)."""
+        frame = self.e.data.get("frame_sha256")
+        return [self.e.event_id, frame] if frame else [self.e.event_id]
+
     def ruling(self, kind: str, side: str | None, article: str, message: str, *, rapid_rule: bool = False,
                ply: int | None = None) -> None:
         self.emit("Ruling", kind=kind, side=side, article=article, message=message,
                   ruleset=self.s.cfg.label(rapid_rule), ply=self.s.ply if ply is None else ply,
-                  evidence=[self.e.event_id])
+                  evidence=self.evidence())
 
     def attention(self, reason: str) -> None:
-        self.emit("AttentionNeeded", reason=reason, evidence=[self.e.event_id])
+        self.emit("AttentionNeeded", reason=reason, evidence=self.evidence())
 
     def art(self, concept: str) -> str:
         a = self.s.cfg.article(concept)

@@ -185,3 +185,12 @@ def test_no_attacking_piece_left_is_shown_for_the_arbiter_4_2_2(scenario):
     r = scenario(start_fen="3k5/4a4/4b4/9/9/9/9/4B4/4A4/4K4 w - - 0 1").run()
     kinds = [p["kind"] for p in r.game.to_json()["pending"]]
     assert "material" in kinds and r.ended is None and not r.outputs
+
+
+def test_rulings_name_the_input_and_the_camera_frame_as_evidence(scenario):
+    s = scenario(level="provincial")
+    s.stable(s.displaced("b0b3"))
+    r = s.run()
+    foul = r.rulings("foul")[0]
+    assert foul["evidence"][1] == "f" * 64 and len(foul["evidence"]) == 2
+    assert foul["evidence"][0] == r.outputs[0].data["evidence"][0]
