@@ -665,7 +665,8 @@ class Hand:
     side: "red" or "black", the player whose arm it is (the arm comes from that side of the board);
     reach: 0 = fingertips at the grid's edge on the player's side, 1 = at the target;
     holding: FEN letter of a piece held between the fingers (drawn in the hand), or None;
-    height: fingertips' height above the board in file spacings; angle: sideways swing of the arm (rad)."""
+    height: fingertips' height above the board in file spacings; angle: sideways swing of the arm (rad);
+    motion: how far the fingertips move while the shutter is open (world, file spacings): motion blur."""
 
     target: tuple[float, float]
     side: str = "red"
@@ -673,6 +674,7 @@ class Hand:
     holding: str | None = None
     height: float = 0.6
     angle: float = 0.0
+    motion: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
 def _hand_geometry(scene: Scene, hand: Hand) -> tuple[np.ndarray, np.ndarray]:
@@ -766,8 +768,11 @@ def _draw_hand(img: np.ndarray, scene: Scene, view: _View, hand: Hand, frame_key
             scene, hand.holding, "held"))], shadow_scale=0.0)
     # The limbs, in a region of interest around them.
     pts = np.array([p for _, pa, pb, ra, rb, _, _ in drawn for p in (pa - ra, pa + ra, pb - rb, pb + rb)])
-    x0, y0 = np.clip(np.floor(pts.min(0)).astype(int) - 2, 0, [W, H])
-    x1, y1 = np.clip(np.ceil(pts.max(0)).astype(int) + 2, 0, [W, H])
+    t0, t1 = view.project(np.array([tip, tip + np.array(hand.motion)]))
+    smear = t1 - t0  # pixels the hand moves while the shutter is open
+    pad = int(np.abs(smear).max()) + 2
+    x0, y0 = np.clip(np.floor(pts.min(0)).astype(int) - pad, 0, [W, H])
+    x1, y1 = np.clip(np.ceil(pts.max(0)).astype(int) + pad, 0, [W, H])
     if x1 <= x0 or y1 <= y0:
         return
     # Drawn at half resolution (a moving hand is never sharp), then scaled up and blended.
@@ -802,6 +807,18 @@ def _draw_hand(img: np.ndarray, scene: Scene, view: _View, hand: Hand, frame_key
     if scene.blur > 0.6:
         colour = cv2.GaussianBlur(colour, (0, 0), scene.blur / q)
         alpha = cv2.GaussianBlur(alpha, (0, 0), scene.blur / q)
+    length = float(np.hypot(*smear)) / q
+    if length > 1.0:
+        # Motion blur: the hand smeared along its path during the exposure.
+        k = math.ceil(length) * 2 + 1
+        kernel = np.zeros((k, k), np.float32)
+        c = k // 2
+        d = smear / q / 2
+        cv2.line(kernel, (round((c - d[0]) * 16), round((c - d[1]) * 16)), (round((c + d[0]) * 16),
+                 round((c + d[1]) * 16)), 1.0, 1, cv2.LINE_AA, 4)
+        kernel /= kernel.sum()
+        colour = cv2.filter2D(colour, -1, kernel, borderType=cv2.BORDER_CONSTANT)
+        alpha = cv2.filter2D(alpha, -1, kernel, borderType=cv2.BORDER_CONSTANT)
     colour = cv2.resize(colour, (hw * q, hh * q), interpolation=cv2.INTER_LINEAR)[:y1 - y0, :x1 - x0]
     alpha = cv2.resize(alpha, (hw * q, hh * q), interpolation=cv2.INTER_LINEAR)[:y1 - y0, :x1 - x0]
     roi = img[y0:y1, x0:x1]
@@ -1261,10 +1278,17 @@ def render_game(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: fl
     base_view = _context(scene).view
     cache: dict = {}
     memo: dict = {}
+    # The shutter is open 1/30 to 1/100 s: a moving hand is smeared by that share of its speed.
+    shutter = 0.0 if scene.difficulty == "plain" else 1 / (30 + 70 * _unit_hash(scene.seed, "shutter"))
     for i, f in enumerate(plan):
         spec = f.spec
         view = base_view if spec.shake == (0.0, 0.0, 0.0) else base_view.shaken(*spec.shake)
-        r = _render(spec.squares, scene, dict(spec.offsets), spec.hand, spec.lifted, spec.beside, view, i,
+        hand = spec.hand
+        if hand is not None and shutter > 0 and i > 0 and plan[i - 1].spec.hand is not None:
+            now, _ = _hand_geometry(scene, hand)
+            before, _ = _hand_geometry(scene, plan[i - 1].spec.hand)
+            hand = replace(hand, motion=tuple(float(v) for v in (now - before) * fps * shutter))
+        r = _render(spec.squares, scene, dict(spec.offsets), hand, spec.lifted, spec.beside, view, i,
                     f.exposure, jpeg_roundtrip, cache, f.shade)
         corners, points = _geometry(view, scene.board, memo)
         yield VideoFrame(f.t_us, r.image, replace(spec.truth, corners=corners, points=points))
