@@ -142,6 +142,42 @@ def test_metrics_is_prometheus_text(up):
     assert any(line.startswith("xq_") for line in text.splitlines()), "no xqarb metric"
 
 
+def _camera(up) -> tuple[str, str]:
+    board, info = next(iter(up.venue()["boards"].items()))
+    token = next(t for name, t in info["devices"].items() if name.startswith("cam"))
+    return board, token
+
+
+def test_frames_ingest(up):
+    import cv2
+    import numpy as np
+
+    board, token = _camera(up)
+    ok, jpeg = cv2.imencode(".jpg", np.full((72, 128, 3), 200, dtype=np.uint8))
+    assert ok
+    url = f"{up.base}/ingest/v1/boards/{board}/frames"
+    now = int(time.time() * 1e6)
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "image/jpeg", "X-Capture-Time": str(now),
+               "X-Sequence": "1"}
+    status, _, body = _request(url, method="POST", body=jpeg.tobytes(), headers=headers)
+    assert status == 202, body
+    # Not a JPEG; no capture time: 4xx with the JSON error shape.
+    status = _request(url, method="POST", body=b"GIF89a....", headers={**headers, "X-Sequence": "2"})
+    assert 400 <= status[0] < 500
+    _is_json_error(*status, status[0])
+    no_time = {k: v for k, v in headers.items() if k != "X-Capture-Time"}
+    status = _request(url, method="POST", body=jpeg.tobytes(), headers={**no_time, "X-Sequence": "3"})
+    assert 400 <= status[0] < 500
+    _is_json_error(*status, status[0])
+
+
+def test_stream_is_server_sent_events(up):
+    req = urllib.request.Request(up.base + "/api/stream")
+    with urllib.request.urlopen(req, timeout=15) as resp:
+        assert resp.status == 200
+        assert resp.headers.get("Content-Type", "").startswith("text/event-stream"), dict(resp.headers)
+
+
 def test_arbiter_events_reach_the_ledger_and_stop_on_sigint_is_clean(up):
     venue = up.venue()
     board = next(iter(venue["boards"]))
@@ -163,6 +199,17 @@ def test_arbiter_events_reach_the_ledger_and_stop_on_sigint_is_clean(up):
         time.sleep(0.5)
     status, _, body = up.get(f"/api/games/{GAME}/events?after=0")
     assert status == 200
+    entries = json.loads(body)
+    entries = entries.get("entries", entries) if isinstance(entries, dict) else entries
+    assert [e["seq"] for e in entries][:2] == [1, 2], entries
+    assert entries[0]["event"]["type"] == "GameStarted" and any(e["event"]["type"] == "GameEnded" for e in entries)
+    status, _, body = up.get(f"/api/games/{GAME}/events?after=1")
+    later = json.loads(body)
+    later = later.get("entries", later) if isinstance(later, dict) else later
+    assert status == 200 and [e["seq"] for e in later] == [e["seq"] for e in entries[1:]]
+    status, _, body = up.get(f"/api/games/{GAME}/state?seq=1")
+    assert status == 200, body
+    assert "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR" in body.decode(), body[:400]
     status, _, body = up.get(f"/api/games/{GAME}/verify")
     assert status == 200 and json.loads(body)["ok"] is True
 
