@@ -34,8 +34,8 @@ def xqarb_command() -> list[str]:
 
 
 def run_xqarb(args: Sequence[str], *, stdin: str | None = None, cwd: Path | None = None,
-              timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+              timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", **(env or {}))
     return subprocess.run([*xqarb_command(), *map(str, args)], input=stdin, capture_output=True, text=True,
                           encoding="utf-8", cwd=cwd, env=env, timeout=timeout, check=False)
 

@@ -227,3 +227,6 @@ def test_arbiter_events_reach_the_ledger_and_stop_on_sigint_is_clean(up):
     assert ledgers, list(up.data.iterdir())
     r = run_xqarb(["verify", "--game", GAME, "--db", ledgers[0]], cwd=up.data)
     assert r.returncode == 0, (r.stdout, r.stderr)
+    # Without --db: the configured ledger, the one `up` wrote into the same data directory.
+    r = run_xqarb(["verify", "--game", GAME], cwd=up.data.parent, env={"XQARB_DATA_DIR": str(up.data)})
+    assert r.returncode == 0, (r.stdout, r.stderr)
