@@ -190,3 +190,35 @@ def test_the_same_file_twice_gives_byte_identical_output(xq, tmp_path, real_game
 def test_missing_input_file(xq, tmp_path):
     r = xq("referee", "run", str(tmp_path / "absent.jsonl"))
     assert r.returncode != 0 and "absent.jsonl" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_several_boards_interleaved_in_one_file(xq, tmp_path, schemas):
+    """Boards are independent: each one's lines, interleaved by time with the others', give its own rulings."""
+    flag = Board(board="b-flag", game="g-flag", time_control={"scheme": "sudden_death", "base_ms": 3000})
+    flag.move("h2e2")  # 5 s on a 3 s clock: Red's flag has fallen (4.1.6)
+    draw = Board(board="b-draw", game="g-draw").move("h2e2").move("h9g7")
+    draw.fen = sf_after(draw.fen, ["h0g2"])
+    draw.stable(dt=5.0).add("DrawOffered", side="red").press("red")  # 22.1: after one's move, before the press
+    draw.add("DrawAnswered", side="black", accepted=True)  # 4.2.1
+    touch = Board(board="b-touch", game="g-touch").move("h2e2")
+    touch.add("TouchReported", side="black", point="b9").move("h9g7")  # 5.1: touched b9, moved h9
+    clean = Board(board="b-clean", game="g-clean").move("h2e2").move("h9g7").move("h0g2")
+    lines = sorted(flag.lines + draw.lines + touch.lines + clean.lines, key=lambda x: x["occurred_at"])
+    r = _run(xq, tmp_path, "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
+    assert r.returncode == 0, r.stderr
+    out = json_lines(r.stdout)
+    for e in out:
+        check_output_event(e, schemas)
+
+    def of(board):
+        return [e for e in out if e["board_id"] == board]
+
+    ends = [e for e in of("b-flag") if e["type"] == "GameEnded"]
+    assert len(ends) == 1 and ends[0]["result"] == "0-1" and ends[0]["article"] == "4.1.6", of("b-flag")
+    ends = [e for e in of("b-draw") if e["type"] == "GameEnded"]
+    assert len(ends) == 1 and ends[0]["result"] == "1/2-1/2" and ends[0]["article"] == "4.2.1", of("b-draw")
+    assert not [e for e in of("b-draw") if e["type"] == "Ruling"], of("b-draw")
+    rulings = [e for e in of("b-touch") if e["type"] == "Ruling"]
+    assert rulings and rulings[0]["article"] == "5.1" and rulings[0]["side"] == "black", of("b-touch")
+    assert [e["type"] for e in of("b-clean")] == ["MoveMade"] * 3
+    assert {e["game_id"] for e in of("b-clean")} == {"g-clean"}
