@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xqarb.referee.rules import START_FEN, Board, Move, Position
+from xqarb.referee.rules import START_FEN, Board, Move, NotationError, Position, parse_move
 from xqarb.referee.rules.board import ZOBRIST_SIDE
 
 
@@ -78,3 +78,21 @@ def test_side_to_move_is_in_the_key_and_every_other_move_has_a_reason(game: tupl
                 reason = pos.illegal_reason(mv)
                 assert reason, (pos.fen(), str(mv))
                 assert not pos.is_legal(mv)
+
+
+_ALPHABET = (
+    "车車俥马馬傌炮砲包相象仕士帅帥将將兵卒进進退平前中后後"
+    "一二三四五六七八九１２３４５６７８９123456789+-=.abcdefghiKAEHRCPBN "
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(games(), st.text(alphabet=_ALPHABET, min_size=0, max_size=6))
+def test_any_text_is_a_legal_move_or_a_notation_error(game: tuple[Position, list[int]], text: str) -> None:
+    pos, _ = game
+    try:
+        mv = parse_move(pos, text)
+    except NotationError as exc:
+        assert str(exc)
+    else:
+        assert pos.is_legal(mv)
