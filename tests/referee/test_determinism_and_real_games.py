@@ -15,7 +15,7 @@ from xqarb.referee.cli import synthesize
 from xqarb.referee.inference import fen_of
 from xqarb.referee.rules import Move, Position, read_pgn
 
-DEFAULT_GAMES = 40  # per file in the default run; the slow test replays all of them
+DEFAULT_GAMES = 100  # per file in the default run (200 games); the slow test replays all 2,125
 
 
 def _busy_scenario(scenario):
