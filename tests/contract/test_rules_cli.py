@@ -115,3 +115,28 @@ def test_perft_bad_arguments(xq):
     assert xq("rules", "perft", START_FEN).returncode == 2
     r = xq("rules", "perft", "nonsense", "1")
     assert r.returncode != 0 and "Traceback" not in r.stderr and r.stderr.strip()
+
+
+def test_legal_agrees_with_fairy_stockfish_on_random_playouts(xq):
+    """Seeded random games from the start reach checks, pins, facing kings and bare endings real games rarely
+    show; every 4th position of 4 playouts (up to 90 plies each) is compared (pyffish takes ~10 ms a call here)."""
+    import random
+
+    rng = random.Random(20260101)
+    fens = []
+    for _ in range(4):
+        fen = START_FEN
+        for ply in range(90):
+            moves = sf_legal(fen)
+            if not moves:
+                break
+            if ply % 4 == 0:
+                fens.append(fen)
+            fen = sf_after(fen, [rng.choice(moves)])
+        fens.append(fen)
+    r = xq("rules", "legal", stdin="\n".join(fens) + "\n")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.split("\n")[:-1]
+    assert len(lines) == len(fens)
+    for fen, line in zip(fens, lines, strict=True):
+        assert line == " ".join(sf_legal(fen)), fen
