@@ -759,3 +759,20 @@ def build_api_app(bootstrap: str, ledger: Any, *, config: Any | None = None, evi
         delay_for_board=config.delay_for_board if config is not None else (lambda board: 0.0),
     )
     return create_app(api), hub
+
+
+def start_api_server(bootstrap: str, ledger: Any, *, host: str = "127.0.0.1", port: int = 8080,
+                     config: Any | None = None, evidence_dir: Path | None = None) -> tuple[Any, StreamHub]:
+    """Serve the API, pages, stream and /metrics of a referee process in a thread (for `xqarb referee serve
+    --host H --port P [--config VENUE]`). With a venue configuration, arbiter actions are accepted (published to
+    xq.arbiter) and broadcast delays apply. Returns (server, hub): call `server.stop()` and `hub.stop()`."""
+    from xqarb.ingest.server import ServerThread
+
+    ingest = None
+    if config is not None:
+        from xqarb.ingest.app import Ingest
+        from xqarb.ingest.publish import BusPublisher
+
+        ingest = Ingest(config, BusPublisher.connect(bootstrap, ack_timeout_s=config.limits.ack_timeout_s))
+    app, hub = build_api_app(bootstrap, ledger, config=config, evidence_dir=evidence_dir, ingest=ingest)
+    return ServerThread(app, host, port).start(), hub
