@@ -330,14 +330,15 @@ class Board:
                         add(base | to)
         return out
 
-    def _sensitive(self, k: int, s: int) -> tuple[set[int], set[int]]:
-        """Squares whose change may expose the king on `k` of side `s` (not in check).
+    def _sensitive(self, k: int, s: int) -> tuple[set[int], set[int]] | None:
+        """None if the king of side `s` on `k` is in check; else the squares whose change may expose it.
 
         A non-king move changes the occupancy of two points only: it empties `frm` and fills `to` (a capture
         leaves `to` occupied). So it can expose the king only by emptying the sole blocker between the king and a
         rook or the other king, one of exactly two pieces between the king and a cannon, or the leg of a horse
         aimed at the king; or by filling a point between the king and a cannon with nothing between (a screen).
         Those moves (returned as from-squares and to-squares) are tried on the board; all others are legal.
+        The same walk from the king finds a check (3.1), so no separate attack test is needed.
         """
         b = self.b
         rook, cannon, horse, king = -ROOK * s, -CANNON * s, -HORSE * s, -KING * s
@@ -345,17 +346,23 @@ class Board:
         sto: set[int] = set()
         for ray in RAYS[k]:
             first = second = -1
-            for i, t in enumerate(ray):
+            i = -1
+            for t in ray:
+                i += 1
                 p = b[t]
                 if not p:
                     continue
                 if first < 0:
+                    if p == rook or p == king:  # noqa: SIM109 (hot path: no tuple built per test)
+                        return None
                     first = i
                     if p == cannon:  # no screen yet: a piece landing in between would be one
                         sto.update(ray[:i])
                 elif second < 0:
+                    if p == cannon:
+                        return None
                     second = i
-                    if p == rook or p == king:  # noqa: SIM109 (hot path: no tuple built per test)
+                    if p == rook or p == king:  # noqa: SIM109
                         sfrom.add(ray[first])
                         break
                 else:
@@ -364,8 +371,14 @@ class Board:
                         sfrom.add(ray[second])
                     break
         for h, leg in HORSE_ATTACKERS[k]:
-            if b[h] == horse and b[leg]:
+            if b[h] == horse:
+                if not b[leg]:
+                    return None
                 sfrom.add(leg)
+        pawn = -PAWN * s
+        for t in PAWN_ATTACKERS[-s][k]:
+            if b[t] == pawn:
+                return None
         return sfrom, sto
 
     def _safe_after(self, m: int, k: int, s: int) -> bool:
@@ -387,9 +400,10 @@ class Board:
         k = self.kings[0 if s == RED else 1]
         moves = self.pseudo_moves()
         safe = self._safe_after
-        if _attacked(self.b, k, s):
+        sens = self._sensitive(k, s)
+        if sens is None:  # in check: every move must answer it
             return [m for m in moves if safe(m, k, s)]
-        sfrom, sto = self._sensitive(k, s)
+        sfrom, sto = sens
         sfrom.add(k)
         return [m for m in moves if (m >> 7 not in sfrom and m & 127 not in sto) or safe(m, k, s)]
 
@@ -399,9 +413,10 @@ class Board:
         k = self.kings[0 if s == RED else 1]
         moves = self.pseudo_moves()
         safe = self._safe_after
-        if _attacked(self.b, k, s):
+        sens = self._sensitive(k, s)
+        if sens is None:
             return sum(1 for m in moves if safe(m, k, s))
-        sfrom, sto = self._sensitive(k, s)
+        sfrom, sto = sens
         sfrom.add(k)
         n = len(moves)
         for m in moves:
