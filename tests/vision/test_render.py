@@ -207,6 +207,26 @@ def test_lifted_piece_is_drawn_in_the_hand(plain):
     assert not np.array_equal(empty_handed.image, implicit.image)
 
 
+def test_motion_blur_smears_the_hand(plain):
+    # The hand beside the board (putting a captured piece down), over the plain table: its outline is the only edge.
+    base = render_position(EMPTY, plain)
+    still = render_position(EMPTY, plain, hand=Hand((10.5, 2.0), "red", 1.0))
+    moving = render_position(EMPTY, plain, hand=Hand((10.5, 2.0), "red", 1.0, motion=(0.6, 0.0, 0.0)))
+    spacing = np.linalg.norm(base.points[1] - base.points[0])
+    x_grid = int(base.corners[1, 0] + (plain.board.sheet_margin + 0.2) * spacing)  # right of the sheet
+    region = cv2.absdiff(still.image, base.image).max(2)[:, x_grid:] > 40
+    rows = np.nonzero(region.sum(1) > 5)[0]
+    assert len(rows) > 20, "the hand should be in the picture beside the board"
+
+    def sharpness(im: np.ndarray) -> tuple[float, float]:
+        g = cv2.cvtColor(im, cv2.COLOR_BGR2GRAY).astype(np.float32)[rows, x_grid:]
+        return float(np.abs(np.diff(g, axis=1)).max(1).mean()), float(np.abs(np.diff(g, axis=0)).max(0).mean())
+
+    (sx0, sy0), (sx1, sy1) = sharpness(still.image), sharpness(moving.image)
+    assert sx1 < 0.5 * sx0  # edges across the motion are smeared
+    assert sx1 / sx0 < 0.7 * (sy1 / sy0)  # much more than edges along it
+
+
 def test_bad_input_is_refused(plain):
     with pytest.raises(RenderError):
         render_position("rnb", plain)
