@@ -308,17 +308,6 @@ def _text_patch(text: str, face: FontFace, px: int, color: tuple[int, int, int],
     return out
 
 
-def _paste(img: np.ndarray, patch: np.ndarray, cx: float, cy: float) -> None:
-    h, w = patch.shape[:2]
-    x0, y0 = round(cx - w / 2), round(cy - h / 2)
-    X0, Y0, X1, Y1 = max(0, x0), max(0, y0), min(img.shape[1], x0 + w), min(img.shape[0], y0 + h)
-    if X1 <= X0 or Y1 <= Y0:
-        return
-    p = patch[Y0 - y0:Y1 - y0, X0 - x0:X1 - x0]
-    a = p[..., 3:4]
-    img[Y0:Y1, X0:X1] = img[Y0:Y1, X0:X1] * (1 - a) + p[..., :3] * a
-
-
 def table_plane(look: BoardLook, st: float, extent: tuple[float, float, float, float]) -> np.ndarray:
     """The table under and around the board (uint8 BGR) with the clutter on it and the sheet's drop shadow.
 
