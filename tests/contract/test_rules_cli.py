@@ -10,7 +10,8 @@ from .conftest import START_FEN, load_games, sf_after, sf_legal
 N_GAMES = 12
 
 
-def _real_positions(shared_data) -> list[str]:
+@pytest.fixture(scope="module")
+def real_positions(shared_data) -> list[str]:
     fens = []
     for game in load_games(shared_data, "ccpd_dev.jsonl", N_GAMES):
         moves = game["iccs"]
@@ -31,8 +32,8 @@ def test_legal_start_position_is_sorted_iccs_space_separated(xq):
     assert "h2e2" in moves and "b0c2" in moves and "e0e1" in moves
 
 
-def test_legal_agrees_with_fairy_stockfish_on_real_games_one_line_per_fen_in_order(xq, shared_data):
-    fens = _real_positions(shared_data)
+def test_legal_agrees_with_fairy_stockfish_on_real_games_one_line_per_fen_in_order(xq, real_positions):
+    fens = real_positions
     r = xq("rules", "legal", *fens)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
@@ -41,8 +42,8 @@ def test_legal_agrees_with_fairy_stockfish_on_real_games_one_line_per_fen_in_ord
         assert line == " ".join(sf_legal(fen)), fen
 
 
-def test_legal_reads_fens_from_stdin_when_none_given(xq, shared_data):
-    fens = _real_positions(shared_data)[:40]
+def test_legal_reads_fens_from_stdin_when_none_given(xq, real_positions):
+    fens = real_positions[:40]
     r = xq("rules", "legal", stdin="".join(f + "\n" for f in fens))
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
