@@ -52,7 +52,8 @@ def test_the_7_5_examples_full_and_abbreviated() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["马8进7", "馬８進７", "马八进七", "馬8進7", "马８进7", "H8+7", "h8+7", "h9g7", "H9-G7", "h9 g7"],
+    ["马8进7", "馬８進７", "马八进七", "馬8進7", "马８进7", "H8+7", "h8+7", "Ｈ８＋７", "h9g7", "H9-G7", "h9 g7",
+     "ｈ９ｇ７", " 马 8 进 7 "],
 )
 def test_every_spelling_of_one_move(text: str) -> None:
     after = START.play(Move("h2", "e2"))

@@ -50,6 +50,8 @@ def test_games_without_headers_or_results() -> None:
     assert [g.headers["Event"] for g in only_headers] == ["a", "b"]
     assert [g.moves for g in only_headers] == [["h2e2"], ["c3c4"]]
     assert read_pgn("") == []
+    (fullwidth,) = read_pgn("１．炮二平五 馬８進７ ２、馬二進三 1...車９平８")
+    assert fullwidth.moves == ["炮二平五", "馬８進７", "馬二進三", "車９平８"]
 
 
 def test_wxf_moves_and_annotations() -> None:

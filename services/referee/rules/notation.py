@@ -23,6 +23,7 @@ move is still unambiguous.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from .board import ADVISOR, BLACK, CANNON, ELEPHANT, HORSE, KING, PAWN, RED, ROOK, square
@@ -335,7 +336,8 @@ def parse_move(position: Position, text: str) -> Move:
     one (then `.move` and `.reason` say which and why)."""
     if not isinstance(text, str) or not text.strip():
         raise NotationError(f"empty move text: {text!r}")
-    t = text.strip()
+    # NFKC folds full-width forms (Ｈ２－Ｅ２, Ｃ２＝５, ７) to ASCII; Chinese characters are left as they are.
+    t = unicodedata.normalize("NFKC", text).strip()
     m = _ICCS_RE.match(t)
     if m:
         mv = Move(m.group(1).lower() + m.group(2), m.group(3).lower() + m.group(4))

@@ -16,7 +16,7 @@ from .position import START_FEN, FenError, Move, Position
 _RESULTS = {"1-0", "0-1", "1/2-1/2", "½-½", "*"}
 # Greedy value: real records contain unescaped quotes inside a value ([Event "象棋"棋王"賽"]).
 _HEADER_RE = re.compile(r'^\s*\[\s*([A-Za-z0-9_]+)\s+"(.*)"\s*\]\s*$')
-_MOVE_NUMBER_RE = re.compile(r"^\d+\s*(?:\.+|、|\.{3}|…)")
+_MOVE_NUMBER_RE = re.compile(r"^[0-9０-９]+\s*(?:\.+|．+|、|…)")
 _ANNOTATION_RE = re.compile(r"[!?]+$")
 
 
