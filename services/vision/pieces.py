@@ -68,7 +68,8 @@ class Disc:
 
 
 _yy, _xx = np.mgrid[0:SIZE, 0:SIZE].astype(np.float32)
-_MORPH = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+_MORPH = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+_CENTRE_WINDOW = int(0.15 * SIZE)  # the disc's centre lies within this many pixels of the crop's
 
 
 def normalise_crop(crop: np.ndarray) -> np.ndarray:
@@ -88,31 +89,28 @@ def normalise_crop(crop: np.ndarray) -> np.ndarray:
 
 
 def find_disc(img: np.ndarray) -> Disc:
-    """The piece's top face: the pale, bright region under the crop's centre (pieces are light discs)."""
+    """The piece's top face: the largest circle inside the pale, bright region about the crop's centre.
+
+    Pieces are light discs; their ring and character are holes in the pale region, filled before measuring.
+    The distance transform's peak near the centre is the inscribed circle, so a pale background touching the
+    disc (white table, paper board) does not inflate it the way a fitted outline would.
+    """
     hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
     pale = cv2.subtract(hsv[:, :, 2], hsv[:, :, 1])
-    _, mask = cv2.threshold(pale, 0, 1, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    _, mask = cv2.threshold(pale, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _MORPH)
-    _, labels, _, _ = cv2.connectedComponentsWithStats(mask)
-    q = SIZE // 4
-    centre = labels[SIZE // 2 - q // 2:SIZE // 2 + q // 2, SIZE // 2 - q // 2:SIZE // 2 + q // 2].ravel()
-    centre = centre[centre > 0]
-    default = Disc((SIZE - 1) / 2, (SIZE - 1) / 2, _DEFAULT_RADIUS, False)
-    if len(centre) == 0:
-        return default
-    comp = (labels == np.bincount(centre).argmax()).astype(np.uint8)
-    contours, _ = cv2.findContours(comp, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
-    m = cv2.moments(hull)
-    if m["m00"] <= 0:
-        return default
-    r = float(np.sqrt(m["m00"] / np.pi))
-    cx, cy = m["m10"] / m["m00"], m["m01"] / m["m00"]
-    off = np.hypot(cx - (SIZE - 1) / 2, cy - (SIZE - 1) / 2)
-    # A background as pale as the disc merges with it (white table, paper board): fall back to the crop itself.
-    if not 0.22 * SIZE <= r <= 0.55 * SIZE or off > 0.2 * SIZE:
-        return default
-    return Disc(float(cx), float(cy), r, True)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros((SIZE + 2, SIZE + 2), np.uint8)  # a zero border: the crop's edge bounds the disc
+    cv2.drawContours(filled[1:-1, 1:-1], contours, -1, 255, -1)
+    dist = cv2.distanceTransform(filled, cv2.DIST_L2, 3)[1:-1, 1:-1]
+    q, c0 = _CENTRE_WINDOW, SIZE // 2
+    win = dist[c0 - q:c0 + q, c0 - q:c0 + q]
+    j = int(win.argmax())
+    r = float(win.flat[j])
+    if r < 0.25 * SIZE:  # no pale disc about the centre: take the crop itself as the disc
+        return Disc((SIZE - 1) / 2, (SIZE - 1) / 2, _DEFAULT_RADIUS, False)
+    y, x = divmod(j, win.shape[1])
+    return Disc(float(x + c0 - q), float(y + c0 - q), min(r + 0.5, 0.5 * SIZE), True)
 
 
 def _inside(disc: Disc) -> np.ndarray:

@@ -201,12 +201,20 @@ def synth_samples(n: int, seed: int, n_looks: int = 48) -> list[Sample]:
 # Features and the network's training
 
 
-def features(samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarray]:
-    """(polar ink images (B, A, R), colour features (B, 5))."""
+def features(samples: Sequence[Sample], jitter_seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(polar ink images (B, A, R), colour features (B, 5)).
+
+    jitter_seed: for training, move half of the found discs a little (centre +-1.5 px, radius +-10%), so that the
+    network does not depend on the disc being found exactly."""
+    rng = np.random.default_rng(jitter_seed) if jitter_seed is not None else None
     pol, col = [], []
     for s in samples:
         img = P.normalise_crop(s.image)
         disc = P.find_disc(img)
+        if rng is not None and rng.random() < 0.5:
+            dx, dy = rng.uniform(-1.5, 1.5, 2)
+            disc = replace(disc, cx=disc.cx + float(dx), cy=disc.cy + float(dy),
+                           radius=disc.radius * float(rng.uniform(0.9, 1.1)))
         polar, colour = P.crop_features(img, disc)
         pol.append(polar)
         col.append(colour)
@@ -355,6 +363,41 @@ def per_class_report(weights: P.Weights, samples: Sequence[Sample]) -> dict:
             "letter": float(((pred_t == truth_t) & (pred_r == truth_r)).mean()), "classes": rows}
 
 
+def rendered_board_samples(n_boards: int, seed: int, per_board: int = 40, px: int = 40) -> list[Sample]:
+    """Pieces on whole rendered boards (`render_position`, hard scenes, random positions with every letter).
+
+    Each crop is the piece's top face rectified as the detector's canonical view would show it: the plane of the
+    top face (height `scene.piece_height`) mapped to `px` pixels per grid spacing, centred on the face's centre
+    a little off (as the detector's ink peak is), side 0.95-1.2 spacings. Uses the renderer's internals
+    (`_context`, `_board_pieces`) to know where each top face is: training only, never the product.
+    """
+    from xqarb.vision import render as R
+
+    rng = np.random.default_rng(seed)
+    letters = "KABNRCPkabnrcp"
+    out = []
+    for _ in range(n_boards):
+        scene = R.random_scene(int(rng.integers(1 << 30)), difficulty="hard")
+        squares = ["."] * 90
+        for i in rng.choice(90, per_board, replace=False):
+            squares[int(i)] = letters[int(rng.integers(len(letters)))]
+        sq = "".join(squares)
+        img = R.render_position(sq, scene).image
+        view = R._context(scene).view
+        hgt = scene.piece_height
+        h_top = view.homography(hgt)  # world plane z = hgt -> image
+        for p in R._board_pieces(scene, sq, {}, None):
+            side = round(px * rng.uniform(0.95, 1.2))
+            cx, cy = p.x + rng.normal(0, 0.04), p.y + rng.normal(0, 0.04)
+            c = (side - 1) / 2
+            # crop pixel (u, v) -> world (x right, y up): v grows downwards, as a camera above the board sees it
+            t = np.array([[1 / px, 0, cx - c / px], [0, -1 / px, cy + c / px], [0, 0, 1.0]])
+            crop = cv2.warpPerspective(img, h_top @ t, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                       borderMode=cv2.BORDER_REPLICATE)
+            out.append(Sample(crop, P.TYPES.index(p.letter.upper()), p.letter.isupper(), f"board:{scene.seed}"))
+    return out
+
+
 def board_samples(seeds: Sequence[int], scale: float = 1.1) -> list[Sample]:
     """Crops at the occupied points of the start position on rendered boards (`render_position`, hard scenes)."""
     from xqarb.vision.render import random_scene, render_position, squares_from_fen
@@ -415,9 +458,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     / "pieces.npz")
     ap.add_argument("--seed", type=int, default=20261130)
     ap.add_argument("--real-copies", type=int, default=2, help="augmented copies of each real training crop")
-    ap.add_argument("--synthetic", type=int, default=4000, help="rendered training sprites")
-    ap.add_argument("--epochs", type=int, default=8)
-    ap.add_argument("--widths", default="32,48,64")
+    ap.add_argument("--synthetic", type=int, default=10000, help="rendered training sprites")
+    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--widths", default="48,64,96")
     ap.add_argument("--kernels", default="5,5,3")
     ap.add_argument("--cache", type=Path, default=None, help="features cache (.npz) to reuse between runs")
     ap.add_argument("--batch", type=int, default=128)
@@ -453,7 +496,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         log(f"{len(train)} real crops x{1 + args.real_copies}; drawing {args.synthetic} synthetic ...")
         samples += synth_samples(args.synthetic, args.seed + 1)
         log("features ...")
-        x, cf = features(samples)
+        x, cf = features(samples, jitter_seed=args.seed + 2)
         y = np.array([s.type_index for s in samples])
         red = np.array([s.red for s in samples])
         if args.cache:
