@@ -43,6 +43,7 @@ def output_id(input_event_id: str, index: int) -> str:
 
 
 _REQUIRED = object()
+_PLAIN = frozenset({str, int, bool, float, type(None)})  # already read-only: no need to freeze
 
 
 @cache
@@ -58,7 +59,8 @@ def build(type_: str, fields: dict[str, Any]) -> MappingProxyType:
     data: dict[str, Any] = {}
     for name, default in _template(type_):
         if name in fields:
-            data[name] = freeze(fields[name])
+            value = fields[name]
+            data[name] = value if type(value) in _PLAIN else freeze(value)
         elif default is _REQUIRED:
             raise KeyError(f"{type_} output without its required field {name!r}")
         else:
