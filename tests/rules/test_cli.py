@@ -73,3 +73,10 @@ def test_cli_module_is_light_to_import() -> None:
     code = "import sys, xqarb.referee.rules.cli; print(sorted(m for m in sys.modules if m.startswith('xqarb')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True).stdout
     assert "xqarb.referee.rules.board" not in out  # the rules core loads only when a subcommand runs
+
+
+def test_unquoted_fens_are_read_whole(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "perft", *START_FEN.split(), "2"]) == 0
+    assert capsys.readouterr().out == "1920\n"
+    assert main(["rules", "legal", *MATE.split(), "4k4/9/9/9/9/9/9/9/4A4/3K5", "b"]) == 0
+    assert capsys.readouterr().out == "\ne9e8 e9f9\n"
