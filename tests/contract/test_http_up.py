@@ -125,6 +125,15 @@ def test_bad_ingest_requests_are_json_errors(up):
     _is_json_error(*status, status[0])
 
 
+def test_other_errors_are_json_too_and_pages_are_served(up):
+    status = _request(up.base + "/api/boards", method="DELETE")
+    assert 400 <= status[0] < 500
+    _is_json_error(*status, status[0])
+    _is_json_error(*up.get("/api/games/no-such-game/frames/" + "0" * 64), 404)
+    status, headers, body = up.get("/")
+    assert status == 200 and headers.get("Content-Type", "").startswith("text/html") and b"<html" in body.lower()
+
+
 def test_api_boards_lists_the_configured_boards(up):
     status, headers, body = up.get("/api/boards")
     assert status == 200 and headers.get("Content-Type", "").startswith("application/json")
