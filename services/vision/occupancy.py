@@ -119,13 +119,14 @@ class PointReading:
         return "".join(out)
 
 
-def ink_maps(view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def ink_maps(view: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ink (dark thin strokes of any colour: characters, rings, printed marks) and how red each pixel's ink is.
 
     Ink is a black-hat of the darkest channel (red, green and black ink are all dark in some channel), relative to
     the local face so that shadow and glare do not change what counts as ink. Redness compares what the ink takes
     away from the face in green and in red: red ink absorbs green but not red (+1), black ink both (0), green or
-    blue ink red more than green and blue (< 0); a ratio, so faint or blurred strokes keep their colour.
+    blue ink red more than green and blue (< 0); a ratio, so faint or blurred strokes keep their colour. The third
+    map is how much light a pixel's ink takes away from the face in all (darkness against the local face).
     """
     k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (round(0.3 * S) | 1, round(0.3 * S) | 1))
     low = view.min(axis=2)
@@ -136,7 +137,7 @@ def ink_maps(view: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     d_gb = (absorbed[..., 0] + absorbed[..., 1]) / 2
     d_r = absorbed[..., 2]
     redness = (d_gb - d_r) / (np.abs(d_gb) + np.abs(d_r) + 8.0)
-    return ink, redness
+    return ink, redness, d_gb + d_r
 
 
 def read_points(image: np.ndarray, fit, classifier=None, *, view: CanonicalView | None = None) -> PointReading:
@@ -147,7 +148,7 @@ def read_points(image: np.ndarray, fit, classifier=None, *, view: CanonicalView 
 
 
 def read_view(bgr: np.ndarray, classifier=None) -> PointReading:
-    ink, redness = ink_maps(bgr)
+    ink, redness, absorbed_total = ink_maps(bgr)
     h, w = ink.shape
     sigma = 0.2 * S
     # ink fraction among the pixels not masked as printed marks (so that a point on the palace diagonals or at the
@@ -164,44 +165,52 @@ def read_view(bgr: np.ndarray, classifier=None) -> PointReading:
     # the density a piece produces: normalise by the 90th percentile of the point values so lighting and ink
     # weight do not matter
     pts = np.round((POINTS_UV + MARGIN) * S).astype(int)
-    d_at = np.zeros(90)
-    offset = np.zeros((90, 2))
     r = round(0.5 * S)
-    for i, (x, y) in enumerate(pts):
-        x0, x1, y0, y1 = max(0, x - r), min(w, x + r + 1), max(0, y - r), min(h, y + r + 1)
-        win = dens[y0:y1, x0:x1]
-        d_at[i] = dens[y, x]
-        k = int(np.argmax(win))
-        wy, wx = divmod(k, win.shape[1])
-        offset[i] = ((x0 + wx - x) / S, (y0 + wy - y) / S)
+    d_at = dens[pts[:, 1], pts[:, 0]].astype(np.float64)
+    # the piece's centre: mean shift of the ink around the point (the ink's centroid in a disc, re-centred a few
+    # times), so that a piece half-way to the next point is followed to where it stands; the printed marks are
+    # masked symmetrically about each point, so they do not pull the centroid of a piece that sits on it
+    r = round(0.45 * S)
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+    disc_r = ((xx ** 2 + yy ** 2) <= r * r).astype(np.float32)
+    centres = pts.copy()
+    wmap = ink * visible
+    for _ in range(4):
+        wts = windows(wmap, centres, r) * disc_r
+        tot = wts.reshape(90, -1).sum(axis=1)
+        cx = (wts * xx).reshape(90, -1).sum(axis=1) / np.maximum(tot, 1e-6)
+        cy = (wts * yy).reshape(90, -1).sum(axis=1) / np.maximum(tot, 1e-6)
+        step = np.stack([cx, cy], axis=1)
+        step[tot < 1e-3] = 0
+        centres = centres + np.round(step).astype(int)
+        # never further than one spacing from its own point
+        centres = pts + np.clip(centres - pts, -S, S)
+    offset = (centres - pts) / S
     # occupancy: the density at the point against a scale set by the strongest points (pieces) of this frame
     ref = max(float(np.percentile(d_at, 90)), 0.02)
     occ = 1.0 / (1.0 + np.exp(-(d_at / ref - 0.35) * 14.0))
     # An absolute floor: an empty board has no ink at all
     occ = np.where(d_at < 0.012, np.minimum(occ, 0.1), occ)
-    # colour: ink-weighted redness within the disc, against the redness of the face around the ink
-    red_frac = np.zeros(90)
-    rr = round(0.25 * S)  # the character, inside the ring (rings are often the same colour on both sides)
-    # colour from the character only: the disc's inner part, and nothing outside the outer lines (board frames
-    # and their ink would otherwise colour the edge points)
-    ink_c = ink * frame
+    # colour: ink-weighted redness of the character (inside the ring: rings are often the same colour on both
+    # sides), and nothing outside the outer lines (board frames would otherwise colour the edge points)
+    rr = round(0.22 * S)
     yy, xx = np.mgrid[-rr:rr + 1, -rr:rr + 1]
-    disc = (xx ** 2 + yy ** 2) <= rr * rr
-    for i, (x, y) in enumerate(pts):
-        cx = round(x + offset[i, 0] * S)
-        cy = round(y + offset[i, 1] * S)
-        if cx - rr < 0 or cy - rr < 0 or cx + rr + 1 > w or cy + rr + 1 > h:
-            continue
-        # the strongest strokes only: blurred stroke edges and the rim mix in the face's colour
-        iw = ink_c[cy - rr:cy + rr + 1, cx - rr:cx + rr + 1] * disc
-        if iw.max() > 0:
-            iw = np.where(iw >= 0.6 * iw.max(), iw, 0.0)
-        rw = redness[cy - rr:cy + rr + 1, cx - rr:cx + rr + 1]
-        tot = float(iw.sum())
-        if tot < 1e-3:
-            continue
-        red_frac[i] = float((iw * rw).sum() / tot)
-    red = 1.0 / (1.0 + np.exp(-(red_frac - _colour_threshold(red_frac[occ > 0.5])) * 15.0))
+    disc = ((xx ** 2 + yy ** 2) <= rr * rr).reshape(-1)
+    # pieces have height: their top face is seen shifted from the point by the camera's angle, the same way for
+    # all of them nearby; the median ink offset of the pieces is that shift
+    on = occ > 0.5
+    shift = np.median(offset[on], axis=0) if on.sum() >= 3 else np.zeros(2)
+    if float(np.hypot(*shift)) > 0.2:  # more than a piece's height can show: the peaks are rims or shadows
+        shift = np.zeros(2)
+    centres = pts + np.round(shift * S).astype(int)
+    absorb = windows(absorbed_total, centres, rr).reshape(90, -1)[:, disc]
+    rw = windows(redness, centres, rr).reshape(90, -1)[:, disc]
+    # the strokes: the pixels that take the most light from the face (the darkest fifth of the character)
+    cut = np.percentile(absorb, 80, axis=1)
+    wts = np.where(absorb >= cut[:, None], np.maximum(absorb, 0.0), 0.0)
+    tot = wts.sum(axis=1)
+    red_frac = np.where(tot > 1e-3, (wts * rw).sum(axis=1) / np.maximum(tot, 1e-3), 0.0)
+    red = 1.0 / (1.0 + np.exp(-(red_frac - _colour_threshold(red_frac[occ > 0.5])) * 40.0))
     types: tuple[str | None, ...] = (None,) * 90
     conf = np.zeros(90)
     if classifier is not None:
@@ -209,7 +218,18 @@ def read_view(bgr: np.ndarray, classifier=None) -> PointReading:
     return PointReading(occ, red, offset, d_at, red_frac, types, conf)
 
 
-def _colour_threshold(values: np.ndarray, default: float = 0.3) -> float:
+def windows(img: np.ndarray, centres: np.ndarray, r: int) -> np.ndarray:
+    """(N, 2r+1, 2r+1) windows of a 2-D image around integer centres (x, y); outside the image reads 0."""
+    pad = np.pad(img, r + 1)
+    off = np.arange(-r, r + 1)
+    ys = (centres[:, 1] + r + 1)[:, None, None] + off[None, :, None]
+    xs = (centres[:, 0] + r + 1)[:, None, None] + off[None, None, :]
+    ys = np.clip(ys, 0, pad.shape[0] - 1)
+    xs = np.clip(xs, 0, pad.shape[1] - 1)
+    return pad[ys, xs]
+
+
+def _colour_threshold(values: np.ndarray, default: float = 0.05) -> float:
     """Red vs dark ink: the gap between the two clusters of ink redness in this frame (lighting shifts both),
     or a fixed threshold when the frame shows only one colour clearly."""
     v = np.sort(values)
@@ -222,7 +242,7 @@ def _colour_threshold(values: np.ndarray, default: float = 0.3) -> float:
         if between > best:
             best, best_t = between, (v[k - 1] + v[k]) / 2
     lo, hi = v[v <= best_t], v[v > best_t]
-    if len(lo) and len(hi) and hi.mean() - lo.mean() > 0.15 and -0.2 < best_t < 0.7:
+    if len(lo) and len(hi) and hi.mean() - lo.mean() > 0.06 and -0.1 < best_t < 0.5:
         return float(best_t)
     return default
 

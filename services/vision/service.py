@@ -70,11 +70,16 @@ class VisionCore:
         slot.frames[sha] = data
         while len(slot.frames) > self.tracker.config.evidence_keep + 1:
             slot.frames.popitem(last=False)
-        image = None
+        image = small = None
         if data:
             buf = np.frombuffer(data, np.uint8)
-            image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-        slot.state, observations = self.tracker.step(slot.state, image, int(frame.occurred_at), sha)
+            # a 1/8-scale decode first: a frame like the last one needs no full decode (most frames of a board)
+            small = cv2.imdecode(buf, cv2.IMREAD_REDUCED_GRAYSCALE_8)
+            if small is not None and not self.tracker.needs_image(slot.state, small):
+                image = None
+            else:
+                image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        slot.state, observations = self.tracker.step(slot.state, image, int(frame.occurred_at), sha, small=small)
         out = []
         for k, obs in enumerate(observations):
             for ev_sha in obs.evidence:

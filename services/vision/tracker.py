@@ -28,7 +28,7 @@ import numpy as np
 
 from .board import BoardFit, NoBoardFound, find_board, fit_from_h
 from .grid import POINTS_UV, neighbours, point_name
-from .occupancy import MARGIN, PointReading, S, orientation_vote, read_view, warp_board
+from .occupancy import MARGIN, PointReading, S, orientation_vote, read_view, warp_board, windows
 
 
 def squares_of_fen(fen: str) -> str:
@@ -73,6 +73,7 @@ class TrackerConfig:
     nudge_from: float = 0.08  # a piece moved this far on its point (spacings) was nudged
     evidence_keep: int = 4  # evidence frames named per observation (the frame itself and those before it)
     start_squares: str | None = START_SQUARES  # the position assumed when the first board has its occupancy
+    start_tolerance: int = 6  # points whose occupancy may read otherwise on that first board
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,20 @@ class Tracker:
         return TrackerState()
 
     # -----------------------------------------------------------------------------------------------------------
-    def step(self, state: TrackerState, image: np.ndarray | None, t_us: int,
-             frame_sha256: str | None = None) -> tuple[TrackerState, list[Observation]]:
+    def needs_image(self, state: TrackerState, small: np.ndarray) -> bool:
+        """False when a frame whose 1/8-scale grey picture is `small` is the same as the last one: the adapter
+        then need not decode it at full size (JPEG decoders give 1/8 scale for a fraction of the cost)."""
+        return not self._unchanged(state, small.astype(np.float32))
+
+    def _unchanged(self, state: TrackerState, small: np.ndarray) -> bool:
+        return (state.last_small is not None and state.last_small.shape == small.shape and state.fit is not None
+                and state.fault is None and not state.hand and float(small.mean()) >= self.config.black_level
+                and float(np.abs(small - state.last_small).mean()) < self.config.unchanged_level)
+
+    def step(self, state: TrackerState, image: np.ndarray | None, t_us: int, frame_sha256: str | None = None, *,
+             small: np.ndarray | None = None) -> tuple[TrackerState, list[Observation]]:
+        """One frame. `small` (optional) is the frame at 1/8 scale in grey, e.g. from a reduced JPEG decode; with
+        it, `image` may be None when `needs_image` said the frame is unchanged."""
         cfg = self.config
         recent = state.recent
         if frame_sha256 is not None:
@@ -126,11 +139,12 @@ class Tracker:
                 emit("CameraFault", reason=reason)
             return replace(state, fault=reason, last_small=None, still_since=None), obs
 
-        if image is None or not isinstance(image, np.ndarray) or image.ndim != 3 or image.size == 0:
-            return fault("corrupt frame: the image could not be decoded")
-        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        small = cv2.resize(gray, (max(8, gray.shape[1] // 8), max(8, gray.shape[0] // 8)),
-                           interpolation=cv2.INTER_AREA).astype(np.float32)
+        valid = isinstance(image, np.ndarray) and image.ndim == 3 and image.size > 0
+        if small is None:
+            if not valid:
+                return fault("corrupt frame: the image could not be decoded")
+            small = eighth(image)
+        small = small.astype(np.float32)
         mean, std = float(small.mean()), float(small.std())
         if mean < cfg.black_level:
             return fault(f"black frame (mean brightness {mean:.0f} of 255): lens covered, no light or camera off")
@@ -138,11 +152,11 @@ class Tracker:
             return fault("washed-out frame: overexposed or glare over the whole view")
 
         # The same picture as the last frame: nothing to look at, only time passes (the cheap path).
-        if (state.last_small is not None and state.last_small.shape == small.shape and state.fit is not None
-                and state.fault is None and not state.hand
-                and float(np.abs(small - state.last_small).mean()) < cfg.unchanged_level):
+        if self._unchanged(state, small):
             state = replace(state, skipped=state.skipped + 1)
             return self._maybe_stable(state, None, t_us, emit, obs)
+        if not valid:
+            return fault("corrupt frame: the image could not be decoded")
 
         if state.fit is None:
             try:
@@ -293,7 +307,8 @@ class Tracker:
             return None
         occ = reading.occupied > 0.5
         want = np.array([c != "." for c in cfg.start_squares])
-        if int((occ != want).sum()) > 2:
+        # a few points misread (glare, a shadow) do not make it another position: the game starts from the start
+        if int((occ != want).sum()) > cfg.start_tolerance:
             return None
         vote = orientation_vote(reading)
         if vote < 0:
@@ -397,6 +412,13 @@ def _towards(i: int, off: np.ndarray) -> int | None:
 # image helpers (canonical view)
 
 
+def eighth(image: np.ndarray) -> np.ndarray:
+    """The frame at 1/8 scale in grey (what a reduced JPEG decode gives): the "unchanged" test's picture."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    h, w = gray.shape
+    return cv2.resize(gray, (max(8, (w + 7) // 8), max(8, (h + 7) // 8)), interpolation=cv2.INTER_AREA)
+
+
 def _pt(i: int) -> tuple[int, int]:
     return round((POINTS_UV[i, 0] + MARGIN) * S), round((POINTS_UV[i, 1] + MARGIN) * S)
 
@@ -473,11 +495,8 @@ def _point_change(ref: np.ndarray, view: np.ndarray) -> np.ndarray:
     r = round(0.4 * S)
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
     disc = (xx ** 2 + yy ** 2) <= r * r
-    out = np.zeros(90)
-    for i in range(90):
-        x, y = _pt(i)
-        out[i] = float(d[y - r:y + r + 1, x - r:x + r + 1][disc].mean())
-    return out
+    pts = np.array([_pt(i) for i in range(90)])
+    return windows(d, pts, r)[:, disc].mean(axis=1).astype(np.float64)
 
 
 def _shift_fit(fit: BoardFit, dx: float, dy: float) -> BoardFit:
