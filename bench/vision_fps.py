@@ -111,8 +111,10 @@ def main() -> int:
         f"frames {w_h[0]}x{w_h[1]} JPEG, {kb:.0f} KB average, {len(changing)} per run, one core (cv2 threads = 1)",
         f"JPEG decode alone (full size):           {decode_fps:7.1f} frames/s",
         f"changing frames (full decode + tracker): {changing_fps:7.1f} frames/s",
-        f"unchanged frames (1/8 decode, skipped):  {unchanged_fps:7.1f} frames/s ({skipped} of {len(unchanged)} skipped)",
-        f"a rendered game as it comes:             {game_fps:7.1f} frames/s ({skipped_game} of {len(changing)} skipped)",
+        f"unchanged frames (1/8 decode, skipped):  {unchanged_fps:7.1f} frames/s "
+        f"({skipped} of {len(unchanged)} skipped)",
+        f"a rendered game as it comes:             {game_fps:7.1f} frames/s "
+        f"({skipped_game} of {len(changing)} skipped)",
         f"calibration (find_board, once per board): {calib_s * 1000:.0f} ms",
         f"ratios: unchanged / changing = {unchanged_fps / changing_fps:.1f}x; changing / goal 100 = "
         f"{changing_fps / 100:.2f}; unchanged / goal 100 = {unchanged_fps / 100:.2f}",
