@@ -153,7 +153,8 @@ def random_scene(seed: int, *, difficulty: str = "hard") -> Scene:
             width, height, tilt, side + float(rng.normal(0, 9 if hard else 3)),
             float(rng.normal(0, 3 if hard else 1)),
             float(rng.uniform(14, 40) if hard else rng.uniform(22, 40)),
-            float(rng.uniform(0.62, 0.95) if hard else rng.uniform(0.75, 0.92)),
+            # Real photos show pieces from ~25 px across (data README: crops of about 30 px) up to ~80 px.
+            float(rng.uniform(0.42, 0.95) if hard else rng.uniform(0.7, 0.92)),
             (float(rng.uniform(-1, 1)), float(rng.uniform(-1, 1))) if hard else (0.0, 0.0),
             (float(rng.normal(0, 0.4)), float(rng.normal(0, 0.4))),
         )
