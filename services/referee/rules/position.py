@@ -113,6 +113,10 @@ def _iccs_order(m: int) -> int:
 _ICCS_ORDER = [_iccs_order(m) for m in range(90 << 7)]  # looked up by index: sorting stays in C
 
 
+_CHAR = [letter(p) if p else "." for p in range(-7, 8)]  # [piece + 7] -> FEN letter or '.'
+_SQUARES_ORDER = [r * 9 + f for r in range(9, -1, -1) for f in range(9)]  # BoardStable order: rank 9 first
+
+
 def _describe(p: int, sq: int) -> str:
     return f"{PIECE_NAMES[abs(p)]} on {point(sq)}"
 
@@ -281,7 +285,7 @@ class Position:
     def squares(self) -> str:
         """90 characters: rank 9 first, files a..i within a rank, FEN letter or '.' (BoardStable's form)."""
         c = self._cells
-        return "".join(letter(c[r * 9 + f]) if c[r * 9 + f] else "." for r in range(9, -1, -1) for f in range(9))
+        return "".join([_CHAR[c[i] + 7] for i in _SQUARES_ORDER])
 
     @property
     def side(self) -> Side:
