@@ -367,6 +367,11 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             nudged.append(i)
         else:
             captured.append(i)
+    if vacated and not arrived and not misaligned and not captured and nudged:
+        # a piece left its point and arrived nowhere empty: it took a piece; the most changed occupied point is
+        # where (a pawn taking a pawn changes little more than a touch would)
+        nudged.sort(key=lambda k: -change[k])
+        captured, nudged = nudged[:1], nudged[1:]
     if vacated and not arrived and not misaligned and len(captured) > 1:
         # one capture per move: the largest change; the others were only touched
         captured.sort(key=lambda k: -change[k])
@@ -382,6 +387,10 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             sq[i] = _ink_letter(reading, i)
     for a, b in misaligned:
         sq[a] = sq[b] = "?"
+    # points left unsure by an earlier snapshot: what they show now, where it is clear
+    for i in range(90):
+        if known[i] == "?" and i not in taken and i not in targets:
+            sq[i] = "." if occ[i] < 0.2 else (_ink_letter(reading, i) if occ[i] > 0.8 else "?")
     return "".join(sq), targets, sorted(nudged), misaligned
 
 
