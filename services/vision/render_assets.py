@@ -443,7 +443,9 @@ def _sheet_plane(look: BoardLook, s: int) -> np.ndarray:
     # The printed grid.
     lw = max(1.2, look.line_width * s)
     col = tuple(float(v) for v in look.line)
-    ink = np.zeros((h, w), np.float32)  # drawn as a mask, then inked with a slightly uneven print
+    # Drawn as a mask, then inked with a slightly uneven print. 8-bit, because OpenCV antialiases (and so places
+    # lines to a fraction of a pixel) only in 8-bit images.
+    ink8 = np.zeros((h, w), np.uint8)
 
     def line(p: tuple[float, float], q: tuple[float, float], width: float = lw) -> None:
         # A filled rectangle with square caps, centred exactly on the segment (cv2.line of an even thickness is
@@ -454,7 +456,7 @@ def _sheet_plane(look: BoardLook, s: int) -> np.ndarray:
         n = np.array([-d[1], d[0]]) * width / 2
         e = d * width / 2
         poly = np.array([pa - e + n, pb + e + n, pb + e - n, pa - e - n])
-        cv2.fillConvexPoly(ink, np.round(poly * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
+        cv2.fillConvexPoly(ink8, np.round(poly * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
 
     for r in range(10):
         line(px(0, r * a), px(8, r * a))
@@ -493,6 +495,7 @@ def _sheet_plane(look: BoardLook, s: int) -> np.ndarray:
                         mx, my = f + dx * (gap + arm / 2), r * a + dy * (gap + arm / 2)
                         line(px(mx - arm / 3, my), px(mx + arm / 3, my))
                         line(px(mx, my - arm / 3), px(mx, my + arm / 3))
+    ink = ink8.astype(np.float32) / 255
     # River text 楚河 汉界 (traditional 漢界), read by Red; on many boards 汉界 faces Black.
     th = round(0.62 * s * min(a, 1.1))
     left = _text_patch("楚 河", look.river_font, th, col, False)
