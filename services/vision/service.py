@@ -106,13 +106,23 @@ def _fields(obs: Observation, frame: Any) -> dict[str, Any]:
 
 def serve(args: argparse.Namespace) -> int:
     """`xqarb vision serve`: run until interrupted."""
-    from xqarb import bus
-
     source = args.source or f"vision-{socket.gethostname()}-{os.getpid()}"
     core = VisionCore(DirectoryEvidenceStore(args.evidence_dir), source=source,
                       config=TrackerConfig(stable_us=args.stable_ms * 1000))
-    bus.ensure_topics(args.bootstrap_servers)
-    producer = bus.Producer(args.bootstrap_servers, client_id=source)
+    try:
+        run(args.bootstrap_servers, args.group, core, max_records=args.max_records)
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
+        stop: Callable[[], bool] = lambda: False, poll_s: float = 1.0) -> int:
+    """Consume xq.frames and produce xq.observations until `stop()` says so; returns the frames handled."""
+    from xqarb import bus
+
+    bus.ensure_topics(bootstrap)
+    producer = bus.Producer(bootstrap, client_id=core.source)
     consumer: bus.Consumer | None = None
 
     def revoked(partitions: Iterable[bus.TopicPartition]) -> None:
@@ -127,23 +137,24 @@ def serve(args: argparse.Namespace) -> int:
     def assigned(partitions: Iterable[bus.TopicPartition]) -> None:
         core.drop_partitions(tp.partition for tp in partitions)  # start fresh: calibrate from the next frames
 
-    consumer = bus.Consumer(args.bootstrap_servers, args.group, [bus.FRAMES], on_assigned=assigned,
-                            on_revoked=revoked, dlq_producer=producer, client_id=source)
-    print(f"vision: consuming {bus.FRAMES} as {source} in group {args.group}", file=sys.stderr, flush=True)
+    consumer = bus.Consumer(bootstrap, group, [bus.FRAMES], on_assigned=assigned, on_revoked=revoked,
+                            dlq_producer=producer, client_id=core.source)
+    print(f"vision: consuming {bus.FRAMES} as {core.source} in group {group}", file=sys.stderr, flush=True)
+    handled = 0
     try:
-        while True:
-            records = consumer.poll(1.0, max_records=args.max_records)
+        while not stop():
+            records = consumer.poll(poll_s, max_records=max_records)
             events = []
             for rec in records:
                 if rec.event is None or rec.event.type != "FrameCaptured":
                     continue
                 events.extend(core.handle(rec.event, rec.partition))
+                handled += 1
             if events:
-                producer.send_many(bus.OBSERVATIONS, events)
+                producer.send_many(bus.OBSERVATIONS, events)  # acknowledged before the offsets move on
             if records:
                 consumer.commit()
-    except KeyboardInterrupt:
-        return 0
     finally:
         consumer.close()
         producer.close()
+    return handled

@@ -1,0 +1,59 @@
+"""`vision serve` against the embedded Kafka-compatible broker: frames in on xq.frames, observations out on
+xq.observations (keyed by board), evidence frames in the directory; a corrupt frame gives a CameraFault."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import cv2
+import pytest
+from synthetic import START_SQUARES, draw_board
+
+
+def test_serve_round_trip(tmp_path) -> None:
+    from xqarb import bus
+    from xqarb.broker import BrokerError, EmbeddedBroker
+    from xqarb.events import make_event
+    from xqarb.vision.evidence import DirectoryEvidenceStore
+    from xqarb.vision.service import VisionCore, run
+
+    try:
+        broker = EmbeddedBroker(log_path=tmp_path / "broker.log").start()
+    except BrokerError as exc:
+        pytest.skip(f"no embedded broker here: {exc}")
+    try:
+        bus.ensure_topics(broker.bootstrap, partitions=2)
+        d = draw_board(START_SQUARES, seed=5, tilt=18, rotate=6, line_colour=(30, 30, 150), glare=False)
+        _, jpg = cv2.imencode(".jpg", d.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        with bus.Producer(broker.bootstrap, client_id="cam-test") as prod:
+            frames = [bytes(jpg)] * 5 + [b"\x00broken"]
+            prod.send_many(bus.FRAMES, [
+                make_event("FrameCaptured", "board-1", source="cam-1", source_seq=k, occurred_at=k * 250_000,
+                           received_at=k * 250_000, camera_id="cam-1", width=1280, height=720, encoding="jpeg",
+                           image=data)
+                for k, data in enumerate(frames)])
+        store = DirectoryEvidenceStore(tmp_path / "evidence")
+        core = VisionCore(store, source="vision-test")
+        done = threading.Event()
+        handled: list[int] = []
+        t = threading.Thread(target=lambda: handled.append(
+            run(broker.bootstrap, "vision-test", core, stop=done.is_set, poll_s=0.5)), daemon=True)
+        t.start()
+        seen = []
+        reader = bus.Reader(broker.bootstrap, [bus.OBSERVATIONS])
+        deadline = time.time() + 90
+        while time.time() < deadline and not any(r.event.type == "CameraFault" for r in seen if r.event):
+            seen.extend(reader.poll(1.0))
+        reader.close()
+        done.set()
+        t.join(30)
+        types = [r.event.type for r in seen if r.event]
+        assert types == ["BoardCalibrated", "BoardStable", "CameraFault"], types
+        assert all(r.key == "board-1" for r in seen)
+        stable = seen[1].event
+        assert stable.data["squares"] == START_SQUARES
+        assert store.get(stable.data["frame_sha256"]) == bytes(jpg)
+        assert handled == [6]
+    finally:
+        broker.stop()
