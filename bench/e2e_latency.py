@@ -189,6 +189,7 @@ def main() -> int:
         lag = sum(float(v) for v in re.findall(r"^xq_consumer_lag\{[^}]*\} (\S+)", metrics_text, re.M))
         stop.set()
         result = {
+            "load_average_1m_at_start": LOAD_AT_START,
             "boards": ARGS.boards,
             "fps": ARGS.fps,
             "plies_per_board": ARGS.plies,
@@ -223,4 +224,5 @@ if __name__ == "__main__":
     parser.add_argument("--plies", type=int, default=6)
     parser.add_argument("--drain", type=float, default=60.0, help="seconds to wait for late moves after sending")
     ARGS = parser.parse_args()
+    LOAD_AT_START = round(os.getloadavg()[0], 1)  # the machine is shared: say how busy it was
     sys.exit(main())
