@@ -325,7 +325,8 @@ def _table_plane(look: BoardLook, st: float, extent: tuple[float, float, float, 
     def px(x: float, y: float) -> tuple[float, float]:
         return ((x - x0) * st, (y1 - y) * st)
 
-    img = _material(rng, look.table, (h, w), look.table_base, look.table_alt, 1.0, st)
+    # 8-bit while the clutter is drawn: OpenCV antialiases only 8-bit images.
+    img = np.clip(_material(rng, look.table, (h, w), look.table_base, look.table_alt, 1.0, st), 0, 255).astype(np.uint8)
     a = look.aspect
     # Clutter lying on the table beside the board: score sheets (ruled, a strong line confuser), pens, a phone,
     # a cup seen from above, the clock. Kept off the sheet so the printed grid stays the grid.
@@ -371,6 +372,7 @@ def _table_plane(look: BoardLook, st: float, extent: tuple[float, float, float, 
             for dx in (-0.8, 0.8):
                 p = M @ np.array([dx * s, 0]) + (cx, cy)
                 cv2.rectangle(img, tuple(np.int32(p - s * 0.35)), tuple(np.int32(p + s * 0.3)), (70, 160, 80), -1)
+    img = img.astype(np.float32)
     # The sheet's drop shadow on the table (and the neighbouring board's, with the board itself).
     X0, Y0, X1, Y1 = round(sx0), round(sy0), round(sx1), round(sy1)
     sh = np.zeros((h, w), np.float32)
