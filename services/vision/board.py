@@ -443,6 +443,17 @@ def rotate_half_turn(hb: np.ndarray) -> np.ndarray:
     return hb @ rot
 
 
+def _inside(hs: np.ndarray, shape: tuple[int, ...], margin: float = 0.02) -> np.ndarray:
+    """Per homography (board -> image): do all 90 points lie in the image (within a small margin)?"""
+    h, w = shape[:2]
+    pts = np.hstack([POINTS_UV, np.ones((90, 1))])
+    q = np.einsum("nij,mj->nmi", hs, pts)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x, y = q[..., 0] / q[..., 2], q[..., 1] / q[..., 2]
+    ok = (q[..., 2] > 0) & (x > -margin * w) & (x < (1 + margin) * w) & (y > -margin * h) & (y < (1 + margin) * h)
+    return ok.all(axis=1)
+
+
 def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
     """Markerless lattice fit: (board -> image homography in full-image pixels, support score). Not oriented."""
     work, scale = _work_image(image)
@@ -465,13 +476,18 @@ def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
     if len(hs) == 0:
         raise NoBoardFound("the grid lines do not form a 9 x 10 lattice")
     scores = support_scores_batch(resp, hs)
-    top = np.argsort(-scores)[:6]
+    # the board is in view: a lattice whose points leave the frame is something else (a neighbour's board cut
+    # by the frame's edge, a tablecloth's checks)
+    scores = np.where(_inside(hs, resp.shape), scores, -np.inf)
+    top = [i for i in np.argsort(-scores)[:6] if np.isfinite(scores[i])]
     best_h, best_s = None, -np.inf
     for i in top:
         h = refine(resp, hs[i])
         s = support_score(resp, h)
         if s > best_s:
             best_h, best_s = h, s
+    if best_h is not None and not _inside(best_h[None], resp.shape)[0]:
+        best_h, best_s = None, best_s
     if best_h is None or best_s < MIN_SCORE:
         raise NoBoardFound(f"no lattice of 9 x 10 printed lines is supported (best line contrast {best_s:.1f})")
     best_h = _wind_clockwise(best_h)
