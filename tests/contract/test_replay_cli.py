@@ -222,3 +222,30 @@ def test_replay_missing_file_and_empty_file(xq, tmp_path):
     (tmp_path / "empty.pgn").write_text("", encoding="utf-8")
     r = xq("replay", str(tmp_path / "empty.pgn"))
     assert r.returncode != 0 and r.stderr.strip() and "Traceback" not in r.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["ccpd_dev", "liu_dahua_iccs"])
+def test_replay_every_shared_game(xq, shared_data, schemas, name):
+    """All of a shared file (1,000+ games, about 3 minutes here): the reference moves and final FEN for every
+    game, and nothing but moves, except a game that ends in mate or 困毙 on its last move, with the record's
+    result (or a record that left the result open)."""
+    r = xq("replay", str(shared_data / "games" / f"{name}.pgn"), "--json", timeout=1200)
+    assert r.returncode == 0, r.stderr[-2000:]
+    games = load_games(shared_data, f"{name}.jsonl", 10**6)
+    by_game: dict[str, list[dict]] = {}
+    for e in json_lines(r.stdout):
+        by_game.setdefault(e["game_id"], []).append(e)
+    assert len(by_game) == len(games)
+    for n, game in enumerate(games, start=1):
+        events = by_game[f"{name}.pgn#{n}"]
+        moves = [e for e in events if e["type"] == "MoveMade"]
+        assert [m["iccs"] for m in moves] == game["iccs"], n
+        if moves:
+            assert moves[-1]["fen_after"] == game["final_fen"], n
+        others = [e for e in events if e["type"] != "MoveMade"]
+        for e in others:
+            check_output_event(e, schemas)
+            assert e["type"] == "GameEnded" and e["article"] in ("4.1.1", "4.1.2"), (n, e)
+            assert game["result"] in (e["result"], "*", ""), (n, e, game["result"])
+            assert e is events[-1]
