@@ -41,6 +41,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--moves", type=int, default=None, help="demo: play only the first N plies of each game")
     p.add_argument("--calm", action="store_true", help="demo: no touched pieces, misplaced pieces or stray presses")
     p.add_argument("--seed", type=int, default=0, help="demo: which games and scenes")
+    p.add_argument(
+        "--vision-processes",
+        type=int,
+        default=1,
+        help="vision processes sharing the frames (a consumer group); one per spare core",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(handler=run)
 
@@ -112,7 +118,7 @@ class System:
         self.ledger: Any = None
         self.publisher: Any = None
         self.failed = False
-        self.vision: Any = None
+        self.visions: list[subprocess.Popen[bytes]] = []
         self._vision_log: Any = None
 
     def start(self) -> str:
@@ -249,21 +255,15 @@ class System:
             "--evidence-dir",
             str(data / "evidence"),
         ]
-        self.vision = subprocess.Popen(cmd, stdout=self._vision_log, stderr=subprocess.STDOUT)
-        time.sleep(0.5)
-        code = self.vision.poll()
-        if code is not None:
-            tail = log_path.read_text(errors="replace").strip().splitlines()[-1:] or [""]
-            self.say(f"vision: not running (exit {code}: {tail[0]}); frames are accepted but not seen")
-            self.vision = None
-            return
-        self.say(f"vision: running (pid {self.vision.pid}, log {log_path})")
-        watcher = threading.Thread(target=self._watch_vision, name="xq-vision-watch", daemon=True)
-        watcher.start()
+        for _ in range(max(1, self.args.vision_processes)):
+            self.visions.append(subprocess.Popen(cmd, stdout=self._vision_log, stderr=subprocess.STDOUT))
+        pids = ", ".join(str(p.pid) for p in self.visions)
+        self.say(f"vision: {len(self.visions)} process(es) in group xq-vision (pid {pids}, log {log_path})")
+        for proc in self.visions:
+            threading.Thread(target=self._watch_vision, args=(proc,), name="xq-vision-watch", daemon=True).start()
 
-    def _watch_vision(self) -> None:
-        assert self.vision is not None
-        code = self.vision.wait()
+    def _watch_vision(self, proc: subprocess.Popen[bytes]) -> None:
+        code = proc.wait()
         if not self.stopping.is_set():
             self.failed = True
             print(f"xqarb up: the vision service exited with code {code} (see its log)", file=sys.stderr, flush=True)
@@ -318,8 +318,9 @@ class System:
             self.server.stop()
         if self.hub is not None:
             self.hub.stop()
-        if self.vision is not None and self.vision.poll() is None:
-            self.vision.send_signal(signal.SIGINT)  # the vision service stops cleanly on an interrupt
+        for proc in self.visions:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGINT)  # the vision service stops cleanly on an interrupt
         for service in self.services:
             service.stop()
         for thread in self.threads:
@@ -328,12 +329,12 @@ class System:
             close = getattr(service, "close", None)
             if close is not None:
                 close()
-        if self.vision is not None:
+        for proc in self.visions:
             try:
-                self.vision.wait(15)
+                proc.wait(15)
             except subprocess.TimeoutExpired:  # it did not stop in time
-                self.vision.kill()
-                self.vision.wait(5)
+                proc.kill()
+                proc.wait(5)
         if self._vision_log is not None:
             self._vision_log.close()
         if self.publisher is not None:
