@@ -104,9 +104,10 @@ def test_legal_moves_of_random_endings_match_pyffish() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # ~40,000 pyffish calls of a few milliseconds each
 def test_legal_moves_of_many_more_random_playouts_match_pyffish() -> None:
-    assert _playouts(50000, seed=7)[1] > 500
-    assert _sparse(20000, seed=8)[2] > 50
+    assert _playouts(30000, seed=7)[1] > 300
+    assert _sparse(10000, seed=8)[2] > 30
 
 
 def test_legal_moves_of_real_game_positions_match_pyffish(shared_data: Path) -> None:
