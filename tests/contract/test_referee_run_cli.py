@@ -237,3 +237,24 @@ def test_output_source_seq_is_monotonic_per_source(xq, tmp_path):
     for e in out:
         assert e["source_seq"] > last.get(e["source"], 0), (e["source"], e["source_seq"], last)
         last[e["source"]] = e["source_seq"]
+
+
+def test_snapshots_with_colour_only_and_unsure_points(xq, tmp_path, real_game):
+    """BoardStable `squares` may say X / x (a red / black piece of unknown type) and `?` (unsure): the referee
+    still follows a real game from colours alone, and waits out an unsure point."""
+    import re
+
+    b = Board()
+    for i, m in enumerate(real_game["iccs"][:12]):
+        side = b.side
+        b.fen = sf_after(b.fen, [m])
+        colours = re.sub("[kabnrcp]", "x", re.sub("[KABNRCP]", "X", fen_squares(b.fen)))
+        if i == 5:  # the camera is unsure of the destination first, then sees it
+            unsure = list(colours)
+            unsure[(9 - int(m[3])) * 9 + "abcdefghi".index(m[2])] = "?"
+            b.stable("".join(unsure), dt=3.0)
+        b.stable(colours, dt=3.0).press(side)
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    assert [e["type"] for e in out] == ["MoveMade"] * 12, out
+    assert [e["iccs"] for e in out] == real_game["iccs"][:12]
+    assert out[-1]["fen_after"] == b.fen
