@@ -20,19 +20,25 @@ import logging
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from xqarb.events import Event
-from xqarb.referee.ledger import Ledger, Origin, Pending, SqliteLedger
+from xqarb.referee.ledger import Batch, Ledger, Origin, Pending, SqliteLedger
 
 log = logging.getLogger("xqarb.referee")
 
 UNASSIGNED_PREFIX = "board:"
 INPUT_TOPICS: tuple[str, ...] = ("xq.observations", "xq.clock", "xq.arbiter")
 DEFAULT_GROUP = "xq-referee"
+# What vision reports (DESIGN, event catalogue): timed from the frame's capture for the metrics.
+VISION_OBSERVATIONS = frozenset({
+    "BoardCalibrated", "HandEntered", "HandLeft", "PieceLifted", "PiecePlaced", "PieceNudged", "PieceMisaligned",
+    "BoardStable", "CameraFault",
+})  # fmt: skip
 
 
 def unassigned_chain(board_id: str) -> str:
@@ -58,23 +64,53 @@ class Referee:
 
     def handle(self, event: Event, origin: Origin | None = None) -> tuple[Event, ...]:
         """Fold one input into its board, append it and its outputs; return the outputs to publish."""
+        return self.handle_batch([(event, origin)])
+
+    def handle_batch(self, items: Sequence[tuple[Event, Origin | None]]) -> tuple[Event, ...]:
+        """Fold a batch of inputs in order and append them all in one ledger transaction.
+
+        The boards' new states are kept only once the append succeeded: a failed append leaves the referee as
+        it was, and the same batch can be handled again.
+        """
         from xqarb.referee.board import step
 
-        found = self.ledger.find_event(event.event_id)
-        if found is not None:
-            self.duplicates += 1
-            return self._outputs_after(*found)
-        board = event.board_id
-        if origin is not None:
-            self._partition_of[board] = (origin.topic, origin.partition)
-        state = self._boards[board] if board in self._boards else self.rebuild(board)
-        new_state, result = step(state, event)
-        game_id = result.game_id or unassigned_chain(board)
-        pending = [Pending("input", event, origin), *(Pending("output", out) for out in result.outputs)]
-        self.ledger.append(game_id, board, pending)
-        self.appended += len(pending)
-        self._boards[board] = new_state
-        return tuple(result.outputs)
+        known = self.ledger.find_events([event.event_id for event, _ in items])
+        staged: dict[str, Any] = {}
+        batches: list[Batch] = []
+        outputs: list[Event] = []
+        seen: set[str] = set()
+        duplicates = 0
+        for event, origin in items:
+            if event.event_id in known:
+                duplicates += 1
+                outputs.extend(self._outputs_after(*known[event.event_id]))
+                continue
+            if event.event_id in seen:
+                duplicates += 1  # the same input twice in one batch (a device retry)
+                continue
+            seen.add(event.event_id)
+            board = event.board_id
+            if board in staged:
+                state = staged[board]
+            elif board in self._boards:
+                state = self._boards[board]
+            else:
+                state = self.rebuild(board)
+            new_state, result = step(state, event)
+            staged[board] = new_state
+            game_id = result.game_id or unassigned_chain(board)
+            pending = (Pending("input", event, origin), *(Pending("output", out) for out in result.outputs))
+            batches.append(Batch(game_id, board, pending))
+            outputs.extend(result.outputs)
+        if batches:
+            written = self.ledger.append_many(batches, skip_known=False)  # looked up above
+            self.appended += len(written)
+        self._boards.update(staged)
+        for event, origin in items:
+            if origin is not None:
+                self._partition_of[event.board_id] = (origin.topic, origin.partition)
+        self.duplicates += duplicates
+        return tuple(outputs)
 
     def rebuild(self, board_id: str) -> Any:
         """The board's state from the ledger: the inputs of its latest game, folded again."""
@@ -158,10 +194,11 @@ class RefereeService:
         # One board's events come on three topics (observations, clock, arbiter) and Kafka orders only within
         # a partition: within a batch, take them in event time (stable for ties), as they happened.
         records = sorted(records, key=lambda r: (r.event.occurred_at if r.event else 0))
-        for record in records:
-            assert record.event is not None  # the consumer decodes; undecodable ones went to the DLQ
-            origin = Origin(record.topic, record.partition, record.offset)
-            outputs.extend(self.referee.handle(record.event, origin))
+        appended_before = self.referee.appended
+        outputs.extend(self.referee.handle_batch(
+            [(r.event, Origin(r.topic, r.partition, r.offset)) for r in records if r.event is not None]
+        ))  # fmt: skip
+        self._observe(records, outputs, self.referee.appended - appended_before)
         if outputs:
             self.producer.send_many(self.game_events_topic, outputs)
             if self.on_outputs is not None:
@@ -169,6 +206,22 @@ class RefereeService:
         self.consumer.commit()  # DESIGN: only after the ledger append (and the publication)
         self.processed += len(records)
         return len(records)
+
+    @staticmethod
+    def _observe(records: Sequence[Any], outputs: Sequence[Event], appended: int) -> None:
+        """Metrics: ledger appends, capture -> observation (vision's stamps), observation -> output (now)."""
+        from xqarb import metrics
+
+        metrics.LEDGER_APPENDS.inc(appended)
+        now_us = time.time_ns() // 1000
+        for record in records:
+            event = record.event
+            if event is None or event.type not in VISION_OBSERVATIONS:
+                continue
+            # vision stamps an observation with the frame's capture time (occurred_at) and its own (received_at)
+            metrics.CAPTURE_TO_OBSERVATION.observe(max(0.0, (event.received_at - event.occurred_at) / 1e6))
+            if outputs:
+                metrics.OBSERVATION_TO_RULING.observe(max(0.0, (now_us - event.received_at) / 1e6))
 
     def run(self) -> None:
         while not self._stop.is_set():

@@ -198,3 +198,20 @@ def test_find_event_looks_in_every_game(ledger: SqliteLedger) -> None:
     assert ledger.find_event(_press(1).event_id) == ("board:7", 1)
     assert ledger.find_event(_ruling(2).event_id) == ("g1", 2)
     assert ledger.find_event("no-such-event") is None
+
+
+def test_append_many_is_one_transaction_over_games(ledger: SqliteLedger) -> None:
+    from xqarb.referee.ledger import Batch
+
+    written = ledger.append_many([
+        Batch("g1", "7", (Pending("input", _press(1)),)),
+        Batch("g2", "8", (Pending("input", _press(1, "8")),)),
+        Batch("g1", "7", (Pending("input", _press(2)), Pending("output", _ruling(2)))),
+    ])  # fmt: skip
+    assert [(e.game_id, e.seq) for e in written] == [("g1", 1), ("g2", 1), ("g1", 2), ("g1", 3)]
+    assert ledger.verify("g1").ok and ledger.verify("g2").ok
+    # Without the per-entry look-up, an input already there refuses the whole batch: nothing half-written.
+    with pytest.raises(LedgerConflict):
+        ledger.append_many([Batch("g2", "8", (Pending("input", _press(5, "8")),)),
+                            Batch("g1", "7", (Pending("input", _press(1)),))], skip_known=False)
+    assert ledger.head("g2")[0] == 1
