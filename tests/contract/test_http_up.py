@@ -63,7 +63,8 @@ def up(tmp_path_factory):
     port = _free_port()
     log = folder / "up.log"
     with open(log, "wb") as err:
-        proc = subprocess.Popen([*xqarb_command(), "up", "--port", str(port), "--data-dir", str(data), "--quiet"],
+        proc = subprocess.Popen([*xqarb_command(), "up", "--port", str(port), "--data-dir", str(data), "--quiet",
+                                 "--boards", "3"],
                                 cwd=folder, stdout=subprocess.DEVNULL, stderr=err)
     base = f"http://127.0.0.1:{port}"
     server = Up(proc, base, data, log)
@@ -140,6 +141,7 @@ def test_api_boards_lists_the_configured_boards(up):
     data = json.loads(body)
     boards = data["boards"] if isinstance(data, dict) else data
     assert {str(b["board_id"]) for b in boards} == set(up.venue()["boards"])
+    assert len(boards) == 3  # --boards 3
 
 
 def test_metrics_is_prometheus_text(up):
