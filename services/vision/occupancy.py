@@ -235,12 +235,15 @@ def _colour_threshold(values: np.ndarray, default: float = 0.05) -> float:
     v = np.sort(values)
     if len(v) < 4:
         return default
-    best, best_t = 0.0, default
-    for k in range(1, len(v)):
-        a, b = v[:k], v[k:]
-        between = len(a) * len(b) * (a.mean() - b.mean()) ** 2
-        if between > best:
-            best, best_t = between, (v[k - 1] + v[k]) / 2
+    # Otsu on the sorted values: the split with the largest between-class variance (cumulative sums)
+    n = len(v)
+    k = np.arange(1, n)
+    csum = np.cumsum(v)[:-1]
+    mean_a = csum / k
+    mean_b = (v.sum() - csum) / (n - k)
+    between = k * (n - k) * (mean_a - mean_b) ** 2
+    j = int(np.argmax(between))
+    best_t = float((v[j] + v[j + 1]) / 2)
     lo, hi = v[v <= best_t], v[v > best_t]
     if len(lo) and len(hi) and hi.mean() - lo.mean() > 0.06 and -0.1 < best_t < 0.5:
         return float(best_t)

@@ -180,8 +180,10 @@ class Tracker:
         nv = _norm(view)
         # the camera is sometimes bumped a little: follow small shifts of the whole view
         if state.last_view is not None:
-            (dx, dy), resp = cv2.phaseCorrelate(state.last_view, nv)
-            if resp > 0.2 and 0.5 < np.hypot(dx, dy) < 0.4 * S:
+            # at half scale: a bump of the camera is a shift of whole pixels there too, for a quarter of the cost
+            (dx, dy), resp = cv2.phaseCorrelate(cv2.pyrDown(state.last_view), cv2.pyrDown(nv))
+            dx, dy = 2 * dx, 2 * dy
+            if resp > 0.2 and 1.0 < np.hypot(dx, dy) < 0.4 * S:
                 fit = _shift_fit(state.fit, dx, dy)
                 view = warp_board(image, fit.homography).bgr
                 nv = _norm(view)
