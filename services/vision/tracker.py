@@ -72,6 +72,7 @@ class TrackerConfig:
     # (a piece set down carelessly stands up to about 0.3 off its point and is still on it)
     nudge_from: float = 0.08  # a piece moved this far on its point (spacings) was nudged
     evidence_keep: int = 4  # evidence frames named per observation (the frame itself and those before it)
+    find_every_us: int = 2_000_000  # while no board is found, look for one this often
     start_squares: str | None = START_SQUARES  # the position assumed when the first board has its occupancy
     start_tolerance: int = 6  # points whose occupancy may read otherwise on that first board
 
@@ -92,6 +93,7 @@ class TrackerState:
     pending: bool = True  # something may have changed since the last BoardStable
     lifted: frozenset[int] = frozenset()
     fault: str | None = None
+    last_find: int | None = None  # when a board was last looked for (none found yet)
     recent: tuple[str, ...] = ()  # SHA-256 of the last frames (evidence)
     last_full: np.ndarray | None = None  # the last decoded frame's canonical view (BGR)
     frames: int = 0
@@ -159,6 +161,10 @@ class Tracker:
             return fault("corrupt frame: the image could not be decoded")
 
         if state.fit is None:
+            # finding a board costs seconds: while none is found, look again only every `find_every_us`
+            if state.last_find is not None and 0 <= t_us - state.last_find < cfg.find_every_us:
+                return state, obs
+            state = replace(state, last_find=t_us)
             try:
                 fit = find_board(image)
             except NoBoardFound as exc:

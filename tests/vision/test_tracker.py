@@ -55,7 +55,8 @@ def test_faults_are_reported_never_raised(views) -> None:
     black = np.zeros_like(start.image)
     blurred = cv2.GaussianBlur(start.image, (0, 0), 9)
     noise = cv2.GaussianBlur(np.random.default_rng(0).integers(0, 255, start.image.shape, dtype=np.uint8), (0, 0), 2)
-    frames = [None, black, black, noise, start.image, start.image, start.image, start.image, blurred]
+    # after a frame with no board, the next look for one is `find_every_us` (2 s) later
+    frames = [None, black, black, noise] + [start.image] * 10 + [blurred]
     _, seen = _run(tracker, frames)
     faults = [o.fields["reason"] for o in seen if o.type == "CameraFault"]
     assert faults[0].startswith("corrupt frame")
