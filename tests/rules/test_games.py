@@ -34,6 +34,7 @@ def test_every_move_replayed_renotated_and_read_back(shared_data: Path, name: st
             as_written += traditional == text
     assert moves == sum(len(g.moves) for g in games) > 50_000
     if name == "ccpd_dev":
-        # The records differ from 7.5 in one habit only: with two pieces of a kind on one file they often keep
-        # the file (仕六退五) where the move is unambiguous anyway, where 7.5 asks for 前/后 (前仕退五).
-        assert as_written / moves > 0.98
+        # 99.3% come out exactly as printed. The rest is one habit of the records: with two rooks, horses or
+        # cannons on one file they sometimes keep the file (炮五平七) where only one of the two can make the move,
+        # where 7.5 asks for 前/后 (前炮平七); both forms are read.
+        assert as_written / moves > 0.99

@@ -3,10 +3,23 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
-from xqarb.referee.rules import START_FEN, FenError, Move, NotationError, Position, chinese, iccs, parse_move, wxf
+from xqarb.referee.rules import (
+    START_FEN,
+    FenError,
+    Move,
+    NotationError,
+    Position,
+    chinese,
+    iccs,
+    parse_move,
+    read_pgn,
+    replay,
+    wxf,
+)
 
 START = Position.from_fen(START_FEN)
 
@@ -197,6 +210,9 @@ def test_wxf_agrees_with_fairy_stockfish() -> None:
         ("5k3/9/9/9/9/3R5/9/3R5/9/4K4 w", "d2d3"),
         ("3k5/9/9/9/5n3/9/5n3/9/9/4K4 b", "f3g1"),
         ("3k5/9/9/9/5n3/9/5n3/9/9/4K4 b", "f5g7"),
+        # two advisors / elephants on a file keep the file (the direction tells them apart)
+        ("3ak1b2/4a4/4b4/6p1p/2p1N2r1/p5P2/2c1P2cP/R2AB1NR1/nr6C/2BAK4 w - - 18 25", "d2e1"),
+        ("4kab2/4a4/n2c5/p1p6/1r4b1N/P1P6/R3P3P/4BC3/4A4/2B1KA3 b - - 0 28", "g5i7"),
     ]
     for fen, move in cases:
         pos = Position.from_fen(fen)
@@ -210,3 +226,25 @@ def test_wxf_agrees_with_fairy_stockfish() -> None:
             ours = ours[1] + ours[0] + ours[2:]
         assert ours == ref, (fen, move)
         assert parse_move(pos, ref) == mv
+
+
+def test_chinese_agrees_with_the_cchess_library_on_real_games(shared_data: Path) -> None:
+    # cchess (a pure-Python Xiangqi library, test-only) writes simplified characters with full-width digits.
+    cchess = pytest.importorskip("cchess")
+    games = read_pgn((shared_data / "games" / "ccpd_dev.pgn").read_text(encoding="utf-8"))
+    compared = 0
+    for i in range(0, 500, 25):
+        played = replay(games[i], i)
+        board = cchess.ChessBoard(games[i].start_fen)
+        for pos, mv in zip(played.positions, played.moves, strict=False):
+            theirs = board.move_iccs(str(mv)).to_text()
+            assert chinese(pos, mv, fullwidth=True) == theirs, (i, str(mv), pos.fen())
+            board.next_turn()
+            compared += 1
+    assert compared > 1000
+
+
+def test_two_advisors_or_elephants_on_a_file_keep_the_file() -> None:
+    pos = Position.from_fen("3ak1b2/4a4/4b4/6p1p/2p1N2r1/p5P2/2c1P2cP/R2AB1NR1/nr6C/2BAK4 w - - 18 25")
+    assert chinese(pos, Move("d2", "e1")) == "仕六退五"
+    assert parse_move(pos, "前仕退五") == Move("d2", "e1")  # the 前/后 form is read as well

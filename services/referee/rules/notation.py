@@ -4,10 +4,11 @@ Chinese (7.5): piece, its file, direction, then a file or a count of points: 炮
 numbered 一..九 from Red's right, Black's 1..9 from Black's right. 进 forward, 退 back, 平 sideways; pieces moving
 diagonally (仕/士, 相/象, 马) name the file they arrive on, the others the number of points they go forward or
 back. When two pieces of one kind of the mover stand on one file, 前 (the one nearer the opponent) or 后 replaces
-the file: 前马退四. Pawns (the only kind that can have more on a file): three on a file 前兵/中兵/后兵, four or five
-一兵/二兵/三兵/四兵/五兵 counted from the front; when pawns are doubled on more than one file the file number takes
-the place of the piece: 前七进一, 后３平４. The abbreviated form of 7.5 (炮25, 马87, 后车6) drops the direction:
-it is read by trying every direction and accepting the one legal move that fits.
+the file: 前马退四; not for 仕/相, whose direction already tells two on a file apart (仕六退五). Pawns (the only
+kind that can have more on a file): three on a file 前兵/中兵/后兵, four or five 一兵/二兵/三兵/四兵/五兵 counted
+from the front; when pawns are doubled on more than one file the file number takes the place of the piece:
+前七进一, 后３平４. The abbreviated form of 7.5 (炮25, 马87, 后车6) drops the direction: it is read by trying
+every direction and accepting the one legal move that fits.
 
 WXF: piece letter K A E H R C P (B and N accepted), file 1-9 counted like the Chinese, then + (forward), - (back)
 or = / . (sideways), then a file or a count: C2=5, H8+7. Doubled pieces: +C-1 / -C=4 (front / rear); three pawns
@@ -135,7 +136,9 @@ def _describe(position: Position, move: Move) -> _Described:
     f0, r0, f1, r1 = frm % 9, frm // 9, to % 9, to // 9
     same = _front_to_back(_same_on_file(cells, p, f0), s)
     selector, many = None, False
-    if len(same) > 1:
+    # Two advisors or elephants on one file keep the file: the front one can only go back and the rear one only
+    # forward, so 进/退 already tells them apart (the usual reading of 7.5, and what records and other programs do).
+    if len(same) > 1 and t not in (ADVISOR, ELEPHANT):
         selector = _selector_index(same.index(frm), len(same))
         many = t == PAWN and len(_doubled_files(cells, p)) > 1
     forward = (r1 - r0) * s
