@@ -479,17 +479,36 @@ def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
     # the board is in view: a lattice whose points leave the frame is something else (a neighbour's board cut
     # by the frame's edge, a tablecloth's checks)
     scores = np.where(_inside(hs, resp.shape), scores, -np.inf)
-    top = [i for i in np.argsort(-scores)[:6] if np.isfinite(scores[i])]
-    best_h, best_s = None, -np.inf
+    order = [i for i in np.argsort(-scores) if np.isfinite(scores[i])]
+    # the best few lattices, and the best of each other place in the frame (a neighbour's board may be in view)
+    top = order[:6]
+    centres = [apply_h(hs[i], np.array([[4.0, 4.5]]))[0] for i in top[:1]]
+    for i in order[6:200]:
+        c = apply_h(hs[i], np.array([[4.0, 4.5]]))[0]
+        sp = float(np.linalg.norm(apply_h(hs[i], np.array([[5.0, 4.5]]))[0] - c))
+        if all(np.linalg.norm(c - c0) > 4 * sp for c0 in centres):
+            centres.append(c)
+            top.append(i)
+        if len(centres) >= 3:
+            break
+    found: list[tuple[np.ndarray, float]] = []
     for i in top:
         h = refine(resp, hs[i])
-        s = support_score(resp, h)
-        if s > best_s:
-            best_h, best_s = h, s
-    if best_h is not None and not _inside(best_h[None], resp.shape)[0]:
-        best_h, best_s = None, best_s
-    if best_h is None or best_s < MIN_SCORE:
+        if _inside(h[None], resp.shape)[0]:
+            found.append((h, support_score(resp, h)))
+    best_s = max((sc for _, sc in found), default=-np.inf)
+    if not found or best_s < MIN_SCORE:
         raise NoBoardFound(f"no lattice of 9 x 10 printed lines is supported (best line contrast {best_s:.1f})")
+    # Of the boards that are clearly supported, the camera watches the one nearest the middle of its view.
+    centre = np.array([resp.shape[1] / 2, resp.shape[0] / 2])
+    boards: list[tuple[np.ndarray, float, np.ndarray, float]] = []  # best lattice per place: h, score, centre
+    for h, sc in sorted(found, key=lambda t: -t[1]):
+        c = apply_h(h, np.array([[4.0, 4.5]]))[0]
+        sp = float(np.linalg.norm(apply_h(h, np.array([[5.0, 4.5]]))[0] - c))
+        if all(np.linalg.norm(c - b[2]) > 4 * max(sp, b[3]) for b in boards):
+            boards.append((h, sc, c, sp))
+    good = [(h, sc) for h, sc, _, _ in boards if sc >= 0.6 * best_s]
+    best_h, best_s = min(good, key=lambda t: float(np.linalg.norm(apply_h(t[0], np.array([[4.0, 4.5]]))[0] - centre)))
     best_h = _wind_clockwise(best_h)
     up = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     return up @ best_h, float(best_s)
