@@ -45,6 +45,11 @@ class DemoOptions:
     speed: float = 1.0  # > 1 plays faster than real time (tests)
     # A player presses the clock a moment after letting go of the piece; the camera needs a still board first.
     press_delay_s: float = 2.0
+    # "seen": a player presses once the referee has shown the move on the stream (at least press_delay_s after
+    # letting go, at most press_timeout_s): a busy demo machine whose vision lags then shows late moves, not
+    # clock fouls (8.1.7) caused by the lag. "strict": at press_delay_s, whatever the referee has seen.
+    clock_mode: str = "seen"
+    press_timeout_s: float = 60.0
     # The camera watches the set-up board this long before the first move (as cameras run before a round starts),
     # so that vision has found the board when the game begins.
     preroll_s: float = 8.0
@@ -110,6 +115,62 @@ class BoardStats:
     last_error: str = ""
 
 
+class StreamFollower:
+    """What the referee has shown of one board on /api/stream: the plies seen and the games ended, per game."""
+
+    def __init__(self, base_url: str, board_id: str, stop: threading.Event) -> None:
+        self.url = base_url
+        self.board_id = board_id
+        self.stop = stop
+        self.plies: dict[str, int] = {}
+        self.ended: set[str] = set()
+        self._lock = threading.Lock()
+        self.thread = threading.Thread(target=self._run, name=f"xq-demo-follow-{board_id}", daemon=True)
+
+    def ply(self, game_id: str) -> int:
+        with self._lock:
+            return self.plies.get(game_id, 0)
+
+    def has_ended(self, game_id: str) -> bool:
+        with self._lock:
+            return game_id in self.ended
+
+    def _run(self) -> None:
+        import http.client
+        from urllib.parse import urlparse
+
+        target = urlparse(self.url)
+        last_id = None
+        while not self.stop.is_set():
+            try:
+                conn = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
+                conn.request(
+                    "GET", f"/api/stream?board={self.board_id}", headers={"Last-Event-ID": last_id} if last_id else {}
+                )
+                resp = conn.getresponse()
+                kind = None
+                while not self.stop.is_set():
+                    line = resp.fp.readline().decode("utf-8")
+                    if not line:
+                        break
+                    if line.startswith("id: "):
+                        last_id = line[4:].strip()
+                    elif line.startswith("event: "):
+                        kind = line[7:].strip()
+                    elif line.startswith("data: ") and kind in ("MoveMade", "GameEnded"):
+                        event = json.loads(line[6:])
+                        with self._lock:
+                            if kind == "MoveMade":
+                                gid = event["game_id"]
+                                self.plies[gid] = max(self.plies.get(gid, 0), event["ply"])
+                            else:
+                                self.ended.add(event["game_id"])
+                conn.close()
+            except (OSError, http.client.HTTPException, json.JSONDecodeError):
+                pass
+            self.stop.wait(1.0)
+
+
 class DemoBoard:
     """One simulated board: a camera and a clock playing `game` in real time."""
 
@@ -141,6 +202,7 @@ class DemoBoard:
         self._clock_seq = 0
         self._frame_seq = 0
         self.thread = threading.Thread(target=self._run, name=f"xq-demo-{board_id}", daemon=True)
+        self.follower = StreamFollower(self.url, board_id, stop) if options.clock_mode == "seen" else None
 
     def _post_json(self, endpoint: str, token: str, obj: dict[str, Any]) -> dict[str, Any]:
         return post(
@@ -276,11 +338,17 @@ class DemoBoard:
     def play(self) -> None:
         from xqarb.vision.render import jpeg
 
-        self.start_game(time.time_ns() // 1000)
-        clock = SimClock(self.options.base_ms, self.options.base_ms, self.options.increment_ms)
+        started = time.time_ns() // 1000
+        self.start_game(started)
+        # The arbiter starts the clocks with the game (6.1): Red's time runs from then, through the pre-roll.
+        clock = SimClock(self.options.base_ms, self.options.base_ms, self.options.increment_ms, since_us=started)
+        step = 1 / self.options.fps / self.options.speed  # seconds between frames
         t0 = time.monotonic()
         ply_done = 0
-        pending: tuple[float, str, Any] | None = None  # (when, mover, misaligned points) of the next press
+        # The next press: (earliest, mover, misaligned points, ply, latest).
+        pending: tuple[float, str, Any, int, float] | None = None
+        designated = None
+        last_body = b""
         preroll = max(0, round(self.options.preroll_s * self.options.fps))
         for index, frame in enumerate(self.frames()):
             if self.stop.is_set():
@@ -288,48 +356,80 @@ class DemoBoard:
             body = jpeg(frame.image)
             for _ in range(preroll if index == 0 else 0):  # the first (still) frame, shown for the pre-roll
                 self._send_frame(body)
-                t0 += 1 / self.options.fps / self.options.speed
-                if self.stop.wait(1 / self.options.fps / self.options.speed):
+                t0 += step
+                if self.stop.wait(step):
                     return
+            truth = frame.truth
+            if pending is not None and truth.hand_present and self.follower is not None:
+                # "seen": the players think until the referee has shown the last move (the camera keeps filming
+                # the still board), so that a busy machine shows the game slower, not wrong.
+                while not self._press_due(pending, time.monotonic(), False) and not self.stop.is_set():
+                    self._send_frame(last_body)
+                    t0 += step
+                    self.stop.wait(step)
+            if pending is not None and (truth.hand_present or self._press_due(pending, time.monotonic(), False)):
+                # The mover presses, then, 5.10, the opponent designates the point of a piece left half-way.
+                self._press(clock, pending, designated)
+                designated = pending[2] or designated
+                pending = None
             delay = t0 + frame.t_us / 1e6 / self.options.speed - time.monotonic()
             if delay > 0 and self.stop.wait(delay):
                 return
             self._send_frame(body)
-            truth = frame.truth
+            last_body = body
             if truth.event == "nudge":
                 self._count("touched piece")
-            now = time.monotonic()
-            if pending is not None and (now >= pending[0] or truth.hand_present):
-                # The press is due (or the next hand is coming): the mover presses, then, 5.10, the opponent
-                # designates the point of a piece left between two points.
-                _, mover, misaligned = pending
-                pending = None
-                self.press(clock, mover)
-                if misaligned:
-                    self._count("piece between points")
-                    self._post_json(
-                        "events",
-                        self.arbiter_token,
-                        {
-                            "type": "PointDesignated",
-                            "point": misaligned[0],
-                            "game_id": self.game_id,
-                            "occurred_at": time.time_ns() // 1000,
-                        },
-                    )
-                if self.rng.random() < self.options.press_without_move_rate:
-                    # 8.1.7: the player to move presses the clock without having moved.
-                    self._count("clock pressed without a move")
-                    self.press(clock, "black" if mover == "red" else "red")
+            if self.follower is not None and self.follower.has_ended(self.game_id):
+                return  # the referee ended the game (a result, a loss by rule): on to the next one
             if truth.event == "hand_leave" and truth.ply > ply_done:
+                now = time.monotonic()
                 ply_done = truth.ply
                 self.stats.moves += 1
                 mover = "red" if ply_done % 2 == 1 else "black"
-                pending = (now + self.options.press_delay_s / self.options.speed, mover, truth.misaligned)
-        if pending is not None and not self.stop.is_set():
-            self.press(clock, pending[1])
+                pending = (
+                    now + self.options.press_delay_s / self.options.speed,
+                    mover,
+                    truth.misaligned,
+                    ply_done,
+                    now + self.options.press_timeout_s / self.options.speed,
+                )
+        while pending is not None and not self.stop.is_set():
+            if self._press_due(pending, time.monotonic(), False):
+                self._press(clock, pending, designated)
+                break
+            self._send_frame(last_body)
+            self.stop.wait(step)
         if not self.stop.is_set():
             self.finish_game()
+
+    def _press(self, clock: SimClock, pending: tuple[float, str, Any, int, float], designated: Any) -> None:
+        _, mover, misaligned, _, _ = pending
+        self.press(clock, mover)
+        if misaligned and misaligned != designated:  # a piece left half-way stays there: designated once
+            self._count("piece between points")
+            self._post_json(
+                "events",
+                self.arbiter_token,
+                {
+                    "type": "PointDesignated",
+                    "point": misaligned[0],
+                    "game_id": self.game_id,
+                    "occurred_at": time.time_ns() // 1000,
+                },
+            )
+        if self.rng.random() < self.options.press_without_move_rate:
+            # 8.1.7: the player to move presses the clock without having moved.
+            self._count("clock pressed without a move")
+            self.press(clock, "black" if mover == "red" else "red")
+
+    def _press_due(self, pending: tuple[float, str, Any, int, float], now: float, hand_coming: bool) -> bool:
+        earliest, _, _, ply, latest = pending
+        if now < earliest:
+            return False
+        if self.follower is None:
+            return True
+        # "seen": once the referee showed the move, or after the timeout (then it is a press the referee judges).
+        return self.follower.ply(self.game_id) >= ply or hand_coming or now >= latest
 
     def _send_frame(self, body: bytes) -> None:
         self._frame_seq += 1  # per camera, across games: never goes backwards
@@ -383,6 +483,8 @@ class DemoBoards:
 
     def start(self) -> DemoBoards:
         for b in self.boards:
+            if b.follower is not None:
+                b.follower.thread.start()
             b.thread.start()
         return self
 
@@ -425,6 +527,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--fps", type=float, default=2.0)
     p.add_argument("--moves", type=int, default=None)
     p.add_argument("--calm", action="store_true")
+    p.add_argument("--strict-clock", action="store_true", help="press 2 s after each move, seen or not")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--run-id", default=str(int(time.time())))
     args = p.parse_args(argv)
@@ -433,7 +536,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = DemoOptions(
         fps=args.fps, max_moves=args.moves, seed=args.seed, run_id=args.run_id,
         # With --moves (a short check) one game a board; otherwise one game after another until stopped.
-        games_per_board=1 if args.moves else None, **calm,
+        games_per_board=1 if args.moves else None, clock_mode="strict" if args.strict_clock else "seen", **calm,
     )  # fmt: skip
     demo = DemoBoards(args.url, config, list(config.boards)[: args.boards], options)
     stop = threading.Event()

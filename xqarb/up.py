@@ -42,6 +42,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--calm", action="store_true", help="demo: no touched pieces, misplaced pieces or stray presses")
     p.add_argument("--seed", type=int, default=0, help="demo: which games and scenes")
     p.add_argument(
+        "--strict-clock",
+        action="store_true",
+        help="demo: players press the clock 2 s after each move whether or not the referee has seen it "
+        "(default: once it has, within 15 s, so a busy machine shows late moves rather than clock fouls)",
+    )
+    p.add_argument(
         "--vision-processes",
         type=int,
         default=1,
@@ -212,6 +218,8 @@ class System:
             cmd += ["--moves", str(args.moves)]
         if args.calm:
             cmd.append("--calm")
+        if args.strict_clock:
+            cmd.append("--strict-clock")
         self.demo = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         reader = threading.Thread(target=self._read_demo, name="xq-demo-progress", daemon=True)
         reader.start()
