@@ -73,6 +73,7 @@ class TrackerConfig:
     nudge_from: float = 0.08  # a piece moved this far on its point (spacings) was nudged
     evidence_keep: int = 4  # evidence frames named per observation (the frame itself and those before it)
     find_every_us: int = 2_000_000  # while no board is found, look for one this often
+    max_changed: int = 8  # more changed points than this at once is no move (light, camera, board disturbed)
     start_squares: str | None = START_SQUARES  # the position assumed when the first board has its occupancy
     start_tolerance: int = 6  # points whose occupancy may read otherwise on that first board
 
@@ -279,6 +280,14 @@ class Tracker:
             view = state.last_full
             if view is None:
                 return state, obs
+        if state.ref_view is not None:
+            # the camera may have been bumped while the hand was over the board: line the view up with the last
+            # still board before comparing them point by point
+            (dx, dy), resp = cv2.phaseCorrelate(_norm(state.ref_view), _norm(view))
+            if resp > 0.1 and 0.7 < np.hypot(dx, dy) < 0.4 * S:
+                m = np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]])
+                view = cv2.warpAffine(view, m, view.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+                state = replace(state, fit=_shift_fit(state.fit, dx, dy))
         reading = read_view(view, self.classifier)
         if state.known is None:
             squares = self._first_squares(reading, cfg)
@@ -346,6 +355,19 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     was_occ = [i for i in range(90) if known[i] not in ".?" and change[i] > lvl]
     arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > 0.5 and (change[i] > lvl or known[i] == "?")]
     misaligned: list[tuple[int, int]] = []
+    if len(was_occ) + len(arrived) > cfg.max_changed:
+        # Not a move: the light, the camera or the board itself changed. Keep each letter where the point still
+        # shows a piece of its colour; say what is seen elsewhere.
+        for i in range(90):
+            if occ[i] < 0.2:
+                sq[i] = "."
+            elif occ[i] > 0.8:
+                seen = _ink_letter(reading, i)
+                if known[i] in ".?" or (seen in "Xx" and seen.isupper() != known[i].isupper()):
+                    sq[i] = seen
+            else:
+                sq[i] = "?"
+        return "".join(sq), [], [], []
     # a piece between two points: an ink peak far from its point along a line, towards a neighbour (5.10)
     taken: set[int] = set()
     # a piece's top face is seen displaced from its foot by the camera's angle (parallax): what all pieces share
@@ -356,7 +378,9 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         off = reading.offset[i] - parallax
         if float(np.hypot(*off)) >= cfg.misaligned_from and i not in taken and occ[i] > 0.5:
             j = _towards(i, off)
-            if j is not None and j not in taken and (known[j] in ".?" or known[i] in ".?"):
+            # a piece half-way covers half of each point's disc: both must show ink
+            if (j is not None and j not in taken and (known[j] in ".?" or known[i] in ".?")
+                    and occ[j] > 0.3 and float(np.hypot(*(reading.offset[j] - parallax))) >= cfg.misaligned_from):
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
     arrived = [i for i in arrived if i not in taken]
