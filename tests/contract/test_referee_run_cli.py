@@ -91,13 +91,27 @@ def test_explicit_ids_and_times_are_accepted(xq, tmp_path, schemas):
 
 def test_minimal_game_started_uses_the_defaults(xq, tmp_path):
     """Only the fields without a default in DESIGN: ruleset, level, start_fen, recording_required left out."""
-    b = Board(recording_required=None)
+    b = Board()
     b.lines[0].pop("recording_required")
     b.move("h2e2").move("h9g7")
     r = _run(xq, tmp_path, b.jsonl())
     assert r.returncode == 0, r.stderr
     out = json_lines(r.stdout)
     assert [e["iccs"] for e in out if e["type"] == "MoveMade"] == ["h2e2", "h9g7"]
+
+
+@pytest.mark.xfail(strict=True, reason="GameStarted.recording_required defaults to true: a GameStarted without it "
+                                       "and camera snapshots of a clean real game give 8.1.6 fouls from ply 4 and "
+                                       "GameEnded 4.1.10 (three fouls) at ply 14, where no scoresheet was ever "
+                                       "connected")
+def test_minimal_game_started_and_a_clean_real_game_give_only_moves(xq, tmp_path, real_game):
+    b = Board()
+    b.lines[0].pop("recording_required")
+    for m in real_game["iccs"][:30]:
+        b.move(m)
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    assert [e["type"] for e in out] == ["MoveMade"] * 30, [(e["type"], e.get("article")) for e in out
+                                                           if e["type"] != "MoveMade"]
 
 
 def test_start_fen_is_honoured(xq, tmp_path):
