@@ -272,3 +272,14 @@ def test_snapshots_with_colour_only_and_unsure_points(xq, tmp_path, real_game):
     assert [e["type"] for e in out] == ["MoveMade"] * 12, out
     assert [e["iccs"] for e in out] == real_game["iccs"][:12]
     assert out[-1]["fen_after"] == b.fen
+
+
+def test_snapshots_alone_without_clock_presses_give_the_moves(xq, tmp_path, real_game):
+    """GameStarted and BoardStable snapshots only (no clock device): one MoveMade per move, nothing else."""
+    b = Board()
+    for m in real_game["iccs"][:20]:
+        b.fen = sf_after(b.fen, [m])
+        b.stable(dt=5.0)
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    assert [e["type"] for e in out] == ["MoveMade"] * 20, out
+    assert [e["iccs"] for e in out] == real_game["iccs"][:20] and out[-1]["fen_after"] == b.fen
