@@ -283,3 +283,16 @@ def test_snapshots_alone_without_clock_presses_give_the_moves(xq, tmp_path, real
     out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
     assert [e["type"] for e in out] == ["MoveMade"] * 20, out
     assert [e["iccs"] for e in out] == real_game["iccs"][:20] and out[-1]["fen_after"] == b.fen
+
+
+@pytest.mark.xfail(strict=True, reason="a press 5 s (camera time) before the board shows the move is taken as the "
+                                       "move's own press: no 8.1.7; 8.1.7 is ruled only when a later snapshot "
+                                       "shows the board unchanged")
+def test_press_well_before_the_move_is_8_1_7(xq, tmp_path):
+    b = Board().move("h2e2").move("h9g7")
+    b.press("red", dt=3.0)  # Red presses without having moved ...
+    b.fen = sf_after(b.fen, ["h0g2"])
+    b.stable(dt=5.0)  # ... and the camera's frame 5 s later is the first to show Red's move
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    rulings = [e for e in out if e["type"] == "Ruling"]
+    assert [(r["article"], r["side"]) for r in rulings] == [("8.1.7", "red")], out
