@@ -138,16 +138,18 @@ def _polar(ink: np.ndarray, disc: Disc) -> np.ndarray:
 
 def _colour(img: np.ndarray, ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
     sel = inside.ravel()
-    px = img.reshape(-1, 3).astype(np.float32)[sel] + 1.0
+    px = img.reshape(-1, 3)[sel]
     v = ink.ravel()[sel]
     if v.size < 16:
-        px, v = img.reshape(-1, 3).astype(np.float32) + 1.0, ink.ravel()
-    order = np.argsort(v)
+        px, v = img.reshape(-1, 3), ink.ravel()
     n = len(v)
-    paper = px[order[: max(1, n // 2)]].mean(0)
-    dark = px[order[-max(1, n // 10):]].mean(0)
+    k_paper, k_ink = max(1, n // 2), max(1, n // 10)
+    order = np.argpartition(v, (k_paper - 1, n - k_ink))
+    # the palest half is the disc (the white reference), the inkiest tenth the character and ring
+    paper = px[order[:k_paper]].mean(0) + 1.0
+    dark = px[order[n - k_ink:]].mean(0) + 1.0
     b, g, r = np.log(dark / paper)
-    strength = float(v[order[-max(1, n // 10):]].mean())
+    strength = float(v[order[n - k_ink:]].mean())
     return np.array([r - g, r - b, g - b, r, strength], np.float32)
 
 
@@ -174,39 +176,6 @@ def colour_features(img: np.ndarray, disc: Disc | None = None) -> np.ndarray:
     disc = disc or find_disc(img)
     inside = _inside(disc)
     return _colour(img, ink_map(img, disc, inside), inside)
-
-
-def crop_at(image: np.ndarray, centre: Sequence[float], side: float) -> np.ndarray:
-    """A square crop of `side` pixels about `centre` (x, y), edge pixels repeated where it leaves the image."""
-    s = max(4, round(side))
-    x0, y0 = round(centre[0] - s / 2), round(centre[1] - s / 2)
-    h, w = image.shape[:2]
-    if x0 >= 0 and y0 >= 0 and x0 + s <= w and y0 + s <= h:
-        return image[y0:y0 + s, x0:x0 + s]
-    m = np.float32([[1, 0, -x0], [0, 1, -y0]])
-    return cv2.warpAffine(image, m, (s, s), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
-
-
-def point_spacing(points: np.ndarray, index: int) -> float:
-    """The grid spacing in pixels at one point (mean distance to its neighbours along the file and the rank);
-    points: 90x2 in squares order (rank 9 first, files a..i)."""
-    grid = np.asarray(points, np.float64).reshape(10, 9, 2)
-    row, col = divmod(index, 9)
-    p = grid[row, col]
-    nb = [grid[row, col + 1] if col < 8 else grid[row, col - 1], grid[row + 1, col] if row < 9 else grid[row - 1, col]]
-    return float(np.mean([np.linalg.norm(p - q) for q in nb]))
-
-
-def crops_at_points(image: np.ndarray, points: np.ndarray, squares: str, scale: float = 1.1
-                    ) -> tuple[list[np.ndarray], list[str]]:
-    """Crops (side = scale x the local grid spacing) at every occupied point of `squares`, with its letters."""
-    crops, letters = [], []
-    for i, ch in enumerate(squares):
-        if ch in ".?":
-            continue
-        crops.append(crop_at(image, points[i], scale * point_spacing(points, i)))
-        letters.append(ch)
-    return crops, letters
 
 
 def _circular_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:

@@ -398,22 +398,8 @@ def rendered_board_samples(n_boards: int, seed: int, per_board: int = 40, px: in
     return out
 
 
-def board_samples(seeds: Sequence[int], scale: float = 1.1) -> list[Sample]:
-    """Crops at the occupied points of the start position on rendered boards (`render_position`, hard scenes)."""
-    from xqarb.vision.render import random_scene, render_position, squares_from_fen
-
-    squares = squares_from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1")
-    out = []
-    for seed in seeds:
-        r = render_position(squares, random_scene(seed, difficulty="hard"))
-        crops, letters = P.crops_at_points(r.image, r.points, squares, scale)
-        out += [Sample(c, P.TYPES.index(ch.upper()), ch.isupper(), f"board:{seed}") for c, ch in
-                zip(crops, letters, strict=True)]
-    return out
-
-
 def markdown_report(weights: P.Weights, valid: Sequence[Sample], sprites: Sequence[Sample],
-                    boards: Sequence[Sample], ms_per_32: float) -> str:
+                    boards: Sequence[Sample], ms_per_32: tuple[float, float]) -> str:
     """The "## pieces" figures for bench/RESULTS.md."""
     lines = []
     for name, samples in (("real valid photos", valid), ("rendered sprites", sprites), ("rendered boards", boards)):
@@ -429,18 +415,20 @@ def markdown_report(weights: P.Weights, valid: Sequence[Sample], sprites: Sequen
             for k, r in rep["classes"].items():
                 lines.append(f"| {k} | {r['n']} | {r['type']:.1%} | {r['colour']:.1%} | {r['letter']:.1%} |")
             lines.append("")
-    lines.append(f"- classify(32 crops): {ms_per_32:.1f} ms (median of 20 runs)")
+    lines.append(f"- classify(32 crops): {ms_per_32[0]:.1f} ms wall, {ms_per_32[1]:.1f} ms CPU (medians of 20 runs)")
     return "\n".join(lines)
 
 
-def time_classify(weights: P.Weights, crops: Sequence[np.ndarray], runs: int = 20) -> float:
+def time_classify(weights: P.Weights, crops: Sequence[np.ndarray], runs: int = 20) -> tuple[float, float]:
+    """(wall ms, CPU ms) per classify(crops) call, medians of `runs` (CPU time: this process's own)."""
     clf = P.PieceClassifier(weights)
-    times = []
+    wall, cpu = [], []
     for _ in range(runs):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         clf.classify(crops)
-        times.append(time.perf_counter() - t)
-    return float(np.median(times) * 1000)
+        wall.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    return float(np.median(wall) * 1000), float(np.median(cpu) * 1000)
 
 
 def _default_data() -> Path:
@@ -459,7 +447,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=20261130)
     ap.add_argument("--real-copies", type=int, default=2, help="augmented copies of each real training crop")
     ap.add_argument("--synthetic", type=int, default=10000, help="rendered training sprites")
-    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--boards", type=int, default=100, help="rendered boards (40 pieces each) to crop pieces from")
+    ap.add_argument("--epochs", type=int, default=16)
     ap.add_argument("--widths", default="48,64,96")
     ap.add_argument("--kernels", default="5,5,3")
     ap.add_argument("--cache", type=Path, default=None, help="features cache (.npz) to reuse between runs")
@@ -475,7 +464,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         weights = P.load_weights(args.out)
         valid = load_real(data / "valid")
         sprites = synth_samples(600, seed=4242, n_looks=24)
-        boards = board_samples(range(100, 106))
+        boards = rendered_board_samples(6, seed=4243)
         ms = time_classify(weights, [s.image for s in valid[:32]])
         print(markdown_report(weights, valid, sprites, boards, ms))
         return 0
@@ -483,29 +472,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     shared = {s.photo for s in train} & {s.photo for s in valid}
     if shared:
         raise ValueError(f"photos on both sides of the split: {sorted(shared)[:5]}")
-    rng = np.random.default_rng(args.seed)
-    samples = list(train)
-    for _ in range(args.real_copies):
-        samples += [replace(s, image=augment_real(s.image, rng)) for s in train]
-    n_real = len(samples)
     if args.cache and args.cache.is_file():
         cached = np.load(args.cache)
-        x, cf, y, red = cached["x"], cached["cf"], cached["y"], cached["red"]
+        x, cf, y, red, part = cached["x"], cached["cf"], cached["y"], cached["red"], cached["part"]
         log(f"features from {args.cache}")
     else:
-        log(f"{len(train)} real crops x{1 + args.real_copies}; drawing {args.synthetic} synthetic ...")
+        rng = np.random.default_rng(args.seed)
+        samples = list(train)
+        for _ in range(args.real_copies):
+            samples += [replace(s, image=augment_real(s.image, rng)) for s in train]
+        n_real = len(samples)
+        log(f"{len(train)} real crops x{1 + args.real_copies}; drawing {args.synthetic} sprites ...")
         samples += synth_samples(args.synthetic, args.seed + 1)
-        log("features ...")
+        n_sprites = len(samples) - n_real
+        log(f"rendering {args.boards} boards ...")
+        samples += rendered_board_samples(args.boards, args.seed + 3)
+        part = np.repeat([0, 1, 2], [n_real, n_sprites, len(samples) - n_real - n_sprites])
+        log(f"features of {len(samples)} crops ...")
         x, cf = features(samples, jitter_seed=args.seed + 2)
         y = np.array([s.type_index for s in samples])
         red = np.array([s.red for s in samples])
         if args.cache:
-            np.savez(args.cache, x=x, cf=cf, y=y, red=red)
-    # Balance: every type weighs the same within the real and within the synthetic part (pawns are 2x as many).
+            np.savez(args.cache, x=x, cf=cf, y=y, red=red, part=part)
+    # Balance: every type weighs the same within each part (real, sprites, boards); pawns are 2x as many.
     weight = np.ones(len(y), np.float32)
-    for part in (slice(0, n_real), slice(n_real, None)):
-        counts = np.bincount(y[part], minlength=len(P.TYPES)).astype(np.float32)
-        weight[part] = (counts.sum() / (len(P.TYPES) * np.maximum(counts, 1)))[y[part]]
+    for k in range(3):
+        sel = part == k
+        counts = np.bincount(y[sel], minlength=len(P.TYPES)).astype(np.float32)
+        weight[sel] = (counts.sum() / (len(P.TYPES) * np.maximum(counts, 1)))[y[sel]]
     colour = train_colour(cf, red, args.seed)
     widths = [int(v) for v in args.widths.split(",")]
     kernels = [int(v) for v in args.kernels.split(",")]
@@ -521,7 +515,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     log("training ...")
     train_net(net, x, y, weight, epochs=args.epochs, seed=args.seed, lr=args.lr, batch=args.batch, report=report)
     meta = {"seed": args.seed, "real_train": len(train), "real_copies": args.real_copies,
-            "synthetic": args.synthetic, "epochs": args.epochs, "widths": widths, "lr": args.lr, "batch": args.batch}
+            "synthetic": args.synthetic, "boards": args.boards, "epochs": args.epochs, "widths": widths, "lr": args.lr,
+            "batch": args.batch}
     weights = weights_of(net, colour, meta)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     P.save_weights(args.out, weights)

@@ -185,15 +185,9 @@ def test_each_glyph_variant_upright_and_rotated(clf: P.PieceClassifier) -> None:
 
 
 def test_pieces_on_rendered_boards(clf: P.PieceClassifier) -> None:
-    from xqarb.vision.render import random_scene, render_position, squares_from_fen
-
-    squares = squares_from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1")
-    right = total = 0
-    for seed in (11, 12):
-        r = render_position(squares, random_scene(seed, difficulty="hard"))
-        crops, truth = P.crops_at_points(r.image, r.points, squares)
-        got = clf.classify(crops)
-        right += sum(g == t for (g, _), t in zip(got, truth, strict=True))
-        total += len(truth)
-    assert total == 64
-    assert right / total >= BOARD_LETTER_BAR, right / total
+    """Whole rendered boards (hard scenes, random positions), each piece's top face rectified as the detector's
+    canonical view shows it; boards the training never drew (training renders from seed 20261133)."""
+    samples = T.rendered_board_samples(2, seed=777)
+    rep = T.per_class_report(clf.weights, samples)
+    assert rep["n"] == 80
+    assert rep["letter"] >= BOARD_LETTER_BAR, rep
