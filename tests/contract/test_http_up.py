@@ -198,9 +198,12 @@ def test_arbiter_events_reach_the_ledger_and_stop_on_sigint_is_clean(up):
                "time_control": {"scheme": "sudden_death", "base_ms": 900_000}, "recording_required": False,
                "source_seq": 1, "occurred_at": now}
     resigned = {"type": "Resigned", "side": "red", "source_seq": 2, "occurred_at": now + 1_000_000}
-    for event in (started, resigned):
+    ids = []
+    for event in (started, started, resigned):  # the second GameStarted is a retry: same source_seq
         status, _, body = up.post_json(f"/ingest/v1/boards/{board}/events", event, token=arbiter)
         assert status == 202, body
+        ids.append(json.loads(body).get("event_id"))
+    assert ids[0] == ids[1] != ids[2], ids  # event_id: stable across retries
     deadline = time.monotonic() + 60
     while True:
         status, _, body = up.get(f"/api/games/{GAME}")
@@ -214,6 +217,8 @@ def test_arbiter_events_reach_the_ledger_and_stop_on_sigint_is_clean(up):
     entries = entries.get("entries", entries) if isinstance(entries, dict) else entries
     assert [e["seq"] for e in entries][:2] == [1, 2], entries
     assert entries[0]["event"]["type"] == "GameStarted" and any(e["event"]["type"] == "GameEnded" for e in entries)
+    types = [e["event"]["type"] for e in entries]
+    assert types.count("GameStarted") == 1 and "AttentionNeeded" not in types, types  # the retry kept once
     status, _, body = up.get(f"/api/games/{GAME}/events?after=1")
     later = json.loads(body)
     later = later.get("entries", later) if isinstance(later, dict) else later
