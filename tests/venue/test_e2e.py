@@ -114,6 +114,11 @@ def test_demo_end_to_end(demo: dict[str, Any]) -> None:
         verdict = get(f"{url}/api/games/{game_id}/verify")
         assert verdict["ok"] and verdict["entries"] == len(entries)
 
+    # Every chain in the ledger verifies (the games and any board chain of events outside a game).
+    for info in get(f"{url}/api/games")["games"]:
+        verdict = get(f"{url}/api/games/{info['game_id']}/verify")
+        assert verdict["ok"] and verdict["entries"] >= info["entries"], verdict
+
     # The same moves on xq.game-events.
     on_topic = read_topic(
         demo["bootstrap"], "xq.game-events", lambda it: it[1].game_id in game_ids.values(), count=10**9, timeout_s=8
