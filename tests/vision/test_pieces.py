@@ -15,12 +15,14 @@ import pytest
 from xqarb.vision import pieces as P
 from xqarb.vision import pieces_train as T
 
-# Real valid split (1,650 crops of 50 photos none of which is in train), measured: see bench/RESULTS.md.
-REAL_TYPE_BAR = 0.0
-REAL_COLOUR_BAR = 0.0
-SPRITE_TYPE_BAR = 0.0
-SPRITE_COLOUR_BAR = 0.0
-BOARD_LETTER_BAR = 0.0
+# Measured with the committed model (2026-11-30): real valid split (1,548 crops of 50 photos, none in train) type
+# 88.5%, colour 99.2%; sprites below type 94.4%, colour 97.5%; the two boards below 65% (the first is a scene whose
+# pieces are too blurred to read at all: 14/40; the second 38/40). Right-angle agreement on real crops 95-96%.
+REAL_TYPE_BAR = 0.86
+REAL_COLOUR_BAR = 0.98
+SPRITE_TYPE_BAR = 0.88
+SPRITE_COLOUR_BAR = 0.94
+BOARD_LETTER_BAR = 0.55
 
 
 @pytest.fixture(scope="module")
@@ -160,7 +162,7 @@ def test_real_photos_read_the_same_at_right_angles(clf: P.PieceClassifier, valid
     for k in (1, 2, 3):
         turned = [letter for letter, _ in clf.classify([np.ascontiguousarray(np.rot90(c, k)) for c in crops])]
         same = np.mean([a == b for a, b in zip(base, turned, strict=True)])
-        assert same >= 0.95, (k, same)
+        assert same >= 0.92, (k, same)
 
 
 # --- rendered pieces -----------------------------------------------------------------------------------------------
