@@ -147,7 +147,9 @@ def read_points(image: np.ndarray, fit, classifier=None, *, view: CanonicalView 
     return read_view(view.bgr, classifier)
 
 
-def read_view(bgr: np.ndarray, classifier=None) -> PointReading:
+def read_view(bgr: np.ndarray, classifier=None, *, quick: bool = False) -> PointReading:
+    """Read the 90 points of a canonical view. `quick`: occupancy only (no piece centres, colours or types), for
+    the frames with a hand over the board, where only a lifted piece is looked for."""
     ink, redness, absorbed_total = ink_maps(bgr)
     h, w = ink.shape
     sigma = 0.2 * S
@@ -167,6 +169,12 @@ def read_view(bgr: np.ndarray, classifier=None) -> PointReading:
     pts = np.round((POINTS_UV + MARGIN) * S).astype(int)
     r = round(0.5 * S)
     d_at = dens[pts[:, 1], pts[:, 0]].astype(np.float64)
+    if quick:
+        d_at = dens[pts[:, 1], pts[:, 0]].astype(np.float64)
+        ref = max(float(np.percentile(d_at, 90)), 0.02)
+        occ = 1.0 / (1.0 + np.exp(-(d_at / ref - 0.35) * 14.0))
+        occ = np.where(d_at < 0.012, np.minimum(occ, 0.1), occ)
+        return PointReading(occ, np.full(90, 0.5), np.zeros((90, 2)), d_at, np.zeros(90))
     # the piece's centre: mean shift of the ink around the point (the ink's centroid in a disc, re-centred a few
     # times), so that a piece half-way to the next point is followed to where it stands; the printed marks are
     # masked symmetrically about each point, so they do not pull the centroid of a piece that sits on it

@@ -239,7 +239,7 @@ class Tracker:
                 emit("HandEntered")
             lifted = set(state.lifted)
             if state.known is not None and state.ref_reading is not None:
-                reading = read_view(view)
+                reading = read_view(view, quick=True)
                 # a piece next to the hand is partly hidden by it: only points well clear of the hand count
                 k = round(0.7 * S) | 1
                 cover = cv2.dilate(hand_mask.astype(np.uint8), np.ones((k, k), np.uint8))
