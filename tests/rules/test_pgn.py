@@ -67,3 +67,16 @@ def test_replay_names_the_game_and_ply_of_a_bad_move() -> None:
     (bad_fen,) = read_pgn('[FEN "not a fen"]\n1. h2e2\n')
     with pytest.raises(PgnError, match="bad FEN header"):
         replay(bad_fen)
+
+
+def test_results_and_headers_inside_comments_or_variations_do_not_split_games() -> None:
+    text = """[Event "x"]
+1. h2e2 {a long note,
+[Event "not a header"] ends with 1-0
+} h9g7 (1... b9c7 2. h0g2
+0-1) 2. h0g2 1-0
+"""
+    (game,) = read_pgn(text)
+    assert game.moves == ["h2e2", "h9g7", "h0g2"]
+    assert game.result == "1-0"
+    assert game.headers == {"Event": "x"}

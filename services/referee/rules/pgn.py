@@ -108,8 +108,9 @@ def read_pgn(text: str) -> list[GameRecord]:
             games.append(GameRecord(dict(headers), fen, moves, result))
         headers, movetext, in_moves = {}, [], False
 
+    open_comment = open_variation = 0  # a result or a header inside a comment or a variation is not one
     for line in text.lstrip("\ufeff").splitlines():
-        m = _HEADER_RE.match(line)
+        m = _HEADER_RE.match(line) if open_comment == 0 else None
         if m:
             if in_moves:
                 finish()
@@ -118,9 +119,12 @@ def read_pgn(text: str) -> list[GameRecord]:
         if line.strip():
             in_moves = True
             movetext.append(line)
+            open_comment = max(0, open_comment + line.count("{") - line.count("}"))
+            if not open_comment:
+                open_variation = max(0, open_variation + line.count("(") + line.count("（") - line.count(")")
+                                     - line.count("）"))
             # A result closes a game even when the next one has no headers.
-            last = line.split()[-1]
-            if last in _RESULTS and not line.lstrip().startswith("{"):
+            if line.split()[-1] in _RESULTS and not open_comment and not open_variation:
                 finish()
     finish()
     return games
