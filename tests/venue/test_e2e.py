@@ -140,7 +140,17 @@ def test_demo_end_to_end(demo: dict[str, Any]) -> None:
         assert per_board_stream[b] == [e.event_id for _, e in on_topic if e.board_id == b], "order differs"
 
     metrics = urllib.request.urlopen(f"{url}/metrics", timeout=10).read().decode()
-    assert re.search(r"^xq_frames_in_total (\d+)", metrics, re.M) and "xq_ledger_appends_total" in metrics
+
+    def value(name: str) -> float:
+        found = re.search(rf"^{name} (\S+)$", metrics, re.M)
+        assert found, f"{name} not in /metrics"
+        return float(found.group(1))
+
+    assert value("xq_frames_in_total") > 20 and value("xq_ledger_appends_total") > 2 * PLIES
+    assert value("xq_capture_to_observation_seconds_count") > 0
+    assert value("xq_observation_to_ruling_seconds_count") >= 2 * PLIES  # every move came from an observation
+    assert value("xq_capture_to_stream_seconds_count") >= BOARDS * PLIES
+    assert re.search(r'^xq_game_events_total\{type="MoveMade"\} (\S+)$', metrics, re.M)
 
     # Ctrl-C stops everything cleanly.
     proc = demo["proc"]
