@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     perft.add_argument("words", nargs="+", metavar="FEN DEPTH",
                        help="position in FEN, quoted or not ('startpos': the start position), then plies (0 or more)")
     perft.add_argument("--divide", action="store_true", help="also print the count below each legal move")
-    perft.set_defaults(handler=_perft)
+    perft.set_defaults(handler=_perft, usage=perft.format_usage())
 
     legal = sub.add_parser("legal", help="legal moves in ICCS, one line per FEN (standard input when none given)")
     legal.add_argument("fens", metavar="FEN", nargs="*", help="positions in FEN")
@@ -62,8 +62,8 @@ def _perft(args: argparse.Namespace) -> int:
     from xqarb.referee.rules.position import FenError
 
     if len(args.words) < 2 or not args.words[-1].lstrip("-").isdigit() or int(args.words[-1]) < 0:
-        print(f"xqarb rules perft: expected FEN DEPTH with DEPTH a whole number 0 or more, got {args.words}",
-              file=sys.stderr)
+        print(f"{args.usage}xqarb rules perft: expected FEN DEPTH with DEPTH a whole number 0 or more, "
+              f"got {args.words}", file=sys.stderr)
         return 2
     depth = int(args.words[-1])
     fen = " ".join(args.words[:-1])
