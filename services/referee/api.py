@@ -724,10 +724,6 @@ def frame_loader(directories: Iterable[Path]) -> Callable[[str], bytes | None]:
     return load
 
 
-def web_resource(name: str) -> bytes:
-    return resources.files("xqarb.referee").joinpath("web", name).read_bytes()
-
-
 def create_app(api: RefereeApi, ingest: Any | None = None) -> Any:
     """One Flask app with the referee API, the web pages, /metrics and (when given) the ingest endpoints."""
     from flask import Flask
