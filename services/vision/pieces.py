@@ -120,7 +120,8 @@ def _inside(disc: Disc) -> np.ndarray:
 
 def ink_map(img: np.ndarray, disc: Disc, inside: np.ndarray | None = None) -> np.ndarray:
     """Ink darkness 0..1 relative to the disc: red and black ink are both dark in the smallest channel."""
-    m = img.min(axis=2).astype(np.float32)
+    # cv2.min is ~10x faster than numpy's reduction over a 3-long last axis
+    m = cv2.min(cv2.min(img[:, :, 0], img[:, :, 1]), img[:, :, 2]).astype(np.float32)
     vals = m[_inside(disc) if inside is None else inside]
     if vals.size < 16:
         vals = m.ravel()
@@ -137,20 +138,22 @@ def _polar(ink: np.ndarray, disc: Disc) -> np.ndarray:
 
 
 def _colour(img: np.ndarray, ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
-    sel = inside.ravel()
-    px = img.reshape(-1, 3)[sel]
-    v = ink.ravel()[sel]
-    if v.size < 16:
-        px, v = img.reshape(-1, 3), ink.ravel()
+    idx = np.flatnonzero(inside.ravel())
+    if idx.size < 16:
+        idx = np.arange(SIZE * SIZE)
+    v = ink.ravel()[idx]
     n = len(v)
     k_paper, k_ink = max(1, n // 2), max(1, n // 10)
     order = np.argpartition(v, (k_paper - 1, n - k_ink))
-    # the palest half is the disc (the white reference), the inkiest tenth the character and ring
-    paper = px[order[:k_paper]].mean(0) + 1.0
-    dark = px[order[n - k_ink:]].mean(0) + 1.0
+    # the palest half is the disc (the white reference), the inkiest tenth the character and ring; the means are
+    # taken as one weighted product each (fancy-indexed means cost more than all the rest)
+    weights = np.zeros((2, SIZE * SIZE), np.float32)
+    weights[0, idx[order[:k_paper]]] = 1.0 / k_paper
+    weights[1, idx[order[n - k_ink:]]] = 1.0 / k_ink
+    means = weights @ np.concatenate([img.reshape(-1, 3).astype(np.float32), ink.reshape(-1, 1)], axis=1)
+    paper, dark = means[0, :3] + 1.0, means[1, :3] + 1.0
     b, g, r = np.log(dark / paper)
-    strength = float(v[order[n - k_ink:]].mean())
-    return np.array([r - g, r - b, g - b, r, strength], np.float32)
+    return np.array([r - g, r - b, g - b, r, means[1, 3]], np.float32)
 
 
 def crop_features(img: np.ndarray, disc: Disc | None = None) -> tuple[np.ndarray, np.ndarray]:
