@@ -292,6 +292,13 @@ class Tracker:
         if state.known is None:
             squares = self._first_squares(reading, cfg)
             fit = state.fit
+            doubt = _implausible(reading) if squares is None else None
+            if doubt is not None:
+                # the lattice found is not a board with a position on it (a tablecloth, the wrong lines): say so
+                # and look again later rather than report a guess
+                emit("CameraFault", reason=f"board not confirmed: {doubt}")
+                return replace(state, fit=None, fault="board not confirmed", ref_view=None, last_full=None,
+                               last_small=None, last_find=t_us, pending=True), obs
             if squares is not None and squares[0] == "!":  # the start position seen from the other end
                 squares = squares[1:]
                 from .board import rotate_half_turn
@@ -424,6 +431,19 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         if known[i] == "?" and i not in taken and i not in targets:
             sq[i] = "." if occ[i] < 0.2 else (_ink_letter(reading, i) if occ[i] > 0.8 else "?")
     return "".join(sq), targets, sorted(nudged), misaligned
+
+
+def _implausible(reading: PointReading) -> str | None:
+    """Why a first reading cannot be a Xiangqi position (more than 32 pieces, far more than 16 of a colour)."""
+    occ = reading.occupied > 0.5
+    red = occ & (reading.red > 0.5)
+    black = occ & (reading.red <= 0.5)
+    if occ.sum() > 32:
+        return f"{int(occ.sum())} points read as pieces (at most 32)"
+    # colours are read less surely than occupancy: only a clear excess counts
+    if red.sum() > 20 or black.sum() > 20:
+        return f"{int(red.sum())} red and {int(black.sum())} black pieces read (at most 16 each)"
+    return None
 
 
 def _ink_letter(reading: PointReading, i: int) -> str:
