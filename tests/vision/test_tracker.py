@@ -190,3 +190,20 @@ def test_short_rendered_game_gives_its_moves(shared_data) -> None:
                      nudge_rate=0.0)
     assert res.inferred_ok == 6, res.wrong
     assert res.false_lifts == 0
+
+
+def test_a_reading_that_is_no_position_is_not_reported() -> None:
+    from xqarb.vision.occupancy import PointReading
+    from xqarb.vision.tracker import _implausible
+
+    def reading(occ: np.ndarray, red: np.ndarray) -> PointReading:
+        return PointReading(occ, red, np.zeros((90, 2)), occ, red)
+
+    full = np.ones(90)
+    assert "90 points" in _implausible(reading(full, np.zeros(90)))
+    some = np.zeros(90)
+    some[:30] = 1
+    assert "30 red" in _implausible(reading(some, np.ones(90)))
+    start = np.array([c != "." for c in START_SQUARES], float)
+    colours = np.array([c.isupper() for c in START_SQUARES], float)
+    assert _implausible(reading(start, colours)) is None
