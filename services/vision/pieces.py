@@ -9,15 +9,20 @@ Colour is a separate, simpler decision from the ink's hue relative to the disc (
 
 The weights are package data (`xqarb/data/vision/pieces.npz`, made by `python -m xqarb.vision.pieces_train`).
 Training data: real photographs of pieces from the Roboflow Universe dataset "Chinese-chess-detect-for-yolo v8"
-(CC BY 4.0) and sprites drawn with several CJK fonts by `xqarb.vision.render_assets`; see
-`xqarb/data/vision/README.md`.
+(CC BY 4.0), sprites drawn with every installed CJK font by `xqarb.vision.render_assets`, and pieces cropped from
+whole rendered boards; see `xqarb/data/vision/README.md`. Accuracy: bench/RESULTS.md "## pieces".
 
-Crops: BGR uint8, centred on the piece (a few pixels off is fine), any size (resized to 48x48), with the disc filling
-most of the crop: a square of side about 1.0-1.3 x the disc diameter (on a board: about one grid spacing).
+Crops: BGR uint8, centred on the piece's top face (a few pixels off is fine), any size (resized to 48x48), seen
+from above or rectified (the detector's canonical view), with the disc filling most of the crop: a square of side
+about 1.0-1.3 x the disc diameter (on a board: about one grid spacing).
+`classify` gives letters and confidences; `read` also gives the 7 type probabilities and P(red), for a caller that
+weighs them against the known position. The network is a few float32 matrix products: run vision processes with
+OPENBLAS_NUM_THREADS=1 (multi-threaded BLAS on small products is many times slower on a busy machine).
 """
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,6 +56,10 @@ _MODEL_FILE = "pieces.npz"
 
 class ModelMissing(FileNotFoundError):
     """The classifier's weights are not where the package data should be."""
+
+
+class ModelMismatch(ValueError):
+    """Weights made for another input layout (crop size, polar sampling or classes) than this code's."""
 
 
 class BadCrop(ValueError):
@@ -240,15 +249,11 @@ def load_weights(source: Path | bytes | None = None) -> Weights:
             raise ModelMissing(f"the piece classifier's weights {ref} are missing; train them with "
                                "`python -m xqarb.vision.pieces_train` (needs ../shared/data/piece_crops)")
         source = ref.read_bytes()
-    if isinstance(source, bytes):
-        import io
-
-        data = np.load(io.BytesIO(source))
-    else:
-        data = np.load(source)
+    data = np.load(io.BytesIO(source)) if isinstance(source, bytes) else np.load(source)
     meta = json.loads(bytes(data["meta"]).decode())
     if (meta["size"], meta["n_angles"], meta["n_radii"], meta["types"]) != (SIZE, N_ANGLES, N_RADII, TYPES):
-        raise ModelMissing(f"the piece classifier's weights were made for another input layout: {meta}")
+        raise ModelMismatch(f"the piece classifier's weights were made for another input layout: {meta}; retrain "
+                            "with `python -m xqarb.vision.pieces_train`")
     convs = tuple((data[f"conv{i}_w"].astype(np.float32), data[f"conv{i}_b"].astype(np.float32), int(k))
                   for i, k in enumerate(meta["kernels"]))
     return Weights(convs=convs, head=(data["head_w"].astype(np.float32), data["head_b"].astype(np.float32)),
