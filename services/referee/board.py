@@ -47,7 +47,7 @@ class Step:
 
 def _out(event: Event, board: BoardState, game_id: str | None, outs: tuple[Out, ...],
          first_seq: int) -> tuple[BoardState, Step]:
-    return board, Step(game_id, materialize(event, outs, first_seq))
+    return board, Step(game_id, materialize(event, outs, first_seq, game_id))
 
 
 def _attention(game_id: str | None, reason: str, event: Event) -> tuple[Out, ...]:
@@ -84,7 +84,7 @@ def step(board_state: BoardState | None, event: Event) -> tuple[BoardState, Step
     new_game, outs = game_mod.apply(current, event)
     first = current.out_count + 1
     board = BoardState(board.board_id, new_game, board.games_started)
-    return board, Step(new_game.game_id, materialize(event, outs, first))
+    return board, Step(new_game.game_id, materialize(event, outs, first, new_game.game_id))
 
 
 def _counted(board: BoardState, event: Event, game_id: str | None, outs: tuple[Out, ...]) -> tuple[BoardState, Step]:
@@ -94,7 +94,7 @@ def _counted(board: BoardState, event: Event, game_id: str | None, outs: tuple[O
         return _out(event, board, game_id, outs, 0)
     first = g.out_count + 1
     board = BoardState(board.board_id, replace(g, out_count=g.out_count + len(outs)), board.games_started)
-    return board, Step(game_id, materialize(event, outs, first))
+    return board, Step(game_id, materialize(event, outs, first, game_id))
 
 
 def _game_started(board: BoardState, event: Event) -> tuple[BoardState, Step]:
@@ -116,7 +116,7 @@ def _game_started(board: BoardState, event: Event) -> tuple[BoardState, Step]:
     board = BoardState(board.board_id, new, board.games_started + 1)
     # Numbered 0 and not counted in the new game: a referee that rebuilds the game from its own inputs (the ledger)
     # does not see the earlier game, and the game's later outputs must be numbered the same either way.
-    return board, Step(gid, materialize(event, outs, 0))
+    return board, Step(gid, materialize(event, outs, 0, gid))
 
 
 def fold(events: Iterable[Event], board_state: BoardState | None = None) -> BoardState:

@@ -290,7 +290,7 @@ def start(event: Event) -> GameState:
         clock = clock._with(running="black")
     return GameState(
         game_id=d["game_id"], board_id=event.board_id, cfg=cfg, red_player=d.get("red_player", ""),
-        black_player=d.get("black_player", ""), recording_required=bool(d.get("recording_required", True)),
+        black_player=d.get("black_player", ""), recording_required=bool(d.get("recording_required", False)),
         started_at=event.occurred_at, start_fen=position.fen(), position=position, squares=position.squares(),
         legal=tuple(position.legal_moves()), moves=(), hist_positions=(position,), hist_moves=(), clock=clock,
         last_at=event.occurred_at,

@@ -2,8 +2,10 @@
 
 An output's envelope comes from the input event that caused it and the game's state, never from a clock or a
 random source: event_id = a hash of (input event_id, index of the output for that input); occurred_at and
-received_at are the input's; source is "referee"; source_seq is the game's running count of outputs (0 for an
-output that belongs to no game). Folding the same inputs twice therefore gives byte-identical outputs.
+received_at are the input's; source is "referee:<game id>" (the referee speaking for that game, "referee:board:<id>"
+for an output that belongs to no game) and source_seq the game's running count of outputs (0 outside a game), so
+source_seq is monotonic per source as the envelope requires, whichever process referees the game.
+Folding the same inputs twice therefore gives byte-identical outputs.
 """
 
 from __future__ import annotations
@@ -70,16 +72,17 @@ def build(type_: str, fields: dict[str, Any]) -> MappingProxyType:
     return MappingProxyType(data)
 
 
-def materialize(cause: Event, outs: tuple[Out, ...], first_seq: int) -> tuple[Event, ...]:
+def materialize(cause: Event, outs: tuple[Out, ...], first_seq: int, game_id: str | None) -> tuple[Event, ...]:
     """Give each output its envelope (see the module docstring); `first_seq` is the seq of the first one."""
     if not outs:
         return ()
+    source = f"{SOURCE}:{game_id}" if game_id and first_seq > 0 else f"{SOURCE}:board:{cause.board_id}"
     return tuple(
         Event(
             type=out.type,
             event_id=output_id(cause.event_id, i),
             board_id=cause.board_id,
-            source=SOURCE,
+            source=source,
             source_seq=first_seq + i if first_seq > 0 else 0,
             occurred_at=cause.occurred_at,
             received_at=cause.received_at,

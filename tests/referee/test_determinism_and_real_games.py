@@ -50,7 +50,7 @@ def test_every_output_is_a_valid_event_of_its_schema(scenario):
         again = Event.from_json_dict(o.to_json_dict())  # checks every field against the schema
         assert again == o, o.to_json()
         assert codec.decode(codec.encode(o)) == o  # and it goes through Kafka's wire form unchanged
-        assert o.source == "referee"
+        assert o.source == (f"referee:{o.game_id}" if o.source_seq else f"referee:board:{o.board_id}")
 
 
 def test_fold_is_the_state_after_the_steps(scenario):
