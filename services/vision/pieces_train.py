@@ -363,12 +363,14 @@ def per_class_report(weights: P.Weights, samples: Sequence[Sample]) -> dict:
             "letter": float(((pred_t == truth_t) & (pred_r == truth_r)).mean()), "classes": rows}
 
 
-def rendered_board_samples(n_boards: int, seed: int, per_board: int = 40, px: int = 40) -> list[Sample]:
+def rendered_board_samples(n_boards: int, seed: int, per_board: int = 40, px: int = 40,
+                           offset: float | None = None) -> list[Sample]:
     """Pieces on whole rendered boards (`render_position`, hard scenes, random positions with every letter).
 
     Each crop is the piece's top face rectified as the detector's canonical view would show it: the plane of the
     top face (height `scene.piece_height`) mapped to `px` pixels per grid spacing, centred on the face's centre
-    a little off (as the detector's ink peak is), side 0.95-1.2 spacings. Uses the renderer's internals
+    a little off (as the detector's ink peak is; `offset`: exactly this far, in spacings, in a random direction),
+    side 0.95-1.2 spacings. Uses the renderer's internals
     (`_context`, `_board_pieces`) to know where each top face is: training only, never the product.
     """
     from xqarb.vision import render as R
@@ -388,7 +390,11 @@ def rendered_board_samples(n_boards: int, seed: int, per_board: int = 40, px: in
         h_top = view.homography(hgt)  # world plane z = hgt -> image
         for p in R._board_pieces(scene, sq, {}, None):
             side = round(px * rng.uniform(0.95, 1.2))
-            cx, cy = p.x + rng.normal(0, 0.04), p.y + rng.normal(0, 0.04)
+            dx, dy = rng.normal(0, 0.04, 2)
+            if offset is not None:  # the same draws, so the same boards whatever the offset
+                a = np.arctan2(dy, dx)
+                dx, dy = offset * np.cos(a), offset * np.sin(a)
+            cx, cy = p.x + dx, p.y + dy
             c = (side - 1) / 2
             # crop pixel (u, v) -> world (x right, y up): v grows downwards, as a camera above the board sees it
             t = np.array([[1 / px, 0, cx - c / px], [0, -1 / px, cy + c / px], [0, 0, 1.0]])
@@ -467,6 +473,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         boards = rendered_board_samples(6, seed=4243)
         ms = time_classify(weights, [s.image for s in valid[:32]])
         print(markdown_report(weights, valid, sprites, boards, ms))
+        # How far off the piece's centre a crop may be: the same boards, every crop off by a fixed distance.
+        for off in (0.1, 0.2, 0.3):
+            rep = per_class_report(weights, rendered_board_samples(6, seed=4243, offset=off))
+            print(f"- rendered boards, every crop centred {off} spacing off the piece: letter {rep['letter']:.1%}")
         return 0
     train, valid = load_real(data / "train"), load_real(data / "valid")
     shared = {s.photo for s in train} & {s.photo for s in valid}
