@@ -772,3 +772,32 @@ def start_api_server(bootstrap: str, ledger: Any, *, host: str = "127.0.0.1", po
         ingest = Ingest(config, BusPublisher.connect(bootstrap, ack_timeout_s=config.limits.ack_timeout_s))
     app, hub = build_api_app(bootstrap, ledger, config=config, evidence_dir=evidence_dir, ingest=ingest)
     return ServerThread(app, host, port).start(), hub
+
+
+def cmd_web(args: Any) -> int:
+    """`xqarb referee web`: the API, pages, stream and arbiter actions on their own (deploy/compose.yaml's `web`),
+    reading the ledger the referee processes write. Runs until SIGINT or SIGTERM."""
+    import signal
+    import sys
+    import threading
+
+    from xqarb.config import evidence_dir, ledger_path
+    from xqarb.ingest.config import load_config
+    from xqarb.referee.ledger import SqliteLedger
+
+    config = load_config(args.config) if args.config else None
+    ledger = SqliteLedger(Path(args.db) if args.db else ledger_path())
+    evidence = Path(args.evidence_dir) if args.evidence_dir else evidence_dir()
+    server, hub = start_api_server(args.bootstrap_servers, ledger, host=args.host, port=args.port, config=config,
+                                   evidence_dir=evidence)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    print(f"referee web: serving on {server.url}, ledger {ledger.path}", file=sys.stderr, flush=True)
+    try:
+        stop.wait()
+    finally:
+        server.stop()
+        hub.stop()
+        ledger.close()
+    return 0

@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_replay)
 
     r = subparsers.add_parser("referee", help="referee tools: `referee run FILE.jsonl` folds input events, "
-                                              "`referee serve` runs the Kafka service")
+                                              "`referee serve` runs the Kafka service, `referee web` the API and pages")
     rsub = r.add_subparsers(dest="referee_command", metavar="SUBCOMMAND")
     r.set_defaults(handler=lambda args: (r.print_help(), 2)[1])
     run = rsub.add_parser("run", help="fold input events (JSON lines) through the referee, print its outputs")
@@ -51,6 +51,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve.add_argument("--db", default=None, help="the SQLite ledger (default: the configured ledger path)")
     serve.add_argument("--partitions", type=int, default=None, help="partitions of topics it creates")
     serve.set_defaults(handler=_delegate("xqarb.referee.service", "cmd_serve", "referee serve"))
+    web = rsub.add_parser("web", help="the API, web pages, live stream and arbiter actions over a referee's ledger")
+    web.add_argument("--bootstrap-servers", required=True, metavar="HOST:PORT")
+    web.add_argument("--config", default=None, help="venue configuration (boards, tokens, broadcast delay)")
+    web.add_argument("--host", default="127.0.0.1")
+    web.add_argument("--port", type=int, default=8080)
+    web.add_argument("--db", default=None, help="the SQLite ledger (default: the configured ledger path)")
+    web.add_argument("--evidence-dir", default=None, help="evidence frames (default: the configured directory)")
+    web.set_defaults(handler=_delegate("xqarb.referee.api", "cmd_web", "referee web"))
 
     v = subparsers.add_parser("verify", help="verify a game's hash-chained ledger")
     v.add_argument("--game", required=True, help="the game id")

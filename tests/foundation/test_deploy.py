@@ -60,7 +60,6 @@ def test_service_commands_are_accepted_by_the_real_command_line(service: str, su
     assert ok, f"`{' '.join(command)}` is refused by xqarb's parser: {err}"
 
 
-@pytest.mark.xfail(strict=True, reason="`xqarb referee web` (the API and pages on their own) is not built yet")
 def test_the_web_command_is_accepted_by_the_real_command_line() -> None:
     command = load_compose()["services"]["web"]["command"]
     ok, err = parses(command[1:])
