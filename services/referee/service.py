@@ -153,10 +153,15 @@ class RefereeService:
         game_events_topic: str = "xq.game-events",
         poll_timeout_s: float = 0.5,
         on_outputs: Callable[[Sequence[Event]], None] | None = None,
+        hold_s: float = 10.0,
     ) -> None:
         from xqarb import bus
+        from xqarb.referee.ordering import EventTimeOrder
 
         self.referee = Referee(ledger)
+        # The observations topic is the first of the input topics (DESIGN's order: observations, clock, arbiter).
+        self.order = EventTimeOrder(frozenset(topics[:1]), hold_s=hold_s)
+        self._next_offset: dict[tuple[str, int], int] = {}
         self.game_events_topic = game_events_topic
         self.poll_timeout_s = poll_timeout_s
         self.on_outputs = on_outputs
@@ -183,27 +188,41 @@ class RefereeService:
             by_topic.setdefault(p.topic, []).append(p.partition)
         for topic, parts in by_topic.items():
             self.referee.release(topic, parts)
+            self.order.drop(topic, parts)
+            for p in parts:
+                self._next_offset.pop((topic, p), None)
         log.info("referee: revoked %s", ", ".join(f"{p.topic}[{p.partition}]" for p in partitions))
 
     def run_once(self) -> int:
-        """Poll one batch, fold, append, publish, commit. Returns the number of records handled."""
-        records = self.consumer.poll(self.poll_timeout_s)
-        if not records:
-            return 0
+        """Poll one batch, fold what may be folded, append, publish, commit. Returns the records released."""
+        from xqarb import bus
+
+        polled = self.consumer.poll(self.poll_timeout_s)
+        for r in polled:
+            key = (r.topic, r.partition)
+            self._next_offset[key] = max(self._next_offset.get(key, 0), r.offset + 1)
+        # A board's clock and arbiter inputs wait until its camera has seen the board at their time (ordering.py).
+        self.order.add(polled, time.monotonic())
+        records = self.order.release(time.monotonic())
         outputs: list[Event] = []
-        # One board's events come on three topics (observations, clock, arbiter) and Kafka orders only within
-        # a partition: within a batch, take them in event time (stable for ties), as they happened.
-        records = sorted(records, key=lambda r: (r.event.occurred_at if r.event else 0))
-        appended_before = self.referee.appended
-        outputs.extend(self.referee.handle_batch(
-            [(r.event, Origin(r.topic, r.partition, r.offset)) for r in records if r.event is not None]
-        ))  # fmt: skip
-        self._observe(records, outputs, self.referee.appended - appended_before)
+        if records:
+            appended_before = self.referee.appended
+            outputs.extend(self.referee.handle_batch(
+                [(r.event, Origin(r.topic, r.partition, r.offset)) for r in records]
+            ))  # fmt: skip
+            self._observe(records, outputs, self.referee.appended - appended_before)
         if outputs:
             self.producer.send_many(self.game_events_topic, outputs)
             if self.on_outputs is not None:
                 self.on_outputs(outputs)
-        self.consumer.commit()  # DESIGN: only after the ledger append (and the publication)
+        if polled or records:
+            # DESIGN: offsets are committed only after the ledger append (and the publication); never past an
+            # input still held for ordering.
+            held = self.order.held_from()
+            self.consumer.commit({
+                bus.TopicPartition(topic, partition): min(next_offset, held.get((topic, partition), next_offset))
+                for (topic, partition), next_offset in self._next_offset.items()
+            })  # fmt: skip
         self.processed += len(records)
         return len(records)
 

@@ -47,7 +47,7 @@ def _topics(unique_topic: Callable[[str], str]) -> dict[str, str]:
 def _service(broker: str, ledger: SqliteLedger, topics: dict[str, str], group: str) -> RefereeService:
     return RefereeService(
         broker, ledger, group_id=group, topics=(topics["observations"], topics["clock"], topics["arbiter"]),
-        game_events_topic=topics["game_events"], poll_timeout_s=0.2,
+        game_events_topic=topics["game_events"], poll_timeout_s=0.2, hold_s=1.0,
     )
 
 
@@ -151,3 +151,34 @@ def test_replacement_after_a_crash_gives_the_uninterrupted_ledger(
         got = [(e.seq, e.kind, e.event.event_id, e.hash) for e in ledger.entries("g-5")]
         assert ledger.verify("g-5").ok
     assert got == expected
+
+
+def test_a_press_that_overtakes_the_camera_waits_for_it(broker: str, topics: dict[str, str], tmp_path: Path) -> None:
+    """The clock press (fast, via ingest) reaches the referee before the camera's snapshot of the move it follows:
+    it is held until the camera has seen the board at the press's time, so it is no press without a move."""
+    started, observations = _game_inputs("9", "g-9")
+    presses = [
+        make_event("ClockPressed", "9", source="clock-9", source_seq=ply, side="red" if ply % 2 else "black",
+                   occurred_at=o.occurred_at + 2_000_000, received_at=o.occurred_at + 2_000_000)
+        for ply, o in enumerate(observations[:4], start=1)
+    ]
+    with bus.Producer(broker) as producer:
+        producer.send(topics["arbiter"], started)
+        producer.send_many(topics["clock"], presses)  # every press first ...
+    with SqliteLedger(tmp_path / "ledger.sqlite") as ledger:
+        service = _service(broker, ledger, topics, "referee-order")
+        service.order.hold_s = 30.0  # longer than this test: only the camera may release the presses
+        try:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and len(service.order) < 5:
+                service.run_once()
+            # The arbiter's GameStarted and every press wait: the camera has not seen the board at their time.
+            assert len(service.order) == 5 and service.processed == 0
+            with bus.Producer(broker) as producer:
+                producer.send_many(topics["observations"], observations[:4])  # ... the camera's view after them
+            _run_until(service, lambda: service.processed >= 1 + 4 + 4)
+        finally:
+            service.close()
+        outputs = [e.event for e in ledger.entries("g-9") if e.kind == "output"]
+    assert [o.type for o in outputs] == ["MoveMade"] * 4, [o.to_json_dict() for o in outputs]
+    assert [o.data["iccs"] for o in outputs] == MOVES[:4]

@@ -1,0 +1,100 @@
+"""Event-time order across topics: a board's clock and arbiter inputs wait for its camera to catch up.
+
+One board's inputs come on three topics (xq.observations from vision, xq.clock and xq.arbiter from ingest) and
+Kafka keeps order only within a partition. Clock presses reach the referee in milliseconds while the camera's
+snapshot of the same move comes after the board has been still for a while and vision has read it; folded in
+arrival order, a press made right after a move would look like a press without a move (8.1.7). So a clock or
+arbiter input is held until an observation of that board at or after its time has arrived (the camera has seen
+the board as it was then), or until `hold_s` has passed (a board without a camera, or a stalled one), and inputs
+are released in event time. Pure: the caller passes the time (a monotonic clock) in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from xqarb.events import Event
+
+
+class Input(Protocol):
+    """What the buffer needs of a consumed record."""
+
+    topic: str
+    partition: int
+    offset: int
+    event: Event | None
+
+
+@dataclass
+class _Held:
+    order: int
+    deadline: float
+    record: Any
+
+
+@dataclass
+class EventTimeOrder:
+    camera_topics: frozenset[str]
+    hold_s: float = 10.0
+    _pending: dict[str, list[_Held]] = field(default_factory=dict)
+    _camera_time: dict[str, int] = field(default_factory=dict)
+    _arrivals: int = 0
+
+    def add(self, records: Iterable[Any], now: float) -> None:
+        for record in records:
+            event = record.event
+            if event is None:
+                continue
+            board = event.board_id
+            if record.topic in self.camera_topics:
+                self._camera_time[board] = max(self._camera_time.get(board, event.occurred_at), event.occurred_at)
+            self._arrivals += 1
+            self._pending.setdefault(board, []).append(_Held(self._arrivals, now + self.hold_s, record))
+
+    def release(self, now: float) -> list[Any]:
+        """The inputs that may be folded now, each board's in event time (arrival order among equal times)."""
+        out: list[Any] = []
+        for board in list(self._pending):
+            queue = sorted(self._pending[board], key=lambda h: (h.record.event.occurred_at, h.order))
+            seen_until = self._camera_time.get(board)
+            n = 0
+            for held in queue:
+                record = held.record
+                ready = (
+                    record.topic in self.camera_topics
+                    or (seen_until is not None and record.event.occurred_at <= seen_until)
+                    or now >= held.deadline
+                )
+                if not ready:
+                    break  # later inputs of this board wait too: the board's order is kept
+                n += 1
+            out.extend(h.record for h in queue[:n])
+            if n == len(queue):
+                del self._pending[board]
+            else:
+                self._pending[board] = queue[n:]
+        return out
+
+    def held_from(self) -> dict[tuple[str, int], int]:
+        """Per partition, the lowest offset still held (offsets at or after it must not be committed)."""
+        lowest: dict[tuple[str, int], int] = {}
+        for queue in self._pending.values():
+            for held in queue:
+                key = (held.record.topic, held.record.partition)
+                lowest[key] = min(lowest.get(key, held.record.offset), held.record.offset)
+        return lowest
+
+    def drop(self, topic: str, partitions: Iterable[int]) -> None:
+        """Forget held inputs of partitions given to another process (they are delivered to it again)."""
+        gone = {(topic, p) for p in partitions}
+        for board in list(self._pending):
+            kept = [h for h in self._pending[board] if (h.record.topic, h.record.partition) not in gone]
+            if kept:
+                self._pending[board] = kept
+            else:
+                del self._pending[board]
+
+    def __len__(self) -> int:
+        return sum(len(q) for q in self._pending.values())

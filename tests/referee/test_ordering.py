@@ -1,0 +1,58 @@
+"""Event-time order across topics (pure): clock and arbiter inputs wait for the board's camera to catch up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xqarb.events import Event, make_event
+from xqarb.referee.ordering import EventTimeOrder
+
+CAMERA = "xq.observations"
+
+
+@dataclass(frozen=True)
+class Rec:
+    topic: str
+    partition: int
+    offset: int
+    event: Event
+
+
+def _rec(topic: str, offset: int, t_s: float, board: str = "1", type_: str = "ClockPressed") -> Rec:
+    fields = {"side": "red"} if type_ == "ClockPressed" else {"squares": "." * 90, "frame_sha256": "0" * 64}
+    event = make_event(type_, board, source=topic, source_seq=offset, occurred_at=int(t_s * 1e6),
+                       received_at=int(t_s * 1e6), **fields)
+    return Rec(topic, 0, offset, event)
+
+
+def test_a_press_waits_until_the_camera_saw_its_time() -> None:
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10)
+    press = _rec("xq.clock", 7, t_s=102)
+    order.add([press], now=0)
+    assert order.release(now=1) == []
+    assert order.held_from() == {("xq.clock", 0): 7}
+    before, after = _rec(CAMERA, 3, 101, type_="BoardStable"), _rec(CAMERA, 4, 105, type_="BoardStable")
+    order.add([after, before], now=2)
+    assert order.release(now=2) == [before, press, after]  # event time, across topics
+    assert len(order) == 0 and order.held_from() == {}
+
+
+def test_the_camera_alone_is_not_held_and_a_board_without_camera_waits_hold_s() -> None:
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10)
+    snap = _rec(CAMERA, 1, 100, type_="BoardStable")
+    order.add([snap], now=0)
+    assert order.release(now=0) == [snap]
+    press = _rec("xq.clock", 2, 200, board="2")
+    order.add([press], now=0)
+    assert order.release(now=9.9) == []
+    assert order.release(now=10) == [press]
+
+
+def test_boards_do_not_wait_for_each_other_and_revoked_partitions_are_dropped() -> None:
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10)
+    held = _rec("xq.clock", 1, 300, board="1")
+    free = _rec("xq.clock", 2, 50, board="2")
+    order.add([held, free, _rec(CAMERA, 5, 60, board="2", type_="BoardStable")], now=0)
+    assert [r.offset for r in order.release(now=1)] == [2, 5]
+    order.drop("xq.clock", [0])
+    assert len(order) == 0 and order.release(now=100) == []
