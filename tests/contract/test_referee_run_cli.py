@@ -292,11 +292,6 @@ def test_press_well_before_the_move_is_8_1_7(xq, tmp_path):
     assert [(r["article"], r["side"]) for r in rulings] == [("8.1.7", "red")], out
 
 
-@pytest.mark.xfail(strict=True, reason="the fold takes inputs in arrival order: clock presses (fast, via ingest) that "
-                                       "arrive before the camera's lagging BoardStable of the same move are ruled "
-                                       "8.1.7 and the second such press loses by 4.1.9, though every move was made "
-                                       "before its press (seen through `xqarb up` with a rendered game: 4.1.9 at "
-                                       "ply 4)")
 def test_camera_lagging_behind_the_clock_is_not_a_press_without_move(xq, tmp_path):
     b = Board()
     snapshots = []
