@@ -100,6 +100,7 @@ def read_events(lines: Iterator[str] | list[str], source: str, errors: list[str]
 
 def cmd_run(args: argparse.Namespace) -> int:
     from xqarb.referee.board import step
+    from xqarb.referee.ordering import Arrival, EventTimeOrder
 
     if args.file == "-":
         lines: Any = sys.stdin
@@ -115,10 +116,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     errors: list[str] = []
     boards: dict[str, Any] = {}
     out = sys.stdout
-    for event in read_events(lines, source, errors):
-        boards[event.board_id], st = step(boards.get(event.board_id), event)
-        for o in st.outputs:
-            out.write(o.to_json() + "\n")
+    # As the service does: a clock or arbiter input is folded once the board's camera has reported at or after
+    # its time (or at the end of the input), in event time; inputs already in time order fold as they come.
+    order = EventTimeOrder(frozenset({"camera"}), hold_s=float("inf"))
+
+    def fold(arrivals: list[Arrival]) -> None:
+        for arrival in arrivals:
+            event = arrival.event
+            boards[event.board_id], st = step(boards.get(event.board_id), event)
+            for o in st.outputs:
+                out.write(o.to_json() + "\n")
+
+    for number, event in enumerate(read_events(lines, source, errors)):
+        order.add([Arrival.of(event, number)], now=0.0)
+        fold(order.release(now=0.0))
+    fold(order.release(now=float("inf")))
     for e in errors:
         print(f"xqarb referee run: {source} {e}; skipped", file=sys.stderr)
     return 1 if errors else 0

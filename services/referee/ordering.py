@@ -17,6 +17,26 @@ from typing import Any, Protocol
 
 from xqarb.events import Event
 
+# What vision reports (DESIGN, event catalogue): the camera's view of a board.
+VISION_OBSERVATIONS = frozenset({
+    "BoardCalibrated", "HandEntered", "HandLeft", "PieceLifted", "PiecePlaced", "PieceNudged", "PieceMisaligned",
+    "BoardStable", "CameraFault",
+})  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Arrival:
+    """An input that came without Kafka coordinates (`xqarb referee run`): its place in the input instead."""
+
+    topic: str
+    partition: int
+    offset: int
+    event: Event
+
+    @classmethod
+    def of(cls, event: Event, number: int) -> Arrival:
+        return cls("camera" if event.type in VISION_OBSERVATIONS else "devices", 0, number, event)
+
 
 class Input(Protocol):
     """What the buffer needs of a consumed record."""

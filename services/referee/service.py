@@ -28,17 +28,13 @@ from typing import Any
 
 from xqarb.events import Event
 from xqarb.referee.ledger import Batch, Ledger, Origin, Pending, SqliteLedger
+from xqarb.referee.ordering import VISION_OBSERVATIONS
 
 log = logging.getLogger("xqarb.referee")
 
 UNASSIGNED_PREFIX = "board:"
 INPUT_TOPICS: tuple[str, ...] = ("xq.observations", "xq.clock", "xq.arbiter")
 DEFAULT_GROUP = "xq-referee"
-# What vision reports (DESIGN, event catalogue): timed from the frame's capture for the metrics.
-VISION_OBSERVATIONS = frozenset({
-    "BoardCalibrated", "HandEntered", "HandLeft", "PieceLifted", "PiecePlaced", "PieceNudged", "PieceMisaligned",
-    "BoardStable", "CameraFault",
-})  # fmt: skip
 
 
 def unassigned_chain(board_id: str) -> str:
