@@ -57,57 +57,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
-class CountingLedger:
-    """The ledger, counting appends for `xq_ledger_appends_total` (delegates everything else)."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    def append(self, game_id: str, board_id: str, pending: Any) -> Any:
-        from xqarb import metrics
-
-        written = self._inner.append(game_id, board_id, pending)
-        metrics.LEDGER_APPENDS.inc(len(written))
-        return written
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-OBSERVATION_TYPES = frozenset(
-    {
-        "BoardCalibrated",
-        "HandEntered",
-        "HandLeft",
-        "PieceLifted",
-        "PiecePlaced",
-        "PieceNudged",
-        "PieceMisaligned",
-        "BoardStable",
-        "CameraFault",
-    }
-)
-
-
-def instrument_referee(referee: Any) -> None:
-    """Wrap the referee's `handle` to time capture -> observation and observation -> ruling (metrics)."""
-    from xqarb import metrics
-
-    handle = referee.handle
-
-    def timed(event: Any, origin: Any = None) -> Any:
-        outputs = handle(event, origin)
-        if event.type in OBSERVATION_TYPES:
-            # Vision stamps an observation with the frame's capture time (occurred_at) and its own (received_at).
-            metrics.CAPTURE_TO_OBSERVATION.observe(max(0.0, (event.received_at - event.occurred_at) / 1e6))
-            if outputs:
-                now_us = time.time_ns() // 1000
-                metrics.OBSERVATION_TO_RULING.observe(max(0.0, (now_us - event.received_at) / 1e6))
-        return outputs
-
-    referee.handle = timed
-
-
 class System:
     """Everything `xqarb up` starts, and how to stop it again."""
 
@@ -164,7 +113,7 @@ class System:
             config = parse_config(raw)
             self.say(f"venue: {len(config.boards)} boards; device and arbiter tokens in {path}")
 
-        self.ledger = CountingLedger(SqliteLedger(data / "ledger.sqlite"))
+        self.ledger = SqliteLedger(data / "ledger.sqlite")
         self._start_referee(bootstrap)
         self._start_vision(bootstrap, data)
 
@@ -235,8 +184,7 @@ class System:
     def _start_referee(self, bootstrap: str) -> None:
         from xqarb.referee.service import RefereeService
 
-        service = RefereeService(bootstrap, self.ledger)
-        instrument_referee(service.referee)
+        service = RefereeService(bootstrap, self.ledger)  # it keeps its own metrics (ledger appends, latencies)
         self.services.append(service)
         thread = threading.Thread(target=self._guard, args=("referee", service.run), name="xq-referee", daemon=True)
         thread.start()
