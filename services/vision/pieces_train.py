@@ -8,7 +8,11 @@ Data:
   every photo on one side (100 photos train, 50 valid, none shared; `photo_of` + the test check it);
 - sprites drawn by the renderer's `piece_sprite` with every installed CJK font, every glyph variant of a type
   (simplified and traditional), random disc/ink colours, on board-like backgrounds with grid lines, rotated,
-  squashed by a camera tilt up to 35 degrees, blurred, noisy, colour-cast and JPEG-compressed.
+  squashed by a camera tilt up to 35 degrees, blurred, noisy, colour-cast and JPEG-compressed;
+- pieces of whole boards rendered by `render_position` (hard scenes, random positions), each top face rectified
+  as the detector's canonical view shows it.
+The real crops are used as they are plus two augmented copies each (any rotation, scale, tilt, light, JPEG); each
+part (real, sprites, boards) is class-balanced. `--report` measures a model without training.
 
 Deterministic: every random draw comes from numpy generators seeded from `--seed`.
 The network is the one of `pieces.py` (circular 1-D convolutions along the angle of the polar ink image); its
