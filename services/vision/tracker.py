@@ -396,7 +396,8 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # a move empties its point even where the emptied point still reads a little like a piece
         cand = [i for i in was_occ if i not in taken]
         if cand:
-            vacated = [min(cand, key=lambda k: occ[k])]
+            # where a piece left, the point changed most (an edge or corner point keeps some ink of the frame)
+            vacated = [max(cand, key=lambda k: change[k] * (1.5 - occ[k]))]
     rest = [i for i in was_occ if i not in vacated and i not in taken]
     nudged: list[int] = []
     captured: list[int] = []
