@@ -154,15 +154,18 @@ def _colour(img: np.ndarray, ink: np.ndarray, inside: np.ndarray) -> np.ndarray:
     n = len(v)
     k_paper, k_ink = max(1, n // 2), max(1, n // 10)
     order = np.argpartition(v, (k_paper - 1, n - k_ink))
-    # the palest half is the disc (the white reference), the inkiest tenth the character and ring; the means are
-    # taken as one weighted product each (fancy-indexed means cost more than all the rest)
-    weights = np.zeros((2, SIZE * SIZE), np.float32)
-    weights[0, idx[order[:k_paper]]] = 1.0 / k_paper
-    weights[1, idx[order[n - k_ink:]]] = 1.0 / k_ink
-    means = weights @ np.concatenate([img.reshape(-1, 3).astype(np.float32), ink.reshape(-1, 1)], axis=1)
-    paper, dark = means[0, :3] + 1.0, means[1, :3] + 1.0
+    # the palest half is the disc (the white reference), the inkiest tenth the character and ring; masked means in
+    # OpenCV (fancy-indexed numpy means cost more than all the rest)
+    paper_mask = np.zeros(SIZE * SIZE, np.uint8)
+    paper_mask[idx[order[:k_paper]]] = 1
+    ink_mask = np.zeros(SIZE * SIZE, np.uint8)
+    ink_mask[idx[order[n - k_ink:]]] = 1
+    paper_mask, ink_mask = paper_mask.reshape(SIZE, SIZE), ink_mask.reshape(SIZE, SIZE)
+    paper = np.array(cv2.mean(img, paper_mask)[:3]) + 1.0
+    dark = np.array(cv2.mean(img, ink_mask)[:3]) + 1.0
+    strength = cv2.mean(ink, ink_mask)[0]
     b, g, r = np.log(dark / paper)
-    return np.array([r - g, r - b, g - b, r, means[1, 3]], np.float32)
+    return np.array([r - g, r - b, g - b, r, strength], np.float32)
 
 
 def crop_features(img: np.ndarray, disc: Disc | None = None) -> tuple[np.ndarray, np.ndarray]:
