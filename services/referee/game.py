@@ -905,6 +905,10 @@ def _press_without_move(st: _Step) -> None:
         return
     side = s.press_pending[0]
     st.set(press_pending=None)
+    if s.attention is not None:
+        # The board is in a state the referee could not follow (AttentionNeeded): whether that press followed a
+        # move cannot be known until an arbiter restores the position, so it is not ruled.
+        return
     n = st.get_flag("presses", side) + 1
     st.set_flag("presses", side, n)
     cfg = s.cfg

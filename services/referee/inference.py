@@ -2,7 +2,9 @@
 
 `squares` (BoardStable) is 90 characters, rank 9 first, files a..i: a FEN letter where the piece type is known,
 `X` / `x` a red / black piece of unknown type, `.` empty, `?` unsure. Occupancy and colour are enough to find a
-move; a known type must match; `?` is consistent with anything. The answer is never a guess: a change that is
+move, and they decide: a type the camera reads differently from the piece the game has on that point is the
+camera's misreading (a piece does not change its type; 5.8.2/5.9 changes come through PositionRestored), so it is
+not a change; `?` is consistent with anything. The answer is never a guess: a change that is
 exactly one legal move is a move; one that two or more legal moves explain is ambiguous; a single own piece moved
 where it may not go is an illegal move; anything else (two moves, a knocked-over or displaced piece, a piece of
 the side not to move) is for an arbiter.
@@ -48,9 +50,11 @@ def consistent(letter: str, seen: str) -> bool:
     """Is a board point holding `letter` ('.' for empty) consistent with what the camera saw?"""
     if seen == "?" or seen == letter:
         return True
-    if seen == "X":
+    if letter == ".":
+        return False
+    if seen == "X" or seen.isupper():
         return letter.isupper()
-    if seen == "x":
+    if seen == "x" or seen.islower():
         return letter.islower()
     return False
 
