@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib
+import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -92,10 +93,28 @@ def read_events(lines: Iterator[str] | list[str], source: str, errors: list[str]
         text = line.strip()
         if not text or text.startswith("#"):
             continue
+        defaults = {"source": source, "source_seq": number}
         try:
-            yield Event.from_json(text, defaults={"source": source, "source_seq": number})
+            yield Event.from_json(text, defaults=defaults)
         except EventError as exc:
-            errors.append(f"line {number}: {exc}")
+            if exc.problem != EventError.UNKNOWN_FIELD:
+                errors.append(f"line {number}: {exc}")
+                continue
+            # DESIGN lets producers add fields: fields this referee does not know are dropped, and said so.
+            try:
+                event = Event.from_json_dict(_known_fields(json.loads(text)), defaults=defaults)
+            except (EventError, ValueError) as again:
+                errors.append(f"line {number}: {again}")
+                continue
+            print(f"xqarb referee run: line {number}: {exc}; those fields are ignored", file=sys.stderr)
+            yield event
+
+
+def _known_fields(obj: dict[str, Any]) -> dict[str, Any]:
+    from xqarb.events import ENVELOPE_FIELDS, data_fields
+
+    known = {"type", *ENVELOPE_FIELDS, *(f["name"] for f in data_fields(obj["type"]))}
+    return {k: v for k, v in obj.items() if k in known}
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -108,7 +127,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         path = Path(args.file)
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            lines = path.read_text(encoding="utf-8-sig").splitlines()
         except OSError as exc:
             print(f"xqarb referee run: cannot read {path}: {exc.strerror}", file=sys.stderr)
             return 2
@@ -205,18 +224,42 @@ def synthesize(record: Any, game_id: str, *, ruleset: str = "cxa-2021", level: s
     return Synthesized(events, None, False)
 
 
+# Chinese game files come in UTF-8 (with or without a BOM) and, from older software, GB2312/GBK or Big5.
+RECORD_ENCODINGS = ("utf-8-sig", "gb18030", "big5")
+# Characters every Chinese game record is full of: the decoding that shows the most of them is the right one
+# (GB18030 decodes almost any bytes, Big5 bytes included, into nonsense).
+_NOTATION_CHARS = frozenset("车車俥马馬傌炮砲包相象仕士帅帥将將兵卒进進退平一二三四五六七八九前中后後红紅黑")
+
+
+def read_record_text(data: bytes) -> str:
+    """The text of a game record file in UTF-8, GB18030 or Big5."""
+    try:
+        return data.decode(RECORD_ENCODINGS[0])
+    except UnicodeDecodeError:
+        pass
+    texts = []
+    for encoding in RECORD_ENCODINGS[1:]:
+        try:
+            texts.append(data.decode(encoding))
+        except UnicodeDecodeError:
+            continue
+    if not texts:
+        return data.decode(RECORD_ENCODINGS[-1])  # raises, naming the first byte that fits no encoding
+    return max(texts, key=lambda text: sum(ch in _NOTATION_CHARS for ch in text))
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from xqarb.referee.board import step
     from xqarb.referee.rules import read_pgn
 
     path = Path(args.file)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_record_text(path.read_bytes())
     except OSError as exc:
         print(f"xqarb replay: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return 2
     except UnicodeDecodeError as exc:
-        print(f"xqarb replay: {path} is not UTF-8 text: {exc}", file=sys.stderr)
+        print(f"xqarb replay: {path} is neither UTF-8 nor GB18030 nor Big5 text: {exc}", file=sys.stderr)
         return 2
     records = read_pgn(text)
     if not records:
