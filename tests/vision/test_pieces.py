@@ -16,8 +16,8 @@ from xqarb.vision import pieces as P
 from xqarb.vision import pieces_train as T
 
 # Measured with the committed model (2026-11-30): real valid split (1,548 crops of 50 photos, none in train) type
-# 89.4%, colour 99.2%; sprites below type 95.0%, colour 97.5%; the two boards below 73.8% (the first is a scene whose
-# pieces are blurred beyond reading: 19/40; the second 40/40). Right-angle agreement on real crops 93-95%.
+# 89.2%, colour 99.2%; sprites below type 96.9%, colour 97.5%; the two boards below 71.3% (the first is a scene whose
+# pieces are blurred beyond reading: 18/40; the second 39/40). Right-angle agreement on real crops 95-96%.
 REAL_TYPE_BAR = 0.86
 REAL_COLOUR_BAR = 0.98
 SPRITE_TYPE_BAR = 0.88
