@@ -24,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="consume xq.frames, track each board, produce xq.observations")
     p.add_argument("--bootstrap-servers", required=True, help="Kafka bootstrap servers HOST:PORT[,HOST:PORT]")
     p.add_argument("--group", default="xq-vision", help="consumer group (vision processes share partitions)")
-    p.add_argument("--evidence-dir", default="evidence", help="directory for evidence frames (SHA-256 named)")
+    p.add_argument("--evidence-dir", default=None,
+                   help="directory for evidence frames, SHA-256 named (default: $XQARB_DATA_DIR/evidence, ./var/...)")
     p.add_argument("--source", default=None, help="source id of this process's events (default vision-<host>-<pid>)")
     p.add_argument("--stable-ms", type=int, default=750, help="stillness after the hand left before BoardStable (5.7)")
     p.add_argument("--max-records", type=int, default=64, help="frames per poll")

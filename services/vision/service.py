@@ -107,9 +107,11 @@ def _fields(obs: Observation, frame: Any) -> dict[str, Any]:
 def serve(args: argparse.Namespace) -> int:
     """`xqarb vision serve`: run until interrupted."""
     source = args.source or f"vision-{socket.gethostname()}-{os.getpid()}"
+    from xqarb.config import evidence_dir
+
     from .cli import _classifier
 
-    core = VisionCore(DirectoryEvidenceStore(args.evidence_dir), source=source,
+    core = VisionCore(DirectoryEvidenceStore(args.evidence_dir or evidence_dir()), source=source,
                       config=TrackerConfig(stable_us=args.stable_ms * 1000), classifier=_classifier())
     try:
         run(args.bootstrap_servers, args.group, core, max_records=args.max_records)
