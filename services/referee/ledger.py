@@ -380,11 +380,7 @@ class SqliteLedger:
 
     def find_event(self, event_id: str) -> tuple[str, int] | None:
         """(game, seq) of the entry holding this event, in any game: a replayed input is found wherever it went."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT game_id, seq FROM entries WHERE event_id = ? LIMIT 1", (event_id,)
-            ).fetchone()
-        return (row[0], row[1]) if row else None
+        return self.find_events([event_id]).get(event_id)
 
     def find_events(self, event_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
         """For each of these event ids already in the ledger, (game, seq) of its entry."""

@@ -58,10 +58,6 @@ class Referee:
     duplicates: int = 0
     appended: int = 0
 
-    def handle(self, event: Event, origin: Origin | None = None) -> tuple[Event, ...]:
-        """Fold one input into its board, append it and its outputs; return the outputs to publish."""
-        return self.handle_batch([(event, origin)])
-
     def handle_batch(self, items: Sequence[tuple[Event, Origin | None]]) -> tuple[Event, ...]:
         """Fold a batch of inputs in order and append them all in one ledger transaction.
 
