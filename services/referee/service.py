@@ -42,9 +42,6 @@ def unassigned_chain(board_id: str) -> str:
     return f"{UNASSIGNED_PREFIX}{board_id}"
 
 
-Publish = Callable[[Sequence[Event]], None]
-
-
 @dataclass
 class Referee:
     """The ledger-backed adapter around the fold, without Kafka: feed it inputs, it returns what to publish.
