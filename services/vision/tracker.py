@@ -63,6 +63,9 @@ class TrackerConfig:
     # point changes two discs side by side: about 1.3 cells)
     hand_rest_us: int = 500_000  # a hand blob still this long (not reaching in over the edge) has left
     hand_still_us: int = 2_000_000  # even reaching in over the edge, a blob still this long is the board's
+    arm_cells: float = 4.0  # a blob at the edge of the view this many cells large is an arm reaching in (a hand
+    # with its forearm is at least two spacings by two; two pieces side by side on edge points with their shadows
+    # are about 2.5 cells)
     change_level: float = 0.09  # normalised appearance change that counts at a point
     unchanged_level: float = 1.2  # mean grey change (1/8 scale) below which a frame is the same as the last
     black_level: float = 14.0  # mean grey below which the frame is black
@@ -81,6 +84,8 @@ class TrackerConfig:
 @dataclass(frozen=True)
 class TrackerState:
     fit: BoardFit | None = None
+    calibrated: bool = False  # the calibration frame has been seen (support and sharpness measured on it)
+    fit_given: bool = False  # the fit came from outside (an operator calibrated the board by hand): it is oriented
     calib_support: float = 0.0
     calib_sharpness: float = 0.0
     ref_view: np.ndarray | None = None  # canonical view of the last stable board (BGR)
@@ -108,8 +113,14 @@ class Tracker:
         self.config = config or TrackerConfig()
         self.classifier = classifier
 
-    def initial(self) -> TrackerState:
-        return TrackerState()
+    def initial(self, fit: BoardFit | None = None) -> TrackerState:
+        """A board's first state. `fit`: the board's calibration when it is known beforehand (an operator marked the
+        four corners a9, i9, i0, a0 by hand, or a venue fixed its cameras): the tracker then does not look for the
+        board, measures the line support and sharpness of the calibration on the first frame, and takes Red's side
+        as the fit says. Without it the board is found in the frames."""
+        if fit is None:
+            return TrackerState()
+        return TrackerState(fit=fit, fit_given=True)
 
     # -----------------------------------------------------------------------------------------------------------
     def needs_image(self, state: TrackerState, small: np.ndarray) -> bool:
@@ -161,21 +172,25 @@ class Tracker:
         if not valid:
             return fault("corrupt frame: the image could not be decoded")
 
-        if state.fit is None:
-            # finding a board costs seconds: while none is found, look again only every `find_every_us`
-            if state.last_find is not None and 0 <= t_us - state.last_find < cfg.find_every_us:
-                return state, obs
-            state = replace(state, last_find=t_us)
-            try:
-                fit = find_board(image)
-            except NoBoardFound as exc:
-                return fault(f"no board found: {exc.reason}")
+        if state.fit is None or not state.calibrated:
+            if state.fit is not None:
+                fit = state.fit  # given from outside: this first frame only measures it
+            else:
+                # finding a board costs seconds: while none is found, look again only every `find_every_us`
+                if state.last_find is not None and 0 <= t_us - state.last_find < cfg.find_every_us:
+                    return state, obs
+                state = replace(state, last_find=t_us)
+                try:
+                    fit = find_board(image)
+                except NoBoardFound as exc:
+                    return fault(f"no board found: {exc.reason}")
             view = warp_board(image, fit.homography).bgr
             sharp = _sharpness(view)
             emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
                  homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
-            state = replace(state, fit=fit, calib_support=_view_support(view), calib_sharpness=sharp, fault=None,
-                            last_small=small, last_view=_norm(view), still_since=t_us, pending=True,
+            state = replace(state, fit=fit, calibrated=True, calib_support=_view_support(view),
+                            calib_sharpness=sharp, fault=None, last_small=small, last_view=_norm(view),
+                            still_since=t_us, pending=True,
                             ref_view=None, hand=False, last_full=view)
             return self._maybe_stable(state, view, t_us, emit, obs)
 
@@ -290,14 +305,16 @@ class Tracker:
                 state = replace(state, fit=_shift_fit(state.fit, dx, dy))
         reading = read_view(view, self.classifier)
         if state.known is None:
-            squares = self._first_squares(reading, cfg)
+            squares = self._first_squares(reading, cfg, oriented=state.fit_given)
             fit = state.fit
             doubt = _implausible(reading) if squares is None else None
             if doubt is not None:
                 # the lattice found is not a board with a position on it (a tablecloth, the wrong lines): say so
                 # and look again later rather than report a guess
                 emit("CameraFault", reason=f"board not confirmed: {doubt}")
-                return replace(state, fit=None, fault="board not confirmed", ref_view=None, last_full=None,
+                # (a fit given by hand is kept: the operator said where the board is; its frame is re-measured)
+                return replace(state, fit=fit if state.fit_given else None, calibrated=False,
+                               fault="board not confirmed", ref_view=None, last_full=None,
                                last_small=None, last_find=t_us, pending=True), obs
             if squares is not None and squares[0] == "!":  # the start position seen from the other end
                 squares = squares[1:]
@@ -325,8 +342,9 @@ class Tracker:
         return replace(state, known=new_known, ref_view=view, ref_reading=reading, pending=False,
                        lifted=frozenset()), obs
 
-    def _first_squares(self, reading: PointReading, cfg: TrackerConfig) -> str | None:
-        """The start position when the first board seen has its occupancy (colours decide which end is Red)."""
+    def _first_squares(self, reading: PointReading, cfg: TrackerConfig, *, oriented: bool = False) -> str | None:
+        """The start position when the first board seen has its occupancy (colours decide which end is Red, unless
+        the fit is `oriented`: given by hand with Red's corners named)."""
         if cfg.start_squares is None:
             return None
         occ = reading.occupied > 0.5
@@ -334,6 +352,8 @@ class Tracker:
         # a few points misread (glare, a shadow) do not make it another position: the game starts from the start
         if int((occ != want).sum()) > cfg.start_tolerance:
             return None
+        if oriented:
+            return cfg.start_squares
         vote = orientation_vote(reading)
         if vote < 0:
             return "!" + cfg.start_squares
@@ -546,7 +566,7 @@ def _reaches_in(mask: np.ndarray, cfg: TrackerConfig) -> bool:
     h, w = mask.shape
     for k in range(1, n):
         x, y, bw, bh, area = stats[k]
-        if (x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1) and area > cfg.hand_cells * S * S:
+        if (x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1) and area > cfg.arm_cells * S * S:
             return True
     return False
 

@@ -14,11 +14,14 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+
+from xqarb.vision.render import FrameTruth  # noqa: E402  (after the path set-up, for running as a script)
 
 
 def matches(squares: str, board: str) -> bool:
@@ -41,6 +44,7 @@ class GameResult:
     moves: int = 0  # moves of the game played in the video
     inferred_ok: int = 0
     wrong: list[str] = field(default_factory=list)
+    causes: list[list[str]] = field(default_factory=list)  # per failed snapshot: what differs from the truth
     misaligned_truth: int = 0
     misaligned_reported: int = 0
     false_lifts: int = 0
@@ -51,9 +55,45 @@ class GameResult:
     seconds: float = 0.0
 
 
+def diagnose(squares: str, truth: FrameTruth, known: str) -> list[str]:
+    """Why a snapshot is not the true board, point by point: the categories of its errors (with the points).
+
+    `truth` is the renderer's truth of the frame the snapshot came from, `known` the position the check had
+    before it (to tell the points the move touched from the rest)."""
+    from xqarb.vision.grid import point_name
+
+    out = []
+    if truth.hand_present:
+        out.append("hand in view")
+    half = set(truth.misaligned or ())
+    for i, (s, t) in enumerate(zip(squares, truth.squares, strict=True)):
+        name = point_name(i)
+        if s == t or (s == "X" and t.isupper()) or (s == "x" and t.islower()):
+            continue
+        if name in half and s == "?":
+            continue  # 5.10: both candidates unsure is what is asked for
+        moved = "moved" if known[i] != t else "still"
+        if s == "?":
+            kind = "unsure"
+        elif s == ".":
+            kind = "empty read, piece there"
+        elif t == ".":
+            kind = "piece read, empty"
+        elif s.isupper() != t.isupper():
+            kind = "colour"
+        else:
+            kind = "type"
+        out.append(f"{kind} ({moved}) {name} {s}/{t}")
+    return out
+
+
 def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "hard", fps: float = 4.0,
-               misplace_rate: float = 0.05, nudge_rate: float = 0.03) -> GameResult:
+               misplace_rate: float = 0.05, nudge_rate: float = 0.03, truth_fit: bool = False) -> GameResult:
+    """One rendered game through the tracker. `truth_fit`: calibrate the tracker with the renderer's true corners
+    (as an operator would by hand) instead of letting it find the board, so that the figures are the tracker's own.
+    """
     from xqarb.referee.rules import Move, Position
+    from xqarb.vision.board import fit_from_corners
     from xqarb.vision.render import render_game
     from xqarb.vision.tracker import Tracker
 
@@ -61,6 +101,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     t0 = time.time()
     tracker = Tracker()
     state = tracker.initial()
+    first = True
     pos = Position.from_fen(start_fen)
     truth_positions = [pos]
     for mv in moves:
@@ -80,6 +121,9 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
             lifted_truth.add(tr.lifted)
         if tr.event == "nudge" and tr.nudged:
             res.nudges_truth += 1
+        if first and truth_fit:
+            state = tracker.initial(fit_from_corners(tr.corners, "given", 0.0))
+        first = False
         state, obs = tracker.step(state, frame.image, frame.t_us)
         for o in obs:
             if o.type == "PieceLifted":
@@ -103,12 +147,18 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                         res.inferred_ok += 1
                     else:
                         res.wrong.append(f"ply {ply}: inferred {m}, game {moves[ply] if ply < len(moves) else '-'}")
+                        res.causes.append(["wrong move inferred", *diagnose(sq, tr, pos.squares())])
                     pos = pos.play(m)
                     ply += 1
                 elif matches(sq, pos.squares()):
                     continue  # only '?' where the known position has pieces: no move
                 else:
                     res.wrong.append(f"ply {ply}: snapshot fits {len(cands)} legal moves ({sq})")
+                    why = diagnose(sq, tr, pos.squares())
+                    if (ply + 2 <= len(moves) and not tr.hand_present
+                            and matches(sq, truth_positions[ply + 2].squares())):
+                        why.insert(0, "a snapshot missing between two moves")
+                    res.causes.append(why)
                     # The referee would call an arbiter (AttentionNeeded), who restores the record: resynchronise
                     # with the game where a later true position fits, so each move is judged on its own.
                     for j in range(ply + 1, min(len(moves), ply + 3) + 1):
@@ -147,11 +197,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--difficulty", default="hard")
     ap.add_argument("--data", default=str(HERE.parents[1].parent / "shared" / "data" / "games" / "ccpd_dev.jsonl"))
     ap.add_argument("--seed0", type=int, default=1000)
+    ap.add_argument("--truth-fit", action="store_true",
+                    help="calibrate with the renderer's true corners (the tracker's own accuracy, board finding aside)")
+    ap.add_argument("--causes", action="store_true", help="print each failed snapshot's differences from the truth")
     args = ap.parse_args(argv)
     games = load_games(Path(args.data), args.games, args.moves)
     tot = GameResult()
+    counts: Counter[str] = Counter()
     for k, (fen, mv) in enumerate(games):
-        r = check_game(fen, mv, args.seed0 + k, difficulty=args.difficulty)
+        r = check_game(fen, mv, args.seed0 + k, difficulty=args.difficulty, truth_fit=args.truth_fit)
+        for why in r.causes:
+            # one count per kind of error per failed snapshot (a bad frame's twenty points are one cause)
+            counts.update({w.rsplit(" ", 2)[0] if "(" in w else w for w in why} or {"no difference"})
+            if args.causes:
+                print(f"  game {k} seed {args.seed0 + k}: {why}", flush=True)
         for f in ("moves", "inferred_ok", "misaligned_truth", "misaligned_reported", "false_lifts", "lifts_reported",
                   "nudges_truth", "nudges_reported", "frames"):
             setattr(tot, f, getattr(tot, f) + getattr(r, f))
@@ -163,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{tot.misaligned_reported}/{tot.misaligned_truth}; false lifts {tot.false_lifts} of {tot.lifts_reported} "
           f"lifts reported; nudges {tot.nudges_reported} reported / {tot.nudges_truth} true; {tot.frames} frames "
           f"in {tot.seconds:.0f}s")
+    if counts:
+        print("failed snapshots by cause: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
     return 0
 
 
