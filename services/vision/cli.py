@@ -58,7 +58,7 @@ def _detect(args: argparse.Namespace) -> int:
     import cv2
 
     from .board import NoBoardFound, find_board
-    from .occupancy import read_points
+    from .detect import read_board
 
     image = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if image is None:
@@ -68,7 +68,9 @@ def _detect(args: argparse.Namespace) -> int:
     except NoBoardFound as exc:
         return _fail(f"{args.image}: no board found: {exc.reason}")
     classifier = _classifier()
-    squares = read_points(image, fit, classifier).squares()
+    # discs found on the photo, pieces read from crops centred on their top faces, the board's rules applied;
+    # '?' where any of it is unsure (vision.detect)
+    squares = read_board(image, fit, classifier).squares
     corners = [[round(float(x), 1), round(float(y), 1)] for x, y in fit.corners]
     if args.json:
         print(json.dumps({"squares": squares, "corners": corners}))

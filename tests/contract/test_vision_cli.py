@@ -90,10 +90,6 @@ def test_detect_text_grid_uses_fen_letters(start_photo):
     assert sum(ch.isalpha() for ch in grid) >= 28
 
 
-@pytest.mark.xfail(strict=True, reason="vision detect reads confidently wrong points instead of '?' "
-                                       "on plain rendered boards: about 60% of piece types wrong (with the first "
-                                       "pieces.npz), some colours and empty points; a sparse board's corners 55 px "
-                                       "off")
 def test_detect_reads_plain_boards_right_or_says_unsure(xq, tmp_path):
     problems = []
     for seed, fen in ((2, START_FEN), (3, SPARSE_FEN)):

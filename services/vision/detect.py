@@ -1,0 +1,323 @@
+"""Reading one photo of a board (`xqarb vision detect`): each of the 90 points as a FEN letter, '.' or '?'.
+
+Pure core: an image, a `BoardFit` and a piece classifier in, a `DetectReading` out.
+
+A piece is a disc standing on its point, and the camera sees its raised top face (ring and character) displaced
+from the point, away from the camera's foot point, by more the further the point is from it: on the board plane
+the top faces are the points mapped through one homothety (a scale about the camera's foot point, by
+camera height / (camera height - piece height)), so `d = p + a * (p - centre) + b` with three numbers for the
+whole board. So:
+1. the board is warped to a top view (the board plane, `PX` pixels per spacing);
+2. discs are found by their outline and ring: the gradient direction along a circle about a true centre is radial,
+   so a circle score (the mean of cos 2(gradient angle - radial angle) over an annulus, weighted by a saturating
+   edge strength, for radii of the top face and its ring) peaks at each top face's centre; it is near 0 on an empty
+   point, whose printed lines run radially and score negative;
+3. the homothety is fitted to the strong discs (robustly), which tells where every top face should be;
+4. each piece is cropped from the photo itself (not the small top view) centred on its top face, one spacing
+   across at the classifier's scale, and read (type probabilities and P(red));
+5. a full board's rules are applied: at most 1 king, 2 advisors, 2 elephants, 2 horses, 2 chariots, 2 cannons,
+   5 soldiers per side; kings and advisors only in their palace, elephants on their 7 points, soldiers on their
+   10 starting points or beyond the river. A type the placement or the count forbids becomes the next best
+   allowed one when that is likely enough, else '?';
+6. '?' wherever something is unsure: the disc evidence between empty and piece, the colour, the type, or a disc
+   that stands clearly off its point (pieces between points are for the tracker and the arbiter, not a guess).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .grid import POINTS_UV, canonical_transform
+
+TYPES = "KABNRCP"  # the classifier's class order (pieces.TYPES)
+LIMITS = {"K": 1, "A": 2, "B": 2, "N": 2, "R": 2, "C": 2, "P": 5}
+
+PX = 40  # top view pixels per grid spacing: a piece's outline is ~17 px in radius, plenty for the circle score
+MARGIN = 0.75  # the top view reaches this far beyond the outer lines (spacings)
+# Radii (spacings) of the circles looked for: a top face is 0.40-0.48 spacings in radius on real and rendered
+# sets, its printed ring 0.8-0.9 of that; the score takes the best radius per pixel.
+RADII = tuple(float(r) for r in np.arange(0.28, 0.50, 0.02))
+REACH = 0.32  # a disc is looked for this far from where it should be (parallax unknown before the fit)
+CROP_PX = 48  # the classifier's working size: one spacing across, as it was trained
+CROP_SIDE = 1.0  # spacings; wider crops take in the neighbours' discs and read worse (1.25: -10 points)
+
+# Disc score (0..1) bands: below EMPTY_BELOW an empty point, above PIECE_ABOVE a piece, '?' between. Measured on
+# rendered boards of all difficulties: empties 0.18-0.40, pieces 0.36-0.90 (the lowest: blurred hard scenes).
+EMPTY_BELOW = 0.36
+PIECE_ABOVE = 0.46
+OFF_POINT = 0.2  # a disc this far (spacings) from where the fit puts it stands off its point: '?'
+TYPE_SURE = 0.75  # a type read with less probability than this (after the rules) is '?'
+COLOUR_SURE = 0.9  # P(red) or P(black) below this is '?'
+ALLOWED_SURE = 0.5  # a type the rules forbid may be replaced by the next allowed one holding this share of the rest
+
+
+@dataclass(frozen=True)
+class DetectReading:
+    """What one photo shows, per point (squares order: rank 9 first, files a..i)."""
+
+    squares: str  # 90 characters: FEN letter, '.', or '?'
+    disc: np.ndarray  # (90,) disc score 0..1 at the point (empty below EMPTY_BELOW, piece above PIECE_ABOVE)
+    centres: np.ndarray  # (90, 2) where each point's top face is taken to be, board plane (spacings)
+    found: np.ndarray  # (90, 2) where the disc search found the strongest circle near each point
+    parallax: tuple[float, float, float]  # the homothety (a, bx, by): top face = p + a (p - (4, 4.5)) + b
+    letters: tuple[str | None, ...]  # the classifier's letter after the rules (None: no piece read there)
+    type_prob: np.ndarray  # (90,) probability of that letter's type (0 where no piece)
+    red: np.ndarray  # (90,) P(red) (0.5 where no piece)
+    reasons: tuple[str, ...]  # per point, why it is '?' ("" where it is not)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Discs
+
+
+def top_view(image: np.ndarray, homography: np.ndarray, px: int = PX) -> np.ndarray:
+    """The board plane seen from above: point (u, v) at ((u + MARGIN) * px, (v + MARGIN) * px)."""
+    h, size = canonical_transform(homography, px, MARGIN)
+    return cv2.warpPerspective(image, h, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _annulus_kernels(px: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    out = []
+    for r in RADII:
+        rad = r * px
+        n = int(np.ceil(rad + 3))
+        yy, xx = np.mgrid[-n:n + 1, -n:n + 1].astype(np.float32)
+        w = np.clip(1.0 - np.abs(np.hypot(xx, yy) - rad), 0.0, None)  # a ring two pixels wide
+        w /= w.sum()
+        th = np.arctan2(yy, xx)
+        out.append(((w * np.cos(2 * th)).astype(np.float32), (w * np.sin(2 * th)).astype(np.float32)))
+    return out
+
+
+_KERNELS: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+
+
+def _kernels(px: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    # a cache of a pure function's constant result, not state
+    if px not in _KERNELS:
+        _KERNELS[px] = _annulus_kernels(px)
+    return _KERNELS[px]
+
+
+def circle_score(view: np.ndarray, px: int = PX) -> np.ndarray:
+    """Per pixel of a top view, how much a circle of a piece's size is centred there (about -1..1).
+
+    cos 2(phi - theta) is 1 where an edge runs along the circle (gradient radial), -1 where it crosses it, so the
+    double-angle form is the same for a dark ring on a light face and a light face on a dark board. Edge strength
+    saturates (mag / (mag + median)): a faint outline counts nearly as much as a black stroke, and flat, noisy
+    areas little.
+    """
+    g = cv2.GaussianBlur(view.astype(np.float32).mean(axis=2), (0, 0), 1.0)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    mag2 = gx * gx + gy * gy + 1e-6
+    mag = np.sqrt(mag2)
+    w = mag / (mag + float(np.median(mag)) + 1.0)
+    c2 = (gx * gx - gy * gy) / mag2 * w
+    s2 = 2.0 * gx * gy / mag2 * w
+    best = None
+    for kc, ks in _kernels(px):
+        resp = cv2.filter2D(c2, -1, kc, borderType=cv2.BORDER_REPLICATE)
+        resp += cv2.filter2D(s2, -1, ks, borderType=cv2.BORDER_REPLICATE)
+        best = resp if best is None else np.maximum(best, resp)
+    assert best is not None
+    return best
+
+
+def find_discs(score: np.ndarray, expected_uv: np.ndarray, reach: float = REACH,
+               px: int = PX) -> tuple[np.ndarray, np.ndarray]:
+    """The strongest circle within `reach` spacings of each expected centre: (centres (N, 2) in spacings, score)."""
+    r = round(reach * px)
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+    inside = (xx ** 2 + yy ** 2) <= r * r
+    pad = np.pad(score, r + 1, mode="constant", constant_values=-1.0)
+    centres = np.round((np.asarray(expected_uv, float) + MARGIN) * px).astype(int)
+    ys = (centres[:, 1] + r + 1)[:, None, None] + yy[None]
+    xs = (centres[:, 0] + r + 1)[:, None, None] + xx[None]
+    ys = np.clip(ys, 0, pad.shape[0] - 1)
+    xs = np.clip(xs, 0, pad.shape[1] - 1)
+    win = np.where(inside[None], pad[ys, xs], -1.0).reshape(len(centres), -1)
+    j = win.argmax(axis=1)
+    val = win[np.arange(len(centres)), j]
+    dy, dx = np.divmod(j, 2 * r + 1)
+    found = (centres + np.stack([dx - r, dy - r], axis=1)) / px - MARGIN
+    return found.astype(float), val.astype(float)
+
+
+_CENTRE = np.array([4.0, 4.5])
+
+
+def fit_parallax(points_uv: np.ndarray, found_uv: np.ndarray) -> tuple[float, float, float]:
+    """The homothety that maps points to their top faces, `found - p = a (p - centre) + b`, fitted robustly
+    (least squares, dropping the discs that sit far from the model: pieces off their points, misfound discs).
+    With fewer than 3 discs only a shift is fitted; with none, no parallax."""
+    p = np.asarray(points_uv, float)
+    d = np.asarray(found_uv, float) - p
+    if len(p) == 0:
+        return 0.0, 0.0, 0.0
+    if len(p) < 3:
+        b = np.median(d, axis=0)
+        return 0.0, float(b[0]), float(b[1])
+    q = p - _CENTRE
+    x = np.zeros((2 * len(p), 3))
+    x[0::2, 0], x[1::2, 0] = q[:, 0], q[:, 1]
+    x[0::2, 1] = 1.0
+    x[1::2, 2] = 1.0
+    y = d.reshape(-1)
+    keep = np.ones(len(p), bool)
+    sol = np.zeros(3)
+    for _ in range(5):
+        k2 = np.repeat(keep, 2)
+        sol, *_ = np.linalg.lstsq(x[k2], y[k2], rcond=None)
+        res = np.hypot(*(x @ sol - y).reshape(-1, 2).T)
+        new = res <= max(0.06, 2.5 * float(np.median(res)))
+        if new.sum() < 3 or np.array_equal(new, keep):
+            break
+        keep = new
+    return float(sol[0]), float(sol[1]), float(sol[2])
+
+
+def parallax_centres(points_uv: np.ndarray, parallax: tuple[float, float, float]) -> np.ndarray:
+    a, bx, by = parallax
+    p = np.asarray(points_uv, float)
+    return p + a * (p - _CENTRE) + np.array([bx, by])
+
+
+def centred_crops(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarray, *, px: int = CROP_PX,
+                  side: float = CROP_SIDE) -> list[np.ndarray]:
+    """Crops of the photo itself, rectified to the board plane, `side` spacings across, centred on `centres_uv`
+    (board plane, spacings), `px` pixels per spacing: what the piece classifier was trained on."""
+    hb = np.linalg.inv(np.asarray(homography, float))
+    n = max(8, round(px * side))
+    c = (n - 1) / 2
+    out = []
+    for u, v in np.asarray(centres_uv, float):
+        t = np.array([[1 / px, 0, u - c / px], [0, 1 / px, v - c / px], [0, 0, 1.0]])
+        out.append(cv2.warpPerspective(image, hb @ t, (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                       borderMode=cv2.BORDER_REPLICATE))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The rules of a full board
+
+
+def _red_points(letter: str) -> frozenset[int]:
+    """Squares indices where a red piece of this type may stand (Red at ranks 0-4, as `squares` puts it)."""
+    def idx(f: int, r: int) -> int:
+        return (9 - r) * 9 + f
+
+    if letter == "K":
+        return frozenset(idx(f, r) for f in (3, 4, 5) for r in (0, 1, 2))
+    if letter == "A":
+        return frozenset(idx(f, r) for f, r in ((3, 0), (5, 0), (4, 1), (3, 2), (5, 2)))
+    if letter == "B":
+        return frozenset(idx(f, r) for f, r in ((2, 0), (6, 0), (0, 2), (4, 2), (8, 2), (2, 4), (6, 4)))
+    if letter == "P":
+        return frozenset([idx(f, r) for f in (0, 2, 4, 6, 8) for r in (3, 4)]
+                         + [idx(f, r) for f in range(9) for r in range(5, 10)])
+    return frozenset(range(90))
+
+
+def allowed_points(letter: str) -> frozenset[int]:
+    """Where a piece (FEN letter: upper-case red) may stand on a legal board; black mirrors red across the river."""
+    red = _red_points(letter.upper())
+    if letter.isupper():
+        return red
+    return frozenset((9 - i // 9) * 9 + i % 9 for i in red)
+
+
+ALLOWED = {(t, red): allowed_points(t if red else t.lower()) for t in TYPES for red in (True, False)}
+
+
+def assign_types(points: Sequence[int], probs: np.ndarray, red: Sequence[bool]) -> list[tuple[int | None, float]]:
+    """Per piece, the type index the rules allow and its probability share, or (None, p) where none is likely.
+
+    Greedy on the whole board, surest first: each piece takes its most probable type that is allowed on its point
+    and still has room under the per-side count; a replacement for a forbidden or full type must hold at least
+    ALLOWED_SURE of the probability left after removing the impossible types, else the piece stays unknown.
+    The returned probability is that type's share among the types still possible for the piece.
+    """
+    probs = np.asarray(probs, float)
+    room = {(t, s): LIMITS[t] for t in TYPES for s in (True, False)}
+    order = sorted(range(len(points)), key=lambda k: -float(probs[k].max()))
+    out: list[tuple[int | None, float]] = [(None, 0.0)] * len(points)
+    for k in order:
+        i, side = points[k], bool(red[k])
+        ok = np.array([i in ALLOWED[(t, side)] and room[(t, side)] > 0 for t in TYPES])
+        p = np.where(ok, probs[k], 0.0)
+        tot = float(p.sum())
+        if tot <= 0:
+            out[k] = (None, 0.0)
+            continue
+        t = int(p.argmax())
+        share = float(p[t]) / tot
+        if t != int(probs[k].argmax()) and share < ALLOWED_SURE:
+            out[k] = (None, share)
+            continue
+        room[(TYPES[t], side)] -= 1
+        out[k] = (t, share)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The reading
+
+
+def read_board(image: np.ndarray, fit, classifier) -> DetectReading:
+    """Read the 90 points of `image` given a `BoardFit` (`.homography`, image -> board plane) and a
+    `PieceClassifier` (or None: then pieces are '?', since detect prints only FEN letters, '.' and '?')."""
+    h = np.asarray(fit.homography, float)
+    score = circle_score(top_view(image, h))
+    found, disc = find_discs(score, POINTS_UV)
+    strong = disc >= PIECE_ABOVE
+    parallax = fit_parallax(POINTS_UV[strong], found[strong])
+    expected = parallax_centres(POINTS_UV, parallax)
+    # the disc again, now looked for near where the fit puts it (a neighbour's disc no longer competes)
+    found, disc = find_discs(score, expected, reach=OFF_POINT + 0.05)
+    off = np.hypot(*(found - expected).T)
+    # crop on the disc found when it is close to the model's place (pieces stand a little off their points),
+    # else on the model's place
+    centres = np.where((off <= OFF_POINT)[:, None], found, expected)
+    reasons = [""] * 90
+    letters: list[str | None] = [None] * 90
+    type_prob = np.zeros(90)
+    red_p = np.full(90, 0.5)
+    candidates = [i for i in range(90) if disc[i] >= EMPTY_BELOW]
+    if classifier is not None and candidates:
+        reads = classifier.read(centred_crops(image, h, centres[candidates]))
+        probs = np.stack([r.type_probs for r in reads])
+        reds = np.array([r.red for r in reads])
+        assigned = assign_types(candidates, probs, reds >= 0.5)
+        for k, i in enumerate(candidates):
+            red_p[i] = reds[k]
+            t, p = assigned[k]
+            if t is not None:
+                letters[i] = TYPES[t] if reds[k] >= 0.5 else TYPES[t].lower()
+                type_prob[i] = p
+    out = []
+    for i in range(90):
+        if disc[i] < EMPTY_BELOW:
+            out.append(".")
+            continue
+        why = ""
+        if disc[i] < PIECE_ABOVE:
+            why = f"disc score {disc[i]:.2f} between empty and piece"
+        elif off[i] > OFF_POINT:
+            why = f"disc {off[i]:.2f} spacing off its point"
+        elif classifier is None:
+            why = "no piece classifier"
+        elif max(red_p[i], 1 - red_p[i]) < COLOUR_SURE:
+            why = f"colour unsure (P(red) {red_p[i]:.2f})"
+        elif letters[i] is None:
+            why = "no type the rules allow here is likely"
+        elif type_prob[i] < TYPE_SURE:
+            why = f"type unsure ({letters[i]} {type_prob[i]:.2f})"
+        reasons[i] = why
+        out.append("?" if why else str(letters[i]))
+    return DetectReading("".join(out), disc, centres, found, parallax, tuple(letters), type_prob, red_p,
+                         tuple(reasons))
