@@ -13,12 +13,13 @@ several referee processes is a later step: it only has to implement the same int
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import json
 import sqlite3
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -128,16 +129,32 @@ class Verification:
 # --- the pure part: canonical bytes and the chain ---------------------------------------------------------------
 
 
+def _plain(value: Any) -> Any:
+    """What json cannot write by itself inside an event: frozen mappings (read-only dicts) and bytes (base64)."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    raise TypeError(f"an event field of type {type(value).__name__} has no canonical JSON form")
+
+
+# Sorted keys, no spaces, UTF-8 as is: the same bytes for the same entry on every machine and every run.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_plain)
+
+
 def canonical_bytes(game_id: str, seq: int, kind: str, event: Event, origin: Origin | None) -> bytes:
-    """The bytes an entry's hash covers: sorted-key, compact, UTF-8 JSON of everything the entry says."""
-    document = {
-        "game_id": game_id,
-        "seq": seq,
-        "kind": kind,
-        "event": event.to_json_dict(),
-        "origin": origin.to_json() if origin else None,
-    }
-    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    """The bytes an entry's hash covers: sorted-key, compact, UTF-8 JSON of everything the entry says.
+
+    The event is written in its JSON form (`Event.to_json_dict`), without building that dict's deep copy first:
+    the encoder reads the frozen fields directly (an entry is encoded once per append, the hot path of the
+    referee), which gives the same bytes.
+    """
+    fields = {"type": event.type, "event_id": event.event_id, "board_id": event.board_id, "source": event.source,
+              "source_seq": event.source_seq, "occurred_at": event.occurred_at, "received_at": event.received_at,
+              **event.data}
+    document = {"game_id": game_id, "seq": seq, "kind": kind, "event": fields,
+                "origin": origin.to_json() if origin else None}
+    return _CANONICAL.encode(document).encode("utf-8")
 
 
 def chain_hash(prev_hash: str, body: bytes) -> str:
@@ -234,6 +251,11 @@ class Ledger(Protocol):
     def close(self) -> None: ...
 
 
+# Entries sit in a rowid table (appended at the end of its B-tree) with two unique keys: (game, seq), which makes a
+# second writer fail instead of forking a chain, and the event id, which records every event once in the whole
+# ledger (a replayed input is found wherever it went). Ledgers written by earlier versions keep their layout (a
+# WITHOUT ROWID table keyed by (game, seq), unique (game, event id), an index on the event id): every query here
+# works on both.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     game_id   TEXT PRIMARY KEY,
@@ -244,14 +266,12 @@ CREATE TABLE IF NOT EXISTS entries (
     game_id   TEXT NOT NULL REFERENCES games(game_id),
     seq       INTEGER NOT NULL,
     kind      TEXT NOT NULL CHECK (kind IN ('input', 'output')),
-    event_id  TEXT NOT NULL,
+    event_id  TEXT NOT NULL UNIQUE,
     body      BLOB NOT NULL,
     prev_hash TEXT NOT NULL,
     hash      TEXT NOT NULL,
-    PRIMARY KEY (game_id, seq),
-    UNIQUE (game_id, event_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS entries_by_event ON entries (event_id);
+    UNIQUE (game_id, seq)
+);
 CREATE TABLE IF NOT EXISTS snapshots (
     game_id   TEXT NOT NULL REFERENCES games(game_id),
     seq       INTEGER NOT NULL,
@@ -276,12 +296,15 @@ class SqliteLedger:
         # inputs are still in Kafka (offsets are committed only after the append), so they are read again.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
+        # 64 MB of page cache (SQLite's default is 2 MB): the event-id index takes inserts at random places, and
+        # a day's ledger of a large venue keeps its pages in memory instead of reading them back for every batch.
+        self._db.execute("PRAGMA cache_size=-65536")
         self._db.executescript(_SCHEMA)
 
     # writing ---------------------------------------------------------------------------------------------------
 
     def append(self, game_id: str, board_id: str, pending: Sequence[Pending]) -> list[LedgerEntry]:
-        """Append entries atomically, skipping inputs already in this game's ledger (by event id).
+        """Append entries atomically, skipping events already in the ledger (by event id, in any game).
 
         Returns the entries written (the skipped ones are not returned). Raises LedgerConflict when another
         writer took a sequence number first.
@@ -304,22 +327,24 @@ class SqliteLedger:
             db = self._db
             try:
                 db.execute("BEGIN IMMEDIATE")
-                heads: dict[str, tuple[int, str]] = {}
+                # The heads are read inside the write transaction (one query for all the batch's games), so no
+                # other writer can move them before the commit.
+                heads = self._heads({batch.game_id for batch in batches})
+                new_games = [(b.game_id, b.board_id) for b in batches if b.game_id not in heads]
+                if new_games:
+                    db.executemany(
+                        "INSERT OR IGNORE INTO games (game_id, board_id, created) "
+                        "VALUES (?, ?, (SELECT COUNT(*) FROM games))",
+                        list(dict.fromkeys(new_games)),
+                    )
                 written: list[LedgerEntry] = []
                 rows: list[tuple[Any, ...]] = []
                 for batch in batches:
                     game_id = batch.game_id
-                    if game_id not in heads:
-                        db.execute(
-                            "INSERT OR IGNORE INTO games (game_id, board_id, created) "
-                            "VALUES (?, ?, (SELECT COUNT(*) FROM games))",
-                            (game_id, batch.board_id),
-                        )
-                        heads[game_id] = self._head(game_id)
-                    seq, prev = heads[game_id]
+                    seq, prev = heads.get(game_id, (0, GENESIS_HASH))
                     for item in batch.pending:
                         event = item.event
-                        if skip_known and self._has_event(game_id, event.event_id):
+                        if skip_known and self._has_event(None, event.event_id):
                             continue  # a replayed input after a crash or a rebalance: already in the ledger
                         seq += 1
                         body = canonical_bytes(game_id, seq, item.kind, event, item.origin)
@@ -441,13 +466,24 @@ class SqliteLedger:
         ).fetchone()
         return (row[0], row[1]) if row else (0, GENESIS_HASH)
 
-    def _has_event(self, game_id: str, event_id: str) -> bool:
-        return (
-            self._db.execute(
-                "SELECT 1 FROM entries WHERE game_id = ? AND event_id = ?", (game_id, event_id)
-            ).fetchone()
-            is not None
-        )
+    def _heads(self, game_ids: Iterable[str]) -> dict[str, tuple[int, str]]:
+        """(last seq, its hash) of each of these games that has entries."""
+        # One indexed look-up per game (a few microseconds each); one grouped query over all the games reads
+        # every entry of each game to find its MAX(seq) and is far slower on long games.
+        heads: dict[str, tuple[int, str]] = {}
+        for game_id in game_ids:
+            seq, hash_ = self._head(game_id)
+            if seq:
+                heads[game_id] = (seq, hash_)
+        return heads
+
+    def _has_event(self, game_id: str | None, event_id: str) -> bool:
+        """Whether this event is in the game's ledger (in any game's with game_id None)."""
+        if game_id is None:
+            query, args = "SELECT 1 FROM entries WHERE event_id = ?", (event_id,)
+        else:
+            query, args = "SELECT 1 FROM entries WHERE game_id = ? AND event_id = ?", (game_id, event_id)
+        return self._db.execute(query, args).fetchone() is not None
 
     def _rows(self, game_id: str, after: int, limit: int | None) -> list[StoredRow]:
         query = (

@@ -11,6 +11,7 @@ import pytest
 from xqarb.events import Event, make_event
 from xqarb.referee.ledger import (
     GENESIS_HASH,
+    Batch,
     LedgerConflict,
     MalformedEntry,
     Origin,
@@ -215,3 +216,66 @@ def test_append_many_is_one_transaction_over_games(ledger: SqliteLedger) -> None
         ledger.append_many([Batch("g2", "8", (Pending("input", _press(5, "8")),)),
                             Batch("g1", "7", (Pending("input", _press(1)),))], skip_known=False)
     assert ledger.head("g2")[0] == 1
+
+
+def test_canonical_bytes_are_the_sorted_json_form_of_the_entry() -> None:
+    """The fast encoder writes exactly the sorted, compact JSON of `Event.to_json_dict` (bytes in base64, nested
+    objects and lists included), so ledgers written before and after it hash alike."""
+    import json
+
+    from xqarb.referee.ledger import canonical_bytes
+
+    started = make_event(
+        "GameStarted", "7", source="arbiter", source_seq=1, occurred_at=1_700_000_000_000_000,
+        received_at=1_700_000_000_000_000, game_id="g1",
+        red_player="李来群", black_player="胡荣华", ruleset="cxa-2011", level="national",
+        time_control={"scheme": "moves_in_time", "periods": [{"moves": 40, "minutes": 90}, {"minutes": 30}]},
+    )
+    events = [started, _press(3), _ruling(4)]
+    frame = make_event("FrameCaptured", "7", source="cam-7", source_seq=9, occurred_at=1_700_000_000_000_009,
+                       received_at=1, camera_id="cam-7", encoding="jpeg", width=1280, height=720,
+                       image=b"\xff\xd8 not really a jpeg \x00\x01")
+    events.append(frame)
+    for event in events:
+        for origin in (None, Origin("xq.clock", 2, 40)):
+            expected = json.dumps(
+                {"game_id": "g1", "seq": 5, "kind": "input", "event": event.to_json_dict(),
+                 "origin": origin.to_json() if origin else None},
+                sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+            ).encode("utf-8")
+            assert canonical_bytes("g1", 5, "input", event, origin) == expected
+
+
+def test_an_event_is_recorded_once_in_the_whole_ledger(ledger: SqliteLedger) -> None:
+    ledger.append("board:7", "7", [Pending("input", _press(1))])
+    # skipping (the default): the input already stands in another chain, so nothing is written twice
+    assert ledger.append("g1", "7", [Pending("input", _press(1)), Pending("input", _press(2))])[0].event.source_seq == 2
+    assert [e.event.source_seq for e in ledger.entries("g1")] == [2]
+    # a caller that looked its inputs up itself is refused, whole batch, instead of doubling the event
+    with pytest.raises(LedgerConflict):
+        ledger.append_many([Batch("g2", "7", (Pending("input", _press(3)), Pending("input", _press(1))))],
+                           skip_known=False)
+    assert ledger.entries("g2") == [] and ledger.find_events([_press(3).event_id]) == {}
+
+
+def test_a_ledger_written_with_the_earlier_layout_still_appends_and_verifies(tmp_path: Path) -> None:
+    """Ledgers written before the rowid layout (WITHOUT ROWID, unique (game, event id)) keep working as they are."""
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript("""
+        CREATE TABLE games (game_id TEXT PRIMARY KEY, board_id TEXT NOT NULL, created INTEGER NOT NULL);
+        CREATE TABLE entries (
+            game_id TEXT NOT NULL REFERENCES games(game_id), seq INTEGER NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('input', 'output')), event_id TEXT NOT NULL, body BLOB NOT NULL,
+            prev_hash TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (game_id, seq), UNIQUE (game_id, event_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX entries_by_event ON entries (event_id);
+    """)
+    db.close()
+    with SqliteLedger(path) as old:
+        old.append("g1", "7", [Pending("input", _press(1)), Pending("output", _ruling(1))])
+        old.append_many([Batch("g1", "7", (Pending("input", _press(2)),)), Batch("g2", "8", (Pending("input",
+                                                                                                  _press(1, "8")),))])
+        assert old.head("g1")[0] == 3 and old.verify("g1").ok and old.verify("g2").ok
+        assert old.find_events([_press(2).event_id]) == {_press(2).event_id: ("g1", 3)}
+        assert old.append("g1", "7", [Pending("input", _press(2))]) == []  # the replay is skipped
