@@ -88,16 +88,6 @@ def response_map(work_bgr: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(resp.astype(np.float32), (3, 3), 0)
 
 
-def _segments(resp: np.ndarray) -> np.ndarray:
-    thr = max(14.0, float(np.percentile(resp, 90)))
-    bw = (resp > thr).astype(np.uint8) * 255
-    side = max(resp.shape)
-    segs = cv2.HoughLinesP(bw, 1, np.pi / 360, threshold=25, minLineLength=max(20, side // 40), maxLineGap=3)
-    if segs is None:
-        return np.zeros((0, 4))
-    return segs.reshape(-1, 4).astype(np.float64)
-
-
 @dataclass
 class _Line:
     p: np.ndarray  # a point on the line
@@ -454,60 +444,103 @@ def _inside(hs: np.ndarray, shape: tuple[int, ...], margin: float = 0.02) -> np.
     return ok.all(axis=1)
 
 
-def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
-    """Markerless lattice fit: (board -> image homography in full-image pixels, support score). Not oriented."""
-    work, scale = _work_image(image)
-    resp = response_map(work)
-    segs = _segments(resp)
-    if len(segs) < 12:
-        raise NoBoardFound(f"no grid lines found ({len(segs)} line segments)")
+def _segments_and_mask(resp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Hough segments of the line response and the binary line mask they were found in."""
+    thr = max(14.0, float(np.percentile(resp, 90)))
+    bw = (resp > thr).astype(np.uint8) * 255
+    side = max(resp.shape)
+    segs = cv2.HoughLinesP(bw, 1, np.pi / 360, threshold=25, minLineLength=max(20, side // 40), maxLineGap=3)
+    if segs is None:
+        return np.zeros((0, 4)), bw
+    return segs.reshape(-1, 4).astype(np.float64), bw
+
+
+def _regions(bw: np.ndarray, segs: np.ndarray, max_regions: int = 4) -> list[np.ndarray]:
+    """Groups of segments that belong to one connected net of printed lines, biggest first (indices into segs).
+
+    A printed grid is one connected net in the line mask (the lines cross, the pieces' rims touch them), while a
+    score sheet's rules, a table's stripes or wood grain, and the next table's board (a sheet margin away) are
+    other nets. Fitting the lattice net by net keeps their lines out of the board's families and vanishing points.
+    """
+    # a small dilation bridges the breaks that blur, JPEG and faint ink leave in a line
+    grown = cv2.dilate(bw, np.ones((3, 3), np.uint8))
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+    mid = np.round((segs[:, :2] + segs[:, 2:]) / 2).astype(np.int64)
+    mid[:, 0] = np.clip(mid[:, 0], 0, bw.shape[1] - 1)
+    mid[:, 1] = np.clip(mid[:, 1], 0, bw.shape[0] - 1)
+    seg_lab = lab[mid[:, 1], mid[:, 0]]
+    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    total = np.bincount(seg_lab, weights=length, minlength=n)
+    total[0] = 0.0
+    count = np.bincount(seg_lab, minlength=n)
+    min_side = 0.15 * min(bw.shape)  # as the lattice search: a board spans at least this much of the frame
+    out = []
+    for c in np.argsort(-total, kind="stable"):
+        if total[c] <= 0 or len(out) >= max_regions:
+            break
+        if count[c] < 12 or max(stats[c, cv2.CC_STAT_WIDTH], stats[c, cv2.CC_STAT_HEIGHT]) < min_side:
+            continue
+        out.append(np.flatnonzero(seg_lab == c))
+    return out
+
+
+def _fit_net(resp: np.ndarray, segs: np.ndarray) -> tuple[list[tuple[np.ndarray, float]], str]:
+    """Lattice fits (board -> work image, support) of one net of segments, best first; or [] and why not."""
     lines = _merge(segs)
     fam1, fam2 = _families(lines)
     if len(fam1) < 3 or len(fam2) < 3:
-        raise NoBoardFound(f"no two families of grid lines ({len(fam1)} and {len(fam2)} lines)")
+        return [], f"no two families of grid lines ({len(fam1)} and {len(fam2)} lines)"
     corner_sets: list[np.ndarray] = []
     for fa, fb in ((fam1, fam2), (fam2, fam1)):
         corner_sets.extend(_hypotheses(fa, fb, resp.shape))
     if not corner_sets:
-        raise NoBoardFound("the grid lines do not form a 9 x 10 lattice")
+        return [], "the grid lines do not form a 9 x 10 lattice"
     hs = _batch_h(corner_sets)
-    good = np.isfinite(hs).all(axis=(1, 2))
-    hs = hs[good]
+    hs = hs[np.isfinite(hs).all(axis=(1, 2))]
     if len(hs) == 0:
-        raise NoBoardFound("the grid lines do not form a 9 x 10 lattice")
+        return [], "the grid lines do not form a 9 x 10 lattice"
     scores = support_scores_batch(resp, hs)
     # the board is in view: a lattice whose points leave the frame is something else (a neighbour's board cut
     # by the frame's edge, a tablecloth's checks)
     scores = np.where(_inside(hs, resp.shape), scores, -np.inf)
-    order = [i for i in np.argsort(-scores) if np.isfinite(scores[i])]
-    # the best few lattices, and the best of each other place in the frame (a neighbour's board may be in view)
-    top = order[:6]
-    centres = [apply_h(hs[i], np.array([[4.0, 4.5]]))[0] for i in top[:1]]
-    for i in order[6:200]:
-        c = apply_h(hs[i], np.array([[4.0, 4.5]]))[0]
-        sp = float(np.linalg.norm(apply_h(hs[i], np.array([[5.0, 4.5]]))[0] - c))
-        if all(np.linalg.norm(c - c0) > 4 * sp for c0 in centres):
-            centres.append(c)
-            top.append(i)
-        if len(centres) >= 3:
-            break
+    order = [i for i in np.argsort(-scores, kind="stable")[:6] if np.isfinite(scores[i])]
     found: list[tuple[np.ndarray, float]] = []
-    for i in top:
+    for i in order:
         h = refine(resp, hs[i])
         if _inside(h[None], resp.shape)[0]:
             found.append((h, support_score(resp, h)))
-    best_s = max((sc for _, sc in found), default=-np.inf)
-    if not found or best_s < MIN_SCORE:
+    if not found:
+        return [], "no 9 x 10 lattice of the grid lines lies in the frame"
+    found.sort(key=lambda t: -t[1])
+    return found, ""
+
+
+def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """Markerless lattice fit: (board -> image homography in full-image pixels, support score). Not oriented."""
+    work, scale = _work_image(image)
+    resp = response_map(work)
+    segs, bw = _segments_and_mask(resp)
+    if len(segs) < 12:
+        raise NoBoardFound(f"no grid lines found ({len(segs)} line segments)")
+    regions = _regions(bw, segs)
+    if not regions:
+        raise NoBoardFound("no net of crossing lines as large as a board")
+    boards: list[tuple[np.ndarray, float]] = []  # the best lattice of each net
+    reasons: list[str] = []
+    for idx in regions:
+        fits, why = _fit_net(resp, segs[idx])
+        if fits:
+            boards.append(fits[0])
+        else:
+            reasons.append(why)
+    best_s = max((sc for _, sc in boards), default=-np.inf)
+    if not boards:
+        raise NoBoardFound("; ".join(dict.fromkeys(reasons)))
+    if best_s < MIN_SCORE:
         raise NoBoardFound(f"no lattice of 9 x 10 printed lines is supported (best line contrast {best_s:.1f})")
     # Of the boards that are clearly supported, the camera watches the one nearest the middle of its view.
     centre = np.array([resp.shape[1] / 2, resp.shape[0] / 2])
-    boards: list[tuple[np.ndarray, float, np.ndarray, float]] = []  # best lattice per place: h, score, centre
-    for h, sc in sorted(found, key=lambda t: -t[1]):
-        c = apply_h(h, np.array([[4.0, 4.5]]))[0]
-        sp = float(np.linalg.norm(apply_h(h, np.array([[5.0, 4.5]]))[0] - c))
-        if all(np.linalg.norm(c - b[2]) > 4 * max(sp, b[3]) for b in boards):
-            boards.append((h, sc, c, sp))
-    good = [(h, sc) for h, sc, _, _ in boards if sc >= 0.6 * best_s]
+    good = [(h, sc) for h, sc in boards if sc >= 0.6 * best_s]
     best_h, best_s = min(good, key=lambda t: float(np.linalg.norm(apply_h(t[0], np.array([[4.0, 4.5]]))[0] - centre)))
     best_h = _wind_clockwise(best_h)
     up = np.diag([1.0 / scale, 1.0 / scale, 1.0])
