@@ -45,14 +45,34 @@ REACH = 0.32  # a disc is looked for this far from where it should be (parallax 
 CROP_PX = 48  # the classifier's working size: one spacing across, as it was trained
 CROP_SIDE = 1.0  # spacings; wider crops take in the neighbours' discs and read worse (1.25: -10 points)
 
-# Disc score (0..1) bands: below EMPTY_BELOW an empty point, above PIECE_ABOVE a piece, '?' between. Measured on
-# rendered boards of all difficulties: empties 0.18-0.40, pieces 0.36-0.90 (the lowest: blurred hard scenes).
-EMPTY_BELOW = 0.36
+# Disc score (0..1): on rendered boards of all difficulties empties score 0.09-0.62 and pieces 0.34-0.90, but
+# within one board the two never overlapped by more than 0.01 (pieces of a blurred board score low, empties of a
+# busy one high). So the board's own scores are split in two (Otsu) and the unsure band lies about the split:
+# BAND of the distance between the two groups' medians either side. Where the scores do not fall into two groups
+# (an empty board), the fixed bands EMPTY_BELOW / PIECE_ABOVE hold. A point at or above EMPTY_BELOW is never called
+# empty by the split (at most '?': a board whose pieces score in two groups must not lose the weaker group), one
+# below SURELY_EMPTY is empty whatever the split says (no piece scored below 0.34). 20 hard boards: 0 wrong, 55 of
+# 1,620 points unsure (EMPTY_BELOW 0.36: 79, 0.5: 50).
+EMPTY_BELOW = 0.42
 PIECE_ABOVE = 0.46
+SURELY_EMPTY = 0.25
+BAND = 0.2
+MAX_PIECES = 32
 OFF_POINT = 0.2  # a disc this far (spacings) from where the fit puts it stands off its point: '?'
-TYPE_SURE = 0.75  # a type read with less probability than this (after the rules) is '?'
+TYPE_SURE = 0.75  # a type read with less probability than this is '?'
+FORBIDDEN_SURE = 0.9  # a type the rules forbid, read this surely: the reading is not trusted at all ('?')
+ALLOWED_SURE = 0.75  # the replacement for a forbidden type must hold this share of the allowed types' probability
 COLOUR_SURE = 0.9  # P(red) or P(black) below this is '?'
-ALLOWED_SURE = 0.5  # a type the rules forbid may be replaced by the next allowed one holding this share of the rest
+# Colour: within one board red and black pieces' colour logits (the classifier's) fall into two groups even where
+# light makes the classifier's own threshold wrong for the whole board (rendered boards: always separated); the
+# board's split decides where the groups are clear, COLOUR_BAND of the distance between their medians around it.
+COLOUR_BAND = 0.25
+COLOUR_GROUPS_APART = 3.0  # logit units between the two groups' medians, else the board's split is not used
+# Test-time variants of each crop (side in spacings, shift in spacings): the network is sure of some wrong types on
+# one exact crop; the geometric mean over these is not (rendered easy + hard pieces, 6 variants: wrong types among
+# those read with p >= 0.75: 2 of 1,100 -> 0, and 1.3 points more read).
+VARIANTS = ((1.0, 0.0, 0.0), (0.9, 0.0, 0.0), (1.1, 0.0, 0.0), (1.0, 0.03, 0.0), (1.0, 0.0, 0.03),
+            (1.0, -0.03, -0.03))
 
 
 @dataclass(frozen=True)
@@ -235,12 +255,13 @@ ALLOWED = {(t, red): allowed_points(t if red else t.lower()) for t in TYPES for 
 
 
 def assign_types(points: Sequence[int], probs: np.ndarray, red: Sequence[bool]) -> list[tuple[int | None, float]]:
-    """Per piece, the type index the rules allow and its probability share, or (None, p) where none is likely.
+    """Per piece, the type index the rules allow and its probability, or (None, p) where no allowed type is likely.
 
-    Greedy on the whole board, surest first: each piece takes its most probable type that is allowed on its point
-    and still has room under the per-side count; a replacement for a forbidden or full type must hold at least
-    ALLOWED_SURE of the probability left after removing the impossible types, else the piece stays unknown.
-    The returned probability is that type's share among the types still possible for the piece.
+    Greedy on the whole board, surest first: each piece takes its most probable type if that is allowed on its
+    point and still has room under its side's count. Otherwise (the network erred, or the piece is misplaced) the
+    next best allowed type with room replaces it when the forbidden type was not read surely (< FORBIDDEN_SURE) and
+    the replacement holds ALLOWED_SURE of the probability of the types still possible; its probability is then that
+    share. A kept type's probability is the network's own, not renormalised: the rules say nothing more about it.
     """
     probs = np.asarray(probs, float)
     room = {(t, s): LIMITS[t] for t in TYPES for s in (True, False)}
@@ -249,19 +270,108 @@ def assign_types(points: Sequence[int], probs: np.ndarray, red: Sequence[bool]) 
     for k in order:
         i, side = points[k], bool(red[k])
         ok = np.array([i in ALLOWED[(t, side)] and room[(t, side)] > 0 for t in TYPES])
+        best = int(probs[k].argmax())
+        if ok[best]:
+            room[(TYPES[best], side)] -= 1
+            out[k] = (best, float(probs[k][best]))
+            continue
         p = np.where(ok, probs[k], 0.0)
         tot = float(p.sum())
-        if tot <= 0:
-            out[k] = (None, 0.0)
-            continue
         t = int(p.argmax())
-        share = float(p[t]) / tot
-        if t != int(probs[k].argmax()) and share < ALLOWED_SURE:
+        share = float(p[t]) / tot if tot > 0 else 0.0
+        if tot <= 0 or probs[k][best] >= FORBIDDEN_SURE or share < ALLOWED_SURE:
             out[k] = (None, share)
             continue
         room[(TYPES[t], side)] -= 1
         out[k] = (t, share)
     return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The board's own statistics
+
+
+def otsu_split(values: np.ndarray) -> float:
+    """The threshold between two groups of values with the largest between-group variance."""
+    v = np.sort(np.asarray(values, float))
+    n = len(v)
+    if n < 2:
+        return float(v[0]) if n else 0.0
+    k = np.arange(1, n)
+    csum = np.cumsum(v)[:-1]
+    between = k * (n - k) * (csum / k - (v.sum() - csum) / (n - k)) ** 2
+    j = int(np.argmax(between))
+    return float((v[j] + v[j + 1]) / 2)
+
+
+def occupancy_bands(disc: np.ndarray) -> tuple[float, float]:
+    """(empty below, piece at or above) for this board's disc scores; '?' between."""
+    disc = np.asarray(disc, float)
+    t = otsu_split(disc)
+    lo, hi = disc[disc <= t], disc[disc > t]
+    apart = float(np.median(hi) - np.median(lo)) if len(hi) and len(lo) else 0.0
+    if apart < 0.2:  # one group only: an empty board (or nothing but noise)
+        empty_below, piece_above = EMPTY_BELOW, PIECE_ABOVE
+    else:
+        m = BAND * apart
+        empty_below, piece_above = max(SURELY_EMPTY, min(t - m, EMPTY_BELOW)), max(t + m, SURELY_EMPTY + 0.1)
+    if len(disc) > MAX_PIECES:
+        # a set has 32 pieces: the 33rd best score is an empty point's, and no better score can be called a piece
+        # on its own strength
+        piece_above = max(piece_above, float(np.sort(disc)[-MAX_PIECES - 1]) + 0.01)
+    return min(empty_below, piece_above), piece_above
+
+
+def board_colours(p_red: np.ndarray) -> np.ndarray:
+    """P(red) per piece after weighing the whole board: where the classifier's colour logits fall into two clear
+    groups, a piece clearly in a group takes that group's colour (0.995 / 0.005), one between them 0.5 (unsure);
+    otherwise the classifier's own P(red) stands. The groups must not contradict a sure reading of the classifier
+    (a board of one colour split in two would)."""
+    p = np.clip(np.asarray(p_red, float), 1e-6, 1 - 1e-6)
+    if len(p) < 4:
+        return p
+    z = np.clip(np.log(p / (1 - p)), -15, 15)
+    t = otsu_split(z)
+    hi = z > t
+    if hi.all() or not hi.any():
+        return p
+    apart = float(np.median(z[hi]) - np.median(z[~hi]))
+    if apart < COLOUR_GROUPS_APART or (p[~hi] > 0.99).any() or (p[hi] < 0.01).any():
+        return p
+    m = COLOUR_BAND * apart
+    return np.where(z >= t + m, 0.995, np.where(z <= t - m, 0.005, 0.5))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Pieces
+
+
+@dataclass(frozen=True)
+class PieceReads:
+    """The classifier's view of pieces at given centres: type probabilities (N, 7) and P(red) (N,)."""
+
+    type_probs: np.ndarray
+    red: np.ndarray
+
+
+def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarray, classifier) -> PieceReads:
+    """Read pieces whose top faces are centred at `centres_uv` (board plane, spacings): crops of the photo at the
+    classifier's scale, a few variants each (VARIANTS), type probabilities as their normalised geometric mean, P(red)
+    as the mean. The tracker can call this with its own centres (e.g. `DetectReading.centres`)."""
+    centres_uv = np.asarray(centres_uv, float).reshape(-1, 2)
+    n = len(centres_uv)
+    if n == 0:
+        return PieceReads(np.zeros((0, len(TYPES))), np.zeros(0))
+    logp = np.zeros((n, len(TYPES)))
+    red = np.zeros(n)
+    for side, dx, dy in VARIANTS:
+        crops = centred_crops(image, homography, centres_uv + np.array([dx, dy]), px=round(CROP_PX / side), side=side)
+        reads = classifier.read(crops)
+        logp += np.log(np.stack([r.type_probs for r in reads]) + 1e-9)
+        red += np.array([r.red for r in reads])
+    logp /= len(VARIANTS)
+    probs = np.exp(logp - logp.max(axis=1, keepdims=True))
+    return PieceReads(probs / probs.sum(axis=1, keepdims=True), red / len(VARIANTS))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -274,25 +384,28 @@ def read_board(image: np.ndarray, fit, classifier) -> DetectReading:
     h = np.asarray(fit.homography, float)
     score = circle_score(top_view(image, h))
     found, disc = find_discs(score, POINTS_UV)
-    strong = disc >= PIECE_ABOVE
+    empty_below, piece_above = occupancy_bands(disc)
+    strong = disc >= piece_above
     parallax = fit_parallax(POINTS_UV[strong], found[strong])
     expected = parallax_centres(POINTS_UV, parallax)
     # the disc again, now looked for near where the fit puts it (a neighbour's disc no longer competes)
     found, disc = find_discs(score, expected, reach=OFF_POINT + 0.05)
+    empty_below, piece_above = occupancy_bands(disc)
     off = np.hypot(*(found - expected).T)
     # crop on the disc found when it is close to the model's place (pieces stand a little off their points),
     # else on the model's place
     centres = np.where((off <= OFF_POINT)[:, None], found, expected)
-    reasons = [""] * 90
     letters: list[str | None] = [None] * 90
     type_prob = np.zeros(90)
     red_p = np.full(90, 0.5)
-    candidates = [i for i in range(90) if disc[i] >= EMPTY_BELOW]
+    candidates = [i for i in range(90) if disc[i] >= empty_below]
     if classifier is not None and candidates:
-        reads = classifier.read(centred_crops(image, h, centres[candidates]))
-        probs = np.stack([r.type_probs for r in reads])
-        reds = np.array([r.red for r in reads])
-        assigned = assign_types(candidates, probs, reds >= 0.5)
+        reads = read_pieces(image, h, centres[candidates], classifier)
+        sure = [k for k, i in enumerate(candidates) if disc[i] >= piece_above]
+        reds = reads.red.copy()
+        if sure:  # the board's colour groups from the pieces surely there
+            reds[sure] = board_colours(reads.red[sure])
+        assigned = assign_types(candidates, reads.type_probs, reds >= 0.5)
         for k, i in enumerate(candidates):
             red_p[i] = reds[k]
             t, p = assigned[k]
@@ -300,13 +413,14 @@ def read_board(image: np.ndarray, fit, classifier) -> DetectReading:
                 letters[i] = TYPES[t] if reds[k] >= 0.5 else TYPES[t].lower()
                 type_prob[i] = p
     out = []
+    reasons = [""] * 90
     for i in range(90):
-        if disc[i] < EMPTY_BELOW:
+        if disc[i] < empty_below:
             out.append(".")
             continue
         why = ""
-        if disc[i] < PIECE_ABOVE:
-            why = f"disc score {disc[i]:.2f} between empty and piece"
+        if disc[i] < piece_above:
+            why = f"disc score {disc[i]:.2f} between empty (< {empty_below:.2f}) and piece (>= {piece_above:.2f})"
         elif off[i] > OFF_POINT:
             why = f"disc {off[i]:.2f} spacing off its point"
         elif classifier is None:
