@@ -8,7 +8,8 @@ returns a new state; nothing reads a clock. Schemes (GameStarted.time_control):
 - 6.3 / 6.4 `sudden_death`: base_ms for all moves;
 - 6.5 handicap: `black_base_ms` gives Black another base (or first-period) time;
 - `late_forfeit_ms` (20.1, default 15 minutes); `drift_tolerance_ms` (how far the device may drift from the model
-  before the referee warns, default 3 s).
+  before the referee warns, default 3 s); `press_grace_ms` (how long after a press the camera may first show
+  the move it belongs to when no hand was seen before the press, default 3 s; see the fold's 8.1.7).
 The device's own times (ClockPressed red_ms / black_ms) are kept beside the model, never replacing it.
 """
 
@@ -45,6 +46,10 @@ class TimeControl:
     periods: tuple[Period, ...] = ()
     late_forfeit_ms: int = 900_000
     drift_tolerance_ms: int = 3_000
+    # How long after a clock press the camera may first show the move that press belongs to when no hand was seen
+    # on the board before the press: the tracker's stillness window after the hand left plus a margin. A move
+    # first seen later than that, with no hand over the board before the press, was made after it (8.1.7).
+    press_grace_ms: int = 3_000
 
     @classmethod
     def from_json(cls, tc: Mapping[str, Any]) -> TimeControl:
@@ -57,13 +62,14 @@ class TimeControl:
         scheme = tc.get("scheme")
         late = ms("late_forfeit_ms", 900_000)
         drift = ms("drift_tolerance_ms", 3_000)
+        grace = ms("press_grace_ms", 3_000)
         if scheme in ("increment", "sudden_death"):
             base = ms("base_ms")
             if base <= 0:
                 raise TimeControlError("time_control.base_ms must be positive")
             inc = ms("increment_ms") if scheme == "increment" else 0
             black = ms("black_base_ms", base)  # 6.5 贴时
-            return cls(scheme, base, black, inc, (), late, drift)
+            return cls(scheme, base, black, inc, (), late, drift, grace)
         if scheme == "moves_in_time":
             raw = tc.get("periods")
             if not isinstance(raw, list | tuple) or not raw:
@@ -81,7 +87,7 @@ class TimeControl:
                 periods.append(Period(moves, pms, bool(p.get("repeat", False))))
             first = periods[0].ms
             black = ms("black_base_ms", first)
-            return cls(scheme, first, black, 0, tuple(periods), late, drift)
+            return cls(scheme, first, black, 0, tuple(periods), late, drift, grace)
         raise TimeControlError(
             f"time_control.scheme must be increment (6.1), moves_in_time (6.2) or sudden_death (6.3/6.4), "
             f"got {scheme!r}"

@@ -150,7 +150,8 @@ class GameState:
     presses_black: int = 0
     moved_red: bool = False  # moved since its last press
     moved_black: bool = False
-    press_pending: tuple[str, str] | None = None  # (side, event id) of a press not yet matched by a move
+    press_pending: tuple[str, str, int] | None = None  # (side, event id, time) of a press not yet matched
+    hand_seen_at: int | None = None  # first hand, lift or placing seen since the position last changed
     arrived_red: bool = False
     arrived_black: bool = False
     offers_red: int = 0
@@ -386,7 +387,7 @@ class _Step:
 
     def set_position(self, position: Position, squares: str | None = None) -> None:
         self.set(position=position, squares=position.squares() if squares is None else squares,
-                 legal=tuple(position.legal_moves()))
+                 legal=tuple(position.legal_moves()), hand_seen_at=None)
 
     def truncate(self, n: int) -> None:
         """Take the game back to before ply n+1 (5.8.2 / 5.8.3 / 5.10 corrections)."""
@@ -538,6 +539,13 @@ def _accept_move(st: _Step, move: Move) -> None:
     press_pending = s.press_pending
     moved = True
     if press_pending is not None and press_pending[0] == side:
+        if not _press_was_for_this_move(s, press_pending[2], t):
+            # 8.1.7: the press came before the move was under way; the move, made in the opponent's time, still
+            # stands and counts for that press.
+            _press_without_move(st)
+            if st.s.result is not None:
+                return
+            s = st.s
         # The press came before the camera saw the board still: the move belongs to that press.
         clock = clock.credit_move(side)
         press_pending = None
@@ -578,6 +586,19 @@ def _accept_move(st: _Step, move: Move) -> None:
             st.lose(loser, "stalemate", f"{loser} has no legal move (困毙) after {move.iccs} ({record.chinese})")
         return
     _repetition(st)
+
+
+def _press_was_for_this_move(s: GameState, pressed_at: int, seen_at: int) -> bool:
+    """Whether a press made before the camera showed the mover's move was that move's press (6, 8.1.7).
+
+    The camera shows a move only once the board has been still for a moment after the hand left, so a press
+    normally comes first. It was the move's own press if a hand was over the board before it (the move was under
+    way), or if the move was seen within the time control's `press_grace_ms` of it; a move first seen later, with
+    no hand seen before the press, was made after pressing.
+    """
+    if s.hand_seen_at is not None and s.hand_seen_at <= pressed_at:
+        return True
+    return seen_at - pressed_at <= s.clock.tc.press_grace_ms * 1000
 
 
 def _repetition_count(s: GameState) -> int:
@@ -739,6 +760,7 @@ def _hand_side(s: GameState) -> str:
 
 
 def _lifted(st: _Step) -> None:
+    _hand_seen(st)
     _touch(st, _hand_side(st.s), st.e.data["point"], "lifted, seen by the camera")
 
 
@@ -945,7 +967,7 @@ def _clock_pressed(st: _Step) -> None:
         st.set_flag("moved", side, False)
         _check_drift(st)
     else:
-        st.set(clock=s.clock.press(side, st.t), press_pending=(side, st.e.event_id))
+        st.set(clock=s.clock.press(side, st.t), press_pending=(side, st.e.event_id, st.t))
     mis = st.s.misaligned
     if mis is not None and mis.stage == "fix" and mis.mover == side:
         _to_designation(st, replace(mis, stage="designate"))
@@ -1151,6 +1173,13 @@ def _hand_entered(st: _Step) -> None:
     running = st.s.clock.running
     if running is not None:
         st.set_flag("arrived", running, True)
+    _hand_seen(st)
+
+
+def _hand_seen(st: _Step) -> None:
+    """The first sign since the position last changed that a move may be under way (for 8.1.7's timing)."""
+    if st.s.hand_seen_at is None:
+        st.set(hand_seen_at=st.t)
 
 
 def _ignore(st: _Step) -> None:
@@ -1161,7 +1190,7 @@ _HANDLERS: dict[str, Callable[[_Step], None]] = {
     "BoardStable": _board_stable,
     "PieceLifted": _lifted,
     "PieceNudged": _nudged,
-    "PiecePlaced": _ignore,
+    "PiecePlaced": _hand_seen,
     "PieceMisaligned": _misaligned,
     "PointDesignated": _designated,
     "TouchReported": _touch_reported,

@@ -279,9 +279,6 @@ def test_snapshots_alone_without_clock_presses_give_the_moves(xq, tmp_path, real
     assert [e["iccs"] for e in out] == real_game["iccs"][:20] and out[-1]["fen_after"] == b.fen
 
 
-@pytest.mark.xfail(strict=True, reason="a press 5 s (camera time) before the board shows the move is taken as the "
-                                       "move's own press: no 8.1.7; 8.1.7 is ruled only when a later snapshot "
-                                       "shows the board unchanged")
 def test_press_well_before_the_move_is_8_1_7(xq, tmp_path):
     b = Board().move("h2e2").move("h9g7")
     b.press("red", dt=3.0)  # Red presses without having moved ...

@@ -86,6 +86,46 @@ def test_press_before_the_camera_sees_the_move_is_no_foul(scenario):
     assert r.game.clock.red_ms == 3_600_000 - 5_000 + 30_000  # the increment was credited when the move was seen
 
 
+def test_press_well_before_a_move_nobody_was_making_is_8_1_7(scenario):
+    # 8.1.7: Red presses; no hand is over the board; the camera first shows Red's move 5 s later (past the
+    # 3 s grace): the press was made before moving. The move still stands, counted for that press.
+    s = scenario()
+    s.press("red", dt=3)
+    s.move("h2e2", press=False, dt=5)
+    s.move("h9g7")
+    r = s.run()
+    assert [(f["side"], f["article"]) for f in r.rulings("foul")] == [("red", "8.1.7")]
+    assert r.moves == ["h2e2", "h9g7"] and r.ended is None and not r.attention
+    # A hand seen only after the press (reaching in to move after pressing) does not excuse it either.
+    s = scenario()
+    s.press("red", dt=3).add("HandEntered", dt=1).add("PieceLifted", point="h2", dt=0.5)
+    s.move("h2e2", press=False, dt=3.5)
+    assert [(f["side"], f["article"]) for f in s.run().rulings("foul")] == [("red", "8.1.7")]
+
+
+def test_press_while_the_move_was_under_way_is_its_own_press_however_late_the_camera(scenario):
+    # The hand was over the board and the piece placed before the press: the move was made, then the clock
+    # pressed; the camera only calls the board still seconds later (a hand lingering near the edge).
+    s = scenario()
+    s.add("HandEntered", dt=2).add("PieceLifted", point="h2", dt=0.5).add("PiecePlaced", point="e2", dt=1)
+    s.press("red", dt=0.5)
+    s.move("h2e2", press=False, dt=6)
+    s.move("h9g7")
+    r = s.run()
+    assert r.moves == ["h2e2", "h9g7"] and r.quiet()
+
+
+def test_the_grace_for_a_late_camera_is_part_of_the_time_control(scenario):
+    tc = {"scheme": "increment", "base_ms": 3_600_000, "increment_ms": 30_000, "press_grace_ms": 8_000}
+    s = scenario(time_control=tc)
+    s.press("red", dt=3)
+    s.move("h2e2", press=False, dt=5)  # 5 s: within this venue's 8 s
+    r = s.run()
+    assert r.moves == ["h2e2"] and r.quiet()
+    bad = scenario(time_control={**tc, "press_grace_ms": -1}).run()
+    assert bad.attention and "press_grace_ms" in bad.attention[0], bad.attention
+
+
 def test_8_1_2_stopping_or_starting_the_clock_without_permission(scenario):
     s = scenario().add("ClockPaused", by="arbiter", dt=5).add("ClockResumed", by="arbiter", dt=60)
     r = s.run()
