@@ -67,7 +67,10 @@ class TrackerConfig:
     # with its forearm is at least two spacings by two; two pieces side by side on edge points with their shadows
     # are about 2.5 cells)
     change_level: float = 0.09  # normalised appearance change that counts at a point
-    unchanged_level: float = 1.2  # mean grey change (1/8 scale) below which a frame is the same as the last
+    unchanged_level: float = 2.5  # mean grey change (1/8 scale) below which a frame may be the same as the last
+    unchanged_peak: float = 7.0  # ... if no 3 x 3 patch (1/8 scale) changed more: a hand reaching in over a corner
+    # changes a small part of the picture a lot (rendered games: still frames up to 4.7, hands from 9.8; the mean
+    # change of a frame with a hand in it can be as low as 0.23)
     black_level: float = 14.0  # mean grey below which the frame is black
     blur_ratio: float = 0.2  # sharpness below this share of the calibration frame's: blurred
     support_ratio: float = 0.45  # line support below this share of the calibration's (no hand): board moved
@@ -129,9 +132,13 @@ class Tracker:
         return not self._unchanged(state, small.astype(np.float32))
 
     def _unchanged(self, state: TrackerState, small: np.ndarray) -> bool:
-        return (state.last_small is not None and state.last_small.shape == small.shape and state.fit is not None
-                and state.fault is None and not state.hand and float(small.mean()) >= self.config.black_level
-                and float(np.abs(small - state.last_small).mean()) < self.config.unchanged_level)
+        if not (state.last_small is not None and state.last_small.shape == small.shape and state.fit is not None
+                and state.fault is None and not state.hand and float(small.mean()) >= self.config.black_level):
+            return False
+        diff = np.abs(small - state.last_small)
+        if float(diff.mean()) >= self.config.unchanged_level:
+            return False
+        return float(cv2.blur(diff, (3, 3)).max()) < self.config.unchanged_peak
 
     def step(self, state: TrackerState, image: np.ndarray | None, t_us: int, frame_sha256: str | None = None, *,
              small: np.ndarray | None = None) -> tuple[TrackerState, list[Observation]]:
@@ -405,8 +412,10 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         off = reading.offset[i] - parallax
         if float(np.hypot(*off)) >= cfg.misaligned_from and i not in taken and occ[i] > 0.5:
             j = _towards(i, off)
-            # a piece half-way covers half of each point's disc: both must show ink
+            # a piece half-way covers half of each point's disc: both must show ink; and it can only stand where
+            # no other piece still stands: the neighbour was empty or changed too (its piece was taken or moved)
             if (j is not None and j not in taken and (known[j] in ".?" or known[i] in ".?")
+                    and (known[j] in ".?" or change[j] > lvl)
                     and occ[j] > 0.3 and float(np.hypot(*(reading.offset[j] - parallax))) >= cfg.misaligned_from):
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
@@ -419,22 +428,58 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # where a piece left, the point changed most (an edge or corner point keeps some ink of the frame)
             vacated = [max(cand, key=lambda k: change[k] * (1.5 - occ[k]))]
     rest = [i for i in was_occ if i not in vacated and i not in taken]
+    if not vacated and not arrived and not misaligned and len(rest) >= 2:
+        # No point reads empty, yet several pieces changed: a capture whose source still reads a little like a
+        # piece (a corner's frame lines, its neighbour's ink). Where a piece left, the point changed most; where
+        # it took, the point now shows the mover's colour instead of the other side's.
+        src = max(rest, key=lambda k: change[k] * (1.5 - occ[k]))
+        if any(_takes(known, src, j, reading) for j in rest if j != src):
+            vacated = [src]
+            rest = [i for i in rest if i != src]
     nudged: list[int] = []
     captured: list[int] = []
+    unexplained: list[int] = []
     for i in rest:
         shift = float(np.hypot(*(reading.offset[i] - (ref_reading.offset[i] if ref_reading is not None else 0))))
-        if change[i] < 3 * lvl and (shift >= cfg.nudge_from or not vacated):
+        if not vacated:
+            # nothing left its point: nothing was taken. A piece that changed colour all the same is not
+            # explained by a touch: unsure
+            colour = _sure_colour(reading, i)
+            if colour is not None and known[i] in _CASED and colour != known[i].isupper():
+                unexplained.append(i)
+            else:
+                nudged.append(i)
+        elif change[i] < 3 * lvl and shift >= cfg.nudge_from:
             nudged.append(i)
         else:
             captured.append(i)
     if vacated and not arrived and not misaligned and not captured and nudged:
         # a piece left its point and arrived nowhere empty: it took a piece; the most changed occupied point is
-        # where (a pawn taking a pawn changes little more than a touch would)
-        nudged.sort(key=lambda k: -change[k])
-        captured, nudged = nudged[:1], nudged[1:]
+        # where (a pawn taking a pawn changes little more than a touch would), preferring one of the other side
+        # that now shows the mover's colour
+        nudged.sort(key=lambda k: (not _takes(known, vacated[0], k, reading), not _may_take(known, vacated[0], k),
+                                   -change[k]))
+        if _may_take(known, vacated[0], nudged[0]):
+            captured, nudged = nudged[:1], nudged[1:]
+    if vacated and not arrived and not misaligned and not captured:
+        # A piece left its point and arrived nowhere sure: pieces do not vanish from a still board. A piece set
+        # down off its point near the edge shows only part of its ink inside the board: the empty point that
+        # changed most, if it changed clearly and shows some ink, is where it went.
+        faint = [i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > 2 * lvl
+                 and occ[i] >= 0.15]
+        if faint:
+            arrived = [max(faint, key=lambda k: change[k])]
+        else:
+            # Nowhere: a "vacated" point whose disc still shows some ink was pushed, not emptied; so was one on the
+            # edge of the board, whose ink may lie all beyond the outer line when pushed outwards (the reading
+            # looks no further than the frame). It keeps its piece.
+            pushed = [i for i in vacated if occ[i] >= 0.05 or _on_edge(i)]
+            nudged.extend(pushed)
+            vacated = [i for i in vacated if i not in pushed]
     if vacated and not arrived and not misaligned and len(captured) > 1:
-        # one capture per move: the largest change; the others were only touched
-        captured.sort(key=lambda k: -change[k])
+        # one capture per move: the largest change among those now showing the mover's colour; the others were
+        # only touched
+        captured.sort(key=lambda k: (not _takes(known, vacated[0], k, reading), -change[k]))
         nudged.extend(captured[1:])
         captured = captured[:1]
     targets = arrived + captured
@@ -447,11 +492,40 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             sq[i] = _ink_letter(reading, i)
     for a, b in misaligned:
         sq[a] = sq[b] = "?"
+    for i in unexplained:
+        sq[i] = "?"
     # points left unsure by an earlier snapshot: what they show now, where it is clear
     for i in range(90):
         if known[i] == "?" and i not in taken and i not in targets:
             sq[i] = "." if occ[i] < 0.2 else (_ink_letter(reading, i) if occ[i] > 0.8 else "?")
     return "".join(sq), targets, sorted(nudged), misaligned
+
+
+_CASED = "KABNRCPXkabnrcpx"  # letters that name a side (not "." or "?")
+
+
+def _on_edge(i: int) -> bool:
+    """Point i lies on the outer lines of the board (file a or i, rank 0 or 9)."""
+    return i % 9 in (0, 8) or i // 9 in (0, 9)
+
+
+def _sure_colour(reading: PointReading, i: int) -> bool | None:
+    """True / False where point i's ink is surely red / dark, None where unsure."""
+    red = reading.red[i]
+    return True if red > 0.8 else False if red < 0.2 else None
+
+
+def _may_take(known: str, src: int, dst: int) -> bool:
+    """A piece from `src` can take what stands on `dst`: a piece of the other side (or one not known)."""
+    a, b = known[src], known[dst]
+    return a not in _CASED or b not in _CASED or a.isupper() != b.isupper()
+
+
+def _takes(known: str, src: int, dst: int, reading: PointReading) -> bool:
+    """The piece from `src` took on `dst`: the other side's piece stood there and `dst` now surely shows the mover's
+    colour."""
+    return (known[src] in _CASED and known[dst] in _CASED and known[src].isupper() != known[dst].isupper()
+            and _sure_colour(reading, dst) == known[src].isupper())
 
 
 def _implausible(reading: PointReading) -> str | None:

@@ -207,3 +207,85 @@ def test_a_reading_that_is_no_position_is_not_reported() -> None:
     start = np.array([c != "." for c in START_SQUARES], float)
     colours = np.array([c.isupper() for c in START_SQUARES], float)
     assert _implausible(reading(start, colours)) is None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rendered scenes (the renderer's own pieces, light and noise) with the board calibrated by hand from the truth
+
+
+def _scene(seed: int, difficulty: str = "easy"):
+    from xqarb.vision.render import random_scene
+
+    return random_scene(seed, difficulty=difficulty)
+
+
+def _given_fit(rendered):
+    from xqarb.vision.board import fit_from_corners
+
+    return fit_from_corners(rendered.corners, "given", 0.0)
+
+
+def _play(tracker: Tracker, fit, frames: list[np.ndarray]):
+    state = tracker.initial(fit)
+    seen = []
+    for k, img in enumerate(frames):
+        state, obs = tracker.step(state, img, k * STEP, f"{k:064x}")
+        seen.extend(obs)
+    return state, seen
+
+
+def test_a_board_calibrated_by_hand_is_used_as_given() -> None:
+    from xqarb.vision.render import render_position
+
+    scene = _scene(1001)
+    start = render_position(START_SQUARES, scene)
+    fit = _given_fit(start)
+    _, seen = _play(Tracker(), fit, [start.image] * 4)
+    assert [o.type for o in seen] == ["BoardCalibrated", "BoardStable"]
+    assert np.abs(np.array(seen[0].fields["corners"]) - start.corners).max() < 1e-6
+    assert seen[1].fields["squares"] == START_SQUARES
+
+
+def test_two_pieces_side_by_side_on_edge_points_are_no_arm() -> None:
+    # A rook moved along the edge to the neighbouring point: the change (two discs with their shadows, touching
+    # the edge of the view) is the board's, and the snapshot comes as soon as the board is still, not 2 s later.
+    from xqarb.vision.render import render_position
+
+    scene = _scene(1001)
+    start = render_position(START_SQUARES, scene)
+    after_sq = _moved(START_SQUARES, "a9", "a8")
+    after = render_position(after_sq, scene)
+    _, seen = _play(Tracker(), _given_fit(start), [start.image] * 4 + [after.image] * 6)
+    stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
+    assert stable == [START_SQUARES, after_sq]
+
+
+def test_a_piece_pushed_off_an_edge_point_is_not_gone() -> None:
+    # A rook on a corner pushed outwards: part of its ink lies beyond the board's frame. It did not leave.
+    from xqarb.vision.render import render_position
+
+    scene = _scene(1008)
+    start = render_position(START_SQUARES, scene)
+    pushed = render_position(START_SQUARES, scene, offsets={"a0": (-0.25, -0.2)})
+    _, seen = _play(Tracker(), _given_fit(start), [start.image] * 4 + [pushed.image] * 6)
+    stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
+    a0 = point_index("a0")
+    assert all(s[a0] in "R?" for s in stable), stable
+
+
+def test_a_hand_over_a_corner_is_a_changed_frame() -> None:
+    # the mean change of the whole picture stays tiny when a hand reaches in over a corner of the view
+    from xqarb.vision.render import render_position
+    from xqarb.vision.tracker import eighth
+
+    scene = _scene(1004)
+    start = render_position(START_SQUARES, scene)
+    tracker = Tracker()
+    state, _ = _play(tracker, _given_fit(start), [start.image] * 4)
+    corner = start.image.copy()
+    x, y = (int(v) for v in start.corners[0])
+    cv2.circle(corner, (x, y), 28, (120, 160, 215), -1)
+    small = eighth(corner).astype(np.float32)
+    assert float(np.abs(small - state.last_small).mean()) < tracker.config.unchanged_level
+    assert tracker.needs_image(state, eighth(corner))
+    assert not tracker.needs_image(state, eighth(start.image))
