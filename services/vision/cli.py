@@ -70,7 +70,8 @@ def _detect(args: argparse.Namespace) -> int:
     classifier = _classifier()
     # discs found on the photo, pieces read from crops centred on their top faces, the board's rules applied;
     # '?' where any of it is unsure (vision.detect)
-    squares = read_board(image, fit, classifier).squares
+    reading = read_board(image, fit, classifier)
+    fit, squares = reading.fit, reading.squares  # the fit half-turned when the pieces showed Red at the other end
     corners = [[round(float(x), 1), round(float(y), 1)] for x, y in fit.corners]
     if args.json:
         print(json.dumps({"squares": squares, "corners": corners}))

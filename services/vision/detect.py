@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .board import fit_from_h, rotate_half_turn
 from .grid import POINTS_UV, canonical_transform
 
 TYPES = "KABNRCP"  # the classifier's class order (pieces.TYPES)
@@ -45,17 +46,17 @@ REACH = 0.32  # a disc is looked for this far from where it should be (parallax 
 CROP_PX = 48  # the classifier's working size: one spacing across, as it was trained
 CROP_SIDE = 1.0  # spacings; wider crops take in the neighbours' discs and read worse (1.25: -10 points)
 
-# Disc score (0..1): on rendered boards of all difficulties empties score 0.09-0.62 and pieces 0.34-0.90, but
-# within one board the two never overlapped by more than 0.01 (pieces of a blurred board score low, empties of a
-# busy one high). So the board's own scores are split in two (Otsu) and the unsure band lies about the split:
-# BAND of the distance between the two groups' medians either side. Where the scores do not fall into two groups
-# (an empty board), the fixed bands EMPTY_BELOW / PIECE_ABOVE hold. A point at or above EMPTY_BELOW is never called
-# empty by the split (at most '?': a board whose pieces score in two groups must not lose the weaker group), one
-# below SURELY_EMPTY is empty whatever the split says (no piece scored below 0.34). 20 hard boards: 0 wrong, 55 of
-# 1,620 points unsure (EMPTY_BELOW 0.36: 79, 0.5: 50).
-EMPTY_BELOW = 0.42
-PIECE_ABOVE = 0.46
-SURELY_EMPTY = 0.25
+# Disc score (0..1): on rendered boards of all difficulties (70 boards, game and random positions) pieces score
+# 0.59-1.0 and empties 0.1-0.67, but within one board the two overlapped once, by 0.03 (pieces of a blurred board
+# score low, empties of a busy one high). So the board's own scores are split in two (Otsu) and the unsure band lies
+# about the split: BAND of the distance between the two groups' medians either side (boards with pieces: 0.35-0.8
+# apart; empty boards: at most 0.09, so below GROUPS_APART the fixed bands EMPTY_BELOW / PIECE_ABOVE hold). A point
+# at or above EMPTY_BELOW is never called empty by the split (at most '?': a board whose pieces score in two groups
+# must not lose the weaker group); one below SURELY_EMPTY is empty whatever the split says.
+EMPTY_BELOW = 0.55
+PIECE_ABOVE = 0.75
+SURELY_EMPTY = 0.45
+GROUPS_APART = 0.2
 BAND = 0.2
 MAX_PIECES = 32
 OFF_POINT = 0.2  # a disc this far (spacings) from where the fit puts it stands off its point: '?'
@@ -63,6 +64,11 @@ TYPE_SURE = 0.75  # a type read with less probability than this is '?'
 FORBIDDEN_SURE = 0.9  # a type the rules forbid, read this surely: the reading is not trusted at all ('?')
 ALLOWED_SURE = 0.75  # the replacement for a forbidden type must hold this share of the allowed types' probability
 COLOUR_SURE = 0.9  # P(red) or P(black) below this is '?'
+# Orientation: kings, advisors, elephants and soldiers read surely (ORIENT_SURE) where only the other orientation
+# allows them; the board is turned when at least ORIENT_MIN of them say so and ORIENT_RATIO times more than say not.
+ORIENT_SURE = 0.9
+ORIENT_MIN = 3
+ORIENT_RATIO = 3
 # Colour: within one board red and black pieces' colour logits (the classifier's) fall into two groups even where
 # light makes the classifier's own threshold wrong for the whole board (rendered boards: always separated); the
 # board's split decides where the groups are clear, COLOUR_BAND of the distance between their medians around it.
@@ -88,6 +94,8 @@ class DetectReading:
     type_prob: np.ndarray  # (90,) probability of that letter's type (0 where no piece)
     red: np.ndarray  # (90,) P(red) (0.5 where no piece)
     reasons: tuple[str, ...]  # per point, why it is '?' ("" where it is not)
+    fit: object  # the BoardFit read: the one given, or it turned by half a turn when the pieces said so
+    turned: bool  # True when the pieces showed Red at the other end than the fit had it
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -127,18 +135,29 @@ def circle_score(view: np.ndarray, px: int = PX) -> np.ndarray:
     """Per pixel of a top view, how much a circle of a piece's size is centred there (about -1..1).
 
     cos 2(phi - theta) is 1 where an edge runs along the circle (gradient radial), -1 where it crosses it, so the
-    double-angle form is the same for a dark ring on a light face and a light face on a dark board. Edge strength
-    saturates (mag / (mag + median)): a faint outline counts nearly as much as a black stroke, and flat, noisy
-    areas little.
+    double-angle form is the same for a dark ring on a light face and a light face on a dark board. The gradient is
+    the colour structure tensor (all three channels: a wooden disc on a greenish sheet differs in hue more than in
+    brightness), and its strength saturates early (mag / (mag + 0.1 median + 1)): what counts is that edges run
+    round, not how strong they are, so a blurred or faint outline counts nearly as much as a black stroke. Measured
+    on 22 hard boards against the plain grey gradient with a median-strength knee: the margin between the weakest
+    pieces and the strongest empty points of a board rose from -0.09..0.25 (min..median) to 0.07..0.37.
     """
-    g = cv2.GaussianBlur(view.astype(np.float32).mean(axis=2), (0, 0), 1.0)
-    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
-    mag2 = gx * gx + gy * gy + 1e-6
+    v = view.astype(np.float32)
+    gxx = np.zeros(v.shape[:2], np.float32)
+    gyy = np.zeros_like(gxx)
+    gxy = np.zeros_like(gxx)
+    for c in range(v.shape[2]):
+        g = cv2.GaussianBlur(v[:, :, c], (0, 0), 0.7)
+        gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+        gxx += gx * gx
+        gyy += gy * gy
+        gxy += gx * gy
+    mag2 = gxx + gyy + 1e-6
     mag = np.sqrt(mag2)
-    w = mag / (mag + float(np.median(mag)) + 1.0)
-    c2 = (gx * gx - gy * gy) / mag2 * w
-    s2 = 2.0 * gx * gy / mag2 * w
+    w = mag / (mag + 0.1 * float(np.median(mag)) + 1.0)
+    c2 = (gxx - gyy) / mag2 * w
+    s2 = 2.0 * gxy / mag2 * w
     best = None
     for kc, ks in _kernels(px):
         resp = cv2.filter2D(c2, -1, kc, borderType=cv2.BORDER_REPLICATE)
@@ -310,7 +329,7 @@ def occupancy_bands(disc: np.ndarray) -> tuple[float, float]:
     t = otsu_split(disc)
     lo, hi = disc[disc <= t], disc[disc > t]
     apart = float(np.median(hi) - np.median(lo)) if len(hi) and len(lo) else 0.0
-    if apart < 0.2:  # one group only: an empty board (or nothing but noise)
+    if apart < GROUPS_APART:  # one group only: an empty board (or nothing but noise)
         empty_below, piece_above = EMPTY_BELOW, PIECE_ABOVE
     else:
         m = BAND * apart
@@ -374,13 +393,30 @@ def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarra
     return PieceReads(probs / probs.sum(axis=1, keepdims=True), red / len(VARIANTS))
 
 
+def orientation_votes(points: Sequence[int], probs: np.ndarray, red: Sequence[bool]) -> tuple[int, int]:
+    """(for, against) the fit's orientation: pieces read surely whose type only this orientation allows on their
+    point, and those only the half-turned one allows (point i is point 89 - i seen from the other end)."""
+    votes_for = votes_against = 0
+    for i, pr, side in zip(points, np.asarray(probs, float), red, strict=True):
+        t = int(pr.argmax())
+        if pr[t] < ORIENT_SURE or TYPES[t] not in "KABP":
+            continue
+        here, turned = i in ALLOWED[(TYPES[t], bool(side))], (89 - i) in ALLOWED[(TYPES[t], bool(side))]
+        votes_for += here and not turned
+        votes_against += turned and not here
+    return votes_for, votes_against
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # The reading
 
 
-def read_board(image: np.ndarray, fit, classifier) -> DetectReading:
+def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> DetectReading:
     """Read the 90 points of `image` given a `BoardFit` (`.homography`, image -> board plane) and a
-    `PieceClassifier` (or None: then pieces are '?', since detect prints only FEN letters, '.' and '?')."""
+    `PieceClassifier` (or None: then pieces are '?', since detect prints only FEN letters, '.' and '?').
+
+    turn: when the fit's orientation came from the printed grid (not ArUco markers, which fix it) and the pieces
+    read surely say Red sits at the other end, read again with the fit turned half a turn (`DetectReading.fit`)."""
     h = np.asarray(fit.homography, float)
     score = circle_score(top_view(image, h))
     found, disc = find_discs(score, POINTS_UV)
@@ -405,6 +441,16 @@ def read_board(image: np.ndarray, fit, classifier) -> DetectReading:
         reds = reads.red.copy()
         if sure:  # the board's colour groups from the pieces surely there
             reds[sure] = board_colours(reads.red[sure])
+        if turn and getattr(fit, "method", "grid") != "aruco":
+            sure_colour = [k for k in sure if abs(reds[k] - 0.5) >= COLOUR_SURE - 0.5]
+            votes_for, votes_against = orientation_votes([candidates[k] for k in sure_colour],
+                                                         reads.type_probs[sure_colour], reds[sure_colour] >= 0.5)
+            if votes_against >= ORIENT_MIN and votes_against >= ORIENT_RATIO * votes_for:
+                turned = fit_from_h(rotate_half_turn(np.linalg.inv(h)), getattr(fit, "method", "grid"),
+                                    float(getattr(fit, "score", 0.0)), oriented=True)
+                again = read_board(image, turned, classifier, turn=False)
+                return DetectReading(again.squares, again.disc, again.centres, again.found, again.parallax,
+                                     again.letters, again.type_prob, again.red, again.reasons, turned, True)
         assigned = assign_types(candidates, reads.type_probs, reds >= 0.5)
         for k, i in enumerate(candidates):
             red_p[i] = reds[k]
@@ -434,4 +480,4 @@ def read_board(image: np.ndarray, fit, classifier) -> DetectReading:
         reasons[i] = why
         out.append("?" if why else str(letters[i]))
     return DetectReading("".join(out), disc, centres, found, parallax, tuple(letters), type_prob, red_p,
-                         tuple(reasons))
+                         tuple(reasons), fit, False)
