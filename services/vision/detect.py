@@ -64,6 +64,10 @@ TYPE_SURE = 0.75  # a type read with less probability than this is '?'
 FORBIDDEN_SURE = 0.9  # a type the rules forbid, read this surely: the reading is not trusted at all ('?')
 ALLOWED_SURE = 0.75  # the replacement for a forbidden type must hold this share of the allowed types' probability
 COLOUR_SURE = 0.9  # P(red) or P(black) below this is '?'
+# When fewer than this share of a board's pieces get a sure type, the board is too blurred or too small for the
+# network, which is then sure of wrong types too (a small blurred hard render: 4 of its 5 sure types were wrong):
+# every type on it is '?'.
+READABLE_SHARE = 0.5
 # Orientation: kings, advisors, elephants and soldiers read surely (ORIENT_SURE) where only the other orientation
 # allows them; the board is turned when at least ORIENT_MIN of them say so and ORIENT_RATIO times more than say not.
 ORIENT_SURE = 0.9
@@ -74,6 +78,7 @@ ORIENT_RATIO = 3
 # board's split decides where the groups are clear, COLOUR_BAND of the distance between their medians around it.
 COLOUR_BAND = 0.25
 COLOUR_GROUPS_APART = 3.0  # logit units between the two groups' medians, else the board's split is not used
+COLOUR_GAP_ALONE = 8.0  # logit units between the groups when the lower one also leans red (see board_colours)
 # Test-time variants of each crop (side in spacings, shift in spacings): the network is sure of some wrong types on
 # one exact crop; the geometric mean over these is not (rendered easy + hard pieces, 6 variants: wrong types among
 # those read with p >= 0.75: 2 of 1,100 -> 0, and 1.3 points more read).
@@ -344,8 +349,8 @@ def occupancy_bands(disc: np.ndarray) -> tuple[float, float]:
 def board_colours(p_red: np.ndarray) -> np.ndarray:
     """P(red) per piece after weighing the whole board: where the classifier's colour logits fall into two clear
     groups, a piece clearly in a group takes that group's colour (0.995 / 0.005), one between them 0.5 (unsure);
-    otherwise the classifier's own P(red) stands. The groups must not contradict a sure reading of the classifier
-    (a board of one colour split in two would)."""
+    otherwise the classifier's own P(red) stands. The groups must not contradict a sure reading of the classifier,
+    and must lean their own ways unless far apart (a board of one colour split in two would not)."""
     p = np.clip(np.asarray(p_red, float), 1e-6, 1 - 1e-6)
     if len(p) < 4:
         return p
@@ -356,6 +361,11 @@ def board_colours(p_red: np.ndarray) -> np.ndarray:
         return p
     apart = float(np.median(z[hi]) - np.median(z[~hi]))
     if apart < COLOUR_GROUPS_APART or (p[~hi] > 0.99).any() or (p[hi] < 0.01).any():
+        return p
+    # Each group should lean its own way; where the lower one leans red too (light that makes black ink look red,
+    # or a board of red pieces only), only a wide gap between the groups tells the two apart.
+    leaning = float(np.median(p[~hi])) < 0.5 < float(np.median(p[hi]))
+    if not leaning and float(z[hi].min() - z[~hi].max()) < COLOUR_GAP_ALONE:
         return p
     m = COLOUR_BAND * apart
     return np.where(z >= t + m, 0.995, np.where(z <= t - m, 0.005, 0.5))
@@ -458,6 +468,9 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
             if t is not None:
                 letters[i] = TYPES[t] if reds[k] >= 0.5 else TYPES[t].lower()
                 type_prob[i] = p
+    pieces = [i for i in candidates if disc[i] >= piece_above and off[i] <= OFF_POINT]
+    n_sure = sum(1 for i in pieces if letters[i] is not None and type_prob[i] >= TYPE_SURE)
+    unreadable = classifier is not None and len(pieces) >= 4 and n_sure < READABLE_SHARE * len(pieces)
     out = []
     reasons = [""] * 90
     for i in range(90):
@@ -473,6 +486,8 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
             why = "no piece classifier"
         elif max(red_p[i], 1 - red_p[i]) < COLOUR_SURE:
             why = f"colour unsure (P(red) {red_p[i]:.2f})"
+        elif unreadable:
+            why = f"types unreadable on this board (only {n_sure} of {len(pieces)} pieces read surely)"
         elif letters[i] is None:
             why = "no type the rules allow here is likely"
         elif type_prob[i] < TYPE_SURE:
