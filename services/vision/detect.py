@@ -77,7 +77,9 @@ ORIENT_RATIO = 3
 # light makes the classifier's own threshold wrong for the whole board (rendered boards: always separated); the
 # board's split decides where the groups are clear, COLOUR_BAND of the distance between their medians around it.
 COLOUR_BAND = 0.25
-COLOUR_GROUPS_APART = 3.0  # logit units between the two groups' medians, else the board's split is not used
+# logit units between the two groups' medians, else the board's split is not used (a hard board whose black pieces
+# read P(red) 0.17-0.43 and red ones 0.61-0.95 is 2.4 apart)
+COLOUR_GROUPS_APART = 1.5
 COLOUR_GAP_ALONE = 8.0  # logit units between the groups when the lower one also leans red (see board_colours)
 # Test-time variants of each crop (side in spacings, shift in spacings): the network is sure of some wrong types on
 # one exact crop; the geometric mean over these is not (rendered easy + hard pieces, 6 variants: wrong types among

@@ -1,0 +1,157 @@
+"""How well `xqarb vision detect` reads rendered photos: per-point accuracy, '?' share, time per photo.
+
+    OPENBLAS_NUM_THREADS=1 python bench/detect_rendered.py [--boards 20] [--difficulties plain,easy,hard]
+
+Positions are real: a random ply of a random game among the first 400 of ../shared/data/games/ccpd_dev.jsonl
+(moves applied to the 90-character board, captures overwrite). Each is drawn by the renderer
+(`render_position`, scene `random_scene(seed, difficulty)`), JPEG-compressed at quality 90, and read as the command
+reads it: `find_board` then `detect.read_board`. A board whose fitted corners lie more than 0.3 grid spacings from
+the renderer's truth (either way round) is counted as "board not found right" and not read: that is the board
+finder's figure, not the reader's. Everything else is counted per point: a point is right, '?', or wrong; wrong
+points are split into empties read as pieces, pieces read as empty, wrong colour, wrong type.
+Deterministic: the same arguments give the same boards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from xqarb.vision import render
+from xqarb.vision.board import NoBoardFound, find_board
+from xqarb.vision.detect import read_board
+from xqarb.vision.pieces import PieceClassifier
+
+FILES = "abcdefghi"
+
+
+def _index(point: str) -> int:
+    return (9 - int(point[1])) * 9 + FILES.index(point[0])
+
+
+def _squares(fen: str) -> str:
+    rows = fen.split()[0].split("/")
+    return "".join(re.sub(r"\d", lambda m: "." * int(m.group()), r) for r in rows)
+
+
+def game_positions(games_file: Path, n: int, seed: int) -> list[str]:
+    rng = np.random.default_rng(seed)
+    with open(games_file, encoding="utf-8") as fh:
+        games = [json.loads(line) for _, line in zip(range(400), fh, strict=False)]
+    out = []
+    for g in rng.choice(len(games), n, replace=len(games) < n):
+        game = games[int(g)]
+        sq = list(_squares(game["start_fen"]))
+        for move in game["iccs"][:int(rng.integers(0, len(game["iccs"]) + 1))]:
+            a, b = _index(move[:2]), _index(move[2:])
+            sq[b], sq[a] = sq[a], "."
+        out.append("".join(sq))
+    return out
+
+
+def tally(truth: str, got: str) -> Counter:
+    c: Counter = Counter()
+    for a, b in zip(truth, got, strict=True):
+        c["points"] += 1
+        kind = "empties" if a == "." else "pieces"
+        c[kind] += 1
+        if b == "?":
+            c["unsure"] += 1
+            c[f"{kind} unsure"] += 1
+        elif a == b:
+            c["right"] += 1
+            c[f"{kind} right"] += 1
+        else:
+            c["wrong"] += 1
+            if a == ".":
+                c["empty read as piece"] += 1
+            elif b == ".":
+                c["piece read as empty"] += 1
+            elif a.isupper() != b.isupper():
+                c["wrong colour"] += 1
+            else:
+                c["wrong type"] += 1
+    return c
+
+
+def _default_games() -> Path:
+    here = Path(__file__).resolve().parents[1]
+    for cand in (os.environ.get("XQARB_SHARED", ""), here.parent / "shared", here / "shared"):
+        if cand and (Path(cand) / "data" / "games" / "ccpd_dev.jsonl").is_file():
+            return Path(cand) / "data" / "games" / "ccpd_dev.jsonl"
+    raise FileNotFoundError("../shared/data/games/ccpd_dev.jsonl not found; set XQARB_SHARED")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--boards", type=int, default=20, help="boards per difficulty")
+    ap.add_argument("--difficulties", default="plain,easy,hard")
+    ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--games", type=Path, default=None)
+    ap.add_argument("--verbose", action="store_true", help="one line per board")
+    args = ap.parse_args(argv)
+    diffs = args.difficulties.split(",")
+    clf = PieceClassifier.load()
+    positions = game_positions(args.games or _default_games(), args.boards * len(render.DIFFICULTIES), args.seed)
+    for diff in diffs:
+        j = render.DIFFICULTIES.index(diff)  # the same boards for a difficulty whichever others are asked for
+        c: Counter = Counter()
+        t_find, t_read, reasons = [], [], Counter()
+        for k in range(args.boards):
+            squares = positions[j * args.boards + k]
+            shot = render.render_position(squares, render.random_scene(1000 + 37 * k + j, difficulty=diff))
+            image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1],
+                                 cv2.IMREAD_COLOR)
+            t0 = time.perf_counter()
+            try:
+                fit = find_board(image)
+            except NoBoardFound:
+                c["no board"] += 1
+                continue
+            t1 = time.perf_counter()
+            reading = read_board(image, fit, clf)
+            t2 = time.perf_counter()
+            err = np.abs(reading.fit.corners - shot.corners).max()
+            if err > 0.3 * fit.spacing_px():
+                c["board not found right"] += 1
+                continue
+            t_find.append(t1 - t0)
+            t_read.append(t2 - t1)
+            c["boards read"] += 1
+            one = tally(squares, reading.squares)
+            c += one
+            if args.verbose:
+                whys = Counter(w.split(" (")[0] for w in reading.reasons if w)
+                print(f"    seed {1000 + 37 * k + j}: {one['pieces']} pieces, right {one['right']}, "
+                      f"'?' {one['unsure']}, wrong {one['wrong']}; {dict(whys.most_common(3))}")
+            for i, why in enumerate(reading.reasons):
+                if why:
+                    reasons[("piece: " if squares[i] != "." else "empty: ") + why.split(" (")[0].split(" 0.")[0]] += 1
+        n = max(c["points"], 1)
+        print(f"{diff}: {c['boards read']}/{args.boards} boards read ({c['no board']} no board found, "
+              f"{c['board not found right']} board not found right); {c['points']} points: right "
+              f"{c['right'] / n:.2%}, '?' {c['unsure'] / n:.2%}, wrong {c['wrong']} ({c['wrong'] / n:.2%})")
+        print(f"  empties {c['empties']}: right {c['empties right'] / max(c['empties'], 1):.2%}, '?' "
+              f"{c['empties unsure']}, read as a piece {c['empty read as piece']}")
+        print(f"  pieces {c['pieces']}: right (colour and type) {c['pieces right'] / max(c['pieces'], 1):.2%}, '?' "
+              f"{c['pieces unsure']}, read as empty {c['piece read as empty']}, wrong colour {c['wrong colour']}, "
+              f"wrong type {c['wrong type']}")
+        if t_read:
+            print(f"  time per photo (median): find_board {np.median(t_find) * 1000:.0f} ms, read_board "
+                  f"{np.median(t_read) * 1000:.0f} ms")
+        print(f"  why '?': {dict(reasons.most_common(8))}")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
