@@ -405,6 +405,32 @@ def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarra
     return PieceReads(probs / probs.sum(axis=1, keepdims=True), red / len(VARIANTS))
 
 
+def _adjacent_pairs() -> np.ndarray:
+    pairs = [(v * 9 + u, v * 9 + u + 1) for v in range(10) for u in range(8)]
+    pairs += [(v * 9 + u, (v + 1) * 9 + u) for v in range(9) for u in range(9)]
+    return np.array(pairs)
+
+
+ADJACENT = _adjacent_pairs()  # (161, 2): neighbouring points along ranks and files
+
+
+def _name(i: int) -> str:
+    return f"{'abcdefghi'[i % 9]}{9 - i // 9}"
+
+
+def pieces_between(score: np.ndarray, expected: np.ndarray, piece_above: float) -> dict[int, int]:
+    """Points next to a disc that stands between them and a neighbour (more than OFF_POINT from both): point ->
+    the other point. Such a piece (5.10) scores as a disc at neither point, so without this both would read empty."""
+    mids = (expected[ADJACENT[:, 0]] + expected[ADJACENT[:, 1]]) / 2
+    found, val = find_discs(score, mids, reach=0.5 - OFF_POINT)
+    out: dict[int, int] = {}
+    for (a, b), f, v in zip(ADJACENT, found, val, strict=True):
+        if v >= piece_above and min(np.hypot(*(f - expected[a])), np.hypot(*(f - expected[b]))) > OFF_POINT:
+            out.setdefault(int(a), int(b))
+            out.setdefault(int(b), int(a))
+    return out
+
+
 def orientation_votes(points: Sequence[int], probs: np.ndarray, red: Sequence[bool]) -> tuple[int, int]:
     """(for, against) the fit's orientation: pieces read surely whose type only this orientation allows on their
     point, and those only the half-turned one allows (point i is point 89 - i seen from the other end)."""
@@ -443,6 +469,7 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
     # crop on the disc found when it is close to the model's place (pieces stand a little off their points),
     # else on the model's place
     centres = np.where((off <= OFF_POINT)[:, None], found, expected)
+    between = pieces_between(score, expected, piece_above)
     letters: list[str | None] = [None] * 90
     type_prob = np.zeros(90)
     red_p = np.full(90, 0.5)
@@ -476,6 +503,10 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
     out = []
     reasons = [""] * 90
     for i in range(90):
+        if i in between:
+            reasons[i] = f"a piece stands between this point and {_name(between[i])}"
+            out.append("?")
+            continue
         if disc[i] < empty_below:
             out.append(".")
             continue

@@ -254,3 +254,17 @@ def test_read_pieces_gives_type_probabilities_and_colour_for_given_centres(clf) 
     assert "".join(D.TYPES[int(t)] for t in reads.type_probs.argmax(axis=1)) == "RKCK"
     assert (reads.red[:3] < 0.5).all() and reads.red[3] > 0.5
     assert D.read_pieces(shot.image, fit.homography, np.zeros((0, 2)), clf).type_probs.shape == (0, 7)
+
+
+@pytest.mark.parametrize("off", [0.3, 0.5])
+def test_a_piece_between_two_points_makes_both_unsure(clf, off: float) -> None:
+    """A piece left part-way (5.10) is a disc at neither point: both read '?', not '.' (nor the piece at one)."""
+    shot = render.render_position(START, render.random_scene(8, difficulty="hard"),
+                                  offsets={"h2": (-off, 0.0), "c3": (0.0, off)})
+    fit = find_board(shot.image)
+    reading = D.read_board(shot.image, fit, clf)
+    h2, g2, c3, c4 = 7 * 9 + 7, 7 * 9 + 6, 6 * 9 + 2, 5 * 9 + 2
+    assert [reading.squares[i] for i in (h2, g2, c3, c4)] == ["?"] * 4, reading.squares
+    assert "between this point and g2" in reading.reasons[h2] and "c3" in reading.reasons[c4]
+    others = [i for i in range(90) if i not in (h2, g2, c3, c4)]
+    assert all(reading.squares[i] in ("?", START[i]) for i in others)
