@@ -270,7 +270,7 @@ class Tracker:
                 k = round(0.7 * S) | 1
                 cover = cv2.dilate(hand_mask.astype(np.uint8), np.ones((k, k), np.uint8))
                 for i in range(90):
-                    if state.known[i] == "." or i in lifted:
+                    if state.known[i] in ".?" or i in lifted:  # only a piece known to stand there is lifted
                         continue
                     x, y = _pt(i)
                     if cover[min(y, cover.shape[0] - 1), min(x, cover.shape[1] - 1)]:
@@ -391,7 +391,9 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     sq = list(known)
     lvl = cfg.change_level
     was_occ = [i for i in range(90) if known[i] not in ".?" and change[i] > lvl]
-    arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > 0.5 and (change[i] > lvl or known[i] == "?")]
+    arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > 0.5 and change[i] > lvl]
+    # points left unsure before (a piece half-way, seen again) are looked at for pieces between two points too
+    unsure_before = [i for i in range(90) if known[i] == "?" and occ[i] > 0.5 and change[i] <= lvl]
     misaligned: list[tuple[int, int]] = []
     if len(was_occ) + len(arrived) > cfg.max_changed:
         # Not a move: the light, the camera or the board itself changed. Keep each letter where the point still
@@ -412,19 +414,32 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     # is not a displacement
     on = occ > 0.5
     parallax = np.median(reading.offset[on], axis=0) if on.sum() >= 3 else np.zeros(2)
-    for i in sorted(arrived + was_occ, key=lambda k: -change[k]):
+    for i in sorted(arrived + was_occ + unsure_before, key=lambda k: -change[k]):
         off = reading.offset[i] - parallax
         if float(np.hypot(*off)) >= cfg.misaligned_from and i not in taken and occ[i] > 0.5:
             j = _towards(i, off)
             # a piece half-way covers half of each point's disc: both must show ink; and it can only stand where
             # no other piece still stands: the neighbour was empty or changed too (its piece was taken or moved)
             if (j is not None and j not in taken and (known[j] in ".?" or known[i] in ".?")
-                    and (known[j] in ".?" or change[j] > lvl)
-                    and occ[j] > 0.3 and float(np.hypot(*(reading.offset[j] - parallax))) >= cfg.misaligned_from):
+                    and (known[j] in ".?" or change[j] > lvl) and occ[j] > 0.3
+                    and _between(reading.offset[i], reading.offset[j], POINTS_UV[j] - POINTS_UV[i], parallax, cfg)):
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
     arrived = [i for i in arrived if i not in taken]
     vacated = [i for i in was_occ if occ[i] < 0.5 and i not in taken]
+    unexplained: list[int] = []  # points that changed in a way no single move explains: reported unsure
+    if len(arrived) == 2 and arrived[1] in neighbours(arrived[0]):
+        # One piece set down a little off its point shows ink at the neighbour it leans towards as well: the
+        # point whose ink peak lies further towards the other is that neighbour. If neither clearly, both unsure.
+        a, b = arrived
+        d = POINTS_UV[b] - POINTS_UV[a]
+        pa, pb = float(np.dot(reading.offset[a] - parallax, d)), float(np.dot(reading.offset[b] - parallax, -d))
+        if pa - pb > 0.15 and pa >= 0.25:
+            arrived, unexplained = [b], [a]
+        elif pb - pa > 0.15 and pb >= 0.25:
+            arrived, unexplained = [a], [b]
+        else:
+            unexplained = [a, b]
     # a piece left half-way by an earlier move (both points already unsure) is seen again: it is not this move's
     fresh = [(a, b) for a, b in misaligned if not (known[a] == "?" and known[b] == "?")]
     if not vacated and (arrived or fresh) and was_occ:
@@ -444,7 +459,6 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             rest = [i for i in rest if i != src]
     nudged: list[int] = []
     captured: list[int] = []
-    unexplained: list[int] = []
     for i in rest:
         shift = float(np.hypot(*(reading.offset[i] - (ref_reading.offset[i] if ref_reading is not None else 0))))
         if not vacated:
@@ -500,14 +514,28 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         sq[a] = sq[b] = "?"
     for i in unexplained:
         sq[i] = "?"
-    # points left unsure by an earlier snapshot: what they show now, where it is clear
+    # points left unsure by an earlier snapshot: what they show now, where it is clear (a piece centred on the
+    # point, not the ink of a neighbour's piece leaning towards it)
     for i in range(90):
         if known[i] == "?" and i not in taken and i not in targets:
-            sq[i] = "." if occ[i] < 0.2 else (_ink_letter(reading, i) if occ[i] > 0.8 else "?")
-    return "".join(sq), targets, sorted(nudged), misaligned
+            centred = float(np.hypot(*(reading.offset[i] - parallax))) < 0.25
+            sq[i] = "." if occ[i] < 0.2 else (_ink_letter(reading, i) if occ[i] > 0.8 and centred else "?")
+    return "".join(sq), [i for i in targets if i not in unexplained], sorted(nudged), misaligned
 
 
 _CASED = "KABNRCPXkabnrcpx"  # letters that name a side (not "." or "?")
+
+
+def _between(off_i: np.ndarray, off_j: np.ndarray, d: np.ndarray, parallax: np.ndarray, cfg: TrackerConfig) -> bool:
+    """The ink peaks seen from neighbouring points i and j (offsets, spacings; `d` from i to j) are one piece half-way
+    between them: both peaks lie towards the other point, together about a spacing (the camera's parallax shifts
+    both the same way, so it cancels in the sum), and, parallax removed, one at least `misaligned_from` and the
+    other at least half that (a peak seen from an edge point is pulled by the frame)."""
+    pi, pj = float(np.dot(off_i, d)), float(np.dot(off_j, -d))
+    par = float(np.dot(parallax, d))
+    ci, cj = pi - par, pj + par
+    return (pi + pj >= 2 * cfg.misaligned_from and max(ci, cj) >= cfg.misaligned_from
+            and min(ci, cj) >= 0.5 * cfg.misaligned_from)
 
 
 def _on_edge(i: int) -> bool:
@@ -561,7 +589,7 @@ def _ink_letter(reading: PointReading, i: int) -> str:
 
 def _towards(i: int, off: np.ndarray) -> int | None:
     """The neighbour of point i in the direction of `off` (board-plane spacings: +u = towards file i, +v down)."""
-    best, best_cos = None, 0.85
+    best, best_cos = None, 0.75  # within 41 degrees of a line: the four neighbours lie 90 degrees apart
     for j in neighbours(i):
         d = POINTS_UV[j] - POINTS_UV[i]
         cos = float(np.dot(d, off) / (np.linalg.norm(off) + 1e-9))
