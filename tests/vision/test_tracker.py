@@ -289,3 +289,35 @@ def test_a_hand_over_a_corner_is_a_changed_frame() -> None:
     assert float(np.abs(small - state.last_small).mean()) < tracker.config.unchanged_level
     assert tracker.needs_image(state, eighth(corner))
     assert not tracker.needs_image(state, eighth(start.image))
+
+
+def _snapshots_after(seed: int, after_sq: str, offsets: dict[str, tuple[float, float]]) -> tuple[list[str], list]:
+    """The start position, then `after_sq` with the given offsets (files, ranks), each still for a while: the
+    BoardStable squares and all observations."""
+    from xqarb.vision.render import render_position
+
+    scene = _scene(seed)
+    start = render_position(START_SQUARES, scene)
+    after = render_position(after_sq, scene, offsets=offsets)
+    _, seen = _play(Tracker(), _given_fit(start), [start.image] * 4 + [after.image] * 6)
+    return [o.fields["squares"] for o in seen if o.type == "BoardStable"], seen
+
+
+def test_a_piece_half_way_from_an_edge_point_names_both() -> None:
+    # the rook i0 moved to h0 and left half-way towards h1 (5.10): the peak seen from the edge point is pulled by
+    # the frame, the two together still make one piece between them
+    after_sq = _moved(START_SQUARES, "i0", "h0")
+    stable, seen = _snapshots_after(1034, after_sq, {"h0": (0.0, 0.5)})
+    mis = [sorted(o.fields["points"]) for o in seen if o.type == "PieceMisaligned"]
+    assert mis == [["h0", "h1"]]
+    last = stable[-1]
+    assert last[point_index("h0")] == "?" and last[point_index("h1")] == "?" and last[point_index("i0")] == "."
+
+
+def test_a_piece_set_down_off_its_point_is_one_piece() -> None:
+    # the cannon h2 to h5, set down 0.3 towards the empty g5: one piece on h5, and g5 is not claimed to hold one
+    after_sq = _moved(START_SQUARES, "h2", "h5")
+    stable, _ = _snapshots_after(1036, after_sq, {"h5": (-0.3, 0.0)})
+    last = stable[-1]
+    assert last[point_index("h2")] == "." and last[point_index("h5")] == "C"
+    assert last[point_index("g5")] in ".?"
