@@ -61,9 +61,10 @@ BAND = 0.2
 MAX_PIECES = 32
 OFF_POINT = 0.2  # a disc this far (spacings) from where the fit puts it stands off its point: '?'
 # A type read with less probability than this is '?'. On the real valid photos (1,548 crops, detect's six variants)
-# types read with p >= 0.75 were 81.8% of the crops and 1.8% of them wrong (colour included); p >= 0.95: 79.1% and
-# 0.24% wrong. Rendered boards hardly move (their sure types are right either way), so real photos decide.
-TYPE_SURE = 0.95
+# types read with p >= 0.75 were 81.8% of the crops and 1.8% of them wrong (colour included); p >= 0.9: 80.0% and
+# 0.73% wrong; p >= 0.95: 79.1% and 0.24% wrong, but then plain renders lose right pieces at the board's corners
+# (crops with the frame in them read 0.9-0.93): 0.9 it is.
+TYPE_SURE = 0.9
 FORBIDDEN_SURE = 0.9  # a type the rules forbid, read this surely: the reading is not trusted at all ('?')
 ALLOWED_SURE = 0.75  # the replacement for a forbidden type must hold this share of the allowed types' probability
 # (and, to be printed, TYPE_SURE: the share is the replacement's probability)
