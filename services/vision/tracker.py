@@ -102,6 +102,7 @@ class TrackerState:
     still_since: int | None = None
     pending: bool = True  # something may have changed since the last BoardStable
     lifted: frozenset[int] = frozenset()
+    maybe_lifted: frozenset[int] = frozenset()  # seen gone in the last frame with the hand: lifted if seen again
     fault: str | None = None
     last_find: int | None = None  # when a board was last looked for (none found yet)
     recent: tuple[str, ...] = ()  # SHA-256 of the last frames (evidence)
@@ -264,21 +265,35 @@ class Tracker:
             if not state.hand:
                 emit("HandEntered")
             lifted = set(state.lifted)
+            maybe: set[int] = set()
             if state.known is not None and state.ref_reading is not None:
                 reading = read_view(view, quick=True)
                 # a piece next to the hand is partly hidden by it: only points well clear of the hand count
                 k = round(0.7 * S) | 1
                 cover = cv2.dilate(hand_mask.astype(np.uint8), np.ones((k, k), np.uint8))
+                held = [i for i in range(90) if state.known[i] not in ".?"]
+                typical = float(np.median(state.ref_reading.density[held])) if held else 0.0
                 for i in range(90):
                     if state.known[i] in ".?" or i in lifted:  # only a piece known to stand there is lifted
                         continue
                     x, y = _pt(i)
                     if cover[min(y, cover.shape[0] - 1), min(x, cover.shape[1] - 1)]:
                         continue  # under the hand: nothing can be told
-                    if reading.occupied[i] < 0.2 and state.ref_reading.occupied[i] > 0.5:
-                        lifted.add(i)
-                        emit("PieceLifted", point=point_name(i))
+                    # and its own ink, not only its share of this frame's strongest (a hand's edges are strong
+                    # ink too and lower every other point's share), is mostly gone
+                    # (and only for a piece whose ink read clearly before: a faint one's reading is mostly noise)
+                    if (reading.occupied[i] < 0.2 and state.ref_reading.occupied[i] > 0.5
+                            and reading.density[i] < 0.4 * state.ref_reading.density[i]
+                            and state.ref_reading.density[i] >= 0.5 * typical):
+                        # in two frames running: one frame's dip (exposure reacting to the hand, its shadow
+                        # passing) is no lift
+                        if i in state.maybe_lifted:
+                            lifted.add(i)
+                            emit("PieceLifted", point=point_name(i))
+                        else:
+                            maybe.add(i)
             state = replace(state, hand=True, still_since=None, pending=True, lifted=frozenset(lifted),
+                            maybe_lifted=frozenset(maybe),
                             last_small=small, last_view=nv, last_full=view)
             return state, obs
 
@@ -286,7 +301,7 @@ class Tracker:
             emit("HandLeft")
             # 5.7: the board has been still since the hand last moved
             left = state.hand_moved_at if state.hand_moved_at is not None else t_us
-            state = replace(state, hand=False, still_since=left, hand_moved_at=None)
+            state = replace(state, hand=False, still_since=left, hand_moved_at=None, maybe_lifted=frozenset())
         elif moving and state.still_since is not None:
             state = replace(state, still_since=t_us, pending=True)
         elif state.still_since is None:
@@ -391,7 +406,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     sq = list(known)
     lvl = cfg.change_level
     was_occ = [i for i in range(90) if known[i] not in ".?" and change[i] > lvl]
-    arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > 0.5 and change[i] > lvl]
+    # Compared with the last still board, not by the reading alone: a point whose ink reads like a piece in both
+    # (wood grain, a shadow's edge) and changed only a little (light) is no arrival; nor is one that read empty
+    # in both and no piece left.
+    dens, ref_dens = reading.density, (ref_reading.density if ref_reading is not None else np.zeros(90))
+    ref_occ = ref_reading.occupied if ref_reading is not None else np.zeros(90)
+    arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > 0.5 and change[i] > lvl
+               and (ref_occ[i] < 0.5 or change[i] > 2 * lvl or dens[i] > 1.3 * ref_dens[i])]
     # points left unsure before (a piece half-way, seen again) are looked at for pieces between two points too
     unsure_before = [i for i in range(90) if known[i] == "?" and occ[i] > 0.5 and change[i] <= lvl]
     misaligned: list[tuple[int, int]] = []
