@@ -375,8 +375,13 @@ class Tracker:
             return None
         occ = reading.occupied > 0.5
         want = np.array([c != "." for c in cfg.start_squares])
-        # a few points misread (glare, a shadow) do not make it another position: the game starts from the start
-        if int((occ != want).sum()) > cfg.start_tolerance:
+        # a few points misread (glare, a shadow) do not make it another position: the game starts from the start.
+        # Where the reading's scale is off (wood grain, a dim and blurred view), the points with the most ink
+        # still are the start's: the strongest as many as the start has pieces, against the start's points
+        n = int(want.sum())
+        strongest = np.zeros(90, bool)
+        strongest[np.argsort(-reading.density, kind="stable")[:n]] = True
+        if min(int((occ != want).sum()), int((strongest != want).sum())) > cfg.start_tolerance:
             return None
         if oriented:
             return cfg.start_squares
@@ -442,7 +447,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # a piece half-way covers half of each point's disc: both must show ink; and it can only stand where
             # no other piece still stands: the neighbour was empty or changed too (its piece was taken or moved)
             if (j is not None and j not in taken and (known[j] in ".?" or known[i] in ".?")
-                    and (known[j] in ".?" or change[j] > lvl) and occ[j] > 0.3
+                    and (known[j] in ".?" or change[j] > lvl) and occ[j] > 0.02
                     and _between(reading.offset[i], reading.offset[j], POINTS_UV[j] - POINTS_UV[i], parallax, cfg)):
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
@@ -535,10 +540,10 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         sq[a] = sq[b] = "?"
     for i in unexplained:
         sq[i] = "?"
-    # points left unsure by an earlier snapshot: what they show now, where it is clear (a piece centred on the
-    # point, not the ink of a neighbour's piece leaning towards it)
+    # points left unsure by an earlier snapshot and changed since: what they show now, where it is clear (a piece
+    # centred on the point, not the ink of a neighbour's piece leaning towards it); unchanged, they stay unsure
     for i in range(90):
-        if known[i] == "?" and i not in taken and i not in targets:
+        if known[i] == "?" and i not in taken and i not in targets and change[i] > lvl:
             centred = float(np.hypot(*(reading.offset[i] - parallax))) < 0.25
             sq[i] = "." if occ[i] < 0.2 else (_ink_letter(reading, i) if occ[i] > 0.8 and centred else "?")
     return "".join(sq), [i for i in targets if i not in unexplained], sorted(nudged), misaligned
@@ -548,15 +553,16 @@ _CASED = "KABNRCPXkabnrcpx"  # letters that name a side (not "." or "?")
 
 
 def _between(off_i: np.ndarray, off_j: np.ndarray, d: np.ndarray, parallax: np.ndarray, cfg: TrackerConfig) -> bool:
-    """The ink peaks seen from neighbouring points i and j (offsets, spacings; `d` from i to j) are one piece half-way
-    between them: both peaks lie towards the other point, together about a spacing (the camera's parallax shifts
-    both the same way, so it cancels in the sum), and, parallax removed, one at least `misaligned_from` and the
-    other at least half that (a peak seen from an edge point is pulled by the frame)."""
+    """The ink peaks followed from neighbouring points i and j (offsets, spacings; `d` from i to j) are one piece
+    standing between them: both peaks found the same centre (the two offsets together about a spacing; the camera's
+    parallax shifts both the same way, so it cancels there), and that centre, parallax removed, lies at least
+    `misaligned_from` from each point (a piece set down carelessly stands up to ~0.3 off its point)."""
     pi, pj = float(np.dot(off_i, d)), float(np.dot(off_j, -d))
-    par = float(np.dot(parallax, d))
-    ci, cj = pi - par, pj + par
-    return (pi + pj >= 2 * cfg.misaligned_from and max(ci, cj) >= cfg.misaligned_from
-            and min(ci, cj) >= 0.5 * cfg.misaligned_from)
+    if not 0.7 <= pi + pj <= 1.3:
+        return False
+    t = (pi - pj + 1.0) / 2.0 - float(np.dot(parallax, d))  # the centre's place from i (0) to j (1)
+    margin = cfg.misaligned_from - 0.05  # the peaks are found to a pixel or two (~0.05 spacing)
+    return margin <= t <= 1.0 - margin
 
 
 def _on_edge(i: int) -> bool:
