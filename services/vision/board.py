@@ -20,10 +20,27 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .grid import CORNERS_UV, POINTS_UV, apply_h, board_to_image, support_score, support_scores_batch
+from .grid import (
+    CORNERS_UV,
+    POINTS_UV,
+    apply_h,
+    board_to_image,
+    line_supports,
+    support_score,
+    support_scores_batch,
+)
 
 WORK_MAX_SIDE = 1024  # detection runs on a frame scaled to at most this many pixels on its longer side
 MIN_SCORE = 6.0  # line-support contrast (black-hat units) below which a lattice is not accepted as a board
+# A second lattice supported at least this share of the best one is a second board in view, not clutter: the
+# next table's board scores 0.5..1.1 of the watched one; lattices on tables and sheets score below 0.35.
+SECOND_BOARD = 0.4
+# A line of a fitted lattice is missing when its response is below this share of the median line's. The outer
+# lines may be: a full row of pieces covers a back rank (the start position), an edge file runs along the frame
+# and the pieces on it. Of the 15 inner lines (ranks 1..8, files b..h) a board seen whole misses at most one.
+MISSING_LINE = 0.3
+MAX_MISSING_LINES = 1
+_INNER_LINES = np.array([v for v in range(1, 9)] + [10 + u for u in range(1, 8)])  # see grid.line_supports
 # ArUco marker centres in the board plane (u, v), by id: one spacing diagonally outside a9, i9, i0, a0.
 MARKER_UV = np.array([[-1.0, -1.0], [9.0, -1.0], [9.0, 10.0], [-1.0, 10.0]])
 
@@ -307,8 +324,8 @@ def _hypotheses(fam_a: list[_Line], fam_b: list[_Line], shape: tuple[int, int]) 
     diag = float(np.hypot(h_img, w_img))
     # a board fills at least ~15 % of the frame's smaller side and fits in it
     min_sp, max_sp = 0.15 * min(h_img, w_img) / 9, diag / 7
-    lat_a = _lattice_1d(pos_a, wa, 9, min_sp, max_sp)[:12]
-    lat_b = _lattice_1d(pos_b, wb, 10, min_sp, max_sp)[:12]
+    lat_a = _lattice_1d(pos_a, wa, 9, min_sp, max_sp)[:8]
+    lat_b = _lattice_1d(pos_b, wb, 10, min_sp, max_sp)[:8]
     out: list[np.ndarray] = []
     ha = np.array([ln.homog() for ln in fam_a])
     hb_ = np.array([ln.homog() for ln in fam_b])
@@ -449,10 +466,24 @@ def _segments_and_mask(resp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     thr = max(14.0, float(np.percentile(resp, 90)))
     bw = (resp > thr).astype(np.uint8) * 255
     side = max(resp.shape)
-    segs = cv2.HoughLinesP(bw, 1, np.pi / 360, threshold=25, minLineLength=max(20, side // 40), maxLineGap=3)
-    if segs is None:
+    # Hough on the whole mask finds the lines of one direction and leaves the crossing direction in short bits
+    # (each found line takes the pixels where the other lines cross it): split the mask by the direction of the
+    # ridge at each pixel (the Hessian's flatter axis) and look for segments direction by direction.
+    r = cv2.GaussianBlur(resp, (0, 0), 1.5)
+    dxx = cv2.Sobel(r, cv2.CV_32F, 2, 0, ksize=5)
+    dyy = cv2.Sobel(r, cv2.CV_32F, 0, 2, ksize=5)
+    dxy = cv2.Sobel(r, cv2.CV_32F, 1, 1, ksize=5)
+    along = (0.5 * np.degrees(np.arctan2(2 * dxy, dxx - dyy)) + 90.0) % 180.0
+    out = []
+    for c in range(0, 180, 30):
+        off = np.abs((along - c + 90.0) % 180.0 - 90.0)
+        mask = np.where(off < 25.0, bw, 0).astype(np.uint8)
+        segs = cv2.HoughLinesP(mask, 1, np.pi / 360, threshold=25, minLineLength=max(20, side // 40), maxLineGap=3)
+        if segs is not None:
+            out.append(segs.reshape(-1, 4))
+    if not out:
         return np.zeros((0, 4)), bw
-    return segs.reshape(-1, 4).astype(np.float64), bw
+    return np.concatenate(out).astype(np.float64), bw
 
 
 def _regions(bw: np.ndarray, segs: np.ndarray, max_regions: int = 4) -> list[np.ndarray]:
@@ -504,15 +535,51 @@ def _fit_net(resp: np.ndarray, segs: np.ndarray) -> tuple[list[tuple[np.ndarray,
     # by the frame's edge, a tablecloth's checks)
     scores = np.where(_inside(hs, resp.shape), scores, -np.inf)
     order = [i for i in np.argsort(-scores, kind="stable")[:6] if np.isfinite(scores[i])]
+    refined = [refine(resp, hs[i]) for i in order]
+    refined.sort(key=lambda h: -support_score(resp, h))
     found: list[tuple[np.ndarray, float]] = []
-    for i in order:
-        h = refine(resp, hs[i])
+    for h in refined[:3]:  # the search around a fit costs more than the fit: only around the three best
+        h = _polish(resp, h)
         if _inside(h[None], resp.shape)[0]:
             found.append((h, support_score(resp, h)))
     if not found:
         return [], "no 9 x 10 lattice of the grid lines lies in the frame"
     found.sort(key=lambda t: -t[1])
     return found, ""
+
+
+def _local_moves() -> np.ndarray:
+    """Board-plane moves tried around a fit: whole-line shifts by up to two lines, and stretches of the spacing
+    by 5 % along either axis (about the board's centre)."""
+    out = []
+    for du in range(-2, 3):
+        for dv in range(-2, 3):
+            for su in (0.95, 1.0, 1.05):
+                for sv in (0.95, 1.0, 1.05):
+                    # u' = su * (u - 4) + 4 + du: the stretch keeps the centre, the shift moves whole lines
+                    out.append([[su, 0.0, 4.0 * (1 - su) + du], [0.0, sv, 4.5 * (1 - sv) + dv], [0.0, 0.0, 1.0]])
+    return np.array(out)
+
+
+_MOVES = _local_moves()
+_IDENTITY_MOVE = int(np.flatnonzero((np.abs(_MOVES - np.eye(3)) < 1e-12).all(axis=(1, 2)))[0])
+
+
+def _polish(resp: np.ndarray, h: np.ndarray, rounds: int = 2) -> np.ndarray:
+    """Move a lattice to the best supported of its shifted and stretched variants, and refine it there.
+
+    Line fits meet the true lattice's neighbours as easily as the lattice itself where pieces cover the outer
+    lines, and a spacing a few per cent off puts the far lines between the printed ones, which the refinement's
+    short profiles cannot see; the river's gap and the board's edges make the true placement the best supported.
+    """
+    for _ in range(rounds):
+        hs = h[None] @ _MOVES
+        scores = np.where(_inside(hs, resp.shape), support_scores_batch(resp, hs), -np.inf)
+        k = int(np.argmax(scores))
+        if k == _IDENTITY_MOVE or not np.isfinite(scores[k]):
+            break
+        h = refine(resp, hs[k])
+    return h
 
 
 def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
@@ -529,19 +596,39 @@ def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
     reasons: list[str] = []
     for idx in regions:
         fits, why = _fit_net(resp, segs[idx])
-        if fits:
-            boards.append(fits[0])
-        else:
+        if not fits:
             reasons.append(why)
+            continue
+        h, sc = fits[0]
+        lines = line_supports(resp, h)
+        missing = int((lines[_INNER_LINES] < MISSING_LINE * float(np.median(lines))).sum())
+        if missing > MAX_MISSING_LINES:
+            # a lattice over clutter, over a board cut by the frame's edge, or stretched: not a board seen whole
+            reasons.append(f"the best lattice ({sc:.1f}) has {missing} of its 15 inner lines without print under them")
+            continue
+        boards.append((h, sc))
     best_s = max((sc for _, sc in boards), default=-np.inf)
     if not boards:
         raise NoBoardFound("; ".join(dict.fromkeys(reasons)))
     if best_s < MIN_SCORE:
         raise NoBoardFound(f"no lattice of 9 x 10 printed lines is supported (best line contrast {best_s:.1f})")
-    # Of the boards that are clearly supported, the camera watches the one nearest the middle of its view.
-    centre = np.array([resp.shape[1] / 2, resp.shape[0] / 2])
-    good = [(h, sc) for h, sc in boards if sc >= 0.6 * best_s]
-    best_h, best_s = min(good, key=lambda t: float(np.linalg.norm(apply_h(t[0], np.array([[4.0, 4.5]]))[0] - centre)))
+    # A second complete lattice (a net of its own, well supported) is the next table's board. Nothing in one
+    # picture says which of two boards a camera watches: the nearer to the middle of the view is as often the
+    # neighbour's (cameras are aimed, frames are cropped). Guessing would make the tracker watch another game,
+    # so say so instead (markers settle it).
+    complete: list[tuple[np.ndarray, float, np.ndarray, float]] = []
+    for h, sc in sorted(boards, key=lambda t: -t[1]):
+        if sc < max(MIN_SCORE, SECOND_BOARD * best_s):
+            continue
+        c = apply_h(h, np.array([[4.0, 4.5]]))[0]
+        sp = float(np.linalg.norm(apply_h(h, np.array([[5.0, 4.5]]))[0] - c))
+        if all(np.linalg.norm(c - b[2]) > 4 * max(sp, b[3]) for b in complete):  # the same board twice is one
+            complete.append((h, sc, c, sp))
+    if len(complete) > 1:
+        where = " and ".join(f"({b[2][0] / scale:.0f}, {b[2][1] / scale:.0f})" for b in complete)
+        raise NoBoardFound(f"{len(complete)} boards in view, centred at {where}: cannot tell which one this camera "
+                           "watches (frame one board, or fit the ArUco markers)")
+    best_h, best_s = complete[0][0], complete[0][1]
     best_h = _wind_clockwise(best_h)
     up = np.diag([1.0 / scale, 1.0 / scale, 1.0])
     return up @ best_h, float(best_s)

@@ -164,3 +164,30 @@ def support_scores_batch(resp: np.ndarray, hs: np.ndarray) -> np.ndarray:
         out.append(v.mean(axis=1))
     on, off, gap = out
     return on - 0.5 * off - 0.5 * gap
+
+
+def _line_groups() -> np.ndarray:
+    """Per sample of ON_UV, which of the 19 printed lines it lies on (0..9 the ranks v, 10..18 the files u)."""
+    grp = []
+    for u, v in ON_UV:
+        grp.append(int(np.rint(v)) if abs(v - np.rint(v)) < 1e-9 else 10 + int(np.rint(u)))
+    return np.array(grp)
+
+
+ON_LINE = _line_groups()
+
+
+def line_supports(resp: np.ndarray, h_board_to_img: np.ndarray) -> np.ndarray:
+    """Mean line response along each of the 19 printed lines (10 ranks, v = 0..9, then 9 files, u = 0..8).
+
+    A board shows every one of its lines somewhere between the pieces; a lattice that is shifted, stretched or laid
+    over a board cut by the frame's edge has lines with nothing printed under them.
+    """
+    hh, ww = resp.shape
+    p = apply_h(h_board_to_img, ON_UV)
+    x = np.round(p[:, 0]).astype(np.int64)
+    y = np.round(p[:, 1]).astype(np.int64)
+    ok = (x >= 0) & (x < ww) & (y >= 0) & (y < hh)
+    v = np.zeros(len(ON_UV), dtype=np.float64)
+    v[ok] = resp[y[ok], x[ok]]
+    return np.bincount(ON_LINE, weights=v, minlength=19) / np.bincount(ON_LINE, minlength=19)
