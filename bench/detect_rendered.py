@@ -1,6 +1,12 @@
 """How well `xqarb vision detect` reads rendered photos: per-point accuracy, '?' share, time per photo.
 
     OPENBLAS_NUM_THREADS=1 python bench/detect_rendered.py [--boards 20] [--difficulties plain,easy,hard]
+    OPENBLAS_NUM_THREADS=1 python bench/detect_rendered.py --real   # the parts that real piece photos can check
+
+There are no labelled photos of whole real boards here. `--real` measures what the real piece crops
+(../shared/data/piece_crops/valid, 1,548 crops of 50 photos) can tell about detect: the disc score of each real
+piece put at the top view's scale, and the classifier read as detect reads it (six crop variants, geometric mean)
+with detect's thresholds: how many crops it would print a letter for, and how many of those letters are wrong.
 
 Positions are real: a random ply of a random game among the first 400 of ../shared/data/games/ccpd_dev.jsonl
 (moves applied to the 90-character board, captures overwrite). Each is drawn by the renderer
@@ -83,6 +89,57 @@ def tally(truth: str, got: str) -> Counter:
     return c
 
 
+def real_report(crops_dir: Path) -> None:
+    from xqarb.vision import detect as D
+    from xqarb.vision.pieces_train import load_real
+
+    valid = load_real(crops_dir)
+    clf = PieceClassifier.load()
+    scores, offsets = [], []
+    for s in valid:
+        im = s.image
+        h, w = im.shape[:2]
+        k = 0.9 * D.PX / max(h, w)  # a bounding box is about the disc: make the disc 0.9 spacing across
+        im = cv2.resize(im, (max(4, round(w * k)), max(4, round(h * k))), interpolation=cv2.INTER_AREA)
+        h, w = im.shape[:2]
+        n = 2 * D.PX
+        canvas = cv2.copyMakeBorder(im, (n - h) // 2, n - h - (n - h) // 2, (n - w) // 2, n - w - (n - w) // 2,
+                                    cv2.BORDER_REPLICATE)
+        found, val = D.find_discs(D.circle_score(canvas), np.array([[1.0 - D.MARGIN] * 2]), reach=0.25)
+        scores.append(val[0])
+        offsets.append(float(np.hypot(*(found[0] - (1.0 - D.MARGIN)))))
+    sc = np.array(scores)
+    print(f"real valid crops (n={len(sc)}): disc score median {np.median(sc):.2f}, 1st percentile "
+          f"{np.percentile(sc, 1):.2f}; >= EMPTY_BELOW ({D.EMPTY_BELOW}) {np.mean(sc >= D.EMPTY_BELOW):.1%}, >= "
+          f"PIECE_ABOVE ({D.PIECE_ABOVE}) {np.mean(sc >= D.PIECE_ABOVE):.1%}; disc centre off the box centre: median "
+          f"{np.median(offsets):.3f}, 95th percentile {np.percentile(offsets, 95):.3f} spacing")
+    y = np.array([s.type_index for s in valid])
+    red = np.array([s.red for s in valid])
+    logp, reds = 0.0, 0.0
+    for side, dx, dy in D.VARIANTS:  # the crop as a square about its centre, scaled and shifted as detect does
+        crops = []
+        for s in valid:
+            h, w = s.image.shape[:2]
+            n = max(h, w)
+            m = side * n
+            cx, cy = (w - 1) / 2 + dx * n, (h - 1) / 2 + dy * n
+            M = np.array([[m / 48, 0, cx - m / 2], [0, m / 48, cy - m / 2]], np.float32)
+            crops.append(cv2.warpAffine(s.image, M, (48, 48), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                        borderMode=cv2.BORDER_REPLICATE))
+        reads = clf.read(crops)
+        logp = logp + np.log(np.stack([r.type_probs for r in reads]) + 1e-9)
+        reds = reds + np.array([r.red for r in reads])
+    probs = np.exp(logp / len(D.VARIANTS))
+    probs /= probs.sum(axis=1, keepdims=True)
+    reds = reds / len(D.VARIANTS)
+    right = (probs.argmax(axis=1) == y) & ((reds >= 0.5) == red)
+    colour_sure = np.abs(reds - 0.5) >= D.COLOUR_SURE - 0.5
+    for th in sorted({0.75, D.TYPE_SURE, 0.95}):
+        sure = (probs.max(axis=1) >= th) & colour_sure
+        print(f"  letters printed at type p >= {th}: {sure.mean():.1%} of crops, wrong among them "
+              f"{1 - right[sure].mean():.2%} (all crops: letter right {right.mean():.1%})")
+
+
 def _default_games() -> Path:
     here = Path(__file__).resolve().parents[1]
     for cand in (os.environ.get("XQARB_SHARED", ""), here.parent / "shared", here / "shared"):
@@ -98,7 +155,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--games", type=Path, default=None)
     ap.add_argument("--verbose", action="store_true", help="one line per board")
+    ap.add_argument("--real", action="store_true", help="measure on the real piece photos instead (see above)")
+    ap.add_argument("--reader", choices=("detect", "points"), default="detect",
+                    help="points: the tracker's occupancy.read_points with the classifier, what detect used before")
     args = ap.parse_args(argv)
+    if args.real:
+        real_report((args.games or _default_games()).parents[1] / "piece_crops" / "valid")
+        return 0
     diffs = args.difficulties.split(",")
     clf = PieceClassifier.load()
     positions = game_positions(args.games or _default_games(), args.boards * len(render.DIFFICULTIES), args.seed)
@@ -118,22 +181,29 @@ def main(argv: list[str] | None = None) -> int:
                 c["no board"] += 1
                 continue
             t1 = time.perf_counter()
-            reading = read_board(image, fit, clf)
+            if args.reader == "points":
+                from xqarb.vision.occupancy import read_points
+
+                got, used = read_points(image, fit, clf).squares(), fit
+                reasons_of: tuple[str, ...] = ("",) * 90
+            else:
+                reading = read_board(image, fit, clf)
+                got, used, reasons_of = reading.squares, reading.fit, reading.reasons
             t2 = time.perf_counter()
-            err = np.abs(reading.fit.corners - shot.corners).max()
+            err = np.abs(used.corners - shot.corners).max()
             if err > 0.3 * fit.spacing_px():
                 c["board not found right"] += 1
                 continue
             t_find.append(t1 - t0)
             t_read.append(t2 - t1)
             c["boards read"] += 1
-            one = tally(squares, reading.squares)
+            one = tally(squares, got)
             c += one
             if args.verbose:
-                whys = Counter(w.split(" (")[0] for w in reading.reasons if w)
+                whys = Counter(w.split(" (")[0] for w in reasons_of if w)
                 print(f"    seed {1000 + 37 * k + j}: {one['pieces']} pieces, right {one['right']}, "
                       f"'?' {one['unsure']}, wrong {one['wrong']}; {dict(whys.most_common(3))}")
-            for i, why in enumerate(reading.reasons):
+            for i, why in enumerate(reasons_of):
                 if why:
                     reasons[("piece: " if squares[i] != "." else "empty: ") + why.split(" (")[0].split(" 0.")[0]] += 1
         n = max(c["points"], 1)
