@@ -409,7 +409,9 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     change = _point_change(ref_view, view) if ref_view is not None else np.ones(90)
     occ = reading.occupied
     sq = list(known)
-    lvl = cfg.change_level
+    # A change of the light (exposure, a passing shadow) raises every point's change a little; a move changes its
+    # points far more: what counts as changed is judged against how much the board as a whole changed.
+    lvl = max(cfg.change_level, 3.0 * float(np.median(change)))
     was_occ = [i for i in range(90) if known[i] not in ".?" and change[i] > lvl]
     # Compared with the last still board, not by the reading alone: a point whose ink reads like a piece in both
     # (wood grain, a shadow's edge) and changed only a little (light) is no arrival; nor is one that read empty
@@ -422,9 +424,11 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     unsure_before = [i for i in range(90) if known[i] == "?" and occ[i] > 0.5 and change[i] <= lvl]
     misaligned: list[tuple[int, int]] = []
     if len(was_occ) + len(arrived) > cfg.max_changed:
-        # Not a move: the light, the camera or the board itself changed. Keep each letter where the point still
-        # shows a piece of its colour; say what is seen elsewhere.
+        # Not a move: the light, the camera or the board itself changed. Keep each letter where the point did not
+        # change or still shows a piece of its colour; say what is seen elsewhere.
         for i in range(90):
+            if change[i] <= lvl:
+                continue  # unchanged: as it was
             if occ[i] < 0.2:
                 sq[i] = "."
             elif occ[i] > 0.8:
@@ -474,6 +478,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         if cand:
             # where a piece left, the point changed most (an edge or corner point keeps some ink of the frame)
             vacated = [max(cand, key=lambda k: change[k] * (1.5 - occ[k]))]
+    if not vacated and not arrived and not fresh:
+        # An empty edge point shows the frame's lines and the printed numbers: where a piece left one, the
+        # point may still read like a piece. What tells is the change against the last still board: the point
+        # changed as much as a piece leaving changes it and its ink fell to well under what the piece showed.
+        left = [i for i in was_occ if _on_edge(i) and change[i] > 3 * lvl and dens[i] < 0.6 * ref_dens[i]]
+        if len(left) == 1:
+            vacated = left
     rest = [i for i in was_occ if i not in vacated and i not in taken]
     if not vacated and not arrived and not fresh and len(rest) >= 2:
         # No point reads empty, yet several pieces changed: a capture whose source still reads a little like a
@@ -511,7 +522,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # A piece left its point and arrived nowhere sure: pieces do not vanish from a still board. A piece set
         # down off its point near the edge shows only part of its ink inside the board: the empty point that
         # changed most, if it changed clearly and shows some ink, is where it went.
-        faint = [i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > 2 * lvl
+        faint = [i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > 1.5 * lvl
                  and occ[i] >= 0.15]
         if faint:
             arrived = [max(faint, key=lambda k: change[k])]
