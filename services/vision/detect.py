@@ -355,27 +355,36 @@ def occupancy_bands(disc: np.ndarray) -> tuple[float, float]:
 
 def board_colours(p_red: np.ndarray) -> np.ndarray:
     """P(red) per piece after weighing the whole board: where the classifier's colour logits fall into two clear
-    groups, a piece clearly in a group takes that group's colour (0.995 / 0.005), one between them 0.5 (unsure);
-    otherwise the classifier's own P(red) stands. The groups must not contradict a sure reading of the classifier,
-    and must lean their own ways unless far apart (a board of one colour split in two would not)."""
+    groups, a piece clearly in a group takes that group's colour (0.995 / 0.005), one between them keeps the
+    classifier's P(red) (often unsure); otherwise the classifier's own P(red) stands. The groups must not contradict
+    a very sure reading of the classifier, and must lean their own ways unless far apart (a board of one colour
+    split in two would not)."""
     p = np.clip(np.asarray(p_red, float), 1e-6, 1 - 1e-6)
     if len(p) < 4:
         return p
     z = np.clip(np.log(p / (1 - p)), -15, 15)
-    t = otsu_split(z)
-    hi = z > t
+    # the split on logits clipped at +-6: a few saturated readings (p = 1 - 1e-6) must not pull the threshold
+    # into the middle of the surer group
+    zc = np.clip(z, -6, 6)
+    t = otsu_split(zc)
+    hi = zc > t
     if hi.all() or not hi.any():
         return p
-    apart = float(np.median(z[hi]) - np.median(z[~hi]))
+    apart = float(np.median(zc[hi]) - np.median(zc[~hi]))
     if apart < COLOUR_GROUPS_APART or (p[~hi] > 0.99).any() or (p[hi] < 0.01).any():
         return p
-    # Each group should lean its own way; where the lower one leans red too (light that makes black ink look red,
-    # or a board of red pieces only), only a wide gap between the groups tells the two apart.
-    leaning = float(np.median(p[~hi])) < 0.5 < float(np.median(p[hi]))
+    # The groups must not both lean one way (a board of one colour split in two would; light that makes black ink
+    # look red as well): the lower group's median P(red) below 0.6 and the upper's above 0.4, or else a wide gap.
+    leaning = float(np.median(p[~hi])) < 0.6 and float(np.median(p[hi])) > 0.4
     if not leaning and float(z[hi].min() - z[~hi].max()) < COLOUR_GAP_ALONE:
         return p
     m = COLOUR_BAND * apart
-    return np.where(z >= t + m, 0.995, np.where(z <= t - m, 0.005, 0.5))
+    board = np.where(zc >= t + m, 0.995, np.where(zc <= t - m, 0.005, np.nan))
+    # between the groups the classifier's own reading stands; where the board and a sure classifier disagree,
+    # neither is believed
+    sure_red, sure_black = p >= COLOUR_SURE, p <= 1 - COLOUR_SURE
+    clash = ((board > 0.5) & sure_black) | ((board < 0.5) & sure_red)
+    return np.where(np.isnan(board), p, np.where(clash, 0.5, board))
 
 
 # ---------------------------------------------------------------------------------------------------------------
