@@ -288,10 +288,10 @@ def _lattice_1d(pos: np.ndarray, wts: np.ndarray, n_lines: int, min_sp: float,
 # lattice hypotheses
 
 
-def _hypotheses(fam_a: list[_Line], fam_b: list[_Line], shape: tuple[int, int]) -> list[np.ndarray]:
+def _hypotheses(fam_a: list[_Line], fam_b: list[_Line], shape: tuple[int, int],
+                centre: np.ndarray) -> list[np.ndarray]:
     """Board -> work-image homographies for lattices with family A as the 9 files and B as the 10 ranks."""
     h_img, w_img = shape
-    centre = np.array([w_img / 2, h_img / 2])
     vpa, vpb = _vanishing_point(fam_a), _vanishing_point(fam_b)
     r = _rectifier(vpa, vpb, centre)
 
@@ -522,8 +522,10 @@ def _fit_net(resp: np.ndarray, segs: np.ndarray) -> tuple[list[tuple[np.ndarray,
     if len(fam1) < 3 or len(fam2) < 3:
         return [], f"no two families of grid lines ({len(fam1)} and {len(fam2)} lines)"
     corner_sets: list[np.ndarray] = []
+    # the rectification keeps the scale of the net's middle, where the spacing limits of the lattice search hold
+    centre = (segs[:, :2] + segs[:, 2:]).mean(axis=0) / 2
     for fa, fb in ((fam1, fam2), (fam2, fam1)):
-        corner_sets.extend(_hypotheses(fa, fb, resp.shape))
+        corner_sets.extend(_hypotheses(fa, fb, resp.shape, centre))
     if not corner_sets:
         return [], "the grid lines do not form a 9 x 10 lattice"
     hs = _batch_h(corner_sets)
