@@ -115,7 +115,7 @@ class System:
 
         self.ledger = SqliteLedger(data / "ledger.sqlite")
         self._start_referee(bootstrap)
-        self._start_vision(bootstrap, data)
+        self._start_vision(bootstrap, data, config_path)
 
         self.publisher = BusPublisher.connect(bootstrap, ack_timeout_s=config.limits.ack_timeout_s)
         ingest = Ingest(config, self.publisher)
@@ -190,7 +190,7 @@ class System:
         thread.start()
         self.threads.append(thread)
 
-    def _start_vision(self, bootstrap: str, data: Path) -> None:
+    def _start_vision(self, bootstrap: str, data: Path, config_path: Path) -> None:
         """Vision in a child process (`xqarb vision serve`): it is the CPU-heavy part, and a process of its own
         runs on another core instead of taking turns with ingest, the API and the referee for this one's GIL."""
         import importlib.util
@@ -210,6 +210,8 @@ class System:
             bootstrap,
             "--evidence-dir",
             str(data / "evidence"),
+            "--config",  # boards whose corners the venue gives start from them
+            str(config_path),
         ]
         for _ in range(max(1, self.args.vision_processes)):
             self.visions.append(subprocess.Popen(cmd, stdout=self._vision_log, stderr=subprocess.STDOUT))

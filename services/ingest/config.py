@@ -16,6 +16,8 @@ broadcast_delay_s = 900       # the public stream shows this tournament's boards
 [boards.7]
 tournament = "open"
 devices = { "cam-7" = "secret-token-cam-7", "clock-7" = "secret-token-clock-7" }
+# optional, for a fixed camera: its image pixels of the corners a9, i9, i0, a0 (vision then does not look for the board)
+corners = [[412.0, 96.5], [868.0, 98.0], [902.5, 640.0], [380.0, 637.5]]
 
 [arbiters.chief]
 token = "secret-token-chief"
@@ -70,6 +72,9 @@ class Principal:
 class Board:
     id: str
     tournament: str | None = None
+    # The board's four corners a9, i9, i0, a0 in the camera's image pixels, where an operator measured them for a
+    # fixed camera: vision then takes this calibration instead of looking for the board (DESIGN, vision).
+    corners: tuple[tuple[float, float], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -152,7 +157,7 @@ def parse_config(raw: Mapping[str, Any]) -> VenueConfig:
         tournament = b.get("tournament")
         if tournament is not None and tournament not in delays:
             delays[str(tournament)] = 0.0
-        boards[board_id] = Board(board_id, tournament)
+        boards[board_id] = Board(board_id, tournament, _corners(b.get("corners"), f"boards.{board_id}.corners"))
         devices = b.get("devices", {})
         if not isinstance(devices, Mapping):
             raise ConfigError(f"boards.{board_id}.devices must map device ids to tokens")
@@ -171,6 +176,28 @@ def parse_config(raw: Mapping[str, Any]) -> VenueConfig:
             f"arbiters.{arbiter_id}",
         )
     return VenueConfig(boards=boards, tokens=tokens, broadcast_delay_s=delays, limits=limits)
+
+
+def _corners(raw: Any, where: str) -> tuple[tuple[float, float], ...] | None:
+    """A board's corners as the venue file gives them: [[x, y] x 4] in image pixels, a9, i9, i0, a0; or None."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list | tuple) or len(raw) != 4:
+        raise ConfigError(f"{where} must be four [x, y] points (a9, i9, i0, a0 in image pixels), not {raw!r}")
+    out = []
+    for pt in raw:
+        if (not isinstance(pt, list | tuple) or len(pt) != 2
+                or not all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in pt)):
+            raise ConfigError(f"{where}: each corner must be [x, y] with non-negative numbers, not {pt!r}")
+        out.append((float(pt[0]), float(pt[1])))
+    (ax, ay), (bx, by), (cx, cy), (dx, dy) = out
+    # The quadrilateral a9 -> i9 -> i0 -> a0 must turn one way at every corner: a crossed or folded one is a typo.
+    turns = [(x2 - x1) * (y3 - y2) - (y2 - y1) * (x3 - x2) for (x1, y1), (x2, y2), (x3, y3) in (
+        ((ax, ay), (bx, by), (cx, cy)), ((bx, by), (cx, cy), (dx, dy)), ((cx, cy), (dx, dy), (ax, ay)),
+        ((dx, dy), (ax, ay), (bx, by)))]
+    if not (all(t > 0 for t in turns) or all(t < 0 for t in turns)):
+        raise ConfigError(f"{where}: the corners a9, i9, i0, a0 must go round the board in order (got {out})")
+    return tuple(out)
 
 
 def load_config(path: str | Path) -> VenueConfig:

@@ -8,6 +8,9 @@ frames were acknowledged by the broker, so a crash replays frames rather than lo
 observations are derived from the frame's event id, so a replay of the same frame gives the same ids where it
 gives the same observations.
 
+A board whose corners the venue configuration gives (`boards.N.corners`, an operator's measurement for a fixed
+camera) starts from that calibration instead of looking for the board in its frames.
+
 Evidence: the JPEG bytes of the last few frames of each board are kept in memory; the frames an observation
 names are written to the evidence store (a directory, SHA-256 named) when the observation is produced.
 """
@@ -21,10 +24,11 @@ import sys
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .board import BoardFit, fit_from_corners
 from .evidence import DirectoryEvidenceStore, EvidenceStore, sha256_hex
 from .tracker import Observation, Tracker, TrackerConfig, TrackerState
 
@@ -41,8 +45,10 @@ class VisionCore:
     """Frames (FrameCaptured events) in, observation events out; no Kafka. The service and tests drive it."""
 
     def __init__(self, evidence: EvidenceStore, *, source: str = "vision", config: TrackerConfig | None = None,
-                 classifier: Any = None, now_us: Callable[[], int] | None = None) -> None:
+                 classifier: Any = None, now_us: Callable[[], int] | None = None,
+                 calibrations: Mapping[str, BoardFit] | None = None) -> None:
         self.tracker = Tracker(config, classifier)
+        self.calibrations: Mapping[str, BoardFit] = dict(calibrations or {})  # board id -> the operator's fit
         self.evidence = evidence
         self.source = source
         self.boards: dict[tuple[int, str], BoardSlot] = {}
@@ -64,7 +70,7 @@ class VisionCore:
         key = (partition, board)
         slot = self.boards.get(key)
         if slot is None:
-            slot = self.boards[key] = BoardSlot(self.tracker.initial())
+            slot = self.boards[key] = BoardSlot(self.tracker.initial(self.calibrations.get(board)))
         data = bytes(frame.data["image"])
         sha = frame.data.get("frame_sha256") or sha256_hex(data)
         slot.frames[sha] = data
@@ -104,6 +110,12 @@ def _fields(obs: Observation, frame: Any) -> dict[str, Any]:
     return fields
 
 
+def calibrations_of(boards: Mapping[str, Any]) -> dict[str, BoardFit]:
+    """The fits of the boards whose corners the venue configuration gives (xqarb.ingest.config.Board values)."""
+    return {board_id: fit_from_corners(b.corners, "operator", 1.0) for board_id, b in boards.items()
+            if b.corners is not None}
+
+
 def serve(args: argparse.Namespace) -> int:
     """`xqarb vision serve`: run until interrupted."""
     source = args.source or f"vision-{socket.gethostname()}-{os.getpid()}"
@@ -111,8 +123,19 @@ def serve(args: argparse.Namespace) -> int:
 
     from .cli import _classifier
 
+    calibrations: dict[str, BoardFit] = {}
+    if args.config:
+        from xqarb.ingest.config import ConfigError, load_config
+
+        try:
+            calibrations = calibrations_of(load_config(args.config).boards)
+        except (ConfigError, OSError) as exc:
+            print(f"xqarb vision serve: {args.config}: {exc}", file=sys.stderr)
+            return 2
+        print(f"vision: {len(calibrations)} board(s) calibrated by the venue configuration", file=sys.stderr)
     core = VisionCore(DirectoryEvidenceStore(args.evidence_dir or evidence_dir()), source=source,
-                      config=TrackerConfig(stable_us=args.stable_ms * 1000), classifier=_classifier())
+                      config=TrackerConfig(stable_us=args.stable_ms * 1000), classifier=_classifier(),
+                      calibrations=calibrations)
     try:
         run(args.bootstrap_servers, args.group, core, max_records=args.max_records)
     except KeyboardInterrupt:
