@@ -322,8 +322,9 @@ def _hypotheses(fam_a: list[_Line], fam_b: list[_Line], shape: tuple[int, int],
     wa = np.array([ln.support for ln in fam_a]) * par_a
     wb = np.array([ln.support for ln in fam_b]) * par_b
     diag = float(np.hypot(h_img, w_img))
-    # a board fills at least ~15 % of the frame's smaller side and fits in it
-    min_sp, max_sp = 0.15 * min(h_img, w_img) / 9, diag / 7
+    # a board fills at least ~15 % of the frame's smaller side and fits in it; the affine rectification keeps the
+    # scale at the net's middle only on average: one direction may come out squeezed to half of it
+    min_sp, max_sp = 0.5 * 0.15 * min(h_img, w_img) / 9, diag / 7
     lat_a = _lattice_1d(pos_a, wa, 9, min_sp, max_sp)[:8]
     lat_b = _lattice_1d(pos_b, wb, 10, min_sp, max_sp)[:8]
     out: list[np.ndarray] = []
