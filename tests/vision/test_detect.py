@@ -268,3 +268,31 @@ def test_a_piece_between_two_points_makes_both_unsure(clf, off: float) -> None:
     assert "between this point and g2" in reading.reasons[h2] and "c3" in reading.reasons[c4]
     others = [i for i in range(90) if i not in (h2, g2, c3, c4)]
     assert all(reading.squares[i] in ("?", START[i]) for i in others)
+
+
+def _top_view_board(pieces: tuple[int, ...] = ()) -> np.ndarray:
+    """A synthetic top view at D.PX of a whole board: printed lines, and plain pieces on the given points."""
+    w, h = round((8 + 2 * D.MARGIN) * D.PX), round((9 + 2 * D.MARGIN) * D.PX)
+    img = np.full((h, w, 3), (150, 190, 220), np.uint8)
+
+    def c(u: float, v: float) -> tuple[int, int]:
+        return round((u + D.MARGIN) * D.PX), round((v + D.MARGIN) * D.PX)
+
+    for v in range(10):
+        cv2.line(img, c(0, v), c(8, v), (40, 40, 40), 2)
+    for u in range(9):
+        cv2.line(img, c(u, 0), c(u, 9), (40, 40, 40), 2)
+    for i in pieces:
+        cv2.circle(img, c(i % 9, i // 9), round(0.44 * D.PX), (200, 225, 240), -1, cv2.LINE_AA)
+        cv2.circle(img, c(i % 9, i // 9), round(0.36 * D.PX), (40, 40, 170), 2, cv2.LINE_AA)
+    return img
+
+
+def test_printed_lines_show_out_of_an_empty_point_and_not_out_of_a_piece() -> None:
+    view = _top_view_board(pieces=(40,))
+    arms = D.arm_contrast(view, [40, 41, 0])
+    ref = float(np.median(D.line_contrast(view, D.ADJACENT)))
+    assert arms[0] < 0.2 * ref and arms[1] >= 0.9 * ref and arms[2] >= 0.9 * ref
+    # and the segment between two points is hidden only by a piece standing on it
+    seg = D.line_contrast(view, np.array([[40, 41], [0, 1]]))
+    assert seg[1] > 0.8 * ref
