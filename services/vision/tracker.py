@@ -478,6 +478,14 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         if cand:
             # where a piece left, the point changed most (an edge or corner point keeps some ink of the frame)
             vacated = [max(cand, key=lambda k: change[k] * (1.5 - occ[k]))]
+    if not vacated and len(arrived) == 1 and not fresh and not [i for i in was_occ if i not in taken]:
+        # A piece arrived and no known piece's point changed enough: the one it came from read poorly already on
+        # the last still board (glare, a dim corner). A known piece's point that now reads clearly empty and
+        # changed most among those (and clearly more than the next) is where it came from.
+        gone = sorted((i for i in range(90) if known[i] in _CASED and occ[i] < 0.2 and i not in taken),
+                      key=lambda k: -change[k])
+        if gone and change[gone[0]] > 0.5 * lvl and (len(gone) == 1 or change[gone[0]] > 2 * change[gone[1]]):
+            vacated = gone[:1]
     if not vacated and not arrived and not fresh:
         # An empty edge point shows the frame's lines and the printed numbers: where a piece left one, the
         # point may still read like a piece. What tells is the change against the last still board: the point
