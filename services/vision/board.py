@@ -265,7 +265,9 @@ def _lattice_1d(pos: np.ndarray, wts: np.ndarray, n_lines: int, min_sp: float,
             if not node_w:
                 continue
             lo, hi = min(node_w), max(node_w)
-            for start in range(hi - n_lines + 1, lo + 1):
+            # every window of n_lines nodes that lies within the supported span, or that holds all of it: a frame
+            # line or the next board's line a spacing beyond the board widens the span past n_lines
+            for start in range(min(lo, hi - n_lines + 1), max(lo, hi - n_lines + 1) + 1):
                 weight = sum(w for kk, w in node_w.items() if start <= kk < start + n_lines)
                 covered = sum(1 for kk in node_w if start <= kk < start + n_lines)
                 if covered < max(3, n_lines - 5):
