@@ -296,3 +296,22 @@ def test_printed_lines_show_out_of_an_empty_point_and_not_out_of_a_piece() -> No
     # and the segment between two points is hidden only by a piece standing on it
     seg = D.line_contrast(view, np.array([[40, 41], [0, 1]]))
     assert seg[1] > 0.8 * ref
+
+
+def test_colours_the_rules_reject_are_read_again_from_the_inks() -> None:
+    # a black king (e9) and advisors (d9, f9) read as red, with red pieces on Red's side: the rules reject red kings
+    # and advisors up there; the inks fall in two groups (black ink takes away far more red light)
+    e9, d9, f9, e0, d0, a0, c3 = 4, 3, 5, 85, 84, 81, 56
+    points = [e9, d9, f9, e0, d0, a0, c3]
+    probs = np.stack([_probs("K", 0.97), _probs("A", 0.95), _probs("A", 0.96), _probs("K", 0.99), _probs("A", 0.97),
+                      _probs("R", 0.99), _probs("P", 0.98)])
+    p_red = np.array([0.99, 0.98, 0.99, 0.99, 0.99, 1.0, 0.97])
+    ink = np.array([-1.9, -2.0, -1.85, -0.4, -0.45, -0.42, -0.38])
+    out = D.rules_and_ink(points, probs, p_red, ink)
+    assert (out[:3] < 0.5).all() and (out[3:] > 0.5).all()
+    # the same clashes but one ink for all: nothing to re-read from, the colours stay (the types will be '?')
+    same = D.rules_and_ink(points, probs, p_red, np.full(7, -0.4))
+    assert np.array_equal(same, p_red)
+    # two inks but no clash with the rules: a real photo's light spreads one ink this much, so nothing changes
+    calm = D.rules_and_ink([e0, d0, a0, c3, 60, 62, 64], probs, p_red, ink)
+    assert np.array_equal(calm, p_red)
