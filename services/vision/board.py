@@ -3,12 +3,18 @@
 Two ways, both pure (an image in, a `BoardFit` out, or `NoBoardFound` with the reason):
 - ArUco markers (DICT_4X4_50, ids 0..3 centred one grid spacing diagonally outside a9, i9, i0, a0) when a venue
   fits them: the markers give the board and its orientation directly; the printed lines then refine the fit.
-- The printed grid alone (red or dark lines on light paper, wood, cloth or vinyl): a black-hat line response,
-  line segments (Hough), two line families, their vanishing points, an affine rectification in which each family
-  is an evenly spaced lattice, 1-D lattice fits, and a 2-D check of every lattice hypothesis by the line support
-  along the predicted segments (the river's gap between the interior files breaks the symmetries). Pieces may
-  cover most intersections (the start position covers all of ranks 0 and 9): the lattice is extrapolated from the
-  lines that show.
+- The printed grid alone (red or dark lines on light paper, wood, cloth or vinyl): a black-hat line response;
+  line segments found direction by direction (Hough per band of ridge direction, so that crossing lines do not cut
+  each other up); the segments grouped by the connected net of lines they lie on (a board's grid is one net; a
+  score sheet, a striped or checked cloth, wood grain and the next table's board are others), and per net: two
+  line families, their vanishing points, an affine rectification about the net's middle in which each family is
+  an evenly spaced lattice, 1-D lattice fits, and a 2-D check of every lattice hypothesis by the line support
+  along the predicted segments (the river's gap between the interior files breaks the symmetries). The best
+  lattices are refined onto the lines and polished: moved by whole lines and stretched by a few per cent to the
+  best supported placement. Pieces may cover most intersections (the start position covers all of ranks 0 and 9):
+  the lattice is extrapolated from the lines that show.
+  A fit is only reported when it is sure: a lattice with inner lines that have nothing printed under them is no
+  board, and two complete boards in view are refused (nothing in one picture says which one the camera watches).
 Which end is Red is decided from the pieces: the kings and advisors never leave their palaces, so red ink in one
 palace and black ink in the other tells the ends apart (else the halves where most red and black pieces stand).
 """
