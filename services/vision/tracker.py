@@ -209,15 +209,26 @@ class Tracker:
             return fault(f"blurred frame (sharpness {sharp:.0f}, calibrated at {state.calib_sharpness:.0f}): "
                          "focus, motion or a smudged lens")
         nv = _norm(view)
-        # the camera is sometimes bumped a little: follow small shifts of the whole view
-        if state.last_view is not None:
+        last_view = state.last_view
+
+        def step_map(nv: np.ndarray) -> np.ndarray | None:
+            """Where the view changed since the last frame (noise and light drift stay below the change level)."""
+            if last_view is None:
+                return None
+            return cv2.GaussianBlur(np.abs(nv - last_view), (0, 0), 2.0) > cfg.change_level
+
+        step_change = step_map(nv)
+        # the camera is sometimes bumped a little: follow small shifts of the whole view (a shift changes the
+        # lines all over the view: a frame that did not change cannot have been one)
+        if step_change is not None and float(step_change.mean()) > 0.002:
             # at half scale: a bump of the camera is a shift of whole pixels there too, for a quarter of the cost
-            (dx, dy), resp = cv2.phaseCorrelate(cv2.pyrDown(state.last_view), cv2.pyrDown(nv))
+            (dx, dy), resp = cv2.phaseCorrelate(cv2.pyrDown(last_view), cv2.pyrDown(nv))
             dx, dy = 2 * dx, 2 * dy
             if resp > 0.2 and 1.0 < np.hypot(dx, dy) < 0.4 * S:
                 fit = _shift_fit(state.fit, dx, dy)
                 view = warp_board(image, fit.homography).bgr
                 nv = _norm(view)
+                step_change = step_map(nv)
                 state = replace(state, fit=fit)
         changed = None
         if state.ref_view is not None:
@@ -241,11 +252,10 @@ class Tracker:
             # the reference must be re-taken in the new geometry: keep the known squares, re-read at stability
             state = replace(state, ref_view=None, pending=True)
             nv = _norm(view)
+            step_change = step_map(nv)
             changed, hand_mask, hand = None, None, False
         state = replace(state, fault=None)
-        # something on the board moved since the last frame (noise and light drift stay below the change level)
-        step_change = None if state.last_view is None else (
-            cv2.GaussianBlur(np.abs(nv - state.last_view), (0, 0), 2.0) > cfg.change_level)
+        # something on the board moved since the last frame
         moving = step_change is None or float(step_change.mean()) > 0.002
         if hand:
             # A hand moves. A large change that stands still is the board's (a piece moved next to another, a
