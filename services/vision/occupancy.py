@@ -140,6 +140,19 @@ class PointReading:
         return "".join(out)
 
 
+def _ink(view: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """The ink map of `ink_maps`, with the view's channels and the face's (closed view) channels it came from."""
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (round(0.3 * S) | 1, round(0.3 * S) | 1))
+    # (per-channel min / max and arithmetic with OpenCV: numpy's reductions over the channel axis cost ~10x more)
+    b, g, r = cv2.split(view)
+    low = cv2.min(cv2.min(b, g), r)
+    bh = cv2.morphologyEx(low, cv2.MORPH_BLACKHAT, k).astype(np.float32)
+    fb, fg, fr = cv2.split(cv2.morphologyEx(view, cv2.MORPH_CLOSE, k))
+    face_max = cv2.max(cv2.max(fb, fg), fr).astype(np.float32)
+    ink = np.clip((bh / (face_max + 1.0) - 0.08) * 5.0, 0, 1)
+    return ink, (b, g, r), (fb, fg, fr)
+
+
 def ink_maps(view: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Ink (dark thin strokes of any colour: characters, rings, printed marks) and how red each pixel's ink is.
 
@@ -149,14 +162,7 @@ def ink_maps(view: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     blue ink red more than green and blue (< 0); a ratio, so faint or blurred strokes keep their colour. The third
     map is how much light a pixel's ink takes away from the face in all (darkness against the local face).
     """
-    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (round(0.3 * S) | 1, round(0.3 * S) | 1))
-    # (per-channel min / max and arithmetic with OpenCV: numpy's reductions over the channel axis cost ~10x more)
-    b, g, r = cv2.split(view)
-    low = cv2.min(cv2.min(b, g), r)
-    bh = cv2.morphologyEx(low, cv2.MORPH_BLACKHAT, k).astype(np.float32)
-    fb, fg, fr = cv2.split(cv2.morphologyEx(view, cv2.MORPH_CLOSE, k))
-    face_max = cv2.max(cv2.max(fb, fg), fr).astype(np.float32)
-    ink = np.clip((bh / (face_max + 1.0) - 0.08) * 5.0, 0, 1)
+    ink, (b, g, r), (fb, fg, fr) = _ink(view)
     # light taken away from the face, per channel (face - view, in float: the view may be brighter than the face)
     a_b = cv2.subtract(fb, b, dtype=cv2.CV_32F)
     a_g = cv2.subtract(fg, g, dtype=cv2.CV_32F)
@@ -176,7 +182,10 @@ def read_points(image: np.ndarray, fit, classifier=None, *, view: CanonicalView 
 def read_view(bgr: np.ndarray, classifier=None, *, quick: bool = False) -> PointReading:
     """Read the 90 points of a canonical view. `quick`: occupancy only (no piece centres, colours or types), for
     the frames with a hand over the board, where only a lifted piece is looked for."""
-    ink, redness, absorbed_total = ink_maps(bgr)
+    if quick:  # occupancy only: the ink, not its colour
+        ink, redness, absorbed_total = _ink(bgr)[0], None, None
+    else:
+        ink, redness, absorbed_total = ink_maps(bgr)
     h, w = ink.shape
     sigma = 0.2 * S
     # ink fraction among the pixels that are no printed mark and lie within the frame (_visible_for)
