@@ -422,14 +422,18 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     # A change of the light (exposure, a passing shadow) raises every point's change a little; a move changes its
     # points far more: what counts as changed is judged against how much the board as a whole changed.
     lvl = max(cfg.change_level, 3.0 * float(np.median(change)))
-    was_occ = [i for i in range(90) if known[i] not in ".?" and change[i] > lvl]
     # Compared with the last still board, not by the reading alone: a point whose ink reads like a piece in both
     # (wood grain, a shadow's edge) and changed only a little (light) is no arrival; nor is one that read empty
-    # in both and no piece left.
+    # in both and no piece left. And where the light changed the whole board, a point whose own ink rose or fell
+    # several-fold changed for a piece, however much the light changed around it.
     dens, ref_dens = reading.density, (ref_reading.density if ref_reading is not None else np.zeros(90))
     ref_occ = ref_reading.occupied if ref_reading is not None else np.zeros(90)
-    arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > 0.5 and change[i] > lvl
-               and (ref_occ[i] < 0.5 or change[i] > 2 * lvl or dens[i] > 1.3 * ref_dens[i])]
+    base = cfg.change_level
+    was_occ = [i for i in range(90) if known[i] not in ".?"
+               and (change[i] > lvl or (change[i] > base and occ[i] < 0.5 and dens[i] < 0.5 * ref_dens[i]))]
+    arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > 0.5
+               and ((change[i] > lvl and (ref_occ[i] < 0.5 or change[i] > 2 * lvl or dens[i] > 1.3 * ref_dens[i]))
+                    or (change[i] > base and dens[i] > 2.0 * ref_dens[i] + 0.02))]
     # points left unsure before (a piece half-way, seen again) are looked at for pieces between two points too
     unsure_before = [i for i in range(90) if known[i] == "?" and occ[i] > 0.5 and change[i] <= lvl]
     misaligned: list[tuple[int, int]] = []
