@@ -12,15 +12,23 @@ whole board. So:
    so a circle score (the mean of cos 2(gradient angle - radial angle) over an annulus, weighted by a saturating
    edge strength, for radii of the top face and its ring) peaks at each top face's centre; it is near 0 on an empty
    point, whose printed lines run radially and score negative;
-3. the homothety is fitted to the strong discs (robustly), which tells where every top face should be;
-4. each piece is cropped from the photo itself (not the small top view) centred on its top face, one spacing
-   across at the classifier's scale, and read (type probabilities and P(red));
-5. a full board's rules are applied: at most 1 king, 2 advisors, 2 elephants, 2 horses, 2 chariots, 2 cannons,
+3. empty and piece are told apart by the board's own disc scores (two groups, an unsure band between them; a
+   point in the band is empty where a printed line still runs out of it in view);
+4. the homothety is fitted to the strong discs (robustly), which tells where every top face should be; a disc
+   standing between two points (5.10) makes both '?';
+5. each piece is cropped from the photo itself (not the small top view) centred on its top face, one spacing
+   across at the classifier's scale, in six slightly different crops, and read (type probabilities as their
+   geometric mean, P(red)); colours the classifier leaves unsure are settled by the board's two colour groups;
+6. a full board's rules are applied: at most 1 king, 2 advisors, 2 elephants, 2 horses, 2 chariots, 2 cannons,
    5 soldiers per side; kings and advisors only in their palace, elephants on their 7 points, soldiers on their
    10 starting points or beyond the river. A type the placement or the count forbids becomes the next best
-   allowed one when that is likely enough, else '?';
-6. '?' wherever something is unsure: the disc evidence between empty and piece, the colour, the type, or a disc
-   that stands clearly off its point (pieces between points are for the tracker and the arbiter, not a guess).
+   allowed one when that is likely enough, else '?'; sure pieces the rules reject in the colour read get their
+   colour re-read from the inks; sure pieces showing Red at the other end turn a grid fit half a turn;
+7. '?' wherever something is unsure: the disc evidence, the colour, the type, a board whose types mostly cannot be
+   read, or a disc that stands clearly off its point (pieces between points are for the tracker and the arbiter).
+
+Measured: bench/RESULTS.md "detect" (bench/detect_rendered.py). The tracker can read pieces the same way with
+`read_pieces` (crops centred where `DetectReading.centres` puts the top faces) or the whole `read_board`.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .board import fit_from_h, rotate_half_turn
+from .board import BoardFit, fit_from_h, rotate_half_turn
 from .grid import POINTS_UV, canonical_transform
 from .pieces import colour_features, normalise_crop
 
@@ -113,7 +121,7 @@ class DetectReading:
     type_prob: np.ndarray  # (90,) probability of that letter's type (0 where no piece)
     red: np.ndarray  # (90,) P(red) (0.5 where no piece)
     reasons: tuple[str, ...]  # per point, why it is '?' ("" where it is not)
-    fit: object  # the BoardFit read: the one given, or it turned by half a turn when the pieces said so
+    fit: BoardFit  # the fit read: the one given, or it turned by half a turn when the pieces said so
     turned: bool  # True when the pieces showed Red at the other end than the fit had it
 
 
