@@ -321,3 +321,34 @@ def test_a_piece_set_down_off_its_point_is_one_piece() -> None:
     last = stable[-1]
     assert last[point_index("h2")] == "." and last[point_index("h5")] == "C"
     assert last[point_index("g5")] in ".?"
+
+
+def test_a_move_under_a_shadow_over_the_board() -> None:
+    # dappled shade (light through a plant or a lattice) falls over the board while a pawn advances: the light
+    # changed a great many points, the pawn's points changed for a piece
+    from xqarb.vision.render import render_position
+
+    scene = _scene(1010)
+    start = render_position(START_SQUARES, scene)
+    after_sq = _moved(START_SQUARES, "c3", "c4")
+    after = render_position(after_sq, scene).image.astype(np.float32)
+    w = after.shape[1]
+    xx = np.arange(w, dtype=np.float32)[None, :, None]
+    spacing = float(np.linalg.norm(start.corners[1] - start.corners[0])) / 8
+    # stripes of shade 1.5 spacings apart, up to 35 % deep: too fine for the view's normalisation to cancel
+    shade = 1.0 - 0.35 * (0.5 + 0.5 * np.sin(2 * np.pi * xx / (1.5 * spacing)))
+    shaded = np.clip(after * shade, 0, 255).astype(np.uint8)
+    # (a change all over the view, touching its edges, is taken for an arm until it has been still for 2 s)
+    stable, _ = _snapshots_after_frames(start, [shaded] * 16)
+    assert stable[-1] == after_sq, [point_name_diff(stable[-1], after_sq)]
+
+
+def _snapshots_after_frames(start, frames: list[np.ndarray]) -> tuple[list[str], list]:
+    _, seen = _play(Tracker(), _given_fit(start), [start.image] * 4 + frames)
+    return [o.fields["squares"] for o in seen if o.type == "BoardStable"], seen
+
+
+def point_name_diff(a: str, b: str) -> list[str]:
+    from xqarb.vision.grid import point_name
+
+    return [f"{point_name(i)} {x}/{y}" for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
