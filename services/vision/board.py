@@ -41,10 +41,11 @@ MIN_SCORE = 6.0  # line-support contrast (black-hat units) below which a lattice
 # A second lattice supported at least this share of the best one is a second board in view, not clutter: the
 # next table's board scores 0.5..1.1 of the watched one; lattices on tables and sheets score below 0.35.
 SECOND_BOARD = 0.4
-# A line of a fitted lattice is missing when its response is below this share of the median line's. The outer
-# lines may be: a full row of pieces covers a back rank (the start position), an edge file runs along the frame
-# and the pieces on it. Of the 15 inner lines (ranks 1..8, files b..h) a board seen whole misses at most one.
-MISSING_LINE = 0.3
+# A line of a fitted lattice is missing when it stands out of its cells less than this share of the median line
+# (grid.line_supports). The outer lines may: a full row of pieces covers a back rank (the start position), an
+# edge file runs along the frame. Of the 15 inner lines (ranks 1..8, files b..h) a board seen whole misses at most
+# one; on rendered boards the weakest inner line of the true lattice stands out 0.6 of the median or more.
+MISSING_LINE = 0.35
 MAX_MISSING_LINES = 1
 _INNER_LINES = np.array([v for v in range(1, 9)] + [10 + u for u in range(1, 8)])  # see grid.line_supports
 # ArUco marker centres in the board plane (u, v), by id: one spacing diagonally outside a9, i9, i0, a0.

@@ -177,17 +177,40 @@ def _line_groups() -> np.ndarray:
 ON_LINE = _line_groups()
 
 
-def line_supports(resp: np.ndarray, h_board_to_img: np.ndarray) -> np.ndarray:
-    """Mean line response along each of the 19 printed lines (10 ranks, v = 0..9, then 9 files, u = 0..8).
+def _line_normals() -> np.ndarray:
+    """Per sample of ON_UV, the unit step across its line in the board plane (along v for ranks, u for files)."""
+    return np.array([(0.0, 1.0) if g < 10 else (1.0, 0.0) for g in ON_LINE])
 
-    A board shows every one of its lines somewhere between the pieces; a lattice that is shifted, stretched or laid
-    over a board cut by the frame's edge has lines with nothing printed under them.
-    """
+
+ON_NORMAL = _line_normals()
+
+
+def _sample(resp: np.ndarray, h_board_to_img: np.ndarray, uv: np.ndarray) -> np.ndarray:
     hh, ww = resp.shape
-    p = apply_h(h_board_to_img, ON_UV)
-    x = np.round(p[:, 0]).astype(np.int64)
-    y = np.round(p[:, 1]).astype(np.int64)
-    ok = (x >= 0) & (x < ww) & (y >= 0) & (y < hh)
-    v = np.zeros(len(ON_UV), dtype=np.float64)
-    v[ok] = resp[y[ok], x[ok]]
-    return np.bincount(ON_LINE, weights=v, minlength=19) / np.bincount(ON_LINE, minlength=19)
+    p = apply_h(h_board_to_img, uv)
+    with np.errstate(invalid="ignore"):
+        x = np.round(p[:, 0])
+        y = np.round(p[:, 1])
+    ok = np.isfinite(x) & np.isfinite(y) & (x >= 0) & (x < ww) & (y >= 0) & (y < hh)
+    v = np.zeros(len(uv), dtype=np.float64)
+    v[ok] = resp[y[ok].astype(np.int64), x[ok].astype(np.int64)]
+    return v
+
+
+def line_supports(resp: np.ndarray, h_board_to_img: np.ndarray) -> np.ndarray:
+    """How much each of the 19 printed lines stands out (10 ranks, v = 0..9, then 9 files, u = 0..8).
+
+    Per line: the mean line response along it, less the mean half a spacing beside it on its quieter side (the
+    middle of the cells; the other side may be the river's text or a frame). A board shows every one of its lines
+    somewhere between the pieces; a lattice that is shifted, stretched, of half the spacing or laid over a board
+    cut by the frame's edge has lines with nothing printed under them, or with as much beside them as on them.
+    """
+    counts = np.bincount(ON_LINE, minlength=19)
+
+    def per_line(values: np.ndarray) -> np.ndarray:
+        return np.bincount(ON_LINE, weights=values, minlength=19) / counts
+
+    on = per_line(_sample(resp, h_board_to_img, ON_UV))
+    before = per_line(_sample(resp, h_board_to_img, ON_UV - 0.5 * ON_NORMAL))
+    after = per_line(_sample(resp, h_board_to_img, ON_UV + 0.5 * ON_NORMAL))
+    return on - np.minimum(before, after)
