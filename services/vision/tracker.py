@@ -4,7 +4,8 @@
 it could not be decoded; `frame_sha256` names the JPEG the frame came from (the evidence). No clock, no I/O.
 
 What it reports (DESIGN, event catalogue, "from vision"), never what it means:
-- BoardCalibrated when the board is found (again: the camera or the board moved);
+- BoardCalibrated when the board is found (again: the camera or the board moved), or on the first frame when the
+  board's calibration was given (`Tracker.initial(fit)`: an operator marked the corners by hand);
 - HandEntered / HandLeft: a large change over the grid against the last still board (a hand or arm);
 - PieceLifted: a piece known to stand on a point is gone while the hand is over the board, the point itself in view;
 - PiecePlaced / PieceNudged / PieceMisaligned / BoardStable once the board has been still for `stable_us` after the
@@ -15,7 +16,8 @@ What it reports (DESIGN, event catalogue, "from vision"), never what it means:
 Types: the tracker keeps the last stable board with full FEN letters where it knows them (the start position when
 the first board seen has the start's occupancy and colours; afterwards a moved piece keeps its letter, found from
 what changed: one point vacated and one point newly occupied or changed). A point it cannot explain gets X / x
-from the ink colour, or `?`.
+from the ink colour, or `?`. Every point is judged against the last still board (its change, its own ink then
+and now), not by this frame's reading alone: a move changes two points, a touch one, the light many a little.
 """
 
 from __future__ import annotations

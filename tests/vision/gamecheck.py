@@ -5,7 +5,10 @@ against the position after each legal move (`X` / `x` match any red / black piec
 is the move. A piece left between two points (5.10) leaves `?` on both candidates: the opponent designates, so the
 check takes the game's move when it is among the matches and PieceMisaligned named its two points.
 
-Run: `python tests/vision/gamecheck.py --games 200 --moves 40 [--difficulty hard]` (prints the figures).
+Run: `python tests/vision/gamecheck.py --games 200 --moves 40 [--difficulty hard] [--truth-fit] [--causes]` (prints
+the figures). `--truth-fit` calibrates each board with the renderer's true corners, so that the figures are the
+tracker's own, board finding aside; `--causes` prints, for every snapshot that fits no move, how it differs from
+the true board (empty / occupied, colour, type, '?', a hand in view, a snapshot missing between two moves).
 """
 
 from __future__ import annotations
