@@ -639,7 +639,8 @@ def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
     if len(complete) > 1:
         where = " and ".join(f"({b[2][0] / scale:.0f}, {b[2][1] / scale:.0f})" for b in complete)
         raise NoBoardFound(f"{len(complete)} boards in view, centred at {where}: cannot tell which one this camera "
-                           "watches (frame one board, or fit the ArUco markers)")
+                           "watches (frame one board, fit the ArUco markers, or give the board's corners in the "
+                           "venue configuration: boards.<id>.corners)")
     best_h, best_s = complete[0][0], complete[0][1]
     best_h = _wind_clockwise(best_h)
     up = np.diag([1.0 / scale, 1.0 / scale, 1.0])
