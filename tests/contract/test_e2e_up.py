@@ -18,10 +18,6 @@ PLIES = 6  # frames 0-109: six moves, before the video's first nudge (a touch) a
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="through `xqarb up` at the video's own pace (4 runs): 4 moves, then vision "
-                                       "misses Red's 5th move (i0h0, hand 20.75-22.5 s), reports it merged with "
-                                       "Black's reply plus a false PieceLifted g6 -> Ruling 8.1.5, 8.1.7, "
-                                       "AttentionNeeded (one run before the referee's event-time fix: 4.1.9)")
 def test_rendered_game_through_http_gives_its_moves(tmp_path, shared_data):
     video = tmp_path / "video"
     r = run_xqarb(["vision", "render", "--game-index", "0", "--seed", "3", "--difficulty", "plain", "--fps", "4",
