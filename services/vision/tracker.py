@@ -542,6 +542,15 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                                    -change[k]))
         if _may_take(known, vacated[0], nudged[0]):
             captured, nudged = nudged[:1], nudged[1:]
+    if vacated and not arrived and not fresh and not captured and len(vacated) == 1:
+        # A piece left and nothing changed enough where it went: under a change of light a capture changes its
+        # point less than the light changed the board. A piece of the other side that now surely shows the
+        # mover's colour is where it took.
+        takers = [i for i in range(90) if i not in taken and i not in vacated and change[i] > base
+                  and _takes(known, vacated[0], i, reading)]
+        if takers:
+            captured = [max(takers, key=lambda k: change[k])]
+            nudged = [i for i in nudged if i != captured[0]]
     if vacated and not arrived and not fresh and not captured:
         # A piece left its point and arrived nowhere sure: pieces do not vanish from a still board. A piece set
         # down off its point near the edge shows only part of its ink inside the board: the empty point that
