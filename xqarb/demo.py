@@ -5,7 +5,9 @@ renderer's synthetic board: it POSTs every JPEG frame to `/ingest/v1/boards/<boa
 the mover's hand has left the board after a move, presses the clock (`/clock`, ClockPressed with both times as the
 device shows them). Now and then, so that every alert can be seen: a piece touched and nudged (the renderer's
 nudges), a piece left half-way between two points (5.10; the demo's "arbiter" then enters the point the opponent
-designates), a clock pressed without a move (8.1.7).
+designates), a clock pressed without a move (8.1.7). A nudge that would oblige a move the shipped game does not
+make (5.1 / 5.2) is announced first as an adjustment (5.6, entered by the demo's arbiter), as a careful player
+would: otherwise the referee rightly orders the move taken back and the recorded game could not go on.
 
 Everything goes through the public HTTP endpoints with the configured tokens, exactly as real devices would.
 """
@@ -25,6 +27,26 @@ from importlib import resources
 from typing import Any
 
 START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+
+
+def adjustment_needed(squares: str, side: str, point: str, following: str | None) -> bool:
+    """Whether `side` touching the piece on `point` (in its own time) obliges a move (5.1 own piece, 5.2 the
+    opponent's) that the game's next move `following` does not make; a touch that only costs a foul (8.1.5: the
+    piece cannot move or cannot be captured) or that the next move honours obliges nothing the game breaks."""
+    from xqarb.referee.rules import FenError, Move, Position
+    from xqarb.referee.touch import Touch, obligation
+
+    index = (9 - int(point[1])) * 9 + "abcdefghi".index(point[0])
+    letter = squares[index]
+    if letter == ".":
+        return False
+    try:
+        position = Position.from_squares(squares, side)
+    except FenError:
+        return True  # no position with that side to move: announce rather than guess
+    touch = Touch(point, letter.isupper() == (side == "red"), letter, 0, "demo")
+    needed = obligation(position, position.legal_moves(), [touch])
+    return needed is not None and (following is None or not needed.met_by(Move.parse(following)))
 
 
 def shipped_games() -> list[dict[str, Any]]:
@@ -375,10 +397,10 @@ class DemoBoard:
             delay = t0 + frame.t_us / 1e6 / self.options.speed - time.monotonic()
             if delay > 0 and self.stop.wait(delay):
                 return
+            if truth.event == "nudge" and truth.nudged:
+                self._nudge(truth)
             self._send_frame(body)
             last_body = body
-            if truth.event == "nudge":
-                self._count("touched piece")
             if self.follower is not None and self.follower.has_ended(self.game_id):
                 return  # the referee ended the game (a result, a loss by rule): on to the next one
             if truth.event == "hand_leave" and truth.ply > ply_done:
@@ -401,6 +423,20 @@ class DemoBoard:
             self.stop.wait(step)
         if not self.stop.is_set():
             self.finish_game()
+
+    def _nudge(self, truth: Any) -> None:
+        """A piece is about to be nudged: announced as an adjustment where a plain touch would derail the game."""
+        start_red = (self.game.get("start_fen") or START_FEN).split()[1] in ("w", "r")
+        side = "red" if (truth.ply % 2 == 0) == start_red else "black"
+        following = self.moves[truth.ply] if truth.ply < len(self.moves) else None
+        if not adjustment_needed(truth.squares, side, truth.nudged, following):
+            self._count("touched piece")
+            return
+        self._count("adjustment announced")
+        self._post_json("events", self.arbiter_token, {
+            "type": "TouchReported", "side": side, "point": truth.nudged, "adjust": True, "game_id": self.game_id,
+            "occurred_at": time.time_ns() // 1000,
+        })
 
     def _press(self, clock: SimClock, pending: tuple[float, str, Any, int, float], designated: Any) -> None:
         _, mover, misaligned, _, _ = pending

@@ -20,7 +20,9 @@ from xqarb.referee.inference import (
     SquaresError,
     changes_of,
     check_squares,
+    consistent,
     fen_of,
+    index_of,
     infer,
     squares_after,
 )
@@ -818,6 +820,10 @@ def _settle_misaligned(st: _Step) -> None:
     if points is None:
         return
     st.set(misaligned_seen=None)
+    if not st.s.ambiguous:
+        half_way = _moves_left_half_way(st.s, points)
+        if half_way:
+            st.set(ambiguous=half_way)
     if st.s.ambiguous and all(m.to in points for m in st.s.ambiguous):
         # The piece just moved stands between two points and the camera cannot say which: 5.10.
         mover = st.s.position.side
@@ -828,6 +834,22 @@ def _settle_misaligned(st: _Step) -> None:
             st.set(misaligned=mis)
         return
     _misaligned_after(st, points)
+
+
+def _moves_left_half_way(s: GameState, points: tuple[str, ...]) -> tuple[Move, ...]:
+    """The side to move's legal moves between the two points of a piece standing between them, where the still
+    board allows them ('?' on both, as a camera reads such a piece): the move may have been made and the piece
+    left half-way on its way (5.10), which the snapshot alone cannot show. The designation says which it was."""
+    if len(points) != 2 or s.last_seen is None or any(p in (m.move.to for m in s.moves[-1:]) for p in points):
+        return ()
+    a, b = points
+    seen = s.last_seen
+    found = []
+    for mv in (Move(a, b), Move(b, a)):
+        f, t = index_of(mv.frm), index_of(mv.to)
+        if s.position.is_legal(mv) and consistent(".", seen[f]) and consistent(s.squares[f], seen[t]):
+            found.append(mv)
+    return tuple(found)
 
 
 def _misaligned_after(st: _Step, points: tuple[str, ...]) -> None:
@@ -877,7 +899,7 @@ def _designated(st: _Step) -> None:
         st.attention(f"PointDesignated {point} is not one of the candidate points {', '.join(mis.points)}")
         return
     last = s.moves[-1] if s.moves else None
-    st.set(misaligned=None)
+    st.set(misaligned=None, ambiguous=())
     if last is None or last.side != mis.mover or last.move.to == point:
         return  # the camera's reading stands
     if last.move.to not in mis.points:
@@ -926,6 +948,8 @@ def _press_without_move(st: _Step) -> None:
     if s.press_pending is None:
         return
     side = s.press_pending[0]
+    if s.ambiguous and s.misaligned is not None and s.misaligned.stage == "designate" and s.misaligned.mover == side:
+        return  # 5.10: whether the press followed a move waits for the opponent's designation of the point
     st.set(press_pending=None)
     if s.attention is not None:
         # The board is in a state the referee could not follow (AttentionNeeded): whether that press followed a

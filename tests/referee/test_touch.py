@@ -191,3 +191,24 @@ def test_5_10_in_the_cameras_order_misaligned_before_the_still_board(scenario):
     s.add("PieceMisaligned", points=["e2", "d2"]).stable(after.squares()).press("red")
     r = s.run()
     assert r.moves == ["h2e2"] and r.rulings("obligation", "5.10") and not r.attention
+
+
+def test_5_10_a_move_left_half_way_from_its_own_point_waits_for_the_designation(scenario):
+    # Red's rook leaves a0 for a1 and stays half-way: the camera reads both points unsure ('?') and names them;
+    # no single snapshot shows the move, so the opponent designates (5.10) and that decides whether it was made.
+    s = scenario()
+    half = list(s.position.squares())
+    half[81] = half[72] = "?"  # a0 and a1
+    s.add("PieceMisaligned", points=["a0", "a1"], dt=5).stable("".join(half), dt=0.2).press("red")
+    s.stable("".join(half), dt=1.0)  # the camera repeats the still board: the press is not ruled 8.1.7 yet
+    r = s.run()
+    assert r.moves == [] and not r.rulings("foul") and not r.attention
+    assert [(o["side"], o["article"]) for o in r.rulings("obligation")] == [("black", "5.10")]
+    made = s.add("PointDesignated", point="a1").run()
+    assert made.moves == ["a0a1"] and made.game.position.piece_at("a1") == "R" and not made.rulings("foul")
+    # Designated back on a0: no move was made, and the press was one without moving (8.1.7).
+    s2 = scenario()
+    s2.add("PieceMisaligned", points=["a0", "a1"], dt=5).stable("".join(half), dt=0.2).press("red")
+    s2.add("PointDesignated", point="a0").stable(s2.position.squares(), dt=1.0)
+    r2 = s2.run()
+    assert r2.moves == [] and [(f["side"], f["article"]) for f in r2.rulings("foul")] == [("red", "8.1.7")]

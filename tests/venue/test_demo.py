@@ -79,3 +79,18 @@ def test_stop_ends_the_boards_promptly(topics: str) -> None:
     finally:
         server.stop()
         publisher.close()
+
+
+def test_a_nudge_that_would_oblige_another_move_is_announced_as_an_adjustment() -> None:
+    """5.1 / 5.2 against the shipped game's next move; touches that only cost an 8.1.5 foul stay plain touches."""
+    from xqarb.demo import START_FEN, adjustment_needed
+    from xqarb.referee.rules import Position
+
+    start = Position.from_fen(START_FEN).squares()
+    assert adjustment_needed(start, "red", "g3", "b0c2")  # own soldier touched, another piece moves: 5.1
+    assert not adjustment_needed(start, "red", "g3", "g3g4")  # the touched soldier is the one that moves
+    assert adjustment_needed(start, "red", "a0", None)  # own rook, the game over: nothing honours it
+    assert not adjustment_needed(start, "red", "i6", "b0c2")  # Black's soldier, no Red piece can take it: a foul
+    assert not adjustment_needed(start, "red", "e5", "b0c2")  # nothing stands there
+    # Black's cannon b7 can take the horse on b0 (over the cannon on b2): touching it obliges the capture (5.2)
+    assert adjustment_needed(start, "black", "b0", "h9g7") and not adjustment_needed(start, "black", "b0", "b7b0")
