@@ -116,6 +116,8 @@ class SimClock:
     since_us: int = 0
 
     def press(self, side: str, now_us: int) -> None:
+        if side != self.running:
+            return  # a button whose clock is not running does nothing, as on a real device
         elapsed = (now_us - self.since_us) // 1000 if self.since_us else 0
         if side == "red":
             self.red_ms = self.red_ms - elapsed + self.increment_ms

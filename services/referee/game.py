@@ -167,6 +167,9 @@ class GameState:
     ambiguous: tuple[Move, ...] = ()
     misaligned: Misalignment | None = None
     misaligned_seen: tuple[str, ...] | None = None  # reported with the still board, judged at its BoardStable
+    # The two points of a piece whose point was designated (5.10): it may stay off-centre and the camera keep
+    # reporting it; that is settled until a move leaves or reaches one of them.
+    designated_points: frozenset[str] | None = None
     nudges: tuple[tuple[str, str, int, str], ...] = ()  # (side, point, at, event id), judged at the BoardStable
     vary_order: tuple[str, int] | None = None
     repetition_pending: bool = False
@@ -567,6 +570,8 @@ def _accept_move(st: _Step, move: Move) -> None:
         clock=clock, press_pending=press_pending, attention=None, ambiguous=(), offer_pending=offer,
         last_offer=last_offer,
     )
+    if s.designated_points is not None and (move.frm in s.designated_points or move.to in s.designated_points):
+        st.set(designated_points=None)  # the designated piece (or its point) is in play again
     st.set_position(after, after_squares)
     st.set_flag("moved", side, moved)
     st.set_flag("arrived", side, True)
@@ -807,6 +812,8 @@ def _touch_reported(st: _Step) -> None:
 def _misaligned(st: _Step) -> None:
     s = st.s
     points = tuple(st.e.data["points"])
+    if s.designated_points == frozenset(points):
+        return  # 5.10: already designated; the piece is where the opponent said
     if s.moves and s.moves[-1].move.to in points:
         _misaligned_after(st, points)
         return
@@ -888,8 +895,10 @@ def _designated(st: _Step) -> None:
     if s.ambiguous:
         chosen = [m for m in s.ambiguous if m.to == point]
         if len(chosen) == 1:
+            points = s.misaligned.points if s.misaligned is not None else (chosen[0].frm, chosen[0].to)
             st.set(misaligned=None)
             _accept_move(st, chosen[0])
+            st.set(designated_points=frozenset(points))
             return
     mis = s.misaligned
     if mis is None:
@@ -899,7 +908,7 @@ def _designated(st: _Step) -> None:
         st.attention(f"PointDesignated {point} is not one of the candidate points {', '.join(mis.points)}")
         return
     last = s.moves[-1] if s.moves else None
-    st.set(misaligned=None, ambiguous=())
+    st.set(misaligned=None, ambiguous=(), designated_points=frozenset(mis.points))
     if last is None or last.side != mis.mover or last.move.to == point:
         return  # the camera's reading stands
     if last.move.to not in mis.points:
@@ -915,6 +924,7 @@ def _designated(st: _Step) -> None:
     st.ruling("correction", mis.mover, st.art("designate"),
               f"ply {last.ply} stands on {point} as designated: {last.move.iccs} becomes {alternative.iccs}")
     _accept_move(st, alternative)
+    st.set(designated_points=frozenset(mis.points))
     st.set_flag("moved", mis.mover, False)  # its clock press has been made already
 
 

@@ -212,3 +212,16 @@ def test_5_10_a_move_left_half_way_from_its_own_point_waits_for_the_designation(
     s2.add("PointDesignated", point="a0").stable(s2.position.squares(), dt=1.0)
     r2 = s2.run()
     assert r2.moves == [] and [(f["side"], f["article"]) for f in r2.rulings("foul")] == [("red", "8.1.7")]
+
+
+def test_5_10_once_designated_the_same_piece_seen_between_the_points_again_is_settled(scenario):
+    s = scenario().move("h2e2")
+    s.add("PieceMisaligned", points=["e2", "d2"]).add("PointDesignated", point="e2")
+    s.add("PieceMisaligned", points=["e2", "d2"], dt=3)  # the piece stays off-centre: the camera says so again
+    s.move("h9g7")
+    s.add("PieceMisaligned", points=["e2", "d2"], dt=3)
+    r = s.run()
+    assert r.moves == ["h2e2", "h9g7"] and len(r.rulings("obligation", "5.10")) == 1 and not r.attention
+    # once a move leaves one of those points, a piece between them is a new question
+    s.move("e2d2").add("PieceMisaligned", points=["d2", "e2"])
+    assert len(s.run().rulings("obligation", "5.10")) == 2

@@ -27,6 +27,8 @@ def test_sim_clock_counts_down_the_side_to_move_with_increment() -> None:
     assert (clock.red_ms, clock.black_ms) == (65_000, 60_000)
     clock.press("black", 4_000_000)  # black thought 3 s
     assert (clock.red_ms, clock.black_ms) == (65_000, 62_000)
+    clock.press("black", 5_000_000)  # Black's clock is not running: the button does nothing, like a real device
+    assert (clock.red_ms, clock.black_ms, clock.running) == (65_000, 62_000, "red")
 
 
 def test_demo_board_posts_a_game_over_http(topics: str) -> None:
