@@ -15,7 +15,6 @@ Run: `python tests/vision/boardcheck.py --scenes 100 --difficulty easy hard` (pr
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -24,6 +23,9 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from gamecheck import load_games  # noqa: E402  (the same games and moves as gamecheck's videos)
 
 
 @dataclass
@@ -99,19 +101,6 @@ def check_scene(fen: str, moves: list[str], seed: int, difficulty: str, tol: flo
     if err_rot <= tol:
         return Outcome("flipped", err, dt, detail), describe_scene(scene)
     return Outcome("wrong", err, dt, detail), describe_scene(scene)
-
-
-def load_games(path: Path, n: int, max_moves: int) -> list[tuple[str, list[str]]]:
-    out = []
-    with path.open() as f:
-        for line in f:
-            g = json.loads(line)
-            if len(g["iccs"]) < 4:
-                continue
-            out.append((g["start_fen"], g["iccs"][:max_moves]))
-            if len(out) >= n:
-                break
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:
