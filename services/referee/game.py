@@ -522,7 +522,9 @@ def _judge_board(st: _Step, squares: str) -> None:
                      f"send PositionRestored")
 
 
-def _accept_move(st: _Step, move: Move) -> None:
+def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:
+    """`designated`: the move stands because the opponent designated its point (5.10): however long that took,
+    the mover's press already made is this move's."""
     s = st.s
     side = s.position.side
     ob = s.obligation()
@@ -544,7 +546,7 @@ def _accept_move(st: _Step, move: Move) -> None:
     press_pending = s.press_pending
     moved = True
     if press_pending is not None and press_pending[0] == side:
-        if not _press_was_for_this_move(s, press_pending[2], t):
+        if not designated and not _press_was_for_this_move(s, press_pending[2], t):
             # 8.1.7: the press came before the move was under way; the move, made in the opponent's time, still
             # stands and counts for that press.
             _press_without_move(st)
@@ -897,7 +899,7 @@ def _designated(st: _Step) -> None:
         if len(chosen) == 1:
             points = s.misaligned.points if s.misaligned is not None else (chosen[0].frm, chosen[0].to)
             st.set(misaligned=None)
-            _accept_move(st, chosen[0])
+            _accept_move(st, chosen[0], designated=True)
             st.set(designated_points=frozenset(points))
             return
     mis = s.misaligned
@@ -923,7 +925,7 @@ def _designated(st: _Step) -> None:
     st.truncate(s.ply - 1)
     st.ruling("correction", mis.mover, st.art("designate"),
               f"ply {last.ply} stands on {point} as designated: {last.move.iccs} becomes {alternative.iccs}")
-    _accept_move(st, alternative)
+    _accept_move(st, alternative, designated=True)
     st.set(designated_points=frozenset(mis.points))
     st.set_flag("moved", mis.mover, False)  # its clock press has been made already
 

@@ -204,7 +204,7 @@ def test_5_10_a_move_left_half_way_from_its_own_point_waits_for_the_designation(
     r = s.run()
     assert r.moves == [] and not r.rulings("foul") and not r.attention
     assert [(o["side"], o["article"]) for o in r.rulings("obligation")] == [("black", "5.10")]
-    made = s.add("PointDesignated", point="a1").run()
+    made = s.add("PointDesignated", point="a1", dt=12).run()  # Black takes its time to say
     assert made.moves == ["a0a1"] and made.game.position.piece_at("a1") == "R" and not made.rulings("foul")
     # Designated back on a0: no move was made, and the press was one without moving (8.1.7).
     s2 = scenario()
