@@ -331,8 +331,8 @@ class SqliteLedger:
             db = self._db
             try:
                 db.execute("BEGIN IMMEDIATE")
-                # The heads are read inside the write transaction (one query for all the batch's games), so no
-                # other writer can move them before the commit.
+                # The heads are read inside the write transaction (once per game of the batch), so no other writer
+                # can move them before the commit.
                 heads = self._heads({batch.game_id for batch in batches})
                 new_games = [(b.game_id, b.board_id) for b in batches if b.game_id not in heads]
                 if new_games:
