@@ -73,7 +73,7 @@ class Board:
     id: str
     tournament: str | None = None
     # The board's four corners a9, i9, i0, a0 in the camera's image pixels, where an operator measured them for a
-    # fixed camera: vision then takes this calibration instead of looking for the board (DESIGN, vision).
+    # fixed camera: vision then takes this calibration instead of looking for the board in the frames.
     corners: tuple[tuple[float, float], ...] | None = None
 
 
