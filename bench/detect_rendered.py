@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import time
 from collections import Counter
@@ -35,18 +34,8 @@ import numpy as np
 from xqarb.vision import render
 from xqarb.vision.board import NoBoardFound, find_board
 from xqarb.vision.detect import read_board
+from xqarb.vision.grid import point_index
 from xqarb.vision.pieces import PieceClassifier
-
-FILES = "abcdefghi"
-
-
-def _index(point: str) -> int:
-    return (9 - int(point[1])) * 9 + FILES.index(point[0])
-
-
-def _squares(fen: str) -> str:
-    rows = fen.split()[0].split("/")
-    return "".join(re.sub(r"\d", lambda m: "." * int(m.group()), r) for r in rows)
 
 
 def game_positions(games_file: Path, n: int, seed: int) -> list[str]:
@@ -56,9 +45,9 @@ def game_positions(games_file: Path, n: int, seed: int) -> list[str]:
     out = []
     for g in rng.choice(len(games), n, replace=len(games) < n):
         game = games[int(g)]
-        sq = list(_squares(game["start_fen"]))
+        sq = list(render.squares_from_fen(game["start_fen"]))
         for move in game["iccs"][:int(rng.integers(0, len(game["iccs"]) + 1))]:
-            a, b = _index(move[:2]), _index(move[2:])
+            a, b = point_index(move[:2]), point_index(move[2:])
             sq[b], sq[a] = sq[a], "."
         out.append("".join(sq))
     return out

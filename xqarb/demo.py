@@ -33,11 +33,11 @@ def adjustment_needed(squares: str, side: str, point: str, following: str | None
     """Whether `side` touching the piece on `point` (in its own time) obliges a move (5.1 own piece, 5.2 the
     opponent's) that the game's next move `following` does not make; a touch that only costs a foul (8.1.5: the
     piece cannot move or cannot be captured) or that the next move honours obliges nothing the game breaks."""
+    from xqarb.referee.inference import index_of
     from xqarb.referee.rules import FenError, Move, Position
     from xqarb.referee.touch import Touch, obligation
 
-    index = (9 - int(point[1])) * 9 + "abcdefghi".index(point[0])
-    letter = squares[index]
+    letter = squares[index_of(point)]
     if letter == ".":
         return False
     try:

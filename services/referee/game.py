@@ -849,8 +849,8 @@ def _moves_left_half_way(s: GameState, points: tuple[str, ...]) -> tuple[Move, .
     """The side to move's legal moves between the two points of a piece standing between them, where the still
     board allows them ('?' on both, as a camera reads such a piece): the move may have been made and the piece
     left half-way on its way (5.10), which the snapshot alone cannot show. The designation says which it was."""
-    if len(points) != 2 or s.last_seen is None or any(p in (m.move.to for m in s.moves[-1:]) for p in points):
-        return ()
+    if len(points) != 2 or s.last_seen is None or (s.moves and s.moves[-1].move.to in points):
+        return ()  # the piece just moved is _misaligned_after's question
     a, b = points
     seen = s.last_seen
     found = []

@@ -40,10 +40,9 @@ import cv2
 import numpy as np
 
 from .board import BoardFit, fit_from_h, rotate_half_turn
-from .grid import POINTS_UV, canonical_transform
-from .pieces import colour_features, normalise_crop
+from .grid import POINTS_UV, canonical_transform, point_name
+from .pieces import TYPES, colour_features, normalise_crop
 
-TYPES = "KABNRCP"  # the classifier's class order (pieces.TYPES)
 LIMITS = {"K": 1, "A": 2, "B": 2, "N": 2, "R": 2, "C": 2, "P": 5}
 
 PX = 40  # top view pixels per grid spacing: a piece's outline is ~17 px in radius, plenty for the circle score
@@ -508,10 +507,6 @@ _NEIGHBOURS: dict[int, list[int]] = {
     i: [int(b) for a, b in ADJACENT if a == i] + [int(a) for a, b in ADJACENT if b == i] for i in range(90)}
 
 
-def _name(i: int) -> str:
-    return f"{'abcdefghi'[i % 9]}{9 - i // 9}"
-
-
 def line_contrast(view: np.ndarray, pairs: np.ndarray, px: int = PX) -> np.ndarray:
     """How visible the printed line is at the middle of each segment (pairs of point indices): darkness on the line
     against beside it (0.15 spacing either side), over the middle tenth of the segment, in grey levels."""
@@ -653,7 +648,7 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
     reasons = [""] * 90
     for i in range(90):
         if i in between:
-            reasons[i] = f"a piece stands between this point and {_name(between[i])}"
+            reasons[i] = f"a piece stands between this point and {point_name(between[i])}"
             out.append("?")
             continue
         if disc[i] < empty_below or i in lines_seen:
