@@ -45,7 +45,7 @@ def adjustment_needed(squares: str, side: str, point: str, following: str | None
     except FenError:
         return True  # no position with that side to move: announce rather than guess
     touch = Touch(point, letter.isupper() == (side == "red"), letter, 0, "demo")
-    needed = obligation(position, position.legal_moves(), [touch])
+    needed = obligation(position, [touch])
     return needed is not None and (following is None or not needed.met_by(Move.parse(following)))
 
 

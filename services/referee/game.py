@@ -133,7 +133,6 @@ class GameState:
     start_fen: str
     position: Position
     squares: str
-    legal: tuple[Move, ...]
     moves: tuple[MoveRecord, ...]
     # History for 棋例 and the natural limit: hist_positions[i] is the position before hist_moves[i] (an arbiter
     # setting a position that no move leads to starts a new history).
@@ -188,8 +187,13 @@ class GameState:
     def active_fouls(self, side: str) -> list[Foul]:
         return [f for f in self.fouls if f.side == side and not f.waived]
 
+    @property
+    def legal(self) -> tuple[Move, ...]:
+        """The side to move's legal moves, listed when asked (the position keeps them once listed)."""
+        return tuple(self.position.legal_moves())
+
     def obligation(self) -> Obligation | None:
-        return obligation(self.position, self.legal, self.touches(self.position.side))
+        return obligation(self.position, self.touches(self.position.side))
 
     @property
     def ply(self) -> int:
@@ -298,7 +302,7 @@ def start(event: Event) -> GameState:
         game_id=d["game_id"], board_id=event.board_id, cfg=cfg, red_player=d.get("red_player", ""),
         black_player=d.get("black_player", ""), recording_required=bool(d.get("recording_required", False)),
         started_at=event.occurred_at, start_fen=position.fen(), position=position, squares=position.squares(),
-        legal=tuple(position.legal_moves()), moves=(), hist_positions=(position,), hist_moves=(), clock=clock,
+        moves=(), hist_positions=(position,), hist_moves=(), clock=clock,
         last_at=event.occurred_at,
     )
 
@@ -391,8 +395,7 @@ class _Step:
         return getattr(self.s, f"{name}_{side}")
 
     def set_position(self, position: Position, squares: str | None = None) -> None:
-        self.set(position=position, squares=position.squares() if squares is None else squares,
-                 legal=tuple(position.legal_moves()), hand_seen_at=None)
+        self.set(position=position, squares=position.squares() if squares is None else squares, hand_seen_at=None)
 
     def truncate(self, n: int) -> None:
         """Take the game back to before ply n+1 (5.8.2 / 5.8.3 / 5.10 corrections)."""
@@ -493,7 +496,7 @@ def _board_stable(st: _Step) -> None:
 
 def _judge_board(st: _Step, squares: str) -> None:
     s = st.s
-    inf = infer(s.position, s.legal, s.squares, squares)
+    inf = infer(s.position, s.squares, squares)
     if inf.kind == "unchanged":
         if s.press_pending is not None:
             _press_without_move(st)
@@ -587,7 +590,7 @@ def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:
     if st.s.result is not None:
         return
     # 4.1.1 / 4.1.2: no legal move for the side to move is a loss, checkmated or stalemated (困毙).
-    if not st.s.legal:
+    if not after.has_legal_move():
         loser = after.side
         if after.in_check():
             st.lose(loser, "mate", f"{loser} is checkmated by {move.iccs} ({record.chinese})")

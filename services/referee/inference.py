@@ -119,7 +119,7 @@ def describe_changes(current: str, seen: str, diff: Sequence[int]) -> tuple[str,
     return tuple(f"{point_of(i)}: {describe(current[i])} -> {describe(seen[i])}" for i in diff)
 
 
-def infer(position: Position, legal: Sequence[Move], current: str, seen: str) -> Inference:
+def infer(position: Position, current: str, seen: str) -> Inference:
     """The move (or not) that turns `position` (whose squares are `current`) into what the camera `seen`."""
     diff = changes_of(current, seen)
     if not diff:
@@ -127,16 +127,18 @@ def infer(position: Position, legal: Sequence[Move], current: str, seen: str) ->
     if len(diff) > 2:
         return Inference("unexplained", reason=f"{len(diff)} points changed: no single move explains it",
                          changes=describe_changes(current, seen, diff))
-    need = {point_of(i) for i in diff}
+    if len(diff) == 2:
+        # Two points changed: the move can only be between them, one way or the other (checked alone, which is
+        # far cheaper than listing every legal move; this runs for every move of every game).
+        a, b = sorted(point_of(i) for i in diff)
+        pairs: Sequence[Move] = [mv for mv in (Move(a, b), Move(b, a)) if position.is_legal(mv)]
+    else:
+        only = point_of(diff[0])  # one point changed (the other '?'-consistent): a move from or to it
+        pairs = [m for m in position.legal_moves() if only in (m.frm, m.to)]
     candidates = []
-    for m in legal:
-        if (m.frm not in need and len(need) == 2) or (m.to not in need and len(need) == 2):
-            continue
-        if len(need) == 1 and m.frm not in need and m.to not in need:
-            continue
+    for m in pairs:
         f, t = index_of(m.frm), index_of(m.to)
-        piece = current[f]
-        if consistent(".", seen[f]) and consistent(piece, seen[t]):
+        if consistent(".", seen[f]) and consistent(current[f], seen[t]):
             candidates.append(m)
     if len(candidates) == 1:
         return Inference("move", (candidates[0],))

@@ -140,6 +140,17 @@ def _plain(value: Any) -> Any:
 
 # Sorted keys, no spaces, UTF-8 as is: the same bytes for the same entry on every machine and every run.
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_plain)
+# The same encoder's C core, built once: `JSONEncoder.encode` builds it again on every call, which is a quarter of
+# the cost of encoding an entry (measured). Where the C core is missing, `encode` gives the same bytes.
+_C_ENCODER = json.encoder.c_make_encoder
+_ENCODE_CHUNKS = (_C_ENCODER(None, _plain, json.encoder.encode_basestring, None, ":", ",", True, False, True)
+                  if _C_ENCODER is not None else None)
+
+
+def _encode(document: dict[str, Any]) -> str:
+    if _ENCODE_CHUNKS is None:
+        return _CANONICAL.encode(document)
+    return "".join(_ENCODE_CHUNKS(document, 0))
 
 
 def canonical_bytes(game_id: str, seq: int, kind: str, event: Event, origin: Origin | None) -> bytes:
@@ -154,7 +165,7 @@ def canonical_bytes(game_id: str, seq: int, kind: str, event: Event, origin: Ori
               **event.data}
     document = {"game_id": game_id, "seq": seq, "kind": kind, "event": fields,
                 "origin": origin.to_json() if origin else None}
-    return _CANONICAL.encode(document).encode("utf-8")
+    return _encode(document).encode("utf-8")
 
 
 def chain_hash(prev_hash: str, body: bytes) -> str:

@@ -68,12 +68,13 @@ def touch_foul(legal: Sequence[Move], touch: Touch) -> str | None:
     return None
 
 
-def obligation(position: Position, legal: Sequence[Move], touches: Sequence[Touch]) -> Obligation | None:
+def obligation(position: Position, touches: Sequence[Touch]) -> Obligation | None:
     """What the side to move must do because of its touches (5.1-5.5), or None when it is free."""
     own = next((t for t in touches if t.own and position.piece_at(t.point) == t.letter), None)
     opp = next((t for t in touches if not t.own and position.piece_at(t.point) == t.letter), None)
     if own is None and opp is None:
         return None
+    legal = position.legal_moves()  # only now: most moves are made with no touch standing
     if opp is None:
         assert own is not None
         mv = moves_of(legal, own.point)

@@ -244,6 +244,9 @@ def test_canonical_bytes_are_the_sorted_json_form_of_the_entry() -> None:
                 sort_keys=True, separators=(",", ":"), ensure_ascii=False,
             ).encode("utf-8")
             assert canonical_bytes("g1", 5, "input", event, origin) == expected
+            with pytest.MonkeyPatch.context() as patch:  # a Python without json's C core: the same bytes
+                patch.setattr("xqarb.referee.ledger._ENCODE_CHUNKS", None)
+                assert canonical_bytes("g1", 5, "input", event, origin) == expected
 
 
 def test_an_event_is_recorded_once_in_the_whole_ledger(ledger: SqliteLedger) -> None:

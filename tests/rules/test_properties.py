@@ -96,3 +96,28 @@ def test_any_text_is_a_legal_move_or_a_notation_error(game: tuple[Position, list
         assert str(exc)
     else:
         assert pos.is_legal(mv)
+
+
+def _fresh(pos: Position) -> Position:
+    """The same position with nothing listed yet (a position keeps its legal moves once listed)."""
+    return Position._trusted(pos.board())
+
+
+@settings(max_examples=150, deadline=None)
+@given(games())
+def test_one_move_checked_alone_agrees_with_the_list_of_legal_moves(game: tuple[Position, list[int]]) -> None:
+    # The referee checks the one move it saw without listing every move (Position._legal_alone): for every
+    # from-to pair of the side to move's pieces (and a few of the opponent's), both ways must agree.
+    pos, _ = game
+    legal = {m.iccs for m in pos.legal_moves()}
+    points = [f"{f}{r}" for f in "abcdefghi" for r in range(10)]
+    pieces = pos.pieces()
+    agreed = 0
+    for frm in pieces:
+        for to in points:
+            alone = _fresh(pos).is_legal(Move(frm, to))
+            assert alone == (frm + to in legal), f"{frm}{to} in {pos.fen()}: alone says {alone}"
+            agreed += alone
+    assert agreed == len(legal)
+    assert _fresh(pos).has_legal_move() == bool(legal)
+    assert _fresh(pos).is_game_over() == (not legal)

@@ -161,10 +161,13 @@ class Board:
         self.side = side
         self.halfmove = halfmove
         self.fullmove = fullmove
-        red = {s for s in range(90) if b[s] > 0}
-        black = {s for s in range(90) if b[s] < 0}
+        red: set[int] = set()
+        black: set[int] = set()
+        for s, p in enumerate(b):  # one pass (a board is built for every position the referee checks)
+            if p:
+                (red if p > 0 else black).add(s)
         self.pieces = (red, black)  # squares of Red's pieces, of Black's pieces
-        self.kings = [next((s for s in red if b[s] == KING), -1), next((s for s in black if b[s] == -KING), -1)]
+        self.kings = [b.index(KING) if KING in b else -1, b.index(-KING) if -KING in b else -1]
         if zobrist is None:
             zobrist = ZOBRIST_SIDE if side == BLACK else 0
             for s in red:
@@ -406,6 +409,19 @@ class Board:
         sfrom, sto = sens
         sfrom.add(k)
         return [m for m in moves if (m >> 7 not in sfrom and m & 127 not in sto) or safe(m, k, s)]
+
+    def has_legal_move(self) -> bool:
+        """Whether any legal move exists, stopping at the first (the referee asks after every move: 4.1.1, 4.1.2)."""
+        s = self.side
+        k = self.kings[0 if s == RED else 1]
+        moves = self.pseudo_moves()
+        safe = self._safe_after
+        sens = self._sensitive(k, s)
+        if sens is None:
+            return any(safe(m, k, s) for m in moves)
+        sfrom, sto = sens
+        sfrom.add(k)
+        return any((m >> 7 not in sfrom and m & 127 not in sto) or safe(m, k, s) for m in moves)
 
     def count_legal(self) -> int:
         """len(legal_moves()), for perft's bulk counting at the leaves."""

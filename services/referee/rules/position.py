@@ -29,6 +29,7 @@ from .board import (
     ZOBRIST,
     ZOBRIST_SIDE,
     Board,
+    _attacked,
     letter,
     point,
     square,
@@ -177,7 +178,8 @@ class Position:
         self._fullmove = fullmove
         self._key: int | None = board.hash
         self._legal: tuple[int, ...] | None = None
-        self._legal_set: frozenset[int] = frozenset()
+        # Moves known legal: all of them once listed; before that, those checked one by one (`_legal_alone`).
+        self._legal_set: set[int] | frozenset[int] = set()
         self._board: Board | None = board  # the validation's board, used once for the legal moves
 
     @classmethod
@@ -190,7 +192,7 @@ class Position:
         pos._fullmove = board.fullmove
         pos._key = board.hash
         pos._legal = None
-        pos._legal_set = frozenset()
+        pos._legal_set = set()
         pos._board = None  # the caller keeps using its board
         return pos
 
@@ -328,9 +330,40 @@ class Position:
         return self._legal
 
     def _is_legal_int(self, m: int) -> bool:
-        if self._legal is None:
-            self._legal_ints()
-        return m in self._legal_set
+        known = self._legal_set
+        if m in known:
+            return True
+        if self._legal is not None or not self._legal_alone(m):
+            return False
+        known.add(m)  # type: ignore[union-attr]  (a set until the moves are listed)
+        return True
+
+    def _legal_alone(self, m: int) -> bool:
+        """One move checked by itself: the referee checks the one move the camera saw in a position, and listing
+        every legal move for that costs ten times more (tests/rules check both ways agree on real games)."""
+        frm, to = m >> 7, m & 127
+        if frm >= 90 or to >= 90 or frm == to:
+            return False
+        c = self._cells
+        s = self._side
+        p = c[frm]
+        if p * s <= 0 or c[to] * s > 0:  # not a piece of the side to move, or landing on an own piece
+            return False
+        if _movement_fault(c, frm, to, p) is not None:  # 2.2
+            return False
+        b = list(c)
+        b[to] = p
+        b[frm] = 0
+        # 3.4: the own king may not be left attacked, nor facing the other king (2.2); `_attacked` sees both
+        return not _attacked(b, to if p * s == KING else b.index(KING * s), s)
+
+    def has_legal_move(self) -> bool:
+        """Whether the side to move has any legal move (4.1.1 / 4.1.2), without listing them all."""
+        if self._legal is not None:
+            return bool(self._legal)
+        if self._board is None:
+            self._board = self.board()  # kept for `_legal_ints` if the moves are listed later (not changed here)
+        return self._board.has_legal_move()
 
     def legal_moves(self) -> list[Move]:
         """Every legal move, sorted by ICCS text."""
@@ -399,7 +432,7 @@ class Position:
         pos._fullmove = self._fullmove + (1 if self._side == BLACK else 0)
         pos._key = key
         pos._legal = None
-        pos._legal_set = frozenset()
+        pos._legal_set = set()
         pos._board = None
         return pos
 
@@ -418,15 +451,15 @@ class Position:
 
     def is_checkmate(self) -> bool:
         """3.2 / 4.1.1: in check and no legal move."""
-        return not self._legal_ints() and self.in_check()
+        return not self.has_legal_move() and self.in_check()
 
     def is_stalemate(self) -> bool:
         """3.3 / 4.1.2 困毙: no legal move while not in check; unlike chess this LOSES for the side to move."""
-        return not self._legal_ints() and not self.in_check()
+        return not self.has_legal_move() and not self.in_check()
 
     def is_game_over(self) -> bool:
         """No legal move: checkmate or 困毙, both a loss for the side to move (4.1.1, 4.1.2)."""
-        return not self._legal_ints()
+        return not self.has_legal_move()
 
     def gives_check(self, move: Move) -> bool:
         return self.play(move).in_check()
