@@ -462,7 +462,10 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     parallax = np.median(reading.offset[on], axis=0) if on.sum() >= 3 else np.zeros(2)
     for i in sorted(arrived + was_occ + unsure_before, key=lambda k: -change[k]):
         off = reading.offset[i] - parallax
-        if float(np.hypot(*off)) >= cfg.misaligned_from and i not in taken and occ[i] > 0.5:
+        # The peak followed from a point falls short of a piece half-way (the mean shift starts at the point and
+        # its window holds only half the disc): a peak 0.1 short of `misaligned_from` is looked at, and
+        # `_between` decides from both points' peaks together.
+        if float(np.hypot(*off)) >= cfg.misaligned_from - 0.1 and i not in taken and occ[i] > 0.5:
             j = _towards(i, off)
             # a piece half-way covers half of each point's disc: both must show ink; and it can only stand where
             # no other piece still stands: the neighbour was empty or changed too (its piece was taken or moved)
@@ -474,16 +477,19 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     arrived = [i for i in arrived if i not in taken]
     vacated = [i for i in was_occ if occ[i] < 0.5 and i not in taken]
     unexplained: list[int] = []  # points that changed in a way no single move explains: reported unsure
+    leaning: list[int] = []  # points showing only the ink of a piece on a neighbouring point: as they were
     if len(arrived) == 2 and arrived[1] in neighbours(arrived[0]):
         # One piece set down a little off its point shows ink at the neighbour it leans towards as well: the
-        # point whose ink peak lies further towards the other is that neighbour. If neither clearly, both unsure.
+        # point whose ink peak lies further towards the other is that neighbour, and keeps what it was (its ink is
+        # the arriving piece's; reporting it unsure would leave a '?' that a later change re-reads as a piece).
+        # If neither clearly, both unsure.
         a, b = arrived
         d = POINTS_UV[b] - POINTS_UV[a]
         pa, pb = float(np.dot(reading.offset[a] - parallax, d)), float(np.dot(reading.offset[b] - parallax, -d))
         if pa - pb > 0.15 and pa >= 0.25:
-            arrived, unexplained = [b], [a]
+            arrived, leaning = [b], [a]
         elif pb - pa > 0.15 and pb >= 0.25:
-            arrived, unexplained = [a], [b]
+            arrived, leaning = [a], [b]
         else:
             unexplained = [a, b]
     # a piece left half-way by an earlier move (both points already unsure) is seen again: it is not this move's
@@ -515,7 +521,12 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # piece (a corner's frame lines, its neighbour's ink). Where a piece left, the point changed most; where
         # it took, the point now shows the mover's colour instead of the other side's.
         src = max(rest, key=lambda k: change[k] * (1.5 - occ[k]))
-        if any(_takes(known, src, j, reading) for j in rest if j != src):
+        # Where the source's own ink fell to well under what its piece showed, a colour that only crossed over
+        # towards the mover's (from surely the other side's) is enough: a dim or blurred board reads colours
+        # weakly, and the taker's ink sits where the taken piece's was.
+        emptied = ref_reading is not None and dens[src] < 0.6 * ref_dens[src]
+        if any(_takes(known, src, j, reading) or (emptied and _turned(known, src, j, reading, ref_reading))
+               for j in rest if j != src):
             vacated = [src]
             rest = [i for i in rest if i != src]
     nudged: list[int] = []
@@ -557,8 +568,19 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # changed most, if it changed clearly and shows some ink, is where it went.
         faint = [i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > 1.5 * lvl
                  and occ[i] >= 0.15]
+        bare = sorted((i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > 1.5 * lvl),
+                      key=lambda k: -change[k])
         if faint:
             arrived = [max(faint, key=lambda k: change[k])]
+        elif bare and all(occ[i] < 0.05 and not _on_edge(i) for i in vacated):
+            # The point was clearly emptied (not pushed: no ink left, not on the edge) and empty points changed as
+            # much as a piece arriving changes one, though no ink reads there (a blurred or small board, whose
+            # pieces' characters wash out; the disc itself still changed the point): the one that changed clearly
+            # most is where it went; among several alike, unsure (the rules choose among them).
+            if len(bare) == 1 or change[bare[0]] > 1.5 * change[bare[1]]:
+                arrived = bare[:1]
+            else:
+                unexplained.extend(bare[:3])
         else:
             # Nowhere: a "vacated" point whose disc still shows some ink was pushed, not emptied; so was one on the
             # edge of the board, whose ink may lie all beyond the outer line when pushed outwards (the reading
@@ -587,7 +609,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     # points left unsure by an earlier snapshot and changed since: what they show now, where it is clear (a piece
     # centred on the point, not the ink of a neighbour's piece leaning towards it); unchanged, they stay unsure
     for i in range(90):
-        if known[i] == "?" and i not in taken and i not in targets and change[i] > lvl:
+        if known[i] == "?" and i not in taken and i not in targets and i not in leaning and change[i] > lvl:
             centred = float(np.hypot(*(reading.offset[i] - parallax))) < 0.25
             sq[i] = "." if occ[i] < 0.2 else (_ink_letter(reading, i) if occ[i] > 0.8 and centred else "?")
     return "".join(sq), [i for i in targets if i not in unexplained], sorted(nudged), misaligned
@@ -631,6 +653,17 @@ def _takes(known: str, src: int, dst: int, reading: PointReading) -> bool:
     colour."""
     return (known[src] in _CASED and known[dst] in _CASED and known[src].isupper() != known[dst].isupper()
             and _sure_colour(reading, dst) == known[src].isupper())
+
+
+def _turned(known: str, src: int, dst: int, reading: PointReading, ref_reading: PointReading | None) -> bool:
+    """The piece from `src` may have taken on `dst`: the other side's piece stood there, read surely as its colour
+    on the last still board, and `dst` now reads on the mover's side of even (not surely: weaker than `_takes`)."""
+    if ref_reading is None or known[src] not in _CASED or known[dst] not in _CASED:
+        return False
+    mover_red = known[src].isupper()
+    if mover_red == known[dst].isupper() or _sure_colour(ref_reading, dst) != (not mover_red):
+        return False
+    return bool(reading.red[dst] > 0.5) == mover_red
 
 
 def _implausible(reading: PointReading) -> str | None:

@@ -5,10 +5,12 @@ against the position after each legal move (`X` / `x` match any red / black piec
 is the move. A piece left between two points (5.10) leaves `?` on both candidates: the opponent designates, so the
 check takes the game's move when it is among the matches and PieceMisaligned named its two points.
 
-Run: `python tests/vision/gamecheck.py --games 200 --moves 40 [--difficulty hard] [--truth-fit] [--causes]` (prints
-the figures). `--truth-fit` calibrates each board with the renderer's true corners, so that the figures are the
-tracker's own, board finding aside; `--causes` prints, for every snapshot that fits no move, how it differs from
-the true board (empty / occupied, colour, type, '?', a hand in view, a snapshot missing between two moves).
+Run: `python tests/vision/gamecheck.py [--start 0] --games 200 --moves 40 [--difficulty hard] [--truth-fit]
+[--causes]` (prints the figures; `--start K` begins at the K-th game, scene seed `--seed0` + K, so that games tuned
+on and games held out can be run apart). `--truth-fit` calibrates each board with the renderer's true corners, so
+that the figures are the tracker's own, board finding aside; `--causes` prints, for every snapshot that fits no
+move, how it differs from the true board (empty / occupied, colour, type, '?', a hand in view, a snapshot missing
+between two moves).
 """
 
 from __future__ import annotations
@@ -196,6 +198,8 @@ def load_games(path: Path, n: int, max_moves: int) -> list[tuple[str, list[str]]
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--start", type=int, default=0,
+                    help="first game (its index in the data file's usable games; scene seed is seed0 + index)")
     ap.add_argument("--moves", type=int, default=40, help="moves per game (the first N of each game)")
     ap.add_argument("--difficulty", default="hard")
     ap.add_argument("--data", default=str(HERE.parents[1].parent / "shared" / "data" / "games" / "ccpd_dev.jsonl"))
@@ -204,10 +208,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="calibrate with the renderer's true corners (the tracker's own accuracy, board finding aside)")
     ap.add_argument("--causes", action="store_true", help="print each failed snapshot's differences from the truth")
     args = ap.parse_args(argv)
-    games = load_games(Path(args.data), args.games, args.moves)
+    games = load_games(Path(args.data), args.start + args.games, args.moves)[args.start:]
     tot = GameResult()
     counts: Counter[str] = Counter()
-    for k, (fen, mv) in enumerate(games):
+    for k, (fen, mv) in enumerate(games, start=args.start):
         r = check_game(fen, mv, args.seed0 + k, difficulty=args.difficulty, truth_fit=args.truth_fit)
         for why in r.causes:
             # one count per kind of error per failed snapshot (a bad frame's twenty points are one cause)
