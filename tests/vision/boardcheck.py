@@ -4,7 +4,8 @@ For each difficulty, the first frame of N rendered games (the same games and see
 data file with seed `seed0 + k`, so a scene here is the scene gamecheck calibrates on) goes through `find_board`,
 and the fit is compared with the renderer's truth:
 - right: all 90 points within `--tol` (default 1/4) of the local point spacing of the truth, a9 where a9 is;
-- flipped: the lattice is right but turned by a half-turn (Red's side taken for Black's);
+- flipped: the lattice is right but turned by a half-turn (Red's side taken for Black's); the totals say how many
+  of these (and of the right ones) the fit itself said were not oriented (BoardFit.oriented false);
 - wrong: any other fit reported as a success (shifted by a line, the neighbour's board, a checked table...);
 - refused: NoBoardFound (honest; the tracker retries on later frames).
 A wrong or flipped fit is the worst outcome: the tracker would watch the wrong points.
@@ -46,6 +47,7 @@ class Outcome:
     mean_err: float = float("inf")  # mean point error in the matching orientation (inf when refused or wrong)
     max_err: float = float("inf")  # worst point error in the matching orientation (inf when refused or wrong)
     floor: float = float("nan")  # worst point error of the best homography through the true points
+    oriented: bool = True  # the fit said it could tell which end is Red (BoardFit.oriented)
 
 
 @dataclass
@@ -119,7 +121,8 @@ def check_scene(fen: str, moves: list[str], seed: int, difficulty: str, tol: flo
     e, e_rot = point_errors(fit.points, truth)
     err, err_rot = float(e.max()), float(e_rot.max())
     matched = e if err <= err_rot else e_rot
-    fine = {"mean_err": float(matched.mean()), "max_err": float(matched.max()), "floor": homography_floor(truth)}
+    fine = {"mean_err": float(matched.mean()), "max_err": float(matched.max()), "floor": homography_floor(truth),
+            "oriented": bool(fit.oriented)}
     sp = float(np.median(local_spacing(truth)))
     found_c = fit.points[[0, 8, 89, 81]]
     detail = (f"score {fit.score:.1f}, oriented {fit.oriented}, err {err:.2f} sp (spacing {sp:.0f} px), "
@@ -131,7 +134,7 @@ def check_scene(fen: str, moves: list[str], seed: int, difficulty: str, tol: flo
         return Outcome("right", err, dt, detail, **fine), describe_scene(scene)
     if err_rot <= tol:
         return Outcome("flipped", err, dt, detail, **fine), describe_scene(scene)
-    return Outcome("wrong", err, dt, detail), describe_scene(scene)
+    return Outcome("wrong", err, dt, detail, oriented=bool(fit.oriented)), describe_scene(scene)
 
 
 def fine_summary(outcomes: list[tuple[int, Outcome]], worst: int = 5) -> str:
@@ -178,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
             outcomes.append((k, out))
             records.append({"difficulty": diff, "k": k, "kind": out.kind, "seconds": out.seconds,
                             "mean_err": out.mean_err, "max_err": out.max_err, "floor": out.floor,
-                            "detail": out.detail})
+                            "oriented": out.oriented, "detail": out.detail})
             if out.kind != "right" or args.verbose or args.only:
                 print(f"{diff} k={k} seed={args.seed0 + k}: {out.kind.upper()} ({out.seconds:.2f}s) "
                       f"[{scene_text}] {out.detail}", flush=True)
@@ -187,6 +190,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"TOTAL {diff}: {n} scenes: right {tot.counts['right']} ({100.0 * tot.counts['right'] / max(1, n):.1f}%),"
               f" refused {tot.counts['refused']}, flipped {tot.counts['flipped']}, wrong {tot.counts['wrong']}; "
               f"find_board mean {secs.mean():.2f}s, median {np.median(secs):.2f}s, max {secs.max():.2f}s", flush=True)
+        unsure = {kind: sum(1 for _, o in outcomes if o.kind == kind and not o.oriented)
+                  for kind in ("right", "flipped")}
+        # a fit that says it could not tell which end is Red leaves that to the tracker (the start position) or an
+        # operator: a half-turn said so is less bad than one claimed
+        print(f"ORIENTATION {diff}: said not oriented: {unsure['right']} of the right, {unsure['flipped']} of the "
+              f"flipped", flush=True)
         print(f"FINE {diff}: {fine_summary(outcomes)}", flush=True)
         worst = max(worst, tot.counts["flipped"] + tot.counts["wrong"])
     if args.json:

@@ -1,0 +1,77 @@
+"""Keeping the board found during a game: a camera bumped by a few pixels is followed without a new calibration
+and without a false move; a camera moved for good is said (a new BoardCalibrated) and the board found again."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from synthetic import START_SQUARES
+
+from xqarb.vision.render import random_scene, render_position
+from xqarb.vision.tracker import Tracker
+
+STEP = 250_000  # 4 frames per second
+
+
+def _spacing(points: np.ndarray) -> float:
+    return float(np.linalg.norm(np.diff(points.reshape(10, 9, 2), axis=1), axis=2).mean())
+
+
+def _moved_camera(image: np.ndarray, points: np.ndarray, dx: float, dy: float,
+                  turn_deg: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The frame and its true points after the camera turned by `turn_deg` about the frame's middle and the
+    picture shifted by (dx, dy) pixels (a knock on the table or the camera's arm)."""
+    h, w = image.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), turn_deg, 1.0)
+    m[:, 2] += (dx, dy)
+    moved = cv2.warpAffine(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return moved, points @ m[:, :2].T + m[:, 2]
+
+
+def _play(frames: list[np.ndarray]):
+    tracker = Tracker()
+    state = tracker.initial()
+    seen = []
+    for k, img in enumerate(frames):
+        state, obs = tracker.step(state, img, k * STEP, f"{k:064x}")
+        seen.extend(obs)
+    return state, seen
+
+
+@pytest.fixture(scope="module", params=[7001, 7002])
+def start(request):
+    # easy scenes with seeds of their own (not among boardcheck's 1000..1399)
+    return render_position(START_SQUARES, random_scene(request.param, difficulty="easy"))
+
+
+@pytest.mark.parametrize(("dx", "dy"), [(3.0, -2.0), (-4.0, 1.0)])
+def test_a_camera_bumped_a_few_pixels_is_followed(start, dx, dy) -> None:
+    bumped, truth = _moved_camera(start.image, start.points, dx, dy)
+    state, seen = _play([start.image] * 6 + [bumped] * 8)
+    kinds = [o.type for o in seen]
+    # found once; the bump is followed by the per-frame re-check, not by finding the board again
+    assert kinds.count("BoardCalibrated") == 1, kinds
+    assert not {"CameraFault", "PieceLifted", "PiecePlaced", "PieceNudged", "PieceMisaligned"} & set(kinds), kinds
+    stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
+    assert stable and all(s == START_SQUARES for s in stable), stable
+    err = np.linalg.norm(state.fit.points - truth, axis=1).max() / _spacing(truth)
+    assert err < 0.1, f"the fit after the bump is off by up to {err:.2f} spacing"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "tracker.step looks for the board again only when no hand is seen, and a camera moved by more than the bump "
+    "follow (0.4 spacing) changes the whole view against the last still board, which reads as a hand: the line "
+    "support falls to about 1 % of the calibration's (0.8 of 100.6 here) and the board is never found again; "
+    "HandEntered / HandLeft are reported instead (tracker.py is not board finding's file)"))
+def test_a_camera_moved_for_good_is_said_and_the_board_found_again(start) -> None:
+    moved, truth = _moved_camera(start.image, start.points, 40.0, 25.0, turn_deg=4.0)
+    state, seen = _play([start.image] * 6 + [moved] * 24)
+    calibrated = [o for o in seen if o.type == "BoardCalibrated"]
+    assert len(calibrated) == 2, [o.type for o in seen]
+    assert not {"PieceLifted", "PiecePlaced"} & {o.type for o in seen}
+    # found again where the board now is, with Red's end where it was
+    err = np.linalg.norm(state.fit.points - truth, axis=1).max() / _spacing(truth)
+    assert err < 0.1, f"the fit after the move is off by up to {err:.2f} spacing"
+    stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
+    assert stable[-1] == START_SQUARES
