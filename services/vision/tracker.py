@@ -566,17 +566,21 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # A piece left its point and arrived nowhere sure: pieces do not vanish from a still board. A piece set
         # down off its point near the edge shows only part of its ink inside the board: the empty point that
         # changed most, if it changed clearly and shows some ink, is where it went.
-        faint = [i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > 1.5 * lvl
-                 and occ[i] >= 0.15]
+        # (or, having changed at all, whose own ink rose well over what it showed empty: a dim board's pieces
+        # read faintly everywhere)
+        faint = [i for i in range(90) if known[i] in ".?" and i not in taken and occ[i] >= 0.15
+                 and (change[i] > 1.5 * lvl or (change[i] > lvl and dens[i] > 1.5 * ref_dens[i] + 0.01))]
         bare = sorted((i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > 1.5 * lvl),
                       key=lambda k: -change[k])
         if faint:
             arrived = [max(faint, key=lambda k: change[k])]
-        elif bare and all(occ[i] < 0.05 and not _on_edge(i) for i in vacated):
-            # The point was clearly emptied (not pushed: no ink left, not on the edge) and empty points changed as
-            # much as a piece arriving changes one, though no ink reads there (a blurred or small board, whose
-            # pieces' characters wash out; the disc itself still changed the point): the one that changed clearly
-            # most is where it went; among several alike, unsure (the rules choose among them).
+        elif bare and all((occ[i] < 0.05 and not _on_edge(i)) or change[bare[0]] > 0.8 * change[i] for i in vacated):
+            # Empty points changed as much as a piece arriving changes one, though no ink reads there (a blurred or
+            # small board, whose pieces' characters wash out; the disc itself still changed the point), and the
+            # point left was emptied, not pushed: no ink left there, or an empty point changed about as much as it
+            # did (a piece pushed changes its own point most, and outwards from an edge point no other; an edge
+            # point keeps the frame's ink when emptied). The one that changed clearly most is where it went; among
+            # several alike, unsure (the rules choose among them).
             if len(bare) == 1 or change[bare[0]] > 1.5 * change[bare[1]]:
                 arrived = bare[:1]
             else:

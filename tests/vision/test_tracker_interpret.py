@@ -123,3 +123,40 @@ def test_a_piece_half_way_whose_peak_falls_short_names_both() -> None:
     assert misaligned == [(point_index("e8"), point_index("f8"))]
     assert squares[point_index("f9")] == "." and squares[point_index("e8")] == "?" and squares[point_index("f8")] == "?"
     assert not placed
+
+
+def test_a_rook_moved_along_the_edge_of_a_blurred_board() -> None:
+    # (hard game 68, seed 1068, ply 5) the rook i0 -> h0 on a blurred board: the emptied corner keeps a little of
+    # the frame's ink, no ink reads at h0, yet h0 changed about as much as i0: a move, not a push off the edge
+    known = _moved(START_SQUARES, "h0", "g2")
+    after = _moved(known, "i0", "h0")
+    ref_view, view = _views({"i0": 0.45, "h0": 0.5})
+    ref = _reading(known, i0={"occupied": 0.5, "density": 0.05})
+    now = _reading(after, i0={"occupied": 0.2, "density": 0.02}, h0={"occupied": 0.02, "density": 0.01})
+    squares, placed, nudged, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    assert squares == after
+    assert placed == [point_index("h0")] and not nudged
+
+
+def test_a_piece_pushed_outwards_off_an_edge_point_stays() -> None:
+    # the counterpart: the rook i0 pushed outwards, beyond the frame, shows no ink, and no other point changed
+    known = START_SQUARES
+    ref_view, view = _views({"i0": 0.5})
+    ref = _reading(known)
+    now = _reading(known, i0={"occupied": 0.02, "density": 0.01})
+    squares, placed, nudged, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    assert squares == known
+    assert not placed and nudged == [point_index("i0")]
+
+
+def test_a_faint_arrival_whose_ink_rose() -> None:
+    # (hard game 78, seed 1078, ply 11) the pawn e3 -> e4 on a dim board: e4 reads under half a piece's ink, but
+    # its own ink rose several-fold where it changed
+    known = _moved(START_SQUARES, "h2", "e2")
+    after = _moved(known, "e3", "e4")
+    ref_view, view = _views({"e3": 0.5, "e4": 0.2})  # e4 changed (0.11), not by half as much again
+    ref = _reading(known, e4={"density": 0.02})
+    now = _reading(after, e4={"occupied": 0.46, "density": 0.09})
+    squares, placed, _, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    assert squares == after
+    assert placed == [point_index("e4")]
