@@ -754,13 +754,13 @@ def _touch(st: _Step, side: str, point: str, source: str) -> None:
     touch = Touch(point, letter.isupper() == (side == "red"), letter, st.t, st.e.event_id)
     st.set_touches(side, (*s.touches(side), touch))
     if side == s.position.side:
-        legal: tuple[Move, ...] | list[Move] = s.legal
+        position = s.position
     else:
         try:
-            legal = Position.from_squares(s.squares, side).legal_moves()
+            position = Position.from_squares(s.squares, side)
         except FenError:
             return  # no position with that side to move (its opponent is in check): 8.1.5 cannot be judged now
-    why = touch_foul(legal, touch)
+    why = touch_foul(position, touch)
     if why is not None:
         st.foul(side, st.art("foul_touch_own" if touch.own else "foul_touch_opponent"), f"{why} ({source})")
 

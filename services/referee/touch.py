@@ -51,19 +51,21 @@ class Obligation:
         }
 
 
-def moves_of(legal: Sequence[Move], point: str) -> frozenset[Move]:
-    return frozenset(m for m in legal if m.frm == point)
+def moves_of(position: Position, point: str) -> frozenset[Move]:
+    """The legal moves of the piece on `point` (a touched own piece's, 5.1)."""
+    return frozenset(position.legal_moves_from(point))
 
 
-def captures_of(legal: Sequence[Move], point: str) -> frozenset[Move]:
-    return frozenset(m for m in legal if m.to == point)
+def captures_of(position: Position, point: str) -> frozenset[Move]:
+    """The side to move's legal moves that capture on `point` (a touched opponent piece's, 5.2)."""
+    return frozenset(m for m in position.legal_moves() if m.to == point)
 
 
-def touch_foul(legal: Sequence[Move], touch: Touch) -> str | None:
+def touch_foul(position: Position, touch: Touch) -> str | None:
     """Why a touch is an 8.1.5 foul, or None: an own piece with no legal move, an opponent piece none can take."""
-    if touch.own and not moves_of(legal, touch.point):
+    if touch.own and not moves_of(position, touch.point):
         return f"touched own piece {touch.letter} on {touch.point}, which has no legal move"
-    if not touch.own and not captures_of(legal, touch.point):
+    if not touch.own and not captures_of(position, touch.point):
         return f"touched opponent piece {touch.letter} on {touch.point}, which no own piece can capture"
     return None
 
@@ -74,20 +76,19 @@ def obligation(position: Position, touches: Sequence[Touch]) -> Obligation | Non
     opp = next((t for t in touches if not t.own and position.piece_at(t.point) == t.letter), None)
     if own is None and opp is None:
         return None
-    legal = position.legal_moves()  # only now: most moves are made with no touch standing
     if opp is None:
         assert own is not None
-        mv = moves_of(legal, own.point)
+        mv = moves_of(position, own.point)
         if mv:
             return Obligation("5.1", mv, f"must move the touched {own.letter} on {own.point}")
         return None  # 5.1: it cannot move, so another piece may (the touch itself is an 8.1.5 foul)
     if own is None:
-        cap = captures_of(legal, opp.point)
+        cap = captures_of(position, opp.point)
         if cap:
             return Obligation("5.2", cap, f"must capture the touched {opp.letter} on {opp.point}")
         return None
-    own_moves = moves_of(legal, own.point)
-    caps = captures_of(legal, opp.point)
+    own_moves = moves_of(position, own.point)
+    caps = captures_of(position, opp.point)
     first_captures = own_moves & caps
     simultaneous = own.at == opp.at
     if own.at < opp.at:  # 5.3: own piece first, then the opponent's

@@ -272,8 +272,9 @@ class Board:
         return out
 
     # ---------------------------------------------------------------- move generation
-    def pseudo_moves(self) -> list[int]:
-        """Every move obeying the movement rules of 2.2, ignoring the safety of the own king."""
+    def pseudo_moves(self, only: int | None = None) -> list[int]:
+        """Every move obeying the movement rules of 2.2, ignoring the safety of the own king (`only`: the moves of
+        the side to move's piece on that square)."""
         b = self.b
         s = self.side
         out: list[int] = []
@@ -285,6 +286,8 @@ class Board:
             mine = self.pieces[1]
             elephant, advisor, king = ELEPHANT_STEPS[BLACK], ADVISOR_STEPS[BLACK], KING_STEPS[BLACK]
             pawn = PAWN_STEPS[BLACK]
+        if only is not None:
+            mine = {only} & mine
         for frm in mine:
             t = b[frm] * s
             base = frm << 7
@@ -397,11 +400,12 @@ class Board:
         b[to] = cap
         return safe
 
-    def legal_moves(self) -> list[int]:
-        """Every legal move (2.2 and 3.4: none may leave the own king attacked or facing the other king)."""
+    def legal_moves(self, only: int | None = None) -> list[int]:
+        """Every legal move (2.2 and 3.4: none may leave the own king attacked or facing the other king); `only`:
+        those of the side to move's piece on that square."""
         s = self.side
         k = self.kings[0 if s == RED else 1]
-        moves = self.pseudo_moves()
+        moves = self.pseudo_moves(only)
         safe = self._safe_after
         sens = self._sensitive(k, s)
         if sens is None:  # in check: every move must answer it
