@@ -84,6 +84,7 @@ class TrackerConfig:
     max_changed: int = 8  # more changed points than this at once is no move (light, camera, board disturbed)
     start_squares: str | None = START_SQUARES  # the position assumed when the first board has its occupancy
     start_tolerance: int = 6  # points whose occupancy may read otherwise on that first board
+    start_order: float = 0.9  # ... or the share of (start point, other point) pairs whose inks are in the start's order
 
 
 @dataclass(frozen=True)
@@ -393,7 +394,12 @@ class Tracker:
         n = int(want.sum())
         strongest = np.zeros(90, bool)
         strongest[np.argsort(-reading.density, kind="stable")[:n]] = True
-        if min(int((occ != want).sum()), int((strongest != want).sum())) > cfg.start_tolerance:
+        # Where the edge points read like pieces (a board's frame, its printed numbers) and the corner pieces
+        # faintly, the start is still told by the order of the inks: nearly every start point shows more ink than
+        # nearly every other point (a random lattice or cloth orders them by chance, about half the pairs).
+        order = float(np.mean(reading.density[want][:, None] > reading.density[~want][None, :]))
+        if (min(int((occ != want).sum()), int((strongest != want).sum())) > cfg.start_tolerance
+                and order < cfg.start_order):
             return None
         if oriented:
             return cfg.start_squares
@@ -556,8 +562,9 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     if vacated and not arrived and not fresh and not captured and len(vacated) == 1:
         # A piece left and nothing changed enough where it went: under a change of light a capture changes its
         # point less than the light changed the board. A piece of the other side that now surely shows the
-        # mover's colour is where it took.
-        takers = [i for i in range(90) if i not in taken and i not in vacated and change[i] > base
+        # mover's colour is where it took (one piece's disc taking another's place changes the point little more
+        # than its ink's colour: half the change level is enough where the colour turned surely).
+        takers = [i for i in range(90) if i not in taken and i not in vacated and change[i] > 0.5 * lvl
                   and _takes(known, vacated[0], i, reading)]
         if takers:
             captured = [max(takers, key=lambda k: change[k])]
@@ -567,9 +574,11 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # down off its point near the edge shows only part of its ink inside the board: the empty point that
         # changed most, if it changed clearly and shows some ink, is where it went.
         # (or, having changed at all, whose own ink rose well over what it showed empty: a dim board's pieces
-        # read faintly everywhere)
+        # read faintly everywhere; and under glare, where the whole disc washes out and changes the point by
+        # half as much, ink where there was none)
         faint = [i for i in range(90) if known[i] in ".?" and i not in taken and occ[i] >= 0.15
-                 and (change[i] > 1.5 * lvl or (change[i] > lvl and dens[i] > 1.5 * ref_dens[i] + 0.01))]
+                 and (change[i] > 1.5 * lvl or (change[i] > lvl and dens[i] > 1.5 * ref_dens[i] + 0.01)
+                      or (change[i] > 0.5 * lvl and dens[i] > 2.0 * ref_dens[i] + 0.05))]
         bare = sorted((i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > 1.5 * lvl),
                       key=lambda k: -change[k])
         if faint:

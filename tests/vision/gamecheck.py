@@ -56,6 +56,7 @@ class GameResult:
     lifts_reported: int = 0
     nudges_truth: int = 0
     nudges_reported: int = 0
+    false_touches: int = 0  # PieceNudged where nothing was touched since the last snapshot (no nudge, no move)
     frames: int = 0
     seconds: float = 0.0
 
@@ -99,6 +100,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     """
     from xqarb.referee.rules import Move, Position
     from xqarb.vision.board import fit_from_corners
+    from xqarb.vision.grid import point_name
     from xqarb.vision.render import render_game
     from xqarb.vision.tracker import Tracker
 
@@ -116,6 +118,9 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     truth_misaligned: set[tuple[str, str]] = set()
     reported_misaligned: set[tuple[str, str]] = set()
     lifted_truth: set[str] = set()
+    # the points touched since the last BoardStable: nudged, or changed by a move, or a piece half-way
+    touched: set[str] = set()
+    last_stable_truth: str | None = None
     for frame in render_game(start_fen, moves, seed, fps=fps, difficulty=difficulty, misplace_rate=misplace_rate,
                              nudge_rate=nudge_rate):
         res.frames += 1
@@ -126,6 +131,13 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
             lifted_truth.add(tr.lifted)
         if tr.event == "nudge" and tr.nudged:
             res.nudges_truth += 1
+        if tr.nudged:
+            touched.add(tr.nudged)
+        if tr.misaligned:
+            touched.update(tr.misaligned)
+        if last_stable_truth is not None:
+            touched.update(point_name(i) for i, (a, b) in enumerate(zip(last_stable_truth, tr.squares, strict=True))
+                           if a != b)
         if first and truth_fit:
             state = tracker.initial(fit_from_corners(tr.corners, "given", 0.0))
         first = False
@@ -139,8 +151,11 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                 reported_misaligned.add(tuple(sorted(o.fields["points"])))
             elif o.type == "PieceNudged":
                 res.nudges_reported += 1
+                if o.fields["point"] not in touched:
+                    res.false_touches += 1
             elif o.type == "BoardStable":
                 sq = o.fields["squares"]
+                last_stable_truth, touched = tr.squares, set(tr.misaligned or ())
                 if matches(sq, pos.squares()) and "?" not in sq:
                     continue
                 cands = [m for m in pos.legal_moves() if matches(sq, pos.play(m).squares())]
@@ -219,15 +234,17 @@ def main(argv: list[str] | None = None) -> int:
             if args.causes:
                 print(f"  game {k} seed {args.seed0 + k}: {why}", flush=True)
         for f in ("moves", "inferred_ok", "misaligned_truth", "misaligned_reported", "false_lifts", "lifts_reported",
-                  "nudges_truth", "nudges_reported", "frames"):
+                  "nudges_truth", "nudges_reported", "false_touches", "frames"):
             setattr(tot, f, getattr(tot, f) + getattr(r, f))
         tot.seconds += r.seconds
         print(f"game {k}: {r.inferred_ok}/{r.moves} moves, misaligned {r.misaligned_reported}/{r.misaligned_truth}, "
-              f"false lifts {r.false_lifts}, {r.frames} frames, {r.seconds:.0f}s  {r.wrong[:2]}", flush=True)
+              f"false lifts {r.false_lifts}, false touches {r.false_touches}, {r.frames} frames, {r.seconds:.0f}s  "
+              f"{r.wrong[:2]}", flush=True)
     pct = 100.0 * tot.inferred_ok / max(1, tot.moves)
     print(f"TOTAL {len(games)} games: moves inferred {tot.inferred_ok}/{tot.moves} = {pct:.2f}%; misaligned reported "
           f"{tot.misaligned_reported}/{tot.misaligned_truth}; false lifts {tot.false_lifts} of {tot.lifts_reported} "
-          f"lifts reported; nudges {tot.nudges_reported} reported / {tot.nudges_truth} true; {tot.frames} frames "
+          f"lifts reported; nudges {tot.nudges_reported} reported / {tot.nudges_truth} true, {tot.false_touches} where "
+          f"nothing was touched; {tot.frames} frames "
           f"in {tot.seconds:.0f}s")
     if counts:
         print("failed snapshots by cause: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
