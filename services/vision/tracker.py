@@ -437,11 +437,23 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     dens, ref_dens = reading.density, (ref_reading.density if ref_reading is not None else np.zeros(90))
     ref_occ = ref_reading.occupied if ref_reading is not None else np.zeros(90)
     base = cfg.change_level
-    was_occ = [i for i in range(90) if known[i] not in ".?"
-               and (change[i] > lvl or (change[i] > base and occ[i] < 0.5 and dens[i] < 0.5 * ref_dens[i]))]
-    arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > 0.5
-               and ((change[i] > lvl and (ref_occ[i] < 0.5 or change[i] > 2 * lvl or dens[i] > 1.3 * ref_dens[i]))
-                    or (change[i] > base and dens[i] > 2.0 * ref_dens[i] + 0.02))]
+    # Nothing changed at the change level, and the board as a whole changed little: a piece that reads faintly
+    # (a corner in glare, a blurred board) changes its points by less; look again at 0.6 of the level, still
+    # three times the board's typical change.
+    levels = ((lvl, base), (max(0.6 * base, 3.0 * float(np.median(change))), 0.6 * base))
+    for lvl, base in levels:  # (the level the sets were found at is the one used below)
+        was_occ = [i for i in range(90) if known[i] not in ".?"
+                   and (change[i] > lvl or (change[i] > base and occ[i] < 0.5 and dens[i] < 0.5 * ref_dens[i]))]
+        arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > 0.5
+                   and ((change[i] > lvl
+                         and (ref_occ[i] < 0.5 or change[i] > 2 * lvl or dens[i] > 1.3 * ref_dens[i]))
+                        or (change[i] > base and dens[i] > 2.0 * ref_dens[i] + 0.02))]
+        # A point that changed clearly and whose own ink rose many-fold received a piece, though it reads under
+        # the board's piece scale (a board whose edge points read like pieces sets that scale high)
+        arrived += [i for i in range(90) if known[i] in ".?" and 0.3 < occ[i] <= 0.5 and change[i] > 1.5 * lvl
+                    and dens[i] > 3.0 * ref_dens[i] + 0.05]
+        if was_occ or arrived or levels[1][0] >= levels[0][0]:
+            break
     # points left unsure before (a piece half-way, seen again) are looked at for pieces between two points too
     unsure_before = [i for i in range(90) if known[i] == "?" and occ[i] > 0.5 and change[i] <= lvl]
     misaligned: list[tuple[int, int]] = []
@@ -521,6 +533,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         left = [i for i in was_occ if _on_edge(i) and change[i] > 3 * lvl and dens[i] < 0.6 * ref_dens[i]]
         if len(left) == 1:
             vacated = left
+    if len(vacated) == 2 and not arrived and not fresh:
+        # Two pieces' points read empty and nothing arrived: one piece took the other, and the taker reads faintly
+        # where it stands (a dim or blurred board). The point emptied outright is where it came from; the other,
+        # which still shows some ink and held a piece it may take, is where it took.
+        a, b = sorted(vacated, key=lambda k: occ[k])
+        if occ[a] < 0.05 <= occ[b] and known[a] in _CASED and known[b] in _CASED and _may_take(known, a, b):
+            vacated = [a]
     rest = [i for i in was_occ if i not in vacated and i not in taken]
     if not vacated and not arrived and not fresh and len(rest) >= 2:
         # No point reads empty, yet several pieces changed: a capture whose source still reads a little like a
@@ -579,7 +598,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         faint = [i for i in range(90) if known[i] in ".?" and i not in taken and occ[i] >= 0.15
                  and (change[i] > 1.5 * lvl or (change[i] > lvl and dens[i] > 1.5 * ref_dens[i] + 0.01)
                       or (change[i] > 0.5 * lvl and dens[i] > 2.0 * ref_dens[i] + 0.05))]
-        bare = sorted((i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > 1.5 * lvl),
+        bare = sorted((i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > lvl),
                       key=lambda k: -change[k])
         if faint:
             arrived = [max(faint, key=lambda k: change[k])]

@@ -208,3 +208,44 @@ def test_the_start_told_by_the_order_of_the_inks() -> None:
     rng = np.random.default_rng(3)
     shuffled = PointReading(occ, want.astype(float), np.zeros((90, 2)), rng.permutation(dens), np.zeros(90))
     assert tracker._first_squares(shuffled, tracker.config, oriented=True) is None
+
+
+def test_a_capture_whose_taker_reads_faintly() -> None:
+    # (hard game 80, seed 1080, ply 7; tuned on) the cannon e2 takes the pawn e6 on a dim board: both points read
+    # nearly empty and nothing arrived; e2 emptied outright, e6 still shows a little ink
+    known = _moved(START_SQUARES, "g6", "e6")  # a black pawn on e6, in the cannon's file beyond a screen
+    known = _moved(known, "h2", "e2")
+    after = _moved(known, "e2", "e6")
+    ref_view, view = _views({"e2": 0.6, "e6": 0.4})
+    ref = _reading(known)
+    now = _reading(after, e6={"occupied": 0.12, "density": 0.03, "red": 0.2})
+    squares, placed, nudged, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    assert squares == after
+    assert placed == [point_index("e6")] and not nudged
+
+
+def test_a_faint_move_below_the_change_level_when_nothing_else_changed() -> None:
+    # (hard game 98, seed 1098, ply 10; tuned on) the rook i9 -> h9 in a corner that reads faintly: both points
+    # changed by under the change level (0.07-0.08) and nothing else changed at all
+    known = _moved(START_SQUARES, "h9", "g7")
+    after = _moved(known, "i9", "h9")
+    ref_view, view = _views({"i9": 0.14, "h9": 0.13})
+    ref = _reading(known, i9={"occupied": 0.12, "density": 0.025})
+    now = _reading(after, h9={"occupied": 0.48, "density": 0.05})
+    squares, placed, _, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    assert squares == after
+    assert placed == [point_index("h9")]
+
+
+def test_an_arrival_read_under_the_boards_piece_scale() -> None:
+    # (hard game 110, seed 1110, ply 15; tuned on) the rook h0 -> h6 on a board whose edge points read like
+    # pieces: h0 still reads occupied (the frame's ink), h6 reads 0.42 though its ink rose twenty-fold
+    known = _moved(START_SQUARES, "h0", "g2")
+    known = _moved(known, "i0", "h0")
+    after = _moved(known, "h0", "h6")
+    ref_view, view = _views({"h0": 0.6, "h6": 0.5})
+    ref = _reading(known, h6={"density": 0.007})
+    now = _reading(after, h0={"occupied": 0.76, "density": 0.2}, h6={"occupied": 0.42, "density": 0.16})
+    squares, placed, _, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    assert squares == after
+    assert placed == [point_index("h6")]
