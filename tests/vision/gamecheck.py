@@ -53,6 +53,7 @@ class GameResult:
     misaligned_truth: int = 0
     misaligned_reported: int = 0
     false_lifts: int = 0
+    captured_lifts: int = 0  # of those, the taken piece lifted off the board by the taker's hand (a real lift)
     lifts_reported: int = 0
     nudges_truth: int = 0
     nudges_reported: int = 0
@@ -118,6 +119,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     truth_misaligned: set[tuple[str, str]] = set()
     reported_misaligned: set[tuple[str, str]] = set()
     lifted_truth: set[str] = set()
+    captured_truth: set[str] = set()  # points whose taken piece the hand lifted off the board
     # the points touched since the last BoardStable: nudged, or changed by a move, or a piece half-way
     touched: set[str] = set()
     last_stable_truth: str | None = None
@@ -129,6 +131,8 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
             truth_misaligned.add(tuple(sorted(tr.misaligned)))
         if tr.lifted:
             lifted_truth.add(tr.lifted)
+        if tr.event == "capture_removed" and tr.ply < len(moves):
+            captured_truth.add(moves[tr.ply][2:4])
         if tr.event == "nudge" and tr.nudged:
             res.nudges_truth += 1
         if tr.nudged:
@@ -147,6 +151,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                 res.lifts_reported += 1
                 if o.fields["point"] not in lifted_truth and o.fields["point"] != tr.nudged:
                     res.false_lifts += 1
+                    res.captured_lifts += o.fields["point"] in captured_truth
             elif o.type == "PieceMisaligned":
                 reported_misaligned.add(tuple(sorted(o.fields["points"])))
             elif o.type == "PieceNudged":
@@ -233,16 +238,18 @@ def main(argv: list[str] | None = None) -> int:
             counts.update({w.rsplit(" ", 2)[0] if "(" in w else w for w in why} or {"no difference"})
             if args.causes:
                 print(f"  game {k} seed {args.seed0 + k}: {why}", flush=True)
-        for f in ("moves", "inferred_ok", "misaligned_truth", "misaligned_reported", "false_lifts", "lifts_reported",
-                  "nudges_truth", "nudges_reported", "false_touches", "frames"):
+        for f in ("moves", "inferred_ok", "misaligned_truth", "misaligned_reported", "false_lifts", "captured_lifts",
+                  "lifts_reported", "nudges_truth", "nudges_reported", "false_touches", "frames"):
             setattr(tot, f, getattr(tot, f) + getattr(r, f))
         tot.seconds += r.seconds
         print(f"game {k}: {r.inferred_ok}/{r.moves} moves, misaligned {r.misaligned_reported}/{r.misaligned_truth}, "
-              f"false lifts {r.false_lifts}, false touches {r.false_touches}, {r.frames} frames, {r.seconds:.0f}s  "
+              f"false lifts {r.false_lifts} ({r.captured_lifts} a taken piece), false touches {r.false_touches}, "
+              f"{r.frames} frames, {r.seconds:.0f}s  "
               f"{r.wrong[:2]}", flush=True)
     pct = 100.0 * tot.inferred_ok / max(1, tot.moves)
     print(f"TOTAL {len(games)} games: moves inferred {tot.inferred_ok}/{tot.moves} = {pct:.2f}%; misaligned reported "
-          f"{tot.misaligned_reported}/{tot.misaligned_truth}; false lifts {tot.false_lifts} of {tot.lifts_reported} "
+          f"{tot.misaligned_reported}/{tot.misaligned_truth}; false lifts {tot.false_lifts} ({tot.captured_lifts} of "
+          f"them a taken piece lifted off by the taker's hand) of {tot.lifts_reported} "
           f"lifts reported; nudges {tot.nudges_reported} reported / {tot.nudges_truth} true, {tot.false_touches} where "
           f"nothing was touched; {tot.frames} frames "
           f"in {tot.seconds:.0f}s")
