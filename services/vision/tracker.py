@@ -540,6 +540,21 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         a, b = sorted(vacated, key=lambda k: occ[k])
         if occ[a] < 0.05 <= occ[b] and known[a] in _CASED and known[b] in _CASED and _may_take(known, a, b):
             vacated = [a]
+    if not vacated and not arrived and not fresh and ref_reading is not None:
+        # No point reads empty and none newly reads a piece, yet a piece's colour left its point and appeared at an
+        # empty one: a board's printed marks (a double frame at a corner) read like ink where no piece covers
+        # them, so the emptied point reads occupied and the piece on them reads faint. The piece's point changed
+        # and now surely shows the other colour; the empty point changed and now surely shows the piece's colour,
+        # which it did not before.
+        gone = [i for i in was_occ if i not in taken and known[i] in _CASED
+                and _sure_colour(reading, i) == (not known[i].isupper())]
+        if len(gone) == 1:
+            src = gone[0]
+            came = [j for j in range(90) if known[j] in ".?" and j not in taken and change[j] > lvl
+                    and occ[j] > 0.2 and _sure_colour(reading, j) == known[src].isupper()
+                    and _sure_colour(ref_reading, j) != known[src].isupper()]
+            if len(came) == 1:
+                vacated, arrived = [src], came
     rest = [i for i in was_occ if i not in vacated and i not in taken]
     if not vacated and not arrived and not fresh and len(rest) >= 2:
         # No point reads empty, yet several pieces changed: a capture whose source still reads a little like a
@@ -560,9 +575,11 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         shift = float(np.hypot(*(reading.offset[i] - (ref_reading.offset[i] if ref_reading is not None else 0))))
         if not vacated:
             # nothing left its point: nothing was taken. A piece that changed colour all the same is not
-            # explained by a touch: unsure
+            # explained by a touch: unsure (where its colour read surely before: on an edge point the frame's ink
+            # can outweigh a piece's, and a touch moves the piece over it)
             colour = _sure_colour(reading, i)
-            if colour is not None and known[i] in _CASED and colour != known[i].isupper():
+            if (colour is not None and known[i] in _CASED and colour != known[i].isupper()
+                    and (ref_reading is None or _sure_colour(ref_reading, i) == known[i].isupper())):
                 unexplained.append(i)
             else:
                 nudged.append(i)

@@ -249,3 +249,31 @@ def test_an_arrival_read_under_the_boards_piece_scale() -> None:
     squares, placed, _, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
     assert squares == after
     assert placed == [point_index("h6")]
+
+
+def test_a_move_seen_by_its_colour_where_the_marks_read_like_ink() -> None:
+    # (easy game 115, seed 1115, ply 5; tuned on) the rook i0 -> h0 on a board with a double frame: the emptied
+    # corner reads its dark frame lines as a piece, the rook on h0 reads faintly; the red ink left i0 and
+    # appeared at h0, where the frame's ink read dark before
+    known = _moved(START_SQUARES, "h0", "g2")
+    after = _moved(known, "i0", "h0")
+    ref_view, view = _views({"i0": 0.6, "h0": 0.6})
+    ref = _reading(known, i0={"occupied": 0.28, "density": 0.09}, h0={"occupied": 0.51, "density": 0.12,
+                                                                          "red": 0.03})
+    now = _reading(after, i0={"occupied": 0.99, "density": 0.22, "red": 0.03},
+                   h0={"occupied": 0.34, "density": 0.1, "red": 0.96})
+    squares, placed, _, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    assert squares == after
+    assert placed == [point_index("h0")]
+
+
+def test_a_touch_on_an_edge_point_whose_colour_read_unsurely() -> None:
+    # (hard game 104, seed 1104, ply 8; tuned on) the pawn a3 nudged over the frame's dark lines: its ink now
+    # reads dark, but it never read surely red there: a touch, not a piece of unknown colour
+    known = START_SQUARES
+    ref_view, view = _views({"a3": 0.4})
+    ref = _reading(known, a3={"red": 0.74})
+    now = _reading(known, a3={"red": 0.03, "density": 0.21})
+    squares, placed, nudged, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    assert squares == known
+    assert nudged == [point_index("a3")] and not placed
