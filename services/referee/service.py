@@ -65,7 +65,9 @@ class Referee:
 
         known = self.ledger.find_events([event.event_id for event, _ in items])
         staged: dict[str, Any] = {}
-        batches: list[Batch] = []
+        # One batch per game: each game's chain keeps the inputs' order; the chains of different games are
+        # independent, and they are all appended in one transaction.
+        per_game: dict[str, tuple[str, list[Pending]]] = {}
         outputs: list[Event] = []
         seen: set[str] = set()
         duplicates = 0
@@ -88,10 +90,15 @@ class Referee:
             new_state, result = step(state, event)
             staged[board] = new_state
             game_id = result.game_id or unassigned_chain(board)
-            pending = (Pending("input", event, origin), *(Pending("output", out) for out in result.outputs))
-            batches.append(Batch(game_id, board, pending))
-            outputs.extend(result.outputs)
-        if batches:
+            chain = per_game.get(game_id)
+            if chain is None:
+                chain = per_game[game_id] = (board, [])
+            chain[1].append(Pending("input", event, origin))
+            if result.outputs:
+                chain[1].extend(Pending("output", out) for out in result.outputs)
+                outputs.extend(result.outputs)
+        if per_game:
+            batches = [Batch(game_id, board, tuple(items)) for game_id, (board, items) in per_game.items()]
             written = self.ledger.append_many(batches, skip_known=False)  # looked up above
             self.appended += len(written)
         self._boards.update(staged)
