@@ -278,21 +278,3 @@ def test_a_touch_on_an_edge_point_whose_colour_read_unsurely() -> None:
     assert squares == known
     assert nudged == [point_index("a3")] and not placed
 
-
-def test_a_piece_set_down_off_its_point_towards_an_emptied_corner_is_not_half_way() -> None:
-    # (hard game 114, seed 1114, ply 5; tuned on) the rook i0 -> h0, set down 0.3 towards the corner it left: seen
-    # from h0 the piece stands 0.35 towards i0, seen from i0 (whose frame ink pulls the peak) 0.55; the two
-    # disagree, so it is no piece between two points: the rook is on h0
-    known = _moved(START_SQUARES, "h0", "g2")
-    after = _moved(known, "i0", "h0")
-    ref_view, view = _views({"i0": 0.6, "h0": 0.6})
-    parallax = (-0.16, -0.31)  # the camera's: every piece's top face is seen this far off its point
-    ref = _reading(known, i0={"density": 0.45})
-    now = _reading(after, h0={"density": 0.5, "offset": (0.19, -0.31)},
-                   i0={"occupied": 0.55, "density": 0.14, "red": 0.17, "offset": (-0.59, -0.25)})
-    on = [i for i in range(90) if after[i] != "." and i not in (point_index("h0"), point_index("i0"))]
-    now.offset[on] = parallax
-    ref.offset[[i for i in range(90) if known[i] != "."]] = parallax
-    squares, placed, _, misaligned = interpret(known, ref_view, ref, view, now, TrackerConfig())
-    assert not misaligned
-    assert squares == after and placed == [point_index("h0")]
