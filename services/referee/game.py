@@ -10,7 +10,7 @@ the time is the events' `occurred_at`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -166,9 +166,11 @@ class GameState:
     ambiguous: tuple[Move, ...] = ()
     misaligned: Misalignment | None = None
     misaligned_seen: tuple[str, ...] | None = None  # reported with the still board, judged at its BoardStable
-    # The two points of a piece whose point was designated (5.10): it may stay off-centre and the camera keep
-    # reporting it; that is settled until a move leaves or reaches one of them.
-    designated_points: frozenset[str] | None = None
+    # Pairs of points between which a piece may stand off-centre without a new question: its point was designated
+    # (5.10), the opponent moved on without designating (the accepted position stands), or an arbiter was told
+    # once of a displaced piece there. The camera keeps reporting such a piece; each pair is settled until a move
+    # leaves or reaches one of its points.
+    settled_points: frozenset[frozenset[str]] = frozenset()
     nudges: tuple[tuple[str, str, int, str], ...] = ()  # (side, point, at, event id), judged at the BoardStable
     vary_order: tuple[str, int] | None = None
     repetition_pending: bool = False
@@ -575,15 +577,19 @@ def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:
         clock=clock, press_pending=press_pending, attention=None, ambiguous=(), offer_pending=offer,
         last_offer=last_offer,
     )
-    if s.designated_points is not None and (move.frm in s.designated_points or move.to in s.designated_points):
-        st.set(designated_points=None)  # the designated piece (or its point) is in play again
+    settled = s.settled_points
+    if s.misaligned is not None and s.misaligned.mover != side:
+        # The opponent moved on without designating (5.10): the question lapsed and the position stands.
+        settled |= {frozenset(s.misaligned.points)}
+        st.set(misaligned=None)
+    if settled:  # a piece (or point) between settled points is in play again: a new question
+        settled = frozenset(pair for pair in settled if move.frm not in pair and move.to not in pair)
+    st.set(settled_points=settled)
     st.set_position(after, after_squares)
     st.set_flag("moved", side, moved)
     st.set_flag("arrived", side, True)
     st.set_touches(side, ())
     st.set_adjust(side, frozenset())
-    if st.s.misaligned is not None and st.s.misaligned.mover != side:
-        st.set(misaligned=None)  # the opponent moved on: the designation question lapsed
     st.emit("MoveMade", ply=ply, side=side, iccs=move.iccs, wxf=record.wxf, chinese=record.chinese,
             fen_after=record.fen_after, red_ms=red_ms, black_ms=black_ms)
     _recording_after_move(st, side, ply)
@@ -817,8 +823,8 @@ def _touch_reported(st: _Step) -> None:
 def _misaligned(st: _Step) -> None:
     s = st.s
     points = tuple(st.e.data["points"])
-    if s.designated_points == frozenset(points):
-        return  # 5.10: already designated; the piece is where the opponent said
+    if frozenset(points) in s.settled_points:
+        return  # already settled (designated, lapsed or told): the piece is where the game has it
     if s.moves and s.moves[-1].move.to in points:
         _misaligned_after(st, points)
         return
@@ -874,6 +880,7 @@ def _misaligned_after(st: _Step, points: tuple[str, ...]) -> None:
         # 5.10 is about the piece just moved; another piece between two points was displaced (5.8.2, 5.9).
         st.attention(f"a piece stands between {' and '.join(points)}, but the last move ({last.move.iccs}) went to "
                      f"{last.move.to}: a displaced piece (5.8.2 / 5.9)")
+        _settle(st, points)  # told once: the same piece seen there again is not a new alert
         return
     mover = last.side
     pressed = s.clock.running != mover
@@ -894,6 +901,10 @@ def _to_designation(st: _Step, mis: Misalignment) -> None:
                                    f"{' and '.join(mis.points)} (rapid play-off rules)", rapid_rule=True)
 
 
+def _settle(st: _Step, points: Sequence[str]) -> None:
+    st.set(settled_points=st.s.settled_points | {frozenset(points)})
+
+
 def _designated(st: _Step) -> None:
     s = st.s
     point = st.e.data["point"]
@@ -903,7 +914,7 @@ def _designated(st: _Step) -> None:
             points = s.misaligned.points if s.misaligned is not None else (chosen[0].frm, chosen[0].to)
             st.set(misaligned=None)
             _accept_move(st, chosen[0], designated=True)
-            st.set(designated_points=frozenset(points))
+            _settle(st, points)
             return
     mis = s.misaligned
     if mis is None:
@@ -913,7 +924,8 @@ def _designated(st: _Step) -> None:
         st.attention(f"PointDesignated {point} is not one of the candidate points {', '.join(mis.points)}")
         return
     last = s.moves[-1] if s.moves else None
-    st.set(misaligned=None, ambiguous=(), designated_points=frozenset(mis.points))
+    st.set(misaligned=None, ambiguous=())
+    _settle(st, mis.points)
     if last is None or last.side != mis.mover or last.move.to == point:
         return  # the camera's reading stands
     if last.move.to not in mis.points:
@@ -929,7 +941,7 @@ def _designated(st: _Step) -> None:
     st.ruling("correction", mis.mover, st.art("designate"),
               f"ply {last.ply} stands on {point} as designated: {last.move.iccs} becomes {alternative.iccs}")
     _accept_move(st, alternative, designated=True)
-    st.set(designated_points=frozenset(mis.points))
+    _settle(st, mis.points)
     st.set_flag("moved", mis.mover, False)  # its clock press has been made already
 
 

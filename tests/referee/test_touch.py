@@ -225,3 +225,30 @@ def test_5_10_once_designated_the_same_piece_seen_between_the_points_again_is_se
     # once a move leaves one of those points, a piece between them is a new question
     s.move("e2d2").add("PieceMisaligned", points=["d2", "e2"])
     assert len(s.run().rulings("obligation", "5.10")) == 2
+
+
+def test_5_10_a_question_the_opponent_lets_lapse_is_not_asked_again_for_the_same_piece(scenario):
+    # Black is asked to designate but moves on instead: the position the referee holds stands, and the camera
+    # still seeing that piece between the same points after later moves is no new question and no alert.
+    s = scenario().move("h2e2").add("PieceMisaligned", points=["e2", "d2"])
+    s.move("h9g7").add("PieceMisaligned", points=["e2", "d2"], dt=3)
+    s.move("h0g2").add("PieceMisaligned", points=["d2", "e2"], dt=3)
+    s.move("i9h9").add("PieceMisaligned", points=["e2", "d2"], dt=3)
+    r = s.run()
+    assert r.moves == ["h2e2", "h9g7", "h0g2", "i9h9"]
+    assert len(r.rulings("obligation", "5.10")) == 1 and not r.attention
+
+
+def test_a_displaced_piece_is_told_once_not_after_every_move(scenario):
+    # A piece that is not the one just moved stands between two points (5.8.2 / 5.9): the arbiter is told once;
+    # the camera reporting the same piece there after every later move adds nothing.
+    s = scenario().move("h2e2").move("h9g7").add("PieceMisaligned", points=["i0", "i1"], dt=3)
+    for iccs in ("h0g2", "i9h9"):
+        s.move(iccs).add("PieceMisaligned", points=["i0", "i1"], dt=3)
+    r = s.run()
+    assert r.moves == ["h2e2", "h9g7", "h0g2", "i9h9"]
+    displaced = [reason for reason in r.attention if "displaced piece" in reason]
+    assert len(displaced) == 1 and "i0 and i1" in displaced[0]
+    # once a move leaves one of those points (the rook on i0), a piece between them is news again
+    s.move("i0h0").add("PieceMisaligned", points=["i0", "i1"], dt=3).move("h7h6")  # judged at the next still board
+    assert len([reason for reason in s.run().attention if "displaced piece" in reason]) == 2
