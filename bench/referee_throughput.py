@@ -143,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for mix, r in results.items():
         print(f"  {mix:<14} {r['events']:>8} input events  {r['events_per_cpu_s']:>8,.0f} events/s per core "
               f"({r['events_per_cpu_s'] / GOAL:.2f} x the {GOAL:,}/s goal; wall {r['events_per_wall_s']:,.0f}/s)")
+    venue = results["camera+ledger"]["events_per_cpu_s"] / GOAL
+    worst = results["replay+ledger"]["events_per_cpu_s"] / GOAL
+    print(f"goal, a venue's input (camera+ledger): {venue:.2f} x ({'met' if venue >= 1 else 'NOT met'}); "
+          f"every input a move (replay+ledger, the worst case, as `xqarb replay` feeds it): {worst:.2f} x")
     return 0
 
 

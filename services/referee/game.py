@@ -165,7 +165,8 @@ class GameState:
     attention_side: str | None = None  # whose time it was when the board changed unexplained
     ambiguous: tuple[Move, ...] = ()
     misaligned: Misalignment | None = None
-    misaligned_seen: tuple[str, ...] | None = None  # reported with the still board, judged at its BoardStable
+    # Pieces reported between two points with the still board (one pair each), judged at its BoardStable.
+    misaligned_seen: tuple[tuple[str, ...], ...] = ()
     # Pairs of points between which a piece may stand off-centre without a new question: its point was designated
     # (5.10), the opponent moved on without designating (the accepted position stands), or an arbiter was told
     # once of a displaced piece there. The camera keeps reporting such a piece; each pair is settled until a move
@@ -511,8 +512,7 @@ def _judge_board(st: _Step, squares: str) -> None:
         return
     if inf.kind == "ambiguous":
         st.set(ambiguous=inf.moves)
-        seen = s.misaligned_seen
-        explained = seen is not None and all(m.to in seen for m in inf.moves)
+        explained = any(all(m.to in pair for m in inf.moves) for pair in s.misaligned_seen)
         if s.misaligned is None and not explained:
             st.attention(f"board change is not one move: {inf.reason} ({'; '.join(inf.changes)}); an arbiter "
                          f"must say which (PointDesignated or PositionRestored)")
@@ -829,15 +829,23 @@ def _misaligned(st: _Step) -> None:
         _misaligned_after(st, points)
         return
     # The camera reports it with the still board, before that board's BoardStable: the move it belongs to may be
-    # the one that BoardStable shows. Judged there (`_settle_misaligned`).
-    st.set(misaligned_seen=points)
+    # the one that BoardStable shows. Judged there (`_settle_misaligned`); every piece so reported is kept.
+    if points not in s.misaligned_seen:
+        st.set(misaligned_seen=(*s.misaligned_seen, points))
 
 
 def _settle_misaligned(st: _Step) -> None:
-    points = st.s.misaligned_seen
-    if points is None:
-        return
-    st.set(misaligned_seen=None)
+    reported = st.s.misaligned_seen
+    if reported:
+        st.set(misaligned_seen=())
+    for points in reported:
+        if st.s.result is not None:
+            return
+        if frozenset(points) not in st.s.settled_points:  # (settled meanwhile by the still board's move)
+            _settle_one_misaligned(st, points)
+
+
+def _settle_one_misaligned(st: _Step, points: tuple[str, ...]) -> None:
     if not st.s.ambiguous:
         half_way = _moves_left_half_way(st.s, points)
         if half_way:

@@ -252,3 +252,19 @@ def test_a_displaced_piece_is_told_once_not_after_every_move(scenario):
     # once a move leaves one of those points (the rook on i0), a piece between them is news again
     s.move("i0h0").add("PieceMisaligned", points=["i0", "i1"], dt=3).move("h7h6")  # judged at the next still board
     assert len([reason for reason in s.run().attention if "displaced piece" in reason]) == 2
+
+
+def test_two_pieces_reported_between_points_with_one_still_board_are_both_judged(scenario):
+    # Found in the demo: the camera reported the piece just moved between two points (5.10) and another, displaced
+    # piece (5.8.2 / 5.9) before the same still board; the second report used to hide the first.
+    s = scenario().move("h2e2")
+    after = s.position.play(Move.parse("h9g7"))
+    s.add("PieceMisaligned", points=["g7", "g8"]).add("PieceMisaligned", points=["i0", "i1"])
+    s.stable(after.squares()).press("black")
+    r = s.run()
+    assert r.moves == ["h2e2", "h9g7"]
+    assert [(o["side"], o["article"]) for o in r.rulings("obligation")] == [("red", "5.10")]
+    assert [reason for reason in r.attention if "displaced piece" in reason and "i0 and i1" in reason]
+    s.add("PointDesignated", point="g7")
+    r = s.run()
+    assert r.moves == ["h2e2", "h9g7"] and not [a for a in r.attention if "no piece is waiting" in a]
