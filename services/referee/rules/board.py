@@ -415,17 +415,9 @@ class Board:
         return [m for m in moves if (m >> 7 not in sfrom and m & 127 not in sto) or safe(m, k, s)]
 
     def has_legal_move(self) -> bool:
-        """Whether any legal move exists, stopping at the first (the referee asks after every move: 4.1.1, 4.1.2)."""
-        s = self.side
-        k = self.kings[0 if s == RED else 1]
-        moves = self.pseudo_moves()
-        safe = self._safe_after
-        sens = self._sensitive(k, s)
-        if sens is None:
-            return any(safe(m, k, s) for m in moves)
-        sfrom, sto = sens
-        sfrom.add(k)
-        return any((m >> 7 not in sfrom and m & 127 not in sto) or safe(m, k, s) for m in moves)
+        """Whether any legal move exists (4.1.1, 4.1.2). Position.has_legal_move first tries the king's and the
+        advisors' steps, which answer nearly every position; what is left comes here."""
+        return bool(self.legal_moves())
 
     def count_legal(self) -> int:
         """len(legal_moves()), for perft's bulk counting at the leaves."""
