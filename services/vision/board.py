@@ -799,6 +799,18 @@ def _exact_full(image: np.ndarray, resp: np.ndarray, hb_work: np.ndarray, scale:
     return exact_fit(response_map(image), _work_to_full(scale) @ hb_work)
 
 
+def refit(image: np.ndarray, fit: BoardFit) -> BoardFit:
+    """A known board's lattice pulled exactly onto its printed lines in a new frame (after a camera bump).
+
+    For a fit that is already within a few hundredths of a spacing of where the board now is (a bump followed by
+    a shift of the view leaves the small turn of the camera uncorrected): the exact fit alone, about 20 ms on a
+    1280 x 720 frame, against a whole new calibration's 0.5 s. Orientation, method and score are kept; where the
+    lines cannot say more, the fit comes back as it was.
+    """
+    h = exact_fit(response_map(image), fit.board_to_image)
+    return fit_from_h(h, fit.method, fit.score, fit.oriented)
+
+
 def find_markers(image: np.ndarray) -> np.ndarray | None:
     """Board -> image homography from ArUco ids 0..3 (DICT_4X4_50), or None when fewer than 4 are seen."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image

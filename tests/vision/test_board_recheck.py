@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from synthetic import START_SQUARES
 
+from xqarb.vision.board import fit_from_corners, refit
 from xqarb.vision.render import random_scene, render_position
 from xqarb.vision.tracker import Tracker
 
@@ -75,3 +76,18 @@ def test_a_camera_moved_for_good_is_said_and_the_board_found_again(start) -> Non
     assert err < 0.1, f"the fit after the move is off by up to {err:.2f} spacing"
     stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
     assert stable[-1] == START_SQUARES
+
+
+def test_a_bump_that_also_turned_the_camera_is_refitted_exactly(start) -> None:
+    # following a bump by a shift of the view (what the tracker does per frame) leaves the camera's small turn;
+    # board.refit pulls the known lattice onto the lines of the new frame
+    bumped, truth = _moved_camera(start.image, start.points, 3.0, -2.0, turn_deg=0.4)
+    sp = _spacing(truth)
+    calibrated = fit_from_corners(start.corners, "grid", 1.0)
+    shifted = fit_from_corners(start.corners + (truth.mean(axis=0) - start.points.mean(axis=0)), "grid", 1.0)
+    before = np.linalg.norm(shifted.points - truth, axis=1).max() / sp
+    got = refit(bumped, shifted)
+    err = np.linalg.norm(got.points - truth, axis=1).max() / sp
+    assert before > 0.04  # the turn alone moves the far points this much
+    assert err < 0.015, f"refitted points off by up to {err:.3f} spacing (shifted only: {before:.3f})"
+    assert got.oriented == calibrated.oriented and got.method == "grid"
