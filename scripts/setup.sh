@@ -10,12 +10,14 @@ extras=""
 [ "${1:-}" = "--dev" ] && extras="[dev]"
 
 # System packages: a CJK font to draw the pieces' characters (the demo's and the tests' rendered boards),
-# Chromium and its driver for the browser tests of the web pages (--dev only).
+# Chromium and its driver for the browser tests of the web pages, valgrind for bench/referee_instructions.py's
+# instruction counts (--dev only).
 need=()
 fc-list 2>/dev/null | grep -qi "Noto Sans CJK\|Noto Serif CJK\|WenQuanYi" || need+=(fonts-noto-cjk fonts-wqy-microhei)
 if [ -n "$extras" ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+  command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ]; then SUDO=""; else SUDO="sudo"; fi
