@@ -177,6 +177,20 @@ class Board:
         self.hash = zobrist
         self._stack: list[tuple[int, int, int, int]] = []
 
+    @classmethod
+    def for_moves_of(cls, cells: list[int] | tuple[int, ...], side: int, frm: int) -> Board:
+        """A board only for `legal_moves(only=frm)`: the legal moves of the side to move's piece on `frm`. Its piece
+        sets hold that piece alone (no pass over the 90 points: a lifted piece asks this, 8.1.5); use it for
+        nothing else."""
+        board = object.__new__(cls)
+        b = board.b = list(cells)
+        board.side = side
+        board.halfmove, board.fullmove, board.hash = 0, 1, 0
+        board.pieces = ({frm}, set()) if side == RED else (set(), {frm})
+        board.kings = [b.index(KING) if KING in b else -1, b.index(-KING) if -KING in b else -1]
+        board._stack = []
+        return board
+
     def copy(self) -> Board:
         return Board(self.b, self.side, self.halfmove, self.fullmove, self.hash)
 

@@ -165,7 +165,7 @@ def _validate(cells: tuple[int, ...], side: int, strict: bool) -> Board:
 class Position:
     """An immutable Xiangqi position: placement, side to move, plies since the last capture, move number."""
 
-    __slots__ = ("_board", "_cells", "_fullmove", "_halfmove", "_key", "_legal", "_legal_set", "_side")
+    __slots__ = ("_board", "_cells", "_fullmove", "_halfmove", "_key", "_legal", "_legal_set", "_moves_from", "_side")
 
     def __init__(self, cells: tuple[int, ...], side: int, halfmove: int = 0, fullmove: int = 1,
                  *, strict: bool = True) -> None:
@@ -183,6 +183,7 @@ class Position:
         # Moves known legal: all of them once listed; before that, those checked one by one (`_legal_alone`).
         self._legal_set: set[int] | frozenset[int] = set()
         self._board: Board | None = board  # the validation's board, used once for the legal moves
+        self._moves_from: dict[int, tuple[Move, ...]] | None = None  # one piece's legal moves, once asked
 
     @classmethod
     def _trusted(cls, board: Board) -> Position:
@@ -196,6 +197,7 @@ class Position:
         pos._legal = None
         pos._legal_set = set()
         pos._board = None  # the caller keeps using its board
+        pos._moves_from = None
         return pos
 
     # ---------------------------------------------------------------- constructors
@@ -375,15 +377,23 @@ class Position:
 
     def legal_moves_from(self, pt: str) -> list[Move]:
         """The legal moves of the piece on `pt` (none for an empty point or the opponent's piece), sorted by ICCS
-        text; without listing every legal move (5.1, 8.1.5: does a touched piece have a move?)."""
+        text; without listing every legal move (5.1, 8.1.5: does a touched piece have a move?). Kept once asked:
+        the lift asks (8.1.5) and the move asks again (5.1)."""
         frm = square(pt)
-        if self._legal is not None:
-            ints = [m for m in self._legal if m >> 7 == frm]
-        else:
-            if self._board is None:
-                self._board = self.board()  # kept for `_legal_ints` (generating moves leaves it unchanged)
-            ints = sorted(self._board.legal_moves(frm), key=_ICCS_ORDER.__getitem__)
-        return [_MOVE_CACHE[m] for m in ints]
+        known = self._moves_from
+        if known is None:
+            known = self._moves_from = {}
+        found = known.get(frm)
+        if found is None:
+            if self._cells[frm] * self._side <= 0:
+                ints = []  # an empty point, or the opponent's piece
+            elif self._legal is not None:
+                ints = [m for m in self._legal if m >> 7 == frm]
+            else:
+                board = self._board if self._board is not None else Board.for_moves_of(self._cells, self._side, frm)
+                ints = sorted(board.legal_moves(frm), key=_ICCS_ORDER.__getitem__)
+            found = known[frm] = tuple(_MOVE_CACHE[m] for m in ints)
+        return list(found)
 
     def is_legal(self, move: Move) -> bool:
         try:
@@ -450,6 +460,7 @@ class Position:
         pos._legal = None
         pos._legal_set = set()
         pos._board = None
+        pos._moves_from = None
         return pos
 
     def captured_by(self, move: Move) -> str | None:
