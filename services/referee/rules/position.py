@@ -392,7 +392,7 @@ class Position:
             else:
                 board = self._board if self._board is not None else Board.for_moves_of(self._cells, self._side, frm)
                 ints = sorted(board.legal_moves(frm), key=_ICCS_ORDER.__getitem__)
-            found = known[frm] = tuple(_MOVE_CACHE[m] for m in ints)
+            found = known[frm] = tuple([_MOVE_CACHE[m] for m in ints])
         return list(found)
 
     def is_legal(self, move: Move) -> bool:
