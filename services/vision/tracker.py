@@ -76,6 +76,9 @@ class TrackerConfig:
     black_level: float = 14.0  # mean grey below which the frame is black
     blur_ratio: float = 0.2  # sharpness below this share of the calibration frame's: blurred
     support_ratio: float = 0.45  # line support below this share of the calibration's (no hand): board moved
+    # ... and below this share in a frame that stands still, even where the whole changed view reads as a hand: a
+    # hand over the board leaves most of its lines in view (a camera moved for good keeps about 1 % of them)
+    lost_ratio: float = 0.15
     misaligned_from: float = 0.4  # a piece this far (spacings) from its point along a line stands between two
     # (a piece set down carelessly stands up to about 0.3 off its point and is still on it)
     nudge_from: float = 0.08  # a piece moved this far on its point (spacings) was nudged
@@ -240,7 +243,9 @@ class Tracker:
         hand_mask = _hand_mask(changed, cfg) if changed is not None else None
         hand = hand_mask is not None and bool(hand_mask.any())
         support = _view_support(view)
-        if not hand and support < cfg.support_ratio * state.calib_support:
+        still = step_change is not None and float(step_change.mean()) <= 0.002
+        lost = still and support < cfg.lost_ratio * state.calib_support
+        if (not hand or lost) and support < cfg.support_ratio * state.calib_support:
             # the lines are no longer where the board was: the camera or the board moved; find it again
             try:
                 fit = find_board(image)

@@ -60,11 +60,6 @@ def test_a_camera_bumped_a_few_pixels_is_followed(start, dx, dy) -> None:
     assert err < 0.1, f"the fit after the bump is off by up to {err:.2f} spacing"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "tracker.step looks for the board again only when no hand is seen, and a camera moved by more than the bump "
-    "follow (0.4 spacing) changes the whole view against the last still board, which reads as a hand: the line "
-    "support falls to about 1 % of the calibration's (0.8 of 100.6 here) and the board is never found again; "
-    "HandEntered / HandLeft are reported instead (tracker.py is not board finding's file)"))
 def test_a_camera_moved_for_good_is_said_and_the_board_found_again(start) -> None:
     moved, truth = _moved_camera(start.image, start.points, 40.0, 25.0, turn_deg=4.0)
     state, seen = _play([start.image] * 6 + [moved] * 24)
