@@ -20,10 +20,9 @@ from xqarb.referee.inference import (
     SquaresError,
     changes_of,
     check_squares,
-    consistent,
     fen_of,
-    index_of,
     infer,
+    moves_between,
     squares_after,
 )
 from xqarb.referee.outputs import Out
@@ -869,13 +868,7 @@ def _moves_left_half_way(s: GameState, points: tuple[str, ...]) -> tuple[Move, .
     if len(points) != 2 or s.last_seen is None or (s.moves and s.moves[-1].move.to in points):
         return ()  # the piece just moved is _misaligned_after's question
     a, b = points
-    seen = s.last_seen
-    found = []
-    for mv in (Move(a, b), Move(b, a)):
-        f, t = index_of(mv.frm), index_of(mv.to)
-        if s.position.is_legal(mv) and consistent(".", seen[f]) and consistent(s.squares[f], seen[t]):
-            found.append(mv)
-    return tuple(found)
+    return tuple(moves_between(s.position, s.squares, s.last_seen, a, b))
 
 
 def _misaligned_after(st: _Step, points: tuple[str, ...]) -> None:

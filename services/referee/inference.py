@@ -119,6 +119,18 @@ def describe_changes(current: str, seen: str, diff: Sequence[int]) -> tuple[str,
     return tuple(f"{point_of(i)}: {describe(current[i])} -> {describe(seen[i])}" for i in diff)
 
 
+def _seen_made(move: Move, current: str, seen: str) -> bool:
+    """Could the snapshot `seen` show `move` made on `current`: its point left empty, its piece on the target?"""
+    f, t = index_of(move.frm), index_of(move.to)
+    return consistent(".", seen[f]) and consistent(current[f], seen[t])
+
+
+def moves_between(position: Position, current: str, seen: str, a: str, b: str) -> list[Move]:
+    """The legal moves between points a and b (a to b, then b to a) that the snapshot `seen` allows. Each is
+    checked alone, far cheaper than listing every legal move (this runs for every move of every game)."""
+    return [mv for mv in (Move(a, b), Move(b, a)) if position.is_legal(mv) and _seen_made(mv, current, seen)]
+
+
 def infer(position: Position, current: str, seen: str) -> Inference:
     """The move (or not) that turns `position` (whose squares are `current`) into what the camera `seen`."""
     diff = changes_of(current, seen)
@@ -128,18 +140,12 @@ def infer(position: Position, current: str, seen: str) -> Inference:
         return Inference("unexplained", reason=f"{len(diff)} points changed: no single move explains it",
                          changes=describe_changes(current, seen, diff))
     if len(diff) == 2:
-        # Two points changed: the move can only be between them, one way or the other (checked alone, which is
-        # far cheaper than listing every legal move; this runs for every move of every game).
+        # Two points changed: the move can only be between them, one way or the other
         a, b = sorted(point_of(i) for i in diff)
-        pairs: Sequence[Move] = [mv for mv in (Move(a, b), Move(b, a)) if position.is_legal(mv)]
+        candidates = moves_between(position, current, seen, a, b)
     else:
         only = point_of(diff[0])  # one point changed (the other '?'-consistent): a move from or to it
-        pairs = [m for m in position.legal_moves() if only in (m.frm, m.to)]
-    candidates = []
-    for m in pairs:
-        f, t = index_of(m.frm), index_of(m.to)
-        if consistent(".", seen[f]) and consistent(current[f], seen[t]):
-            candidates.append(m)
+        candidates = [m for m in position.legal_moves() if only in (m.frm, m.to) and _seen_made(m, current, seen)]
     if len(candidates) == 1:
         return Inference("move", (candidates[0],))
     changes = describe_changes(current, seen, diff)
