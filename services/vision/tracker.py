@@ -226,7 +226,7 @@ class Tracker:
         step_change = step_map(nv)
         # the camera is sometimes bumped a little: follow small shifts of the whole view (a shift changes the
         # lines all over the view: a frame that did not change cannot have been one)
-        if step_change is not None and float(step_change.mean()) > 0.002:
+        if step_change is not None and _changed(step_change):
             # at half scale: a bump of the camera is a shift of whole pixels there too, for a quarter of the cost
             (dx, dy), resp = cv2.phaseCorrelate(cv2.pyrDown(last_view), cv2.pyrDown(nv))
             dx, dy = 2 * dx, 2 * dy
@@ -243,7 +243,7 @@ class Tracker:
         hand_mask = _hand_mask(changed, cfg) if changed is not None else None
         hand = hand_mask is not None and bool(hand_mask.any())
         support = _view_support(view)
-        still = step_change is not None and float(step_change.mean()) <= 0.002
+        still = step_change is not None and not _changed(step_change)
         lost = still and support < cfg.lost_ratio * state.calib_support
         if (not hand or lost) and support < cfg.support_ratio * state.calib_support:
             # the lines are no longer where the board was: the camera or the board moved; find it again
@@ -264,7 +264,7 @@ class Tracker:
             changed, hand_mask, hand = None, None, False
         state = replace(state, fault=None)
         # something on the board moved since the last frame
-        moving = step_change is None or float(step_change.mean()) > 0.002
+        moving = step_change is None or _changed(step_change)
         if hand:
             # A hand moves. A large change that stands still is the board's (a piece moved next to another, a
             # vacated edge point with its shadow), unless it was a moving hand a moment ago: a hand resting on a
@@ -709,6 +709,11 @@ def _takes(known: str, src: int, dst: int, reading: PointReading) -> bool:
     colour."""
     return (known[src] in _CASED and known[dst] in _CASED and known[src].isupper() != known[dst].isupper()
             and _sure_colour(reading, dst) == known[src].isupper())
+
+
+def _changed(step_change: np.ndarray) -> bool:
+    """Whether the view changed since the last frame: more than 0.2 % of it beyond the change level."""
+    return float(step_change.mean()) > 0.002
 
 
 def _turned(known: str, src: int, dst: int, reading: PointReading, ref_reading: PointReading | None) -> bool:
