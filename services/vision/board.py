@@ -862,6 +862,4 @@ def find_board(image: np.ndarray, *, markers: bool = True, orient: bool = True) 
     # the vote says which end is Red only when it is clear, whichever way it points (a faint vote either way is
     # the colour reading's noise: said as not oriented, and the tracker asks the start position)
     oriented = abs(vote) > ORIENTED_VOTE
-    if vote < 0:
-        return fit_from_h(rotate_half_turn(hb), "grid", score, oriented=oriented)
-    return fit_from_h(hb, "grid", score, oriented=oriented)
+    return fit_from_h(rotate_half_turn(hb) if vote < 0 else hb, "grid", score, oriented=oriented)
