@@ -35,7 +35,7 @@ from xqarb.referee.recording import (
     missing,
     with_fouls,
 )
-from xqarb.referee.rules import START_FEN, FenError, IllegalMove, Move, Position, chinese, wxf
+from xqarb.referee.rules import START_FEN, FenError, IllegalMove, Move, Position, wxf_and_chinese
 from xqarb.referee.rules.limits import HistoryError, insufficient_material, natural_limit_count
 from xqarb.referee.rules.repetition import judge_repetition
 from xqarb.referee.ruleset import RuleConfig, RuleConfigError
@@ -565,7 +565,7 @@ def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:
     capture = before.captured_by(move)
     after_squares = squares_after(s.squares, move)
     fen_after = fen_of(after_squares, after.side, after.plies_since_capture, after.fullmove)
-    record = MoveRecord(ply, side, move, wxf(before, move), chinese(before, move), fen_after, capture,
+    record = MoveRecord(ply, side, move, *wxf_and_chinese(before, move), fen_after, capture,
                         red_ms, black_ms, st.e.event_id)
     offer = s.offer_pending
     last_offer = s.last_offer

@@ -7,6 +7,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from xqarb.events import Event, make_event
 from xqarb.referee.ledger import (
@@ -218,35 +220,62 @@ def test_append_many_is_one_transaction_over_games(ledger: SqliteLedger) -> None
     assert ledger.head("g2")[0] == 1
 
 
+def _json_dumps_of_entry(event: Event, origin: Origin | None) -> bytes:
+    """The canonical form by its definition: json.dumps of the whole entry, sorted keys, compact, UTF-8 as is."""
+    import json
+
+    return json.dumps(
+        {"game_id": "g1", "seq": 5, "kind": "input", "event": event.to_json_dict(),
+         "origin": origin.to_json() if origin else None},
+        sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+    ).encode("utf-8")
+
+
 def test_canonical_bytes_are_the_sorted_json_form_of_the_entry() -> None:
     """The fast encoder writes exactly the sorted, compact JSON of `Event.to_json_dict` (bytes in base64, nested
     objects and lists included), so ledgers written before and after it hash alike."""
-    import json
-
     from xqarb.referee.ledger import canonical_bytes
 
     started = make_event(
         "GameStarted", "7", source="arbiter", source_seq=1, occurred_at=1_700_000_000_000_000,
         received_at=1_700_000_000_000_000, game_id="g1",
         red_player="李来群", black_player="胡荣华", ruleset="cxa-2011", level="national",
-        time_control={"scheme": "moves_in_time", "periods": [{"moves": 40, "minutes": 90}, {"minutes": 30}]},
+        time_control={"scheme": "moves_in_time", "periods": [{"moves": 40, "minutes": 90}, {"minutes": 0.5}]},
     )
     events = [started, _press(3), _ruling(4)]
     frame = make_event("FrameCaptured", "7", source="cam-7", source_seq=9, occurred_at=1_700_000_000_000_009,
                        received_at=1, camera_id="cam-7", encoding="jpeg", width=1280, height=720,
                        image=b"\xff\xd8 not really a jpeg \x00\x01")
     events.append(frame)
+    # Floats, which orjson would write in its own way (1e-05 as 0.00001): the json module writes this type.
+    events.append(make_event(
+        "BoardCalibrated", "7", source="cam-7", source_seq=10, occurred_at=1, received_at=1,
+        homography=[1e-05, 2.5e-07, 1.0, -0.0, 3.0, 1e16, 0.1, 1234.5, 1.0],
+        corners=[[0.5, 1e-05], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0]]))
+    # An integer beyond 64 bits (no schema allows it, but an Event built directly can hold it): orjson refuses it,
+    # the json module writes it.
+    events.append(Event("Ruling", "e-big", "7", "referee", 1, 1, 1, {"game_id": "g1", "message": 2**70}))
     for event in events:
         for origin in (None, Origin("xq.clock", 2, 40)):
-            expected = json.dumps(
-                {"game_id": "g1", "seq": 5, "kind": "input", "event": event.to_json_dict(),
-                 "origin": origin.to_json() if origin else None},
-                sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-            ).encode("utf-8")
-            assert canonical_bytes("g1", 5, "input", event, origin) == expected
-            with pytest.MonkeyPatch.context() as patch:  # a Python without json's C core: the same bytes
-                patch.setattr("xqarb.referee.ledger._ENCODE_CHUNKS", None)
-                assert canonical_bytes("g1", 5, "input", event, origin) == expected
+            assert canonical_bytes("g1", 5, "input", event, origin) == _json_dumps_of_entry(event, origin)
+
+
+@settings(max_examples=300, deadline=None)
+@given(message=st.text(), side=st.sampled_from(["red", "black"]), seq=st.integers(0, 2**63 - 1))
+def test_canonical_bytes_of_any_text_are_json_dumps(message: str, side: str, seq: int) -> None:
+    """Whatever an arbiter or the referee writes (control characters, quotes, backslashes, CJK, emoji, lone
+    surrogates), both writers give json.dumps's bytes, or the same error."""
+    from xqarb.referee.ledger import canonical_bytes
+
+    event = make_event("Ruling", "7", source="referee", source_seq=seq, occurred_at=seq, received_at=seq,
+                       game_id="g1", kind="foul", side=side, article="8.1.7", message=message)
+    try:
+        expected = _json_dumps_of_entry(event, None)
+    except UnicodeEncodeError:  # a lone surrogate has no UTF-8 form
+        with pytest.raises(UnicodeEncodeError):
+            canonical_bytes("g1", 5, "input", event, None)
+        return
+    assert canonical_bytes("g1", 5, "input", event, None) == expected
 
 
 def test_an_event_is_recorded_once_in_the_whole_ledger(ledger: SqliteLedger) -> None:

@@ -19,6 +19,7 @@ from xqarb.referee.rules import (
     read_pgn,
     replay,
     wxf,
+    wxf_and_chinese,
 )
 
 START = Position.from_fen(START_FEN)
@@ -196,6 +197,7 @@ def test_every_move_of_crowded_positions_reads_back() -> None:
                      chinese(pos, mv, fullwidth=True))
             for text in texts:
                 assert parse_move(pos, text) == mv, (text, str(mv), pos.fen())
+            assert wxf_and_chinese(pos, mv) == (texts[2], texts[0])  # the recorded move's two notations at once
             doubled += texts[0][0] in "前中后一二三四五12345"
             checked += 1
     assert doubled > 300

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         natural_limit_count,
         natural_limit_rule,
     )
-    from .notation import NotationError, chinese, iccs, parse_move, wxf
+    from .notation import NotationError, chinese, iccs, parse_move, wxf, wxf_and_chinese
     from .pgn import GameRecord, PgnError, Replay, read_pgn, replay
     from .position import START_FEN, FenError, IllegalMove, Move, Position, Side
     from .repetition import RepetitionVerdict, classify_move, find_cycle, judge_repetition
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # and repetition.py import this package for their types, so loading them lazily avoids an import cycle.
 _LAZY = {
     **dict.fromkeys(["Board"], "board"),
-    **dict.fromkeys(["NotationError", "chinese", "iccs", "parse_move", "wxf"], "notation"),
+    **dict.fromkeys(["NotationError", "chinese", "iccs", "parse_move", "wxf", "wxf_and_chinese"], "notation"),
     **dict.fromkeys(["GameRecord", "PgnError", "Replay", "read_pgn", "replay"], "pgn"),
     **dict.fromkeys(["START_FEN", "FenError", "IllegalMove", "Move", "Position", "Side"], "position"),
     **dict.fromkeys(["natural_limit_count", "natural_limit_rule", "NaturalLimitCount", "insufficient_material",
@@ -86,4 +86,5 @@ __all__ = [  # the same names as _LAZY (tests/rules/test_api.py checks it)
     "read_pgn",
     "replay",
     "wxf",
+    "wxf_and_chinese",
 ]

@@ -165,7 +165,10 @@ def chinese(position: Position, move: Move, traditional: bool = False, fullwidth
 
     Red's numbers are Chinese numerals; Black's are Arabic digits, or full-width digits when `fullwidth` (default:
     full-width with traditional characters, as printed records have them)."""
-    d = _describe(position, move)
+    return _chinese_of(_describe(position, move), traditional, fullwidth)
+
+
+def _chinese_of(d: _Described, traditional: bool = False, fullwidth: bool | None = None) -> str:
     tr = 1 if traditional else 0
     fw = traditional if fullwidth is None else fullwidth
     name = _NAMES[d.side][d.piece][tr]
@@ -186,7 +189,10 @@ def chinese(position: Position, move: Move, traditional: bool = False, fullwidth
 
 def wxf(position: Position, move: Move) -> str:
     """WXF notation of a legal move: C2=5, H8+7, +C-1."""
-    d = _describe(position, move)
+    return _wxf_of(_describe(position, move))
+
+
+def _wxf_of(d: _Described) -> str:
     letter = _WXF_OUT[d.piece]
     op = {1: "+", -1: "-", 0: "="}[d.direction]
     if d.selector is None:
@@ -195,6 +201,13 @@ def wxf(position: Position, move: Move) -> str:
         sel = {"front": "+", "middle": "=", "rear": "-"}.get(d.selector, d.selector)
         head = f"{sel}{d.file_num}" if d.on_many_files else f"{sel}{letter}"
     return f"{head}{op}{d.number}"
+
+
+def wxf_and_chinese(position: Position, move: Move) -> tuple[str, str]:
+    """Both notations of a legal move (WXF, then 7.5's Chinese), from one reading of the position: a recorded
+    move carries both, and reading the position is most of the work."""
+    d = _describe(position, move)
+    return _wxf_of(d), _chinese_of(d)
 
 
 # ------------------------------------------------------------------------------------------------ parsing
