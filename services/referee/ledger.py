@@ -3,8 +3,8 @@
 Each entry holds one event, where it came from (topic, partition, offset for inputs read from Kafka), the hash of
 the entry before it and its own hash = SHA-256(prev_hash || canonical bytes). The canonical bytes are stored as
 they were hashed, so verification recomputes the chain from what is on disk and names the first entry that does
-not match. A unique (game, seq) key makes a second writer fail instead of forking the log; a unique (game,
-event_id) key makes a replayed input a no-op (exactly-once comes from here, not from Kafka).
+not match. A unique (game, seq) key makes a second writer fail instead of forking the log; a unique (time, event
+id) key over the whole ledger makes a replayed input a no-op (exactly-once comes from here, not from Kafka).
 
 The store sits behind the small `Ledger` interface; SQLite (WAL) is the embedded default. A store shared by
 several referee processes is a later step: it only has to implement the same interface.
@@ -218,6 +218,7 @@ class StoredRow:
     body: bytes
     prev_hash: str
     hash: str
+    occurred_at: int | None = None  # None in a ledger written by an earlier version (no such column)
 
 
 def _row_problem(row: StoredRow, expected_seq: int, prev: str) -> str | None:
@@ -234,9 +235,10 @@ def _row_problem(row: StoredRow, expected_seq: int, prev: str) -> str | None:
         document = json.loads(row.body)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         return f"entry {row.seq}'s content is not valid JSON: {exc}"
-    claimed = (document.get("game_id"), document.get("seq"), document.get("kind"),
-               (document.get("event") or {}).get("event_id"))
-    if claimed != (row.game_id, row.seq, row.kind, row.event_id):
+    event = document.get("event") or {}
+    claimed = (document.get("game_id"), document.get("seq"), document.get("kind"), event.get("event_id"),
+               event.get("occurred_at") if row.occurred_at is not None else None)
+    if claimed != (row.game_id, row.seq, row.kind, row.event_id, row.occurred_at):
         return f"entry {row.seq}'s indexed columns disagree with its hashed content"
     return None
 
@@ -262,7 +264,7 @@ class Ledger(Protocol):
 
     def append_many(self, batches: Sequence[Batch], *, skip_known: bool = True) -> list[LedgerEntry]: ...
 
-    def find_events(self, event_ids: Sequence[str]) -> dict[str, tuple[str, int]]: ...
+    def find_events(self, events: Sequence[Event]) -> dict[str, tuple[str, int]]: ...
 
     def entries(self, game_id: str, after: int = 0, limit: int | None = None) -> list[LedgerEntry]: ...
 
@@ -270,7 +272,7 @@ class Ledger(Protocol):
 
     def has_event(self, game_id: str, event_id: str) -> bool: ...
 
-    def find_event(self, event_id: str) -> tuple[str, int] | None: ...
+    def find_event(self, event: Event) -> tuple[str, int] | None: ...
 
     def head(self, game_id: str) -> tuple[int, str]: ...
 
@@ -284,10 +286,16 @@ class Ledger(Protocol):
 
 
 # Entries sit in a rowid table (appended at the end of its B-tree) with two unique keys: (game, seq), which makes a
-# second writer fail instead of forking a chain, and the event id, which records every event once in the whole
-# ledger (a replayed input is found wherever it went). Ledgers written by earlier versions keep their layout (a
-# WITHOUT ROWID table keyed by (game, seq), unique (game, event id), an index on the event id): every query here
-# works on both.
+# second writer fail instead of forking a chain, and (occurred_at, event id), which records every event once in the
+# whole ledger (a replayed input is found wherever it went). A retry or a redelivery carries the event unchanged,
+# its time included, so the time adds nothing to what counts as the same event; it puts the key in time order.
+# Keyed by the event id alone (random UUIDs), each batch's inserts fell on pages all over that index and every
+# commit rewrote most of them: over a day's ledger the commit's cost per input grew from 6 to 27 us. Keyed by time
+# first, a batch's inserts fall on the index's last pages, as the entries themselves do: after 353,705 entries
+# (bench/referee_throughput.py, late in the day) 11,600-12,000 -> 19,700-20,300 inputs/s per core.
+# Ledgers written by earlier versions keep their layout (keyed by the event id alone: a unique event id, or a
+# WITHOUT ROWID table keyed by (game, seq) with unique (game, event id) and an index on the event id): every query
+# here works on all three (`_time_keyed` says which).
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     game_id   TEXT PRIMARY KEY,
@@ -298,11 +306,13 @@ CREATE TABLE IF NOT EXISTS entries (
     game_id   TEXT NOT NULL REFERENCES games(game_id),
     seq       INTEGER NOT NULL,
     kind      TEXT NOT NULL CHECK (kind IN ('input', 'output')),
-    event_id  TEXT NOT NULL UNIQUE,
+    event_id  TEXT NOT NULL,
+    occurred_at INTEGER NOT NULL,
     body      BLOB NOT NULL,
     prev_hash TEXT NOT NULL,
     hash      TEXT NOT NULL,
-    UNIQUE (game_id, seq)
+    UNIQUE (game_id, seq),
+    UNIQUE (occurred_at, event_id)
 );
 CREATE TABLE IF NOT EXISTS snapshots (
     game_id   TEXT NOT NULL REFERENCES games(game_id),
@@ -336,6 +346,8 @@ class SqliteLedger:
         # a day's ledger of a large venue keeps its pages in memory instead of reading them back for every batch.
         self._db.execute("PRAGMA cache_size=-65536")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(entries)")}
+        self._time_keyed = "occurred_at" in columns  # False: a ledger written by an earlier version
 
     # writing ---------------------------------------------------------------------------------------------------
 
@@ -380,12 +392,12 @@ class SqliteLedger:
                     seq, prev = heads.get(game_id, (0, GENESIS_HASH))
                     for item in batch.pending:
                         event = item.event
-                        if skip_known and self._has_event(None, event.event_id):
+                        if skip_known and self._find((event,)):
                             continue  # a replayed input after a crash or a rebalance: already in the ledger
                         seq += 1
                         body = canonical_bytes(game_id, seq, item.kind, event, item.origin)
                         digest = chain_hash(prev, body)
-                        rows.append((game_id, seq, item.kind, event.event_id, body, prev, digest))
+                        rows.append((game_id, seq, item.kind, event.event_id, body, prev, digest, event.occurred_at))
                         written.append(LedgerEntry(game_id, seq, item.kind, event, item.origin, prev, digest))
                         prev = digest
                     heads[game_id] = (seq, prev)
@@ -439,23 +451,14 @@ class SqliteLedger:
         with self._lock:
             return self._has_event(game_id, event_id)
 
-    def find_event(self, event_id: str) -> tuple[str, int] | None:
+    def find_event(self, event: Event) -> tuple[str, int] | None:
         """(game, seq) of the entry holding this event, in any game: a replayed input is found wherever it went."""
-        return self.find_events([event_id]).get(event_id)
+        return self.find_events([event]).get(event.event_id)
 
-    def find_events(self, event_ids: Sequence[str]) -> dict[str, tuple[str, int]]:
-        """For each of these event ids already in the ledger, (game, seq) of its entry."""
-        found: dict[str, tuple[str, int]] = {}
-        ids = list(dict.fromkeys(event_ids))
+    def find_events(self, events: Sequence[Event]) -> dict[str, tuple[str, int]]:
+        """For each of these events already in the ledger, (game, seq) of its entry, by event id."""
         with self._lock:
-            for start in range(0, len(ids), 500):  # SQLite's limit on bound parameters
-                chunk = ids[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                for event_id, game_id, seq in self._db.execute(
-                    f"SELECT event_id, game_id, seq FROM entries WHERE event_id IN ({marks})", chunk
-                ):
-                    found.setdefault(event_id, (game_id, seq))
-        return found
+            return self._find(events)
 
     def head(self, game_id: str) -> tuple[int, str]:
         with self._lock:
@@ -491,10 +494,15 @@ class SqliteLedger:
     # internals -------------------------------------------------------------------------------------------------
 
     def _insert(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        self._db.executemany(
-            "INSERT INTO entries (game_id, seq, kind, event_id, body, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
+        """Insert rows of (game_id, seq, kind, event_id, body, prev_hash, hash, occurred_at)."""
+        if self._time_keyed:
+            self._db.executemany(
+                "INSERT INTO entries (game_id, seq, kind, event_id, body, prev_hash, hash, occurred_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        else:
+            self._db.executemany(
+                "INSERT INTO entries (game_id, seq, kind, event_id, body, prev_hash, hash) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)", [row[:7] for row in rows])
 
     def _head(self, game_id: str) -> tuple[int, str]:
         row = self._db.execute(
@@ -513,18 +521,40 @@ class SqliteLedger:
                 heads[game_id] = (seq, hash_)
         return heads
 
-    def _has_event(self, game_id: str | None, event_id: str) -> bool:
-        """Whether this event is in the game's ledger (in any game's with game_id None)."""
-        if game_id is None:
-            query, args = "SELECT 1 FROM entries WHERE event_id = ?", (event_id,)
-        else:
-            query, args = "SELECT 1 FROM entries WHERE game_id = ? AND event_id = ?", (game_id, event_id)
-        return self._db.execute(query, args).fetchone() is not None
+    def _has_event(self, game_id: str, event_id: str) -> bool:
+        """Whether this event is in the game's ledger."""
+        query = "SELECT 1 FROM entries WHERE game_id = ? AND event_id = ?"
+        return self._db.execute(query, (game_id, event_id)).fetchone() is not None
+
+    def _find(self, events: Iterable[Event]) -> dict[str, tuple[str, int]]:
+        """(game, seq) of each of these events already in the ledger, by the ledger's event key."""
+        found: dict[str, tuple[str, int]] = {}
+        if self._time_keyed:
+            keys = list(dict.fromkeys((event.occurred_at, event.event_id) for event in events))
+            for start in range(0, len(keys), 250):  # two bound parameters a key, under SQLite's limit of 999
+                chunk = keys[start : start + 250]
+                # The keys drive the join (CROSS JOIN keeps that order), each one a look-up in the unique index.
+                query = (f"WITH k(occurred_at, event_id) AS (VALUES {','.join(['(?, ?)'] * len(chunk))}) "
+                         "SELECT e.event_id, e.game_id, e.seq FROM k CROSS JOIN entries e "
+                         "ON e.occurred_at = k.occurred_at AND e.event_id = k.event_id")
+                for event_id, game_id, seq in self._db.execute(query, [v for key in chunk for v in key]):
+                    found.setdefault(event_id, (game_id, seq))
+            return found
+        ids = list(dict.fromkeys(event.event_id for event in events))
+        for start in range(0, len(ids), 500):  # SQLite's limit on bound parameters
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for event_id, game_id, seq in self._db.execute(
+                f"SELECT event_id, game_id, seq FROM entries WHERE event_id IN ({marks})", chunk
+            ):
+                found.setdefault(event_id, (game_id, seq))
+        return found
 
     def _rows(self, game_id: str, after: int, limit: int | None) -> list[StoredRow]:
+        occurred_at = "occurred_at" if self._time_keyed else "NULL"
         query = (
-            "SELECT game_id, seq, kind, event_id, body, prev_hash, hash FROM entries "
-            "WHERE game_id = ? AND seq > ? ORDER BY seq"
+            f"SELECT game_id, seq, kind, event_id, body, prev_hash, hash, {occurred_at} "
+            "FROM entries WHERE game_id = ? AND seq > ? ORDER BY seq"
         )
         args: list[Any] = [game_id, after]
         if limit is not None:

@@ -63,7 +63,7 @@ class Referee:
         """
         from xqarb.referee.board import step
 
-        known = self.ledger.find_events([event.event_id for event, _ in items])
+        known = self.ledger.find_events([event for event, _ in items])
         staged: dict[str, Any] = {}
         # One batch per game: each game's chain keeps the inputs' order; the chains of different games are
         # independent, and they are all appended in one transaction.

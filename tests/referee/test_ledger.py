@@ -198,9 +198,49 @@ def test_same_inputs_give_byte_identical_ledgers(tmp_path: Path) -> None:
 def test_find_event_looks_in_every_game(ledger: SqliteLedger) -> None:
     ledger.append("board:7", "7", [Pending("input", _press(1))])
     ledger.append("g1", "7", [Pending("input", _press(2)), Pending("output", _ruling(2))])
-    assert ledger.find_event(_press(1).event_id) == ("board:7", 1)
-    assert ledger.find_event(_ruling(2).event_id) == ("g1", 2)
-    assert ledger.find_event("no-such-event") is None
+    assert ledger.find_event(_press(1)) == ("board:7", 1)
+    assert ledger.find_event(_ruling(2)) == ("g1", 2)
+    assert ledger.find_event(_press(9)) is None
+    assert ledger.find_events([_press(2), _press(9), _press(1), _press(2)]) == {_press(1).event_id: ("board:7", 1),
+                                                                             _press(2).event_id: ("g1", 1)}
+
+
+def test_events_are_keyed_by_time_then_id(ledger: SqliteLedger) -> None:
+    """The key that records an event once is (occurred_at, event id): in time order, so a batch's inserts fall on
+    the index's last pages; a look-up by event is one search in that index, never a scan of the entries."""
+    ledger.append("g1", "7", [Pending("input", _press(1))])
+    again = _press(1)  # a retry or a redelivery: the same id and the same time
+    assert ledger.append("g1", "7", [Pending("input", again)]) == []
+    with pytest.raises(LedgerConflict):
+        ledger.append_many([Batch("g1", "7", (Pending("input", again),))], skip_known=False)
+    db = ledger._db
+    indexes = [row[1] for row in db.execute("PRAGMA index_list(entries)") if row[2]]
+    assert any([c[2] for c in db.execute(f"PRAGMA index_info('{name}')")] == ["occurred_at", "event_id"]
+               for name in indexes)
+    with ledger._lock:
+        plans = []
+        real_execute = db.execute
+
+        class Spy:
+            def execute(self, query: str, args: object = ()) -> object:
+                plans.extend(row[3] for row in real_execute("EXPLAIN QUERY PLAN " + query, args))
+                return real_execute(query, args)
+
+        ledger._db = Spy()  # type: ignore[assignment]
+        try:
+            assert ledger.find_events([_press(1), _press(2)]) == {_press(1).event_id: ("g1", 1)}
+        finally:
+            ledger._db = db
+    assert any("USING INDEX" in plan and "occurred_at" in plan for plan in plans), plans
+    assert not any(plan.startswith("SCAN e") or plan == "SCAN entries" for plan in plans), plans
+
+
+def test_an_edited_event_time_column_fails_verification(ledger: SqliteLedger, tmp_path: Path) -> None:
+    for i in range(1, 4):
+        ledger.append("g1", "7", [Pending("input", _press(i))])
+    ledger._db.execute("UPDATE entries SET occurred_at = occurred_at + 1 WHERE game_id = 'g1' AND seq = 2")
+    result = ledger.verify("g1")
+    assert not result.ok and result.first_bad_seq == 2 and "indexed columns" in (result.reason or "")
 
 
 def test_append_many_is_one_transaction_over_games(ledger: SqliteLedger) -> None:
@@ -287,7 +327,34 @@ def test_an_event_is_recorded_once_in_the_whole_ledger(ledger: SqliteLedger) -> 
     with pytest.raises(LedgerConflict):
         ledger.append_many([Batch("g2", "7", (Pending("input", _press(3)), Pending("input", _press(1))))],
                            skip_known=False)
-    assert ledger.entries("g2") == [] and ledger.find_events([_press(3).event_id]) == {}
+    assert ledger.entries("g2") == [] and ledger.find_events([_press(3)]) == {}
+
+
+def test_a_ledger_keyed_by_the_event_id_alone_still_appends_and_verifies(tmp_path: Path) -> None:
+    """Ledgers written before the time key (a rowid table with a unique event id) keep working as they are."""
+    path = tmp_path / "rowid.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript("""
+        CREATE TABLE games (game_id TEXT PRIMARY KEY, board_id TEXT NOT NULL, created INTEGER NOT NULL);
+        CREATE TABLE entries (
+            game_id TEXT NOT NULL REFERENCES games(game_id), seq INTEGER NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('input', 'output')), event_id TEXT NOT NULL UNIQUE, body BLOB NOT NULL,
+            prev_hash TEXT NOT NULL, hash TEXT NOT NULL, UNIQUE (game_id, seq)
+        );
+    """)
+    db.close()
+    with SqliteLedger(path) as old:
+        old.append("board:7", "7", [Pending("input", _press(1))])
+        old.append_many([Batch("g1", "7", (Pending("input", _press(2)), Pending("output", _ruling(2)))),
+                         Batch("g2", "8", (Pending("input", _press(1, "8")),))])
+        assert old.head("g1")[0] == 2 and old.verify("g1").ok and old.verify("board:7").ok
+        assert old.find_events([_press(1), _press(2)]) == {_press(1).event_id: ("board:7", 1),
+                                                           _press(2).event_id: ("g1", 1)}
+        assert old.append("g1", "7", [Pending("input", _press(1))]) == []  # found in the board's chain: skipped
+        with pytest.raises(LedgerConflict):
+            old.append_many([Batch("g1", "7", (Pending("input", _press(2)),))], skip_known=False)
+    columns = [row[1] for row in sqlite3.connect(path).execute("PRAGMA table_info(entries)")]
+    assert "occurred_at" not in columns  # its layout is left as it was
 
 
 def test_a_ledger_written_with_the_earlier_layout_still_appends_and_verifies(tmp_path: Path) -> None:
@@ -309,5 +376,5 @@ def test_a_ledger_written_with_the_earlier_layout_still_appends_and_verifies(tmp
         old.append_many([Batch("g1", "7", (Pending("input", _press(2)),)), Batch("g2", "8", (Pending("input",
                                                                                                   _press(1, "8")),))])
         assert old.head("g1")[0] == 3 and old.verify("g1").ok and old.verify("g2").ok
-        assert old.find_events([_press(2).event_id]) == {_press(2).event_id: ("g1", 3)}
+        assert old.find_events([_press(2)]) == {_press(2).event_id: ("g1", 3)}
         assert old.append("g1", "7", [Pending("input", _press(2))]) == []  # the replay is skipped
