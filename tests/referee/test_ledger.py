@@ -205,6 +205,19 @@ def test_find_event_looks_in_every_game(ledger: SqliteLedger) -> None:
                                                                              _press(2).event_id: ("g1", 1)}
 
 
+def test_two_connections_writing_in_turn_continue_each_others_chains(tmp_path: Path) -> None:
+    """A connection keeps the heads it committed only until another connection writes to the file (a referee that
+    took the board over, an arbiter's tool): then it reads them again, and the chain goes on unforked."""
+    path = tmp_path / "shared.sqlite"
+    with SqliteLedger(path) as first, SqliteLedger(path) as second:
+        first.append("g1", "7", [Pending("input", _press(1))])
+        first.append("g1", "7", [Pending("input", _press(2))])  # its own head, kept
+        second.append("g1", "7", [Pending("input", _press(3))])
+        first.append("g1", "7", [Pending("input", _press(4))])
+        assert [(e.seq, e.event.source_seq) for e in first.entries("g1")] == [(1, 1), (2, 2), (3, 3), (4, 4)]
+        assert first.verify("g1").ok and second.verify("g1").ok
+
+
 def test_events_are_keyed_by_time_then_id(ledger: SqliteLedger) -> None:
     """The key that records an event once is (occurred_at, event id): in time order, so a batch's inserts fall on
     the index's last pages; a look-up by event is one search in that index, never a scan of the entries."""
