@@ -571,24 +571,23 @@ def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:
     last_offer = s.last_offer
     if offer is not None and offer != side:
         offer, last_offer = None, (offer, True)  # 23.1: moving is refusing the offer
+    settled = s.settled_points
+    misaligned = s.misaligned
+    if misaligned is not None and misaligned.mover != side:
+        # The opponent moved on without designating (5.10): the question lapsed and the position stands.
+        settled |= {frozenset(misaligned.points)}
+        misaligned = None
+    if settled:  # a piece (or point) between settled points is in play again: a new question
+        settled = frozenset(pair for pair in settled if move.frm not in pair and move.to not in pair)
+    # Everything a move changes, in one step (this runs for every move of every game). The side's touches and
+    # announced adjustments (5.1-5.6) end with its move.
     st.set(
         moves=(*s.moves, record), hist_positions=(*s.hist_positions, after), hist_moves=(*s.hist_moves, move),
         clock=clock, press_pending=press_pending, attention=None, ambiguous=(), offer_pending=offer,
-        last_offer=last_offer,
+        last_offer=last_offer, misaligned=misaligned, settled_points=settled,
+        position=after, squares=after_squares, hand_seen_at=None,
+        **{f"moved_{side}": moved, f"arrived_{side}": True, f"touches_{side}": (), f"adjust_{side}": frozenset()},
     )
-    settled = s.settled_points
-    if s.misaligned is not None and s.misaligned.mover != side:
-        # The opponent moved on without designating (5.10): the question lapsed and the position stands.
-        settled |= {frozenset(s.misaligned.points)}
-        st.set(misaligned=None)
-    if settled:  # a piece (or point) between settled points is in play again: a new question
-        settled = frozenset(pair for pair in settled if move.frm not in pair and move.to not in pair)
-    st.set(settled_points=settled)
-    st.set_position(after, after_squares)
-    st.set_flag("moved", side, moved)
-    st.set_flag("arrived", side, True)
-    st.set_touches(side, ())
-    st.set_adjust(side, frozenset())
     st.emit("MoveMade", ply=ply, side=side, iccs=move.iccs, wxf=record.wxf, chinese=record.chinese,
             fen_after=record.fen_after, red_ms=red_ms, black_ms=black_ms)
     _recording_after_move(st, side, ply)
