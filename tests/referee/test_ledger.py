@@ -343,19 +343,24 @@ def test_an_event_is_recorded_once_in_the_whole_ledger(ledger: SqliteLedger) -> 
     assert ledger.entries("g2") == [] and ledger.find_events([_press(3)]) == {}
 
 
+def _ledger_file(path: Path, entries_table: str) -> Path:
+    """A ledger file as an earlier version laid it out: its games table and the given entries table."""
+    db = sqlite3.connect(path)
+    db.executescript("CREATE TABLE games (game_id TEXT PRIMARY KEY, board_id TEXT NOT NULL, created INTEGER NOT NULL);"
+                     + entries_table)
+    db.close()
+    return path
+
+
 def test_a_ledger_keyed_by_the_event_id_alone_still_appends_and_verifies(tmp_path: Path) -> None:
     """Ledgers written before the time key (a rowid table with a unique event id) keep working as they are."""
-    path = tmp_path / "rowid.sqlite"
-    db = sqlite3.connect(path)
-    db.executescript("""
-        CREATE TABLE games (game_id TEXT PRIMARY KEY, board_id TEXT NOT NULL, created INTEGER NOT NULL);
+    path = _ledger_file(tmp_path / "rowid.sqlite", """
         CREATE TABLE entries (
             game_id TEXT NOT NULL REFERENCES games(game_id), seq INTEGER NOT NULL,
             kind TEXT NOT NULL CHECK (kind IN ('input', 'output')), event_id TEXT NOT NULL UNIQUE, body BLOB NOT NULL,
             prev_hash TEXT NOT NULL, hash TEXT NOT NULL, UNIQUE (game_id, seq)
         );
     """)
-    db.close()
     with SqliteLedger(path) as old:
         old.append("board:7", "7", [Pending("input", _press(1))])
         old.append_many([Batch("g1", "7", (Pending("input", _press(2)), Pending("output", _ruling(2)))),
@@ -372,10 +377,7 @@ def test_a_ledger_keyed_by_the_event_id_alone_still_appends_and_verifies(tmp_pat
 
 def test_a_ledger_written_with_the_earlier_layout_still_appends_and_verifies(tmp_path: Path) -> None:
     """Ledgers written before the rowid layout (WITHOUT ROWID, unique (game, event id)) keep working as they are."""
-    path = tmp_path / "old.sqlite"
-    db = sqlite3.connect(path)
-    db.executescript("""
-        CREATE TABLE games (game_id TEXT PRIMARY KEY, board_id TEXT NOT NULL, created INTEGER NOT NULL);
+    path = _ledger_file(tmp_path / "old.sqlite", """
         CREATE TABLE entries (
             game_id TEXT NOT NULL REFERENCES games(game_id), seq INTEGER NOT NULL,
             kind TEXT NOT NULL CHECK (kind IN ('input', 'output')), event_id TEXT NOT NULL, body BLOB NOT NULL,
@@ -383,7 +385,6 @@ def test_a_ledger_written_with_the_earlier_layout_still_appends_and_verifies(tmp
         ) WITHOUT ROWID;
         CREATE INDEX entries_by_event ON entries (event_id);
     """)
-    db.close()
     with SqliteLedger(path) as old:
         old.append("g1", "7", [Pending("input", _press(1)), Pending("output", _ruling(1))])
         old.append_many([Batch("g1", "7", (Pending("input", _press(2)),)), Batch("g2", "8", (Pending("input",
