@@ -490,10 +490,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # `_between` decides from both points' peaks together.
         if float(np.hypot(*off)) >= cfg.misaligned_from - 0.1 and i not in taken and occ[i] > 0.5:
             j = _towards(i, off)
-            # a piece half-way covers half of each point's disc: both must show ink; and it can only stand where
-            # no other piece still stands: the neighbour was empty or changed too (its piece was taken or moved)
+            # a piece half-way covers half of each point's disc: both must show ink, and both must have changed
+            # against the last still board (a piece set down 0.3 off its point, its peak pulled further by its
+            # ring or its shadow, reaches into the neighbour's disc but changes it far less than half a disc
+            # does), unless the neighbour was left unsure by the same piece half-way before, seen again. And it
+            # can only stand where no other piece still stands: the neighbour was empty or its piece left.
             if (j is not None and j not in taken and (known[j] in ".?" or known[i] in ".?")
-                    and (known[j] in ".?" or change[j] > lvl) and occ[j] > 0.02
+                    and (known[j] == "?" or change[j] > lvl) and occ[j] > 0.02
                     and _between(reading.offset[i], reading.offset[j], POINTS_UV[j] - POINTS_UV[i], parallax, cfg)):
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))

@@ -125,6 +125,21 @@ def test_a_piece_half_way_whose_peak_falls_short_names_both() -> None:
     assert not placed
 
 
+def test_a_piece_set_down_off_its_point_is_not_half_way_where_the_neighbour_did_not_change() -> None:
+    # (hard game 83, seed 1083, ply 15) the cannon b2 -> c2, set down a little off c2 towards c3: its peak from c2
+    # lies 0.38 towards c3 and the one followed from c3 0.62 back, which alone reads like a piece between them;
+    # but c3's disc changed a third as much as a piece half over it changes it: one piece on c2
+    known = "r.b.kabr.....a...c.cn...n..p.p.p.R.p......p....P.P....P.....P.P.C..C.N...........RNBAKAB.."
+    after = _moved(known, "b2", "c2")
+    ref_view, view = _views({"b2": 0.5, "c2": 0.45, "c3": 0.08})
+    ref = _reading(known)
+    now = _reading(after, c2={"offset": (-0.16, -0.38)},
+                   c3={"occupied": 0.04, "density": 0.043, "offset": (-0.22, 0.62)})
+    squares, placed, _, misaligned = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    assert not misaligned
+    assert squares == after and placed == [point_index("c2")]
+
+
 def test_a_rook_moved_along_the_edge_of_a_blurred_board() -> None:
     # (hard game 68, seed 1068, ply 5) the rook i0 -> h0 on a blurred board: the emptied corner keeps a little of
     # the frame's ink, no ink reads at h0, yet h0 changed about as much as i0: a move, not a push off the edge
