@@ -50,6 +50,14 @@ def _reading(squares: str, **points: dict[str, float | tuple[float, float]]) -> 
     return PointReading(occ, red, offset, dens, red - 0.5)
 
 
+def _interpret(known: str, changed: dict[str, float], ref: PointReading, now: PointReading
+               ) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
+    """`interpret` of the still board read as `now`, against the last one read as `ref` (the known position
+    `known`), where `changed` says how much each point's look changed between the two (`_views`)."""
+    ref_view, view = _views(changed)
+    return interpret(known, ref_view, ref, view, now, TrackerConfig())
+
+
 def _moved(squares: str, frm: str, to: str) -> str:
     sq = list(squares)
     sq[point_index(to)] = sq[point_index(frm)]
@@ -61,11 +69,10 @@ def test_a_capture_whose_colours_read_weakly() -> None:
     # (easy game 45, seed 1045, ply 15) a red pawn takes a black pawn; the source's ink fell to half but still
     # reads a little like a piece (a neighbour's ink), the taken point's colour only crossed over to red
     known = _moved(_moved(START_SQUARES, "g3", "g4"), "g6", "g5")
-    ref_view, view = _views({"g4": 0.6, "g5": 0.4})
     ref = _reading(known)
     now = _reading(known, g4={"occupied": 0.71, "density": 0.12, "offset": (-0.5, 0.1)},
                    g5={"red": 0.62})
-    squares, placed, nudged, misaligned = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    squares, placed, nudged, misaligned = _interpret(known, {"g4": 0.6, "g5": 0.4}, ref, now)
     assert squares == _moved(known, "g4", "g5")
     assert placed == [point_index("g5")] and not nudged and not misaligned
 
@@ -75,10 +82,9 @@ def test_a_piece_whose_ink_washed_out_does_not_vanish() -> None:
     # point changed as much as the emptied h2 did; nothing else changed
     known = START_SQUARES
     after = _moved(known, "h2", "e2")
-    ref_view, view = _views({"h2": 0.5, "e2": 0.5})
     ref = _reading(known)
     now = _reading(after, e2={"occupied": 0.10, "density": 0.02})
-    squares, placed, _, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    squares, placed, _, _ = _interpret(known, {"h2": 0.5, "e2": 0.5}, ref, now)
     assert squares == after
     assert placed == [point_index("e2")]
 
@@ -87,10 +93,9 @@ def test_two_empty_points_that_changed_alike_are_unsure() -> None:
     # the same, but two empty points changed alike: the piece went to one of them, which is not for the camera to
     # guess (the rules choose): both unsure, the emptied point empty
     known = START_SQUARES
-    ref_view, view = _views({"h2": 0.5, "e2": 0.5, "f1": 0.5})
     ref = _reading(known)
     now = _reading(_moved(known, "h2", "e2"), e2={"occupied": 0.10, "density": 0.02})
-    squares, _, _, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    squares, _, _, _ = _interpret(known, {"h2": 0.5, "e2": 0.5, "f1": 0.5}, ref, now)
     assert squares[point_index("h2")] == "."
     assert squares[point_index("e2")] == "?" and squares[point_index("f1")] == "?"
 
@@ -102,10 +107,9 @@ def test_the_point_a_piece_leans_towards_stays_empty() -> None:
     after = _moved(known, "h0", "g2")
     known = _moved(known, "h2", "f2")
     after = _moved(after, "h2", "f2")
-    ref_view, view = _views({"h0": 0.5, "g2": 0.6, "h2": 0.3})
     ref = _reading(known)
     now = _reading(after, h2={"occupied": 0.99, "density": 0.3, "offset": (-0.44, 0.03)})
-    squares, placed, _, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    squares, placed, _, _ = _interpret(known, {"h0": 0.5, "g2": 0.6, "h2": 0.3}, ref, now)
     assert squares == after
     assert placed == [point_index("g2")]
 
@@ -114,12 +118,11 @@ def test_a_piece_half_way_whose_peak_falls_short_names_both() -> None:
     # (easy game 58, seed 1058, ply 10) the advisor f9 -> e8, left half-way towards f8: from f8 its ink peak is
     # found only 0.34 away (the mean shift stops short), from e8 0.63; together they make one piece between them
     known = "r.bakab.r.........nc..c.x..p.p.p...p......p....P......P...P.P.P.CN.B.C..........RR..AKABN."
-    ref_view, view = _views({"f9": 0.6, "e8": 0.35, "f8": 0.35})
     ref = _reading(known)
     after = _moved(known, "f9", "e8")
     now = _reading(after, e8={"occupied": 0.48, "density": 0.15, "offset": (0.625, -0.09)},
                    f8={"occupied": 0.88, "density": 0.22, "offset": (-0.34, 0.0)})
-    squares, placed, _, misaligned = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    squares, placed, _, misaligned = _interpret(known, {"f9": 0.6, "e8": 0.35, "f8": 0.35}, ref, now)
     assert misaligned == [(point_index("e8"), point_index("f8"))]
     assert squares[point_index("f9")] == "." and squares[point_index("e8")] == "?" and squares[point_index("f8")] == "?"
     assert not placed
@@ -131,11 +134,10 @@ def test_a_piece_set_down_off_its_point_is_not_half_way_where_the_neighbour_did_
     # but c3's disc changed a third as much as a piece half over it changes it: one piece on c2
     known = "r.b.kabr.....a...c.cn...n..p.p.p.R.p......p....P.P....P.....P.P.C..C.N...........RNBAKAB.."
     after = _moved(known, "b2", "c2")
-    ref_view, view = _views({"b2": 0.5, "c2": 0.45, "c3": 0.08})
     ref = _reading(known)
     now = _reading(after, c2={"offset": (-0.16, -0.38)},
                    c3={"occupied": 0.04, "density": 0.043, "offset": (-0.22, 0.62)})
-    squares, placed, _, misaligned = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    squares, placed, _, misaligned = _interpret(known, {"b2": 0.5, "c2": 0.45, "c3": 0.08}, ref, now)
     assert not misaligned
     assert squares == after and placed == [point_index("c2")]
 
@@ -145,10 +147,9 @@ def test_a_rook_moved_along_the_edge_of_a_blurred_board() -> None:
     # the frame's ink, no ink reads at h0, yet h0 changed about as much as i0: a move, not a push off the edge
     known = _moved(START_SQUARES, "h0", "g2")
     after = _moved(known, "i0", "h0")
-    ref_view, view = _views({"i0": 0.45, "h0": 0.5})
     ref = _reading(known, i0={"occupied": 0.5, "density": 0.05})
     now = _reading(after, i0={"occupied": 0.2, "density": 0.02}, h0={"occupied": 0.02, "density": 0.01})
-    squares, placed, nudged, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    squares, placed, nudged, _ = _interpret(known, {"i0": 0.45, "h0": 0.5}, ref, now)
     assert squares == after
     assert placed == [point_index("h0")] and not nudged
 
@@ -156,10 +157,9 @@ def test_a_rook_moved_along_the_edge_of_a_blurred_board() -> None:
 def test_a_piece_pushed_outwards_off_an_edge_point_stays() -> None:
     # the counterpart: the rook i0 pushed outwards, beyond the frame, shows no ink, and no other point changed
     known = START_SQUARES
-    ref_view, view = _views({"i0": 0.5})
     ref = _reading(known)
     now = _reading(known, i0={"occupied": 0.02, "density": 0.01})
-    squares, placed, nudged, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    squares, placed, nudged, _ = _interpret(known, {"i0": 0.5}, ref, now)
     assert squares == known
     assert not placed and nudged == [point_index("i0")]
 
@@ -169,10 +169,10 @@ def test_a_faint_arrival_whose_ink_rose() -> None:
     # its own ink rose several-fold where it changed
     known = _moved(START_SQUARES, "h2", "e2")
     after = _moved(known, "e3", "e4")
-    ref_view, view = _views({"e3": 0.5, "e4": 0.2})  # e4 changed (0.11), not by half as much again
     ref = _reading(known, e4={"density": 0.02})
     now = _reading(after, e4={"occupied": 0.46, "density": 0.09})
-    squares, placed, _, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    # e4 changed (0.11), not by half as much again
+    squares, placed, _, _ = _interpret(known, {"e3": 0.5, "e4": 0.2}, ref, now)
     assert squares == after
     assert placed == [point_index("e4")]
 
@@ -182,10 +182,10 @@ def test_a_recapture_that_changed_its_point_little() -> None:
     # place changes h9 by under the change level, but its ink turned surely black
     known = _moved(_moved(START_SQUARES, "h9", "g7"), "h0", "h9")
     after = _moved(known, "g7", "h9")
-    ref_view, view = _views({"g7": 0.6, "h9": 0.12})  # h9 changed about 0.06
     ref = _reading(known)
     now = _reading(after)
-    squares, placed, nudged, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    # h9 changed about 0.06
+    squares, placed, nudged, _ = _interpret(known, {"g7": 0.6, "h9": 0.12}, ref, now)
     assert squares == after
     assert placed == [point_index("h9")] and not nudged
 
@@ -195,10 +195,9 @@ def test_an_arrival_under_glare() -> None:
     # e2 changed by under the change level, yet ink shows where there was none
     known = START_SQUARES
     after = _moved(known, "h2", "e2")
-    ref_view, view = _views({"h2": 0.6, "e2": 0.12})
     ref = _reading(known, e2={"density": 0.0})
     now = _reading(after, e2={"occupied": 0.27, "density": 0.1})
-    squares, placed, _, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    squares, placed, _, _ = _interpret(known, {"h2": 0.6, "e2": 0.12}, ref, now)
     assert squares == after
     assert placed == [point_index("e2")]
 
@@ -231,10 +230,9 @@ def test_a_capture_whose_taker_reads_faintly() -> None:
     known = _moved(START_SQUARES, "g6", "e6")  # a black pawn on e6, in the cannon's file beyond a screen
     known = _moved(known, "h2", "e2")
     after = _moved(known, "e2", "e6")
-    ref_view, view = _views({"e2": 0.6, "e6": 0.4})
     ref = _reading(known)
     now = _reading(after, e6={"occupied": 0.12, "density": 0.03, "red": 0.2})
-    squares, placed, nudged, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    squares, placed, nudged, _ = _interpret(known, {"e2": 0.6, "e6": 0.4}, ref, now)
     assert squares == after
     assert placed == [point_index("e6")] and not nudged
 
@@ -244,10 +242,9 @@ def test_a_faint_move_below_the_change_level_when_nothing_else_changed() -> None
     # changed by under the change level (0.07-0.08) and nothing else changed at all
     known = _moved(START_SQUARES, "h9", "g7")
     after = _moved(known, "i9", "h9")
-    ref_view, view = _views({"i9": 0.14, "h9": 0.13})
     ref = _reading(known, i9={"occupied": 0.12, "density": 0.025})
     now = _reading(after, h9={"occupied": 0.48, "density": 0.05})
-    squares, placed, _, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    squares, placed, _, _ = _interpret(known, {"i9": 0.14, "h9": 0.13}, ref, now)
     assert squares == after
     assert placed == [point_index("h9")]
 
@@ -258,10 +255,9 @@ def test_an_arrival_read_under_the_boards_piece_scale() -> None:
     known = _moved(START_SQUARES, "h0", "g2")
     known = _moved(known, "i0", "h0")
     after = _moved(known, "h0", "h6")
-    ref_view, view = _views({"h0": 0.6, "h6": 0.5})
     ref = _reading(known, h6={"density": 0.007})
     now = _reading(after, h0={"occupied": 0.76, "density": 0.2}, h6={"occupied": 0.42, "density": 0.16})
-    squares, placed, _, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    squares, placed, _, _ = _interpret(known, {"h0": 0.6, "h6": 0.5}, ref, now)
     assert squares == after
     assert placed == [point_index("h6")]
 
@@ -272,12 +268,11 @@ def test_a_move_seen_by_its_colour_where_the_marks_read_like_ink() -> None:
     # appeared at h0, where the frame's ink read dark before
     known = _moved(START_SQUARES, "h0", "g2")
     after = _moved(known, "i0", "h0")
-    ref_view, view = _views({"i0": 0.6, "h0": 0.6})
     ref = _reading(known, i0={"occupied": 0.28, "density": 0.09}, h0={"occupied": 0.51, "density": 0.12,
                                                                           "red": 0.03})
     now = _reading(after, i0={"occupied": 0.99, "density": 0.22, "red": 0.03},
                    h0={"occupied": 0.34, "density": 0.1, "red": 0.96})
-    squares, placed, _, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    squares, placed, _, _ = _interpret(known, {"i0": 0.6, "h0": 0.6}, ref, now)
     assert squares == after
     assert placed == [point_index("h0")]
 
@@ -286,10 +281,9 @@ def test_a_touch_on_an_edge_point_whose_colour_read_unsurely() -> None:
     # (hard game 104, seed 1104, ply 8; tuned on) the pawn a3 nudged over the frame's dark lines: its ink now
     # reads dark, but it never read surely red there: a touch, not a piece of unknown colour
     known = START_SQUARES
-    ref_view, view = _views({"a3": 0.4})
     ref = _reading(known, a3={"red": 0.74})
     now = _reading(known, a3={"red": 0.03, "density": 0.21})
-    squares, placed, nudged, _ = interpret(known, ref_view, ref, view, now, TrackerConfig())
+    squares, placed, nudged, _ = _interpret(known, {"a3": 0.4}, ref, now)
     assert squares == known
     assert nudged == [point_index("a3")] and not placed
 
