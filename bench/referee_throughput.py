@@ -128,15 +128,17 @@ def measure_with_ledger(streams: Sequence[Sequence[Event]], batch: int = 500, da
     with tempfile.TemporaryDirectory(prefix="xqarb-bench-") as folder:
         ledger = SqliteLedger(Path(folder) / "ledger.sqlite")
         referee = Referee(ledger)
+
+        def append_all(events: Sequence[Event]) -> int:
+            """The events appended `batch` at a time, as the Kafka service polls them; the outputs' count."""
+            return sum(len(referee.handle_batch([(e, None) for e in events[start : start + batch]]))
+                       for start in range(0, len(events), batch))
+
         for day in range(days_before):
-            earlier = another_day(interleaved, day - days_before)
-            for start in range(0, n, batch):
-                referee.handle_batch([(e, None) for e in earlier[start : start + batch]])
+            append_all(another_day(interleaved, day - days_before))
         before = referee.appended
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        outputs = 0
-        for start in range(0, n, batch):
-            outputs += len(referee.handle_batch([(e, None) for e in interleaved[start : start + batch]]))
+        outputs = append_all(interleaved)
         cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
         entries = referee.appended - before
         ledger.close()

@@ -396,8 +396,11 @@ class _Step:
     def get_flag(self, name: str, side: str) -> Any:
         return getattr(self.s, f"{name}_{side}")
 
-    def set_position(self, position: Position, squares: str | None = None) -> None:
-        self.set(position=position, squares=position.squares() if squares is None else squares, hand_seen_at=None)
+    def set_position(self, position: Position, squares: str | None = None, **fields: Any) -> None:
+        """A new position on the board (a hand seen before it no longer counts), with any other `fields` changed in
+        the same step."""
+        self.set(position=position, squares=position.squares() if squares is None else squares, hand_seen_at=None,
+                 **fields)
 
     def truncate(self, n: int) -> None:
         """Take the game back to before ply n+1 (5.8.2 / 5.8.3 / 5.10 corrections)."""
@@ -581,11 +584,11 @@ def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:
         settled = frozenset(pair for pair in settled if move.frm not in pair and move.to not in pair)
     # Everything a move changes, in one step (this runs for every move of every game). The side's touches and
     # announced adjustments (5.1-5.6) end with its move.
-    st.set(
+    st.set_position(
+        after, after_squares,
         moves=(*s.moves, record), hist_positions=(*s.hist_positions, after), hist_moves=(*s.hist_moves, move),
         clock=clock, press_pending=press_pending, attention=None, ambiguous=(), offer_pending=offer,
         last_offer=last_offer, misaligned=misaligned, settled_points=settled,
-        position=after, squares=after_squares, hand_seen_at=None,
         **{f"moved_{side}": moved, f"arrived_{side}": True, f"touches_{side}": (), f"adjust_{side}": frozenset()},
     )
     st.emit("MoveMade", ply=ply, side=side, iccs=move.iccs, wxf=record.wxf, chinese=record.chinese,

@@ -98,7 +98,7 @@ class Referee:
                 chain[1].extend(Pending("output", out) for out in result.outputs)
                 outputs.extend(result.outputs)
         if per_game:
-            batches = [Batch(game_id, board, tuple(items)) for game_id, (board, items) in per_game.items()]
+            batches = [Batch(game_id, board, tuple(chain)) for game_id, (board, chain) in per_game.items()]
             written = self.ledger.append_many(batches, skip_known=False)  # looked up above
             self.appended += len(written)
         self._boards.update(staged)
