@@ -28,12 +28,15 @@ def _work(mix: str, games: int, measure: bool) -> int:
     sys.path.insert(0, str(HERE))
     import referee_throughput as rt
 
+    from xqarb.collector import tune_for_service
+
     streams = rt.load_streams(games)
     if mix.startswith("camera"):
         streams = [rt.camera_mix(s) for s in streams]
     from xqarb.referee.ledger import SqliteLedger  # noqa: F401  (imported in both runs: not part of the figure)
     from xqarb.referee.service import Referee  # noqa: F401
 
+    tune_for_service()  # as the throughput bench and the service (in both runs: not part of the figure)
     if measure:
         (rt.measure_with_ledger if mix.endswith("ledger") else rt.measure)(streams)
     return sum(len(s) for s in streams)

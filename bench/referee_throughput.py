@@ -26,6 +26,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from xqarb.collector import tune_for_service
 from xqarb.events import Event, make_event
 from xqarb.referee.board import BoardState, step
 from xqarb.referee.cli import synthesize
@@ -157,6 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     streams = load_streams(args.games)
     camera = [camera_mix(s) for s in streams]
+    # The service's collector settings (`xqarb referee serve` and `xqarb up` make them once started): the loaded
+    # inputs are frozen with the start-up objects, as a service holds only a poll's worth of inputs at a time.
+    tune_for_service()
     results = {
         "replay": measure(streams),
         "camera": measure(camera),

@@ -326,6 +326,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"xqarb up: could not start: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         system.stop()
         return 1
+    from xqarb.collector import tune_for_service
+
+    tune_for_service()  # the referee's fold runs in this process (collector.py says why)
     print(f"xqarb is up: {url}/  (venue overview; Ctrl-C stops)", flush=True)
     print(
         f"  review a game: {url}/review.html?game=ID · overlay: {url}/overlay.html?board=1 · "

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from xqarb.collector import tune_for_service
 from xqarb.events import Event
 from xqarb.referee.ledger import Batch, Ledger, Origin, Pending, SqliteLedger
 from xqarb.referee.ordering import VISION_OBSERVATIONS
@@ -266,6 +267,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    tune_for_service()  # the fold's many short-lived objects (collector.py says why)
     print(f"referee: consuming {', '.join(INPUT_TOPICS)} from {args.bootstrap_servers}, ledger {db}", file=sys.stderr)
     try:
         service.run()
