@@ -264,6 +264,8 @@ class Ledger(Protocol):
 
     def append_many(self, batches: Sequence[Batch], *, skip_known: bool = True) -> list[LedgerEntry]: ...
 
+    def append_looked_up(self, batches: Sequence[Batch]) -> int: ...
+
     def find_events(self, events: Sequence[Event]) -> dict[str, tuple[str, int]]: ...
 
     def entries(self, game_id: str, after: int = 0, limit: int | None = None) -> list[LedgerEntry]: ...
@@ -371,6 +373,15 @@ class SqliteLedger:
         caller that already looked its inputs up (`find_events`): an event already there then fails the unique
         (game, event id) key and the whole batch is refused (LedgerConflict) instead of being skipped.
         """
+        return [LedgerEntry(*fields) for fields in self._append(batches, skip_known)]
+
+    def append_looked_up(self, batches: Sequence[Batch]) -> int:
+        """`append_many(batches, skip_known=False)` for the referee's hot path, which needs only how many entries
+        were written: no entry objects are built (about 0.75 us an entry, one to two entries per input)."""
+        return len(self._append(batches, skip_known=False))
+
+    def _append(self, batches: Sequence[Batch], skip_known: bool) -> list[tuple[Any, ...]]:
+        """Append in one transaction; the fields of each entry written, in LedgerEntry's order."""
         for batch in batches:
             for item in batch.pending:
                 if item.kind not in KINDS:
@@ -389,7 +400,7 @@ class SqliteLedger:
                         "VALUES (?, ?, (SELECT COUNT(*) FROM games))",
                         list(dict.fromkeys(new_games)),
                     )
-                written: list[LedgerEntry] = []
+                written: list[tuple[Any, ...]] = []
                 rows: list[tuple[Any, ...]] = []
                 for batch in batches:
                     game_id = batch.game_id
@@ -402,7 +413,7 @@ class SqliteLedger:
                         body = canonical_bytes(game_id, seq, item.kind, event, item.origin)
                         digest = chain_hash(prev, body)
                         rows.append((game_id, seq, item.kind, event.event_id, body, prev, digest, event.occurred_at))
-                        written.append(LedgerEntry(game_id, seq, item.kind, event, item.origin, prev, digest))
+                        written.append((game_id, seq, item.kind, event, item.origin, prev, digest))
                         prev = digest
                     heads[game_id] = (seq, prev)
                     if skip_known:  # later items of this batch must see these rows

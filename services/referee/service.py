@@ -100,8 +100,7 @@ class Referee:
                 outputs.extend(result.outputs)
         if per_game:
             batches = [Batch(game_id, board, tuple(chain)) for game_id, (board, chain) in per_game.items()]
-            written = self.ledger.append_many(batches, skip_known=False)  # looked up above
-            self.appended += len(written)
+            self.appended += self.ledger.append_looked_up(batches)  # looked up above
         self._boards.update(staged)
         for event, origin in items:
             if origin is not None:

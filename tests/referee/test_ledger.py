@@ -273,6 +273,25 @@ def test_append_many_is_one_transaction_over_games(ledger: SqliteLedger) -> None
     assert ledger.head("g2")[0] == 1
 
 
+def test_append_looked_up_writes_what_append_many_writes_and_counts_it(tmp_path: Path) -> None:
+    from xqarb.referee.ledger import Batch
+
+    batches = [
+        Batch("g1", "7", (Pending("input", _press(1)),)),
+        Batch("g2", "8", (Pending("input", _press(1, "8")),)),
+        Batch("g1", "7", (Pending("input", _press(2)), Pending("output", _ruling(2)))),
+    ]
+    with SqliteLedger(tmp_path / "a.sqlite") as many, SqliteLedger(tmp_path / "b.sqlite") as counted:
+        written = many.append_many(batches, skip_known=False)
+        assert counted.append_looked_up(batches) == len(written) == 4
+        for game in ("g1", "g2"):
+            assert counted.entries(game) == many.entries(game)  # same bytes, same hashes
+        with pytest.raises(LedgerConflict):  # an input already there refuses the batch, as append_many does
+            counted.append_looked_up([Batch("g2", "8", (Pending("input", _press(5, "8")),)),
+                                      Batch("g1", "7", (Pending("input", _press(1)),))])
+        assert counted.head("g2")[0] == 1
+
+
 def _json_dumps_of_entry(event: Event, origin: Origin | None) -> bytes:
     """The canonical form by its definition: json.dumps of the whole entry, sorted keys, compact, UTF-8 as is."""
     import json
