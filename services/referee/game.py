@@ -39,7 +39,7 @@ from xqarb.referee.rules import START_FEN, FenError, IllegalMove, Move, Position
 from xqarb.referee.rules.limits import HistoryError, insufficient_material, natural_limit_count
 from xqarb.referee.rules.repetition import judge_repetition
 from xqarb.referee.ruleset import RuleConfig, RuleConfigError
-from xqarb.referee.touch import Obligation, Touch, obligation, touch_foul
+from xqarb.referee.touch import Obligation, Touch, obligation, touch_foul, unmet_obligation
 
 RESULTS = ("1-0", "0-1", "1/2-1/2")
 RESTORE_WINDOW_PLIES = 10  # 5.8.2 / 5.8.3: errors found within five rounds
@@ -534,8 +534,8 @@ def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:
     the mover's press already made is this move's."""
     s = st.s
     side = s.position.side
-    ob = s.obligation()
-    if ob is not None and not ob.met_by(move):
+    ob = unmet_obligation(s.position, s.touches(side), move)
+    if ob is not None:
         # 5.1-5.5: the touch obliges; the move stands only if it honours the obligation, so it is taken back.
         st.ruling("correction", side, ob.article,
                   f"{move.iccs} does not honour touch-move: {ob.text}; the move is to be taken back and replayed")

@@ -63,17 +63,34 @@ def captures_of(position: Position, point: str) -> frozenset[Move]:
 
 def touch_foul(position: Position, touch: Touch) -> str | None:
     """Why a touch is an 8.1.5 foul, or None: an own piece with no legal move, an opponent piece none can take."""
-    if touch.own and not moves_of(position, touch.point):
+    if touch.own and not position.has_legal_move_from(touch.point):
         return f"touched own piece {touch.letter} on {touch.point}, which has no legal move"
     if not touch.own and not captures_of(position, touch.point):
         return f"touched opponent piece {touch.letter} on {touch.point}, which no own piece can capture"
     return None
 
 
-def obligation(position: Position, touches: Sequence[Touch]) -> Obligation | None:
-    """What the side to move must do because of its touches (5.1-5.5), or None when it is free."""
+def _first_touched(position: Position, touches: Sequence[Touch]) -> tuple[Touch | None, Touch | None]:
+    """The first own and the first opponent piece touched that still stand where they were touched."""
     own = next((t for t in touches if t.own and position.piece_at(t.point) == t.letter), None)
     opp = next((t for t in touches if not t.own and position.piece_at(t.point) == t.letter), None)
+    return own, opp
+
+
+def unmet_obligation(position: Position, touches: Sequence[Touch], move: Move) -> Obligation | None:
+    """The obligation of the touches (5.1-5.5) that the legal `move` does not honour, or None."""
+    if not touches:
+        return None
+    own, opp = _first_touched(position, touches)
+    if opp is None and own is not None and move.frm == own.point:
+        return None  # 5.1: the touched piece moved (the most common touch: the camera saw the mover lift it)
+    ob = obligation(position, touches)
+    return ob if ob is not None and not ob.met_by(move) else None
+
+
+def obligation(position: Position, touches: Sequence[Touch]) -> Obligation | None:
+    """What the side to move must do because of its touches (5.1-5.5), or None when it is free."""
+    own, opp = _first_touched(position, touches)
     if own is None and opp is None:
         return None
     if opp is None:

@@ -268,3 +268,29 @@ def test_two_pieces_reported_between_points_with_one_still_board_are_both_judged
     s.add("PointDesignated", point="g7")
     r = s.run()
     assert r.moves == ["h2e2", "h9g7"] and not [a for a in r.attention if "no piece is waiting" in a]
+
+
+def test_unmet_obligation_agrees_with_the_obligation_for_every_legal_move(shared_data) -> None:
+    # The referee judges a move against the touches with unmet_obligation, which skips listing the touched piece's
+    # moves when that piece moved (5.1); every touch order and every legal move must give what obligation() says.
+    from itertools import permutations
+
+    from xqarb.referee.rules import read_pgn, replay
+    from xqarb.referee.touch import Touch, obligation, unmet_obligation
+
+    game = replay(read_pgn((shared_data / "games" / "ccpd_dev.pgn").read_text(encoding="utf-8"))[0])
+    checked = unmet = 0
+    for position in game.positions[:40:5]:
+        side_is_red = position.side == "red"
+        pieces = sorted(position.pieces().items())
+        own = [pt for pt, letter in pieces if letter.isupper() == side_is_red][::4]
+        opp = [pt for pt, letter in pieces if letter.isupper() != side_is_red][::5]
+        for points in [*([p] for p in own), *([p] for p in opp), *permutations(own[:2] + opp[:2], 2)]:
+            touches = [Touch(pt, pt in own, position.piece_at(pt), at, f"t{at}") for at, pt in enumerate(points)]
+            ob = obligation(position, touches)
+            for legal in position.legal_moves():
+                expected = ob if ob is not None and not ob.met_by(legal) else None
+                assert unmet_obligation(position, touches, legal) == expected, (position.fen(), points, legal)
+                checked += 1
+                unmet += expected is not None
+    assert checked > 5_000 and unmet > 1_000  # both answers were checked, many times

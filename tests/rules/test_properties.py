@@ -122,5 +122,7 @@ def test_one_move_checked_alone_agrees_with_the_list_of_legal_moves(game: tuple[
     for frm in pieces:  # a touched piece's moves (5.1), listed alone or from the whole list
         from_list = [m for m in pos.legal_moves() if m.frm == frm]
         assert _fresh(pos).legal_moves_from(frm) == from_list == pos.legal_moves_from(frm)
+        assert _fresh(pos).has_legal_move_from(frm) == bool(from_list) == pos.has_legal_move_from(frm)
+        assert Position.from_fen(pos.fen()).has_legal_move_from(frm) == bool(from_list)  # the parse's own board
     assert _fresh(pos).has_legal_move() == bool(legal)
     assert _fresh(pos).is_game_over() == (not legal)

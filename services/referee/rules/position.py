@@ -395,6 +395,31 @@ class Position:
             found = known[frm] = tuple([_MOVE_CACHE[m] for m in ints])
         return list(found)
 
+    def has_legal_move_from(self, pt: str) -> bool:
+        """Whether the side to move's piece on `pt` has a legal move (8.1.5: touching an own piece that cannot
+        move), without listing them: its first legal move answers, and is kept as known legal (a lifted piece asks
+        this, and the move it then makes is most often that piece's)."""
+        frm = square(pt)
+        if self._cells[frm] * self._side <= 0:
+            return False  # an empty point, or the opponent's piece
+        listed = self._moves_from.get(frm) if self._moves_from is not None else None
+        if listed is not None:
+            return bool(listed)
+        if self._legal is not None:
+            return any(m >> 7 == frm for m in self._legal)
+        side = self._side
+        board = self._board if self._board is not None else Board.for_moves_of(self._cells, side, frm)
+        king = board.kings[0 if side == RED else 1]
+        known = self._legal_set
+        for m in board.pseudo_moves(frm):  # 2.2's moves; legal if they leave the own king safe (3.4)
+            if m in known:
+                return True
+            if board._safe_after(m, king, side):
+                if self._legal is None:
+                    known.add(m)  # type: ignore[union-attr]  (a set until the moves are listed)
+                return True
+        return False
+
     def is_legal(self, move: Move) -> bool:
         try:
             m = _as_move(move)._to_int()
