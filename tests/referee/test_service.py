@@ -79,6 +79,23 @@ def _produce_on_one_topic(broker: str, topic: str, started: Event, observations:
         producer.send_many(topic, [started, *observations])
 
 
+def _chain(ledger: SqliteLedger, game_id: str) -> list[tuple[int, str, str, str]]:
+    """What two runs' ledgers must agree on: every entry's seq, kind, event id and hash."""
+    return [(e.seq, e.kind, e.event.event_id, e.hash) for e in ledger.entries(game_id)]
+
+
+def _uninterrupted_chain(path: Path, game_id: str, make: Callable[[SqliteLedger], RefereeService]
+                         ) -> list[tuple[int, str, str, str]]:
+    """The chain of a run that nothing interrupts: a service of its own group and ledger, all 11 inputs."""
+    with SqliteLedger(path) as reference:
+        service = make(reference)
+        try:
+            _run_until(service, lambda: service.processed >= 11)
+        finally:
+            service.close()
+        return _chain(reference, game_id)
+
+
 @pytest.fixture()
 def topics(broker: str, unique_topic: Callable[[str], str]) -> dict[str, str]:
     names = _topics(unique_topic)
@@ -118,13 +135,8 @@ def test_replacement_after_a_crash_gives_the_uninterrupted_ledger(
     _produce_on_one_topic(broker, topics["observations"], started, observations)
 
     # The uninterrupted run, its own group and ledger.
-    with SqliteLedger(tmp_path / "reference.sqlite") as reference:
-        service = _service(broker, reference, topics, "referee-reference")
-        try:
-            _run_until(service, lambda: service.processed >= 11)
-        finally:
-            service.close()
-        expected = [(e.seq, e.kind, e.event.event_id, e.hash) for e in reference.entries("g-5")]
+    expected = _uninterrupted_chain(tmp_path / "reference.sqlite", "g-5",
+                                    lambda reference: _service(broker, reference, topics, "referee-reference"))
     assert sum(1 for _, kind, _, _ in expected if kind == "input") == 11
 
     # A referee that appends but dies before committing its offsets: what it did is in the ledger only.
@@ -153,7 +165,7 @@ def test_replacement_after_a_crash_gives_the_uninterrupted_ledger(
         finally:
             second.close()
         assert second.referee.duplicates >= 1
-        got = [(e.seq, e.kind, e.event.event_id, e.hash) for e in ledger.entries("g-5")]
+        got = _chain(ledger, "g-5")
         assert ledger.verify("g-5").ok
     assert got == expected
 
@@ -244,15 +256,11 @@ def test_a_referee_process_killed_mid_game_and_started_again_ends_with_the_unint
             assert second.wait(60) == 0, log.read_text()[-2000:]
 
         # The uninterrupted run: an in-process member of another group, its own ledger, the same records.
-        with SqliteLedger(tmp_path / "reference.sqlite") as reference:
-            service = RefereeService(bootstrap, reference, group_id="referee-reference", poll_timeout_s=0.2)
-            try:
-                _run_until(service, lambda: service.processed >= 11)
-            finally:
-                service.close()
-            expected = [(e.seq, e.kind, e.event.event_id, e.hash) for e in reference.entries("g-9")]
+        expected = _uninterrupted_chain(
+            tmp_path / "reference.sqlite", "g-9",
+            lambda reference: RefereeService(bootstrap, reference, group_id="referee-reference", poll_timeout_s=0.2))
     assert sum(1 for _, kind, _, _ in expected if kind == "input") == 11
     with SqliteLedger(path) as ledger:
-        got = [(e.seq, e.kind, e.event.event_id, e.hash) for e in ledger.entries("g-9")]
+        got = _chain(ledger, "g-9")
         assert ledger.verify("g-9").ok
     assert got == expected  # nothing lost, nothing doubled, every hash the same
