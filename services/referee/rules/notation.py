@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .board import ADVISOR, BLACK, CANNON, ELEPHANT, HORSE, KING, PAWN, RED, ROOK, square
 from .position import Move, Position, _as_move
@@ -110,9 +111,9 @@ def _selector_index(rank: int, count: int) -> str:
     return str(rank + 1)
 
 
-@dataclass(frozen=True)
-class _Described:
-    """A move in the terms both notations share."""
+class _Described(NamedTuple):
+    """A move in the terms both notations share (a named tuple: one is made for every move the referee records,
+    and a frozen dataclass costs several times more to make)."""
 
     piece: int  # type 1..7
     side: int
@@ -192,9 +193,12 @@ def wxf(position: Position, move: Move) -> str:
     return _wxf_of(_describe(position, move))
 
 
+_WXF_DIRECTION = {1: "+", -1: "-", 0: "="}
+
+
 def _wxf_of(d: _Described) -> str:
     letter = _WXF_OUT[d.piece]
-    op = {1: "+", -1: "-", 0: "="}[d.direction]
+    op = _WXF_DIRECTION[d.direction]
     if d.selector is None:
         head = f"{letter}{d.file_num}"
     else:
