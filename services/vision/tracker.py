@@ -518,6 +518,19 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             arrived, leaning = [a], [b]
         else:
             unexplained = [a, b]
+    if len(arrived) == 1 and ref_reading is not None:
+        # A piece that took, set down a little off its point towards an empty neighbour, shows ink there too: that
+        # neighbour is no arrival where the point beside it turned surely to the other side's colour (a capture)
+        # and the neighbour's ink peak lies well over towards that point (its ink is the taker's). It keeps what
+        # it was.
+        a = arrived[0]
+        for k in neighbours(a):
+            if (k in was_occ and k not in taken and known[k] in _CASED
+                    and _sure_colour(ref_reading, k) == known[k].isupper()
+                    and _sure_colour(reading, k) == (not known[k].isupper())
+                    and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= 0.5):
+                arrived, leaning = [], [a]
+                break
     # a piece left half-way by an earlier move (both points already unsure) is seen again: it is not this move's
     fresh = [(a, b) for a, b in misaligned if not (known[a] == "?" and known[b] == "?")]
     if not vacated and (arrived or fresh) and was_occ:
@@ -548,6 +561,14 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         a, b = sorted(vacated, key=lambda k: occ[k])
         if occ[a] < 0.05 <= occ[b] and known[a] in _CASED and known[b] in _CASED and _may_take(known, a, b):
             vacated = [a]
+        elif (occ[b] < 0.05 and known[a] in _CASED and known[b] in _CASED
+              and known[a].isupper() != known[b].isupper()):
+            # Both emptied outright: the taker washed out where it stands (glare over its disc). Which of the two
+            # took is not for the camera to guess from two blank discs: both unsure, the rules choose (only one of
+            # the two captures is a legal move, as a rule).
+            unexplained = [a, b]
+            taken.update((a, b))
+            vacated = []
     if not vacated and not arrived and not fresh and ref_reading is not None:
         # No point reads empty and none newly reads a piece, yet a piece's colour left its point and appeared at an
         # empty one: a board's printed marks (a double frame at a corner) read like ink where no piece covers
@@ -563,6 +584,21 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                     and _sure_colour(ref_reading, j) != known[src].isupper()]
             if len(came) == 1:
                 vacated, arrived = [src], came
+    if not vacated and not arrived and not fresh and ref_reading is not None:
+        # One piece's point turned surely to the other side's colour (a capture), yet no point of the mover's side
+        # changed at the level: the taker's point read dimly already (glare, a corner), so that its emptying changed
+        # it little. A piece of the taker's colour whose ink is all but gone, and which changed clearly most among
+        # those, is where the taker came from.
+        turned = [j for j in was_occ if j not in taken and known[j] in _CASED
+                  and _sure_colour(ref_reading, j) == known[j].isupper()
+                  and _sure_colour(reading, j) == (not known[j].isupper())]
+        if len(turned) == 1:
+            mover_red = not known[turned[0]].isupper()
+            gone = sorted((i for i in range(90) if known[i] in _CASED and known[i].isupper() == mover_red
+                           and i not in taken and occ[i] < 0.2 and dens[i] < 0.5 * ref_dens[i]),
+                          key=lambda k: -change[k])
+            if gone and change[gone[0]] > 0.5 * lvl and (len(gone) == 1 or change[gone[0]] > 2 * change[gone[1]]):
+                vacated = gone[:1]
     rest = [i for i in was_occ if i not in vacated and i not in taken]
     if not vacated and not arrived and not fresh and len(rest) >= 2:
         # No point reads empty, yet several pieces changed: a capture whose source still reads a little like a
@@ -727,7 +763,10 @@ def _turned(known: str, src: int, dst: int, reading: PointReading, ref_reading: 
     mover_red = known[src].isupper()
     if mover_red == known[dst].isupper() or _sure_colour(ref_reading, dst) != (not mover_red):
         return False
-    return bool(reading.red[dst] > 0.5) == mover_red
+    # (or its redness moved half-way over towards the mover's: the colour scale is this frame's, and one piece's
+    # ink in another's place can read short of even on a board whose colours split poorly)
+    rose = float(reading.red[dst] - ref_reading.red[dst])
+    return bool(reading.red[dst] > 0.5) == mover_red or (rose > 0.3 if mover_red else rose < -0.3)
 
 
 def _implausible(reading: PointReading) -> str | None:

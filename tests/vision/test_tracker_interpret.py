@@ -287,3 +287,54 @@ def test_a_touch_on_an_edge_point_whose_colour_read_unsurely() -> None:
     assert squares == known
     assert nudged == [point_index("a3")] and not placed
 
+
+
+def test_a_capture_from_a_point_that_read_dimly_before() -> None:
+    # (hard game 24, seed 1024, ply 24) the bishop c0 takes the cannon on e2; c0 read dimly already (glare), so
+    # its emptying changed it by under the level (0.08), but e2 turned surely from black to red and c0's ink is
+    # all gone
+    known = _moved(START_SQUARES, "b7", "e2")
+    after = _moved(known, "c0", "e2")
+    ref = _reading(known, c0={"occupied": 0.80, "density": 0.13})
+    now = _reading(after, c0={"occupied": 0.01, "density": 0.001})
+    squares, placed, _, _ = _interpret(known, {"c0": 0.15, "e2": 0.33}, ref, now)
+    assert squares == after
+    assert placed == [point_index("e2")]
+
+
+def test_a_capture_whose_taker_washed_out_leaves_both_points_unsure() -> None:
+    # (hard game 80, seed 1080, ply 24) the cannon g4 takes the horse on g7, and g7 reads blank in glare: both
+    # points emptied outright. Which piece took which is for the rules: both unsure, nothing else changed.
+    known = _moved(_moved(START_SQUARES, "h2", "g4"), "h9", "g7")
+    ref = _reading(known)
+    now = _reading(known, g4={"occupied": 0.04, "density": 0.014}, g7={"occupied": 0.04, "density": 0.02})
+    squares, placed, _, _ = _interpret(known, {"g4": 0.25, "g7": 0.2}, ref, now)
+    expected = list(known)
+    expected[point_index("g4")] = expected[point_index("g7")] = "?"
+    assert squares == "".join(expected)
+    assert not placed
+
+
+def test_a_capture_whose_taken_point_turned_only_part_way_to_the_movers_colour() -> None:
+    # (hard game 103, seed 1103, ply 32) the rook b0 takes the rook on b9: b0's ink fell to under half but still
+    # reads a little like a piece, and b9's redness rose from 0.02 to 0.42 (this frame's colours split poorly)
+    known = _moved(_moved(_moved(_moved(START_SQUARES, "b2", "e2"), "b7", "e7"), "a9", "b9"), "a0", "b0")
+    after = _moved(known, "b0", "b9")
+    ref = _reading(known, b0={"density": 0.35}, b9={"red": 0.02, "density": 0.47})
+    now = _reading(known, b0={"occupied": 0.60, "density": 0.156}, b9={"red": 0.42, "density": 0.37})
+    squares, placed, _, _ = _interpret(known, {"b0": 0.4, "b9": 0.25}, ref, now)
+    assert squares == after
+    assert placed == [point_index("b9")]
+
+
+def test_a_taker_leaning_towards_an_empty_neighbour_is_no_arrival_there() -> None:
+    # (hard game 2, seed 1002, ply 15) the black pawn g4 takes the red pawn on g3 and is set down a little towards
+    # h3: h3 shows ink too, its peak well over towards g3, and g3 turned surely black. One piece, on g3; h3 stays
+    # empty (not a second pawn from nowhere)
+    known = _moved(START_SQUARES, "g6", "g4")
+    after = _moved(known, "g4", "g3")
+    ref = _reading(known)
+    now = _reading(after, h3={"occupied": 0.86, "density": 0.19, "offset": (-0.5, 0.0)})
+    squares, placed, _, _ = _interpret(known, {"g4": 0.35, "g3": 0.35, "h3": 0.18}, ref, now)
+    assert squares == after
+    assert placed == [point_index("g3")]
