@@ -599,6 +599,16 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                           key=lambda k: -change[k])
             if gone and change[gone[0]] > 0.5 * lvl and (len(gone) == 1 or change[gone[0]] > 2 * change[gone[1]]):
                 vacated = gone[:1]
+    if not arrived and not fresh and len(vacated) <= 1:
+        # The inks say nothing (a washed-out half of the board, where pieces read no ink and empty points some),
+        # but the changes do: exactly one known piece's point and one empty point changed at the level, and the
+        # rest of the board stayed quiet (a touch changes only its own point). The piece went there.
+        moved = [i for i in range(90) if i not in taken and change[i] > lvl]
+        quiet = all(change[i] < 0.5 * lvl for i in range(90) if i not in moved and i not in taken)
+        if quiet and len(moved) == 2:
+            src, dst = sorted(moved, key=lambda k: known[k] in ".?")
+            if known[src] in _CASED and known[dst] in ".?" and vacated in ([], [src]):
+                vacated, arrived = [src], [dst]
     rest = [i for i in was_occ if i not in vacated and i not in taken]
     if not vacated and not arrived and not fresh and len(rest) >= 2:
         # No point reads empty, yet several pieces changed: a capture whose source still reads a little like a
@@ -674,6 +684,21 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 arrived = bare[:1]
             else:
                 unexplained.extend(bare[:3])
+        elif (len(vacated) == 1 and occ[vacated[0]] < 0.05 and dens[vacated[0]] < 0.1 * ref_dens[vacated[0]]
+              and len(dests := sorted((i for i in range(90) if i not in taken and i not in vacated
+                                       and (known[i] in ".?" or (known[i] in _CASED
+                                                                 and _may_take(known, vacated[0], i)))),
+                                      key=lambda k: -change[k])) >= 2
+              and change[dests[0]] > 0.5 * lvl and change[dests[0]] > 1.5 * change[dests[1]]):
+            # The point left lost all its ink (not pushed: a piece pushed outwards from an edge point keeps some
+            # of it, and changes no other point), and one point it could have gone to (empty, or holding a piece of
+            # the other side) changed clearly more than every other, though under the level: the piece went there
+            # and reads washed out (glare over its disc), or took there (one disc in another's place).
+            if known[dests[0]] in ".?":
+                arrived = dests[:1]
+            else:
+                captured = dests[:1]
+                nudged = [i for i in nudged if i != dests[0]]
         else:
             # Nowhere: a "vacated" point whose disc still shows some ink was pushed, not emptied; so was one on the
             # edge of the board, whose ink may lie all beyond the outer line when pushed outwards (the reading

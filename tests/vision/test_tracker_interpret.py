@@ -289,6 +289,19 @@ def test_a_touch_on_an_edge_point_whose_colour_read_unsurely() -> None:
 
 
 
+def test_an_arrival_washed_out_where_the_point_left_lost_all_its_ink() -> None:
+    # (hard game 20, seed 1020, ply 23) the rook a9 -> d9 into glare: d9 changed about 0.06 (under the level) and
+    # shows almost no ink, yet more than twice as much as any other empty point; a9 lost all its ink: a move, not
+    # a rook pushed outwards off its edge point (that one keeps some ink and changes no other point)
+    known = _moved(START_SQUARES, "d9", "e8")
+    after = _moved(known, "a9", "d9")
+    ref = _reading(known, a9={"density": 0.24})
+    now = _reading(after, a9={"occupied": 0.01, "density": 0.0}, d9={"occupied": 0.01, "density": 0.013})
+    squares, placed, nudged, _ = _interpret(known, {"a9": 0.3, "d9": 0.12}, ref, now)
+    assert squares == after
+    assert placed == [point_index("d9")] and not nudged
+
+
 def test_a_capture_from_a_point_that_read_dimly_before() -> None:
     # (hard game 24, seed 1024, ply 24) the bishop c0 takes the cannon on e2; c0 read dimly already (glare), so
     # its emptying changed it by under the level (0.08), but e2 turned surely from black to red and c0's ink is
@@ -325,6 +338,45 @@ def test_a_capture_whose_taken_point_turned_only_part_way_to_the_movers_colour()
     squares, placed, _, _ = _interpret(known, {"b0": 0.4, "b9": 0.25}, ref, now)
     assert squares == after
     assert placed == [point_index("b9")]
+
+
+def test_a_capture_seen_under_the_level_where_the_point_left_lost_all_its_ink() -> None:
+    # (hard game 98, seed 1098, ply 20) the cannon e2 takes the pawn on e6 over the screen on e4: e2 lost all its
+    # ink, e6 changed by under the level (one disc in another's place) and its colour only moved towards red, but
+    # no other point the cannon could go to changed half as much
+    known = _moved(_moved(START_SQUARES, "h2", "e2"), "e3", "e4")
+    after = _moved(known, "e2", "e6")
+    ref = _reading(known, e2={"density": 0.16})
+    now = _reading(after, e2={"occupied": 0.01, "density": 0.001}, e6={"red": 0.27})
+    squares, placed, nudged, _ = _interpret(known, {"e2": 0.28, "e6": 0.16}, ref, now)
+    assert squares == after
+    assert placed == [point_index("e6")] and not nudged
+
+
+def test_a_move_told_by_the_changes_alone_on_a_washed_out_half() -> None:
+    # (hard game 112, seed 1112, ply 10) the rook a0 -> b0 where Red's pieces read no ink at all: a0 read empty on
+    # the last still board and reads a dark piece now (the corner's frame), b0 reads empty and not surely red; but
+    # exactly these two points changed at the level, the piece's and an empty one, and the rest stayed quiet
+    known = _moved(START_SQUARES, "b0", "c2")
+    after = _moved(known, "a0", "b0")
+    ref = _reading(known, a0={"occupied": 0.01, "density": 0.001, "red": 0.52}, b0={"red": 0.64})
+    now = _reading(after, a0={"occupied": 0.81, "density": 0.03, "red": 0.02},
+                   b0={"occupied": 0.21, "density": 0.017, "red": 0.20})
+    squares, placed, nudged, _ = _interpret(known, {"a0": 0.27, "b0": 0.25}, ref, now)
+    assert squares == after
+    assert placed == [point_index("b0")] and not nudged
+
+
+def test_a_touch_beside_a_changed_empty_point_among_other_changes_is_no_move() -> None:
+    # the counterpart: the same two points changed, and a third changed too, under the level but clearly (the
+    # board was not quiet: the light, a shadow): the changes alone do not make a move, the rook stays
+    known = _moved(START_SQUARES, "b0", "c2")
+    ref = _reading(known, a0={"occupied": 0.01, "density": 0.001, "red": 0.52}, b0={"red": 0.64})
+    now = _reading(known, a0={"occupied": 0.81, "density": 0.03, "red": 0.02},
+                   b0={"occupied": 0.21, "density": 0.017, "red": 0.20})
+    squares, placed, _, _ = _interpret(known, {"a0": 0.27, "b0": 0.25, "e9": 0.13}, ref, now)
+    assert squares[point_index("a0")] == "R" and squares[point_index("b0")] == "."
+    assert point_index("b0") not in placed
 
 
 def test_a_taker_leaning_towards_an_empty_neighbour_is_no_arrival_there() -> None:
