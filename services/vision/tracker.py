@@ -451,8 +451,10 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                    and (change[i] > lvl or (change[i] > base and occ[i] < 0.5 and dens[i] < 0.5 * ref_dens[i]))]
         arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > 0.5
                    and ((change[i] > lvl
-                         and (ref_occ[i] < 0.5 or change[i] > 2 * lvl or dens[i] > 1.3 * ref_dens[i]))
+                         and (ref_occ[i] < 0.5 or dens[i] > 1.3 * ref_dens[i]
+                              or (change[i] > 2 * lvl and (known[i] == "." or dens[i] >= 0.8 * ref_dens[i]))))
                         or (change[i] > base and dens[i] > 2.0 * ref_dens[i] + 0.02))]
+        # (a point left unsure by a piece between two points, whose ink fell, is that piece leaving: no arrival)
         # A point that changed clearly and whose own ink rose many-fold received a piece, though it reads under
         # the board's piece scale (a board whose edge points read like pieces sets that scale high)
         arrived += [i for i in range(90) if known[i] in ".?" and 0.3 < occ[i] <= 0.5 and change[i] > 1.5 * lvl
@@ -531,6 +533,16 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                     and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= 0.5):
                 arrived, leaning = [], [a]
                 break
+    if len(arrived) == 1 and not misaligned and len([i for i in was_occ if i not in taken]) == 1:
+        # A piece pushed towards an empty neighbour, still on its point, shows ink in the neighbour's disc: no
+        # arrival where the only changed piece beside it kept all its ink (a piece that left loses it) and the two
+        # ink peaks lie towards each other. The piece was touched; the neighbour keeps what it was.
+        a, k = arrived[0], next(i for i in was_occ if i not in taken)
+        d = POINTS_UV[a] - POINTS_UV[k]
+        if (k in neighbours(a) and occ[k] > 0.8 and dens[k] >= 0.9 * ref_dens[k]
+                and float(np.dot(reading.offset[k] - parallax, d)) >= 0.25
+                and float(np.dot(reading.offset[a] - parallax, -d)) >= 0.25):
+            arrived, leaning = [], [a]
     # a piece left half-way by an earlier move (both points already unsure) is seen again: it is not this move's
     fresh = [(a, b) for a, b in misaligned if not (known[a] == "?" and known[b] == "?")]
     if not vacated and (arrived or fresh) and was_occ:
@@ -603,7 +615,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # The inks say nothing (a washed-out half of the board, where pieces read no ink and empty points some),
         # but the changes do: exactly one known piece's point and one empty point changed at the level, and the
         # rest of the board stayed quiet (a touch changes only its own point). The piece went there.
-        moved = [i for i in range(90) if i not in taken and change[i] > lvl]
+        moved = [i for i in range(90) if i not in taken and i not in leaning and change[i] > lvl]
         quiet = all(change[i] < 0.5 * lvl for i in range(90) if i not in moved and i not in taken)
         if quiet and len(moved) == 2:
             src, dst = sorted(moved, key=lambda k: known[k] in ".?")
@@ -724,10 +736,20 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         sq[a] = sq[b] = "?"
     for i in unexplained:
         sq[i] = "?"
+    # A piece arrived from no known piece's point, and points left unsure by an earlier snapshot (a piece between
+    # two points) changed and lost ink: the piece came from there, and they are empty now (an edge point keeps
+    # the frame's ink and would read like a piece)
+    left = []
+    if arrived and not vacated and not fresh:
+        left = [i for i in range(90) if known[i] == "?" and i not in taken and i not in targets and change[i] > lvl
+                and dens[i] < 0.8 * ref_dens[i]]
+        for i in left:
+            sq[i] = "."
     # points left unsure by an earlier snapshot and changed since: what they show now, where it is clear (a piece
     # centred on the point, not the ink of a neighbour's piece leaning towards it); unchanged, they stay unsure
     for i in range(90):
-        if known[i] == "?" and i not in taken and i not in targets and i not in leaning and change[i] > lvl:
+        if (known[i] == "?" and i not in taken and i not in targets and i not in leaning and i not in left
+                and change[i] > lvl):
             centred = float(np.hypot(*(reading.offset[i] - parallax))) < 0.25
             sq[i] = "." if occ[i] < 0.2 else (_ink_letter(reading, i) if occ[i] > 0.8 and centred else "?")
     return "".join(sq), [i for i in targets if i not in unexplained], sorted(nudged), misaligned

@@ -390,3 +390,34 @@ def test_a_taker_leaning_towards_an_empty_neighbour_is_no_arrival_there() -> Non
     squares, placed, _, _ = _interpret(known, {"g4": 0.35, "g3": 0.35, "h3": 0.18}, ref, now)
     assert squares == after
     assert placed == [point_index("g3")]
+
+
+def test_a_piece_pushed_towards_an_empty_neighbour_is_no_move() -> None:
+    # (hard game 93, seed 1093, ply 16) the advisor on d0 is touched and pushed up and to the left: d1 shows ink
+    # (its peak towards d0) and changed at the level, but d0 kept all its ink (more than before) and its peak
+    # lies towards d1 (not along one line: no piece half-way). A touch, not the advisor moving to d1
+    known = START_SQUARES
+    ref = _reading(known, d0={"density": 0.32})
+    now = _reading(known, d0={"density": 0.40, "offset": (-0.5, -0.34)},
+                   d1={"occupied": 0.98, "density": 0.23, "offset": (-0.37, 0.35)})
+    squares, placed, nudged, _ = _interpret(known, {"d0": 0.45, "d1": 0.26}, ref, now)
+    assert squares == known
+    assert not placed and nudged == [point_index("d0")]
+
+
+def test_a_piece_left_between_two_points_moves_on_and_both_are_empty() -> None:
+    # (hard game 25, seed 1025, ply 16) the horse left between a0 and b0 (both unsure) goes on to c2: both points
+    # changed and lost ink, though the corner a0 still reads like a piece (its frame): the piece came from there,
+    # both are empty now and c2 holds a red piece
+    sq = list(START_SQUARES)
+    sq[point_index("a0")] = sq[point_index("b0")] = "?"
+    known = "".join(sq)
+    sq[point_index("a0")] = sq[point_index("b0")] = "."
+    sq[point_index("c2")] = "X"
+    after = "".join(sq)
+    ref = _reading(known, a0={"occupied": 1.0, "density": 0.57}, b0={"occupied": 0.94, "density": 0.25})
+    now = _reading(after, a0={"occupied": 0.90, "density": 0.225, "red": 0.02},
+                   b0={"occupied": 0.61, "density": 0.17, "red": 0.02})
+    squares, placed, _, _ = _interpret(known, {"a0": 0.33, "b0": 0.25, "c2": 0.45}, ref, now)
+    assert squares == after
+    assert placed == [point_index("c2")]
