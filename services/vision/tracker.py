@@ -632,7 +632,10 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         quiet = all(change[i] < 0.5 * lvl for i in range(90) if i not in moved and i not in taken)
         if quiet and len(moved) == 2:
             src, dst = sorted(moved, key=lambda k: known[k] in ".?")
-            if known[src] in _CASED and known[dst] in ".?" and vacated in ([], [src]):
+            # (not where the piece's point read it clearly before and still shows half its ink: a piece touched
+            # towards an empty neighbour, its ink reaching into that neighbour's disc)
+            kept = ref_occ[src] > 0.5 and occ[src] > 0.5 and dens[src] >= 0.5 * ref_dens[src]
+            if known[src] in _CASED and known[dst] in ".?" and vacated in ([], [src]) and not kept:
                 vacated, arrived = [src], [dst]
     rest = [i for i in was_occ if i not in vacated and i not in taken]
     if not vacated and not arrived and not fresh and len(rest) >= 2:
@@ -714,11 +717,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                                        and (known[i] in ".?" or (known[i] in _CASED
                                                                  and _may_take(known, vacated[0], i)))),
                                       key=lambda k: -change[k])) >= 2
-              and change[dests[0]] > 0.5 * lvl and change[dests[0]] > 1.5 * change[dests[1]]):
+              and change[dests[0]] > 0.5 * lvl
+              and all(change[dests[0]] > (1.2 if j in neighbours(dests[0]) else 1.5) * change[j] for j in dests[1:])):
             # The point left lost all its ink (not pushed: a piece pushed outwards from an edge point keeps some
             # of it, and changes no other point), and one point it could have gone to (empty, or holding a piece of
             # the other side) changed clearly more than every other, though under the level: the piece went there
-            # and reads washed out (glare over its disc), or took there (one disc in another's place).
+            # and reads washed out (glare over its disc), or took there (one disc in another's place). Its own
+            # neighbours need only be outdone by a fifth (its disc's shadow or lean changes them a little too).
             if known[dests[0]] in ".?":
                 arrived = dests[:1]
             else:

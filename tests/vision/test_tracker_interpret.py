@@ -421,3 +421,28 @@ def test_a_piece_left_between_two_points_moves_on_and_both_are_empty() -> None:
     squares, placed, _, _ = _interpret(known, {"a0": 0.33, "b0": 0.25, "c2": 0.45}, ref, now)
     assert squares == after
     assert placed == [point_index("c2")]
+
+
+def test_a_faint_arrival_beside_a_neighbour_its_disc_changed_a_little() -> None:
+    # (hard game 112, seed 1112, ply 0) the pawn c3 -> c4 on a washed-out half: c3 lost all its ink, c4 changed by
+    # just under the level and c5 beyond it by three quarters of that (the disc's shadow): the point that changed
+    # most need outdo its own neighbours only by a fifth, the points further off by half
+    known = START_SQUARES
+    after = _moved(known, "c3", "c4")
+    ref = _reading(known, c3={"occupied": 0.60, "density": 0.019})
+    now = _reading(after, c3={"occupied": 0.01, "density": 0.0}, c4={"occupied": 0.37, "density": 0.014})
+    squares, placed, _, _ = _interpret(known, {"c3": 0.25, "c4": 0.16, "c5": 0.125}, ref, now)
+    assert squares == after
+    assert placed == [point_index("c4")]
+
+
+def test_a_touch_whose_ink_reaches_an_empty_neighbour_is_no_move_by_the_changes() -> None:
+    # (easy game 8, seed 1008, ply 40) the pawn on g5 is touched towards f5: only g5 and f5 changed at the level,
+    # the board otherwise quiet, but g5 read its pawn clearly before and still shows most of its ink: a touch
+    known = _moved(START_SQUARES, "g6", "g5")
+    ref = _reading(known, g5={"density": 0.59})
+    now = _reading(known, g5={"density": 0.505, "offset": (-0.28, -0.12)},
+                   f5={"occupied": 0.03, "density": 0.05, "offset": (0.62, -0.09)})
+    squares, placed, nudged, misaligned = _interpret(known, {"g5": 0.6, "f5": 0.2}, ref, now)
+    assert squares == known
+    assert not placed and not misaligned and nudged == [point_index("g5")]
