@@ -288,7 +288,6 @@ def test_a_touch_on_an_edge_point_whose_colour_read_unsurely() -> None:
     assert nudged == [point_index("a3")] and not placed
 
 
-
 def test_an_arrival_washed_out_where_the_point_left_lost_all_its_ink() -> None:
     # (hard game 20, seed 1020, ply 23) the rook a9 -> d9 into glare: d9 changed about 0.06 (under the level) and
     # shows almost no ink, yet more than twice as much as any other empty point; a9 lost all its ink: a move, not
