@@ -84,13 +84,17 @@ def unmet_obligation(position: Position, touches: Sequence[Touch], move: Move) -
     own, opp = _first_touched(position, touches)
     if opp is None and own is not None and move.frm == own.point:
         return None  # 5.1: the touched piece moved (the most common touch: the camera saw the mover lift it)
-    ob = obligation(position, touches)
+    ob = _obligation_of(position, own, opp)
     return ob if ob is not None and not ob.met_by(move) else None
 
 
 def obligation(position: Position, touches: Sequence[Touch]) -> Obligation | None:
     """What the side to move must do because of its touches (5.1-5.5), or None when it is free."""
-    own, opp = _first_touched(position, touches)
+    return _obligation_of(position, *_first_touched(position, touches))
+
+
+def _obligation_of(position: Position, own: Touch | None, opp: Touch | None) -> Obligation | None:
+    """The obligation of the first own and the first opponent piece touched (`_first_touched`)."""
     if own is None and opp is None:
         return None
     if opp is None:
