@@ -540,9 +540,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # it was.
         a = arrived[0]
         for k in neighbours(a):
-            if (k in was_occ and k not in taken and known[k] in _CASED
-                    and _sure_colour(ref_reading, k) == known[k].isupper()
-                    and _sure_colour(reading, k) == (not known[k].isupper())
+            if (k in was_occ and k not in taken and _colour_turned(known, k, reading, ref_reading)
                     and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= 0.5):
                 arrived, leaning = [], [a]
                 break
@@ -614,9 +612,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # changed at the level: the taker's point read dimly already (glare, a corner), so that its emptying changed
         # it little. A piece of the taker's colour whose ink is all but gone, and which changed clearly most among
         # those, is where the taker came from.
-        turned = [j for j in was_occ if j not in taken and known[j] in _CASED
-                  and _sure_colour(ref_reading, j) == known[j].isupper()
-                  and _sure_colour(reading, j) == (not known[j].isupper())]
+        turned = [j for j in was_occ if j not in taken and _colour_turned(known, j, reading, ref_reading)]
         if len(turned) == 1:
             mover_red = not known[turned[0]].isupper()
             gone = sorted((i for i in range(90) if known[i] in _CASED and known[i].isupper() == mover_red
@@ -800,6 +796,15 @@ def _sure_colour(reading: PointReading, i: int) -> bool | None:
     """True / False where point i's ink is surely red / dark, None where unsure."""
     red = reading.red[i]
     return True if red > 0.8 else False if red < 0.2 else None
+
+
+def _colour_turned(known: str, i: int, reading: PointReading, ref_reading: PointReading) -> bool:
+    """Point i's piece read surely its own side's colour on the last still board and surely the other side's now
+    (another piece took its place)."""
+    if known[i] not in _CASED:
+        return False
+    red = known[i].isupper()
+    return _sure_colour(ref_reading, i) == red and _sure_colour(reading, i) == (not red)
 
 
 def _may_take(known: str, src: int, dst: int) -> bool:
