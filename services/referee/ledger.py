@@ -370,8 +370,8 @@ class SqliteLedger:
 
         A referee appends a whole poll batch this way: one commit per batch instead of one per input is what
         lets a process keep up with a venue's peak (bench/referee_throughput.py). `skip_known=False` is for a
-        caller that already looked its inputs up (`find_events`): an event already there then fails the unique
-        (game, event id) key and the whole batch is refused (LedgerConflict) instead of being skipped.
+        caller that already looked its inputs up (`find_events`): an event already there then fails the ledger's
+        unique event key and the whole batch is refused (LedgerConflict) instead of being skipped.
         """
         return [LedgerEntry(*fields) for fields in self._append(batches, skip_known)]
 
