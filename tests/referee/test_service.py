@@ -7,7 +7,6 @@ from __future__ import annotations
 import signal
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.contract.conftest import xqarb_command
 from xqarb import bus
 from xqarb.events import Event, make_event
 from xqarb.referee.ledger import SqliteLedger
@@ -203,11 +203,9 @@ def test_a_press_that_overtakes_the_camera_waits_for_it(broker: str, topics: dic
 
 def _serve(bootstrap: str, db: Path, log: Path) -> subprocess.Popen[bytes]:
     """`xqarb referee serve` as its own process, as a venue runs it."""
-    script = Path(sys.executable).parent / "xqarb"
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "xqarb.cli"]
     with log.open("ab") as out:
-        return subprocess.Popen([*command, "referee", "serve", "--bootstrap-servers", bootstrap, "--db", str(db),
-                                 "--group", "referee-killed"], stdout=out, stderr=subprocess.STDOUT)
+        return subprocess.Popen([*xqarb_command(), "referee", "serve", "--bootstrap-servers", bootstrap,
+                                 "--db", str(db), "--group", "referee-killed"], stdout=out, stderr=subprocess.STDOUT)
 
 
 def _wait_for_inputs(db: Path, game_id: str, count: int, process: subprocess.Popen[bytes], log: Path) -> None:
