@@ -8,6 +8,11 @@ frames were acknowledged by the broker, so a crash replays frames rather than lo
 observations are derived from the frame's event id, so a replay of the same frame gives the same ids where it
 gives the same observations.
 
+It also reads the positions the rest of the system holds for its boards: the referee's MoveMade (xq.game-events)
+and the arbiters' PositionRestored (xq.arbiter). A board's tracker takes them as its known board (`learn`), so a
+point it once read poorly is named again by the position the rules inferred, instead of being misread at every
+later still board. Range assignment gives one process partition p of all three topics: its boards' positions.
+
 A board whose corners the venue configuration gives (`boards.N.corners`, an operator's measurement for a fixed
 camera) starts from that calibration instead of looking for the board in its frames.
 
@@ -30,7 +35,7 @@ from typing import Any
 
 from .board import BoardFit, fit_from_corners
 from .evidence import DirectoryEvidenceStore, EvidenceStore, sha256_hex
-from .tracker import Observation, Tracker, TrackerConfig, TrackerState
+from .tracker import Observation, Tracker, TrackerConfig, TrackerState, squares_of_fen
 
 OBSERVATION_NS = uuid.UUID("0b1c7f0e-54a4-5d8e-8f3b-7a1e9d6c2b40")
 
@@ -100,6 +105,31 @@ class VisionCore:
         return out
 
 
+    def learn(self, event: Any, partition: int = 0) -> bool:
+        """A position the rest of the system holds for a board: the referee's MoveMade (`fen_after`, from
+        xq.game-events) or an arbiter's PositionRestored (`fen`, from xq.arbiter). The board's tracker takes it as
+        its known board (Tracker.adopt), so that a point it read poorly once is not misread again at every later
+        still board. Returns whether the tracker took it (a move's position that disagrees with the last snapshot
+        is one the referee inferred from an earlier snapshot: the tracker is ahead and keeps its own). Other event
+        types and boards this process does not track are ignored."""
+        slot = self.boards.get((partition, event.board_id))
+        if slot is None:
+            return False
+        if event.type == "MoveMade":
+            fen, restored = event.data.get("fen_after"), False
+        elif event.type == "PositionRestored":
+            fen, restored = event.data.get("fen"), True
+        else:
+            return False
+        try:
+            squares = squares_of_fen(str(fen))
+        except ValueError:
+            return False  # a bad FEN is the referee's to report (AttentionNeeded), not a reason to lose the board
+        before = slot.state
+        slot.state = self.tracker.adopt(slot.state, squares, restored=restored)
+        return slot.state is not before
+
+
 def _fields(obs: Observation, frame: Any) -> dict[str, Any]:
     fields = dict(obs.fields)
     fields["frame_sha256"] = obs.frame_sha256 or ""
@@ -164,16 +194,22 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
     def assigned(partitions: Iterable[bus.TopicPartition]) -> None:
         core.drop_partitions(tp.partition for tp in partitions)  # start fresh: calibrate from the next frames
 
-    consumer = bus.Consumer(bootstrap, group, [bus.FRAMES], on_assigned=assigned, on_revoked=revoked,
+    # xq.game-events and xq.arbiter too: the positions the referee accepted and the arbiters restored (learn).
+    # Range assignment gives this process partition p of every topic, so those of the boards whose frames it reads.
+    topics = [bus.FRAMES, bus.GAME_EVENTS, bus.ARBITER]
+    consumer = bus.Consumer(bootstrap, group, topics, on_assigned=assigned, on_revoked=revoked,
                             dlq_producer=producer, client_id=core.source)
-    print(f"vision: consuming {bus.FRAMES} as {core.source} in group {group}", file=sys.stderr, flush=True)
+    print(f"vision: consuming {', '.join(topics)} as {core.source} in group {group}", file=sys.stderr, flush=True)
     handled = 0
     try:
         while not stop():
             records = consumer.poll(poll_s, max_records=max_records)
             events = []
             for rec in records:
-                if rec.event is None or rec.event.type != "FrameCaptured":
+                if rec.event is None:
+                    continue
+                if rec.event.type != "FrameCaptured":
+                    core.learn(rec.event, rec.partition)
                     continue
                 events.extend(core.handle(rec.event, rec.partition))
                 handled += 1

@@ -133,6 +133,30 @@ class Tracker:
             return TrackerState()
         return TrackerState(fit=fit, fit_given=True)
 
+    def adopt(self, state: TrackerState, squares: str, *, restored: bool = False) -> TrackerState:
+        """The position the referee holds now (a MoveMade's position after the move; `restored`: an arbiter's
+        restored position, 5.8.2) taken as the known board. The tracker judges each still board against the last
+        one, so a point it read poorly once ('?', a piece of unknown type, a colour lost in glare) would stay
+        poorly known; the referee's position, inferred from that snapshot and the rules, names every piece.
+
+        A move's position is taken only where it agrees with the last snapshot (every point the snapshot was sure
+        of has the same occupancy and colour): one that does not was inferred from an earlier snapshot (the
+        referee is behind the camera) or contradicts what the camera saw, and the tracker keeps its own. A
+        restored position is an arbiter's word and is taken as it is."""
+        if len(squares) != 90:
+            raise ValueError(f"a position has 90 points, got {len(squares)}")
+        if state.known is None or state.ref_view is None:
+            return state  # no still board yet: the start is read from the board itself
+        if not restored and not _agrees(state.known, squares):
+            return state
+        known = state.known
+        # A piece standing between two points left both unsure ('?', PieceMisaligned); the referee's position has
+        # it on the point the opponent designated (5.10), but the camera still sees it between: the pair stays
+        # unsure, so that the piece is followed when it is set right or moves on (interpret's unsure points).
+        between = {i for i in range(90) if known[i] == "?" and squares[i] != "?" and any(
+            known[k] == "?" and (squares[k] == ".") != (squares[i] == ".") for k in neighbours(i))}
+        return replace(state, known="".join("?" if i in between else q for i, q in enumerate(squares)))
+
     # -----------------------------------------------------------------------------------------------------------
     def needs_image(self, state: TrackerState, small: np.ndarray) -> bool:
         """False when a frame whose 1/8-scale grey picture is `small` is the same as the last one: the adapter
@@ -805,6 +829,20 @@ def _colour_turned(known: str, i: int, reading: PointReading, ref_reading: Point
         return False
     red = known[i].isupper()
     return _sure_colour(ref_reading, i) == red and _sure_colour(reading, i) == (not red)
+
+
+def _agrees(seen: str, squares: str) -> bool:
+    """`squares` has a piece of the same side wherever `seen` names a side and is empty wherever `seen` is empty
+    (a '?' agrees with anything, a piece's type may differ: a type read wrongly is no contradiction)."""
+    for s, q in zip(seen, squares, strict=True):
+        if s == "?":
+            continue
+        if s == "." or q == "." or q == "?":
+            if s != q:
+                return False
+        elif s.isupper() != q.isupper():
+            return False
+    return True
 
 
 def _may_take(known: str, src: int, dst: int) -> bool:

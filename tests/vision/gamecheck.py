@@ -6,11 +6,12 @@ is the move. A piece left between two points (5.10) leaves `?` on both candidate
 check takes the game's move when it is among the matches and PieceMisaligned named its two points.
 
 Run: `python tests/vision/gamecheck.py [--start 0] --games 200 --moves 40 [--difficulty hard] [--truth-fit]
-[--causes]` (prints the figures; `--start K` begins at the K-th game, scene seed `--seed0` + K, so that games tuned
-on and games held out can be run apart). `--truth-fit` calibrates each board with the renderer's true corners, so
-that the figures are the tracker's own, board finding aside; `--causes` prints, for every snapshot that fits no
-move, how it differs from the true board (empty / occupied, colour, type, '?', a hand in view, a snapshot missing
-between two moves).
+[--causes] [--adopt moves|restored]` (prints the figures; `--start K` begins at the K-th game, scene seed
+`--seed0` + K, so that games tuned on and games held out can be run apart). `--truth-fit` calibrates each board
+with the renderer's true corners, so that the figures are the tracker's own, board finding aside; `--causes`
+prints, for every snapshot that fits no move, how it differs from the true board (empty / occupied, colour, type,
+'?', a hand in view, a snapshot missing between two moves); `--adopt` feeds the accepted positions back to the
+tracker as the service does (the referee's MoveMade; with `restored` also an arbiter's restored position).
 """
 
 from __future__ import annotations
@@ -96,13 +97,16 @@ def diagnose(squares: str, truth: FrameTruth, known: str) -> list[str]:
 
 def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "hard", fps: float = 4.0,
                misplace_rate: float = 0.05, nudge_rate: float = 0.03, truth_fit: bool = False,
-               referee: bool = False) -> GameResult:
+               referee: bool = False, adopt: str = "none", adopt_lag: int = 2) -> GameResult:
     """One rendered game through the tracker. `truth_fit`: calibrate the tracker with the renderer's true corners
     (as an operator would by hand) instead of letting it find the board, so that the figures are the tracker's own.
     `referee`: judge each snapshot with the referee's own inference (`xqarb.referee.inference.infer`), which is more
     lenient than this check's matching in two ways: a snapshot that contradicts the position nowhere ('?' or a
     different type of the right colour are no contradiction) is no move, and a type read wrongly does not stop a
     move being found.
+    `adopt`: give the tracker the positions the check accepted, as the service gives it the referee's MoveMade
+    ("moves"), and also the true position where the check resynchronised, as an arbiter's PositionRestored would
+    ("restored"); each reaches the tracker `adopt_lag` frames later (the referee's round trip through Kafka).
     """
     from xqarb.referee.inference import infer
     from xqarb.referee.rules import Move, Position
@@ -129,6 +133,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     # the points touched since the last BoardStable: nudged, or changed by a move, or a piece half-way
     touched: set[str] = set()
     last_stable_truth: str | None = None
+    held: list[tuple[int, str, bool]] = []  # positions on their way to the tracker: (due frame, squares, restored)
     for frame in render_game(start_fen, moves, seed, fps=fps, difficulty=difficulty, misplace_rate=misplace_rate,
                              nudge_rate=nudge_rate):
         res.frames += 1
@@ -151,6 +156,9 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
         if first and truth_fit:
             state = tracker.initial(fit_from_corners(tr.corners, "given", 0.0))
         first = False
+        while held and held[0][0] <= res.frames:
+            _, squares, restored = held.pop(0)
+            state = tracker.adopt(state, squares, restored=restored)
         state, obs = tracker.step(state, frame.image, frame.t_us)
         for o in obs:
             if o.type == "PieceLifted":
@@ -187,6 +195,8 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                         res.causes.append(["wrong move inferred", *diagnose(sq, tr, pos.squares())])
                     pos = pos.play(m)
                     ply += 1
+                    if adopt != "none":
+                        held.append((res.frames + adopt_lag, pos.squares(), False))
                 elif matches(sq, pos.squares()):
                     continue  # only '?' where the known position has pieces: no move
                 else:
@@ -201,6 +211,8 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                     for j in range(ply + 1, min(len(moves), ply + 3) + 1):
                         if matches(sq, truth_positions[j].squares()):
                             pos, ply = truth_positions[j], j
+                            if adopt == "restored":
+                                held.append((res.frames + adopt_lag, pos.squares(), True))
                             break
                     pending_designation = cands
         # a lifted piece put back on its point is no move; a snapshot matched nothing is reported above
@@ -241,13 +253,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--causes", action="store_true", help="print each failed snapshot's differences from the truth")
     ap.add_argument("--referee", action="store_true",
                     help="judge snapshots with the referee's own inference instead of this check's stricter matching")
+    ap.add_argument("--adopt", choices=("none", "moves", "restored"), default="none",
+                    help="feed the tracker the position the check accepted after each move (moves), and also the "
+                         "true position where the check resynchronised as an arbiter would restore it (restored)")
+    ap.add_argument("--adopt-lag", type=int, default=2, help="frames between a position's acceptance and the "
+                    "tracker taking it (the round trip through Kafka and the referee)")
     args = ap.parse_args(argv)
     games = load_games(Path(args.data), args.start + args.games, args.moves)[args.start:]
     tot = GameResult()
     counts: Counter[str] = Counter()
     for k, (fen, mv) in enumerate(games, start=args.start):
         r = check_game(fen, mv, args.seed0 + k, difficulty=args.difficulty, truth_fit=args.truth_fit,
-                       referee=args.referee)
+                       referee=args.referee, adopt=args.adopt, adopt_lag=args.adopt_lag)
         for why in r.causes:
             # one count per kind of error per failed snapshot (a bad frame's twenty points are one cause)
             counts.update({w.rsplit(" ", 2)[0] if "(" in w else w for w in why} or {"no difference"})

@@ -17,6 +17,7 @@ def test_serve_round_trip(tmp_path) -> None:
     from xqarb.events import make_event
     from xqarb.vision.evidence import DirectoryEvidenceStore
     from xqarb.vision.service import VisionCore, run
+    from xqarb.vision.tracker import squares_of_fen
 
     try:
         broker = EmbeddedBroker(log_path=tmp_path / "broker.log").start()
@@ -46,6 +47,18 @@ def test_serve_round_trip(tmp_path) -> None:
         while time.time() < deadline and not any(r.event.type == "CameraFault" for r in seen if r.event):
             seen.extend(reader.poll(1.0))
         reader.close()
+        # An arbiter's restored position (xq.arbiter, same board, same partition number) becomes the board's known
+        # position in the tracker: the service reads the positions the referee and the arbiters hold.
+        restored = "4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1"
+        with bus.Producer(broker.bootstrap, client_id="arbiter-test") as prod:
+            prod.send(bus.ARBITER, make_event("PositionRestored", "board-1", source="arbiter-1", source_seq=1,
+                                              occurred_at=2_000_000, received_at=2_000_000, fen=restored,
+                                              article="5.8.2", game_id=None))
+        deadline = time.time() + 60
+        while time.time() < deadline and not any(
+                slot.state.known == squares_of_fen(restored) for slot in core.boards.values()):
+            time.sleep(0.2)
+        assert [slot.state.known for slot in core.boards.values()] == [squares_of_fen(restored)]
         done.set()
         t.join(30)
         types = [r.event.type for r in seen if r.event]

@@ -3,6 +3,8 @@ the service core's events and evidence, and a short rendered game through the re
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -175,6 +177,25 @@ def test_core_turns_frames_into_catalogue_events(views) -> None:
     assert stable.data["squares"] == START_SQUARES
     assert stable.data["frame_sha256"] == sha256_hex(bytes(jpg)) and store.get(stable.data["frame_sha256"])
     assert "decoded" in out[2].data["reason"]
+
+    # the positions the rest of the system holds: the referee's MoveMade, an arbiter's PositionRestored
+    def move_made(board: str, fen: str):
+        return make_event("MoveMade", board, source="referee", source_seq=1, occurred_at=0, received_at=0,
+                          game_id="g", ply=1, side="red", iccs="h2e2", wxf="C2=5", chinese="炮二平五",
+                          fen_after=fen, red_ms=None, black_ms=None)
+
+    after = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"
+    start_fen = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+    assert not core.learn(move_made("board-7", after), partition=3)  # the camera has not seen h2e2: not taken
+    assert not core.learn(move_made("board-8", start_fen), partition=3)  # a board this process does not track
+    assert not core.learn(move_made("board-7", start_fen), partition=2)  # ... nor on that partition
+    assert not core.learn(move_made("board-7", "not a fen"), partition=3)
+    assert not core.learn(out[1], partition=3)  # an observation is no position held
+    assert core.learn(move_made("board-7", start_fen), partition=3)
+    restored = make_event("PositionRestored", "board-7", source="arbiter", source_seq=1, occurred_at=0,
+                          received_at=0, fen=after, article="5.8.2", game_id=None)
+    assert core.learn(restored, partition=3)
+    assert core.boards[(3, "board-7")].state.known == _moved(START_SQUARES, "h2", "e2")
     core.drop_partitions([3])
     assert not core.boards
 
@@ -365,3 +386,69 @@ def test_the_start_told_by_the_pieces_outlines_where_their_inks_wash_out() -> No
     stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
     assert stable == [START_SQUARES]
     assert not [o for o in seen if o.type == "CameraFault"]
+
+
+def _unsure(squares: str, *points: str, mark: str = "?") -> str:
+    sq = list(squares)
+    for p in points:
+        sq[point_index(p)] = mark
+    return "".join(sq)
+
+
+def test_the_referees_position_names_what_a_snapshot_left_unsure(views) -> None:
+    """A point read poorly once stays poorly known (each still board is judged against the last one); the
+    position the referee accepted from that snapshot names it again, and the next snapshot carries the letters."""
+    start, after, _ = views
+    tracker = Tracker()
+    state, _ = _run(tracker, [start.image] * 5)
+    assert state.known == START_SQUARES
+    # as if the last snapshot had read a9 poorly and lost the types of the pawns a6 and c3
+    poor = _unsure(_unsure(START_SQUARES, "a9"), "a6", mark="x")
+    poor = _unsure(poor, "c3", mark="X")
+    state = replace(state, known=poor)
+    taken = tracker.adopt(state, START_SQUARES)
+    assert taken.known == START_SQUARES
+    h2 = start.points[point_index("h2")]
+    frames = [_with_hand(start.image, h2), _with_hand(after.image, h2)] + [after.image] * 6
+
+    def snapshots(s):
+        seen = []
+        for k, img in enumerate(frames):
+            s, obs = tracker.step(s, img, (10 + k) * STEP, f"{k:064x}")
+            seen.extend(o.fields["squares"] for o in obs if o.type == "BoardStable")
+        return seen
+
+    assert snapshots(taken) == [_moved(START_SQUARES, "h2", "e2")]
+    # without the referee's position the unsure point and the lost types stay as they were read
+    assert snapshots(state) == [_moved(poor, "h2", "e2")]
+
+
+def test_a_position_that_contradicts_the_last_snapshot_is_not_taken(views) -> None:
+    start, _, _ = views
+    tracker = Tracker()
+    state, _ = _run(tracker, [start.image] * 5)
+    # the referee is a move behind the camera: its position has the cannon on h2, the snapshot on e2
+    ahead = replace(state, known=_moved(START_SQUARES, "h2", "e2"))
+    assert tracker.adopt(ahead, START_SQUARES) is ahead
+    # a piece of the other colour where the snapshot was sure of the colour: no either
+    red_a9 = _unsure(START_SQUARES, "a9", mark="R")
+    assert tracker.adopt(state, red_a9) is state
+    # an arbiter's restored position (5.8.2) is taken as it is
+    assert tracker.adopt(ahead, START_SQUARES, restored=True).known == START_SQUARES
+    # before the first still board there is nothing to correct: the start is read from the board
+    fresh = tracker.initial()
+    assert tracker.adopt(fresh, START_SQUARES, restored=True) is fresh
+    with pytest.raises(ValueError, match="90 points"):
+        tracker.adopt(state, START_SQUARES[:-1])
+
+
+def test_a_piece_between_two_points_stays_unsure_when_the_referee_places_it(views) -> None:
+    start, _, _ = views
+    tracker = Tracker()
+    state, _ = _run(tracker, [start.image] * 5)
+    # the cannon h2 left between e2 and f2 (both '?'), and a pawn's point read poorly elsewhere
+    between = _unsure(_moved(START_SQUARES, "h2", "f2"), "e2", "f2", "i3")
+    state = replace(state, known=between)
+    placed = _moved(START_SQUARES, "h2", "e2")  # 5.10: the opponent designated e2
+    known = tracker.adopt(state, placed).known
+    assert known == _unsure(placed, "e2", "f2")
