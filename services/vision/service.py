@@ -57,12 +57,15 @@ class VisionCore:
         self.evidence = evidence
         self.source = source
         self.boards: dict[tuple[int, str], BoardSlot] = {}
+        self.starts: dict[tuple[int, str], str | None] = {}  # (partition, board) -> its game's announced start
         self._now_us = now_us or (lambda: time.time_ns() // 1000)
 
     def drop_partitions(self, partitions: Iterable[int]) -> None:
         gone = set(partitions)
         for key in [k for k in self.boards if k[0] in gone]:
             del self.boards[key]
+        for key in [k for k in self.starts if k[0] in gone]:
+            del self.starts[key]
 
     def handle(self, frame: Any, partition: int = 0) -> list[Any]:
         """One FrameCaptured event -> the observation events it gives (xqarb.events.Event values)."""
@@ -75,7 +78,8 @@ class VisionCore:
         key = (partition, board)
         slot = self.boards.get(key)
         if slot is None:
-            slot = self.boards[key] = BoardSlot(self.tracker.initial(self.calibrations.get(board)))
+            slot = self.boards[key] = BoardSlot(self.tracker.initial(self.calibrations.get(board),
+                                                                     self.starts.get(key)))
         data = bytes(frame.data["image"])
         sha = frame.data.get("frame_sha256") or sha256_hex(data)
         slot.frames[sha] = data
@@ -111,8 +115,22 @@ class VisionCore:
         its known board (Tracker.adopt), so that a point it read poorly once is not misread again at every later
         still board. Returns whether the tracker took it (a move's position that disagrees with the last snapshot
         is one the referee inferred from an earlier snapshot: the tracker is ahead and keeps its own). Other event
-        types and boards this process does not track are ignored."""
-        slot = self.boards.get((partition, event.board_id))
+        types and boards this process does not track are ignored. A GameStarted's start position (a handicap
+        game) is what the board's first still board is matched against (Tracker.expect_start), also for a board
+        whose frames have not come yet."""
+        key = (partition, event.board_id)
+        slot = self.boards.get(key)
+        if event.type == "GameStarted":
+            try:
+                start = squares_of_fen(str(event.data["start_fen"])) if event.data.get("start_fen") else None
+            except ValueError:
+                return False  # the referee reports the bad FEN
+            self.starts[key] = start
+            if slot is None:
+                return True
+            before = slot.state
+            slot.state = self.tracker.expect_start(slot.state, start)
+            return slot.state is not before
         if slot is None:
             return False
         if event.type == "MoveMade":

@@ -101,6 +101,8 @@ class TrackerState:
     ref_norm: np.ndarray | None = None  # the same, normalised (_norm): compared with every frame
     ref_reading: PointReading | None = None
     known: str | None = None  # squares of the last BoardStable
+    start: str | None = None  # the position this board's game starts from where the venue said so (GameStarted's
+    # start_fen: a handicap game, 让子); None: the configuration's start_squares
     last_small: np.ndarray | None = None  # the last frame at 1/8 scale (grey): "unchanged" test
     last_view: np.ndarray | None = None  # the last frame's canonical view (grey, normalised)
     hand: bool = False
@@ -124,14 +126,29 @@ class Tracker:
         self.config = config or TrackerConfig()
         self.classifier = classifier
 
-    def initial(self, fit: BoardFit | None = None) -> TrackerState:
+    def initial(self, fit: BoardFit | None = None, start: str | None = None) -> TrackerState:
         """A board's first state. `fit`: the board's calibration when it is known beforehand (an operator marked the
         four corners a9, i9, i0, a0 by hand, or a venue fixed its cameras): the tracker then does not look for the
         board, measures the line support and sharpness of the calibration on the first frame, and takes Red's side
-        as the fit says. Without it the board is found in the frames."""
+        as the fit says. Without it the board is found in the frames. `start`: the squares the game starts from
+        (see `expect_start`)."""
+        if start is not None and len(start) != 90:
+            raise ValueError(f"a start position has 90 points, got {len(start)}")
         if fit is None:
-            return TrackerState()
-        return TrackerState(fit=fit, fit_given=True)
+            return TrackerState(start=start)
+        return TrackerState(fit=fit, fit_given=True, start=start)
+
+    def expect_start(self, state: TrackerState, squares: str | None) -> TrackerState:
+        """The position the board's game starts from, as the venue announced it (GameStarted's start_fen): the
+        first still board is matched against it instead of the standard start, so that a handicap game (让子: a
+        piece or more taken off before the start) is not read as the full start with a ghost where a piece is
+        missing; None: the standard start. A board already followed keeps what it knows (its pieces are where the
+        camera saw them)."""
+        if squares is not None and len(squares) != 90:
+            raise ValueError(f"a start position has 90 points, got {len(squares)}")
+        if state.known is not None:
+            return state
+        return replace(state, start=squares)
 
     def adopt(self, state: TrackerState, squares: str, *, restored: bool = False) -> TrackerState:
         """The position the referee holds now (a MoveMade's position after the move; `restored`: an arbiter's
@@ -373,7 +390,8 @@ class Tracker:
                 state = replace(state, fit=_shift_fit(state.fit, dx, dy))
         reading = read_view(view, self.classifier)
         if state.known is None:
-            squares = self._first_squares(reading, cfg, oriented=state.fit_given, view=view)
+            squares = self._first_squares(reading, state.start or cfg.start_squares, cfg,
+                                          oriented=state.fit_given, view=view)
             fit = state.fit
             doubt = _implausible(reading) if squares is None else None
             if doubt is not None:
@@ -410,15 +428,15 @@ class Tracker:
         return replace(state, known=new_known, ref_view=view, ref_norm=_norm(view), ref_reading=reading, pending=False,
                        lifted=frozenset()), obs
 
-    def _first_squares(self, reading: PointReading, cfg: TrackerConfig, *, oriented: bool = False,
-                       view: np.ndarray | None = None) -> str | None:
-        """The start position when the first board seen has its occupancy (colours decide which end is Red, unless
+    def _first_squares(self, reading: PointReading, start: str | None, cfg: TrackerConfig, *,
+                       oriented: bool = False, view: np.ndarray | None = None) -> str | None:
+        """The `start` position when the first board seen has its occupancy (colours decide which end is Red, unless
         the fit is `oriented`: given by hand with Red's corners named). `view`: the canonical view read, for the
         pieces' outlines where their inks do not tell."""
-        if cfg.start_squares is None:
+        if start is None:
             return None
         occ = reading.occupied > 0.5
-        want = np.array([c != "." for c in cfg.start_squares])
+        want = np.array([c != "." for c in start])
         # a few points misread (glare, a shadow) do not make it another position: the game starts from the start.
         # Where the reading's scale is off (wood grain, a dim and blurred view), the points with the most ink
         # still are the start's: the strongest as many as the start has pieces, against the start's points
@@ -444,11 +462,11 @@ class Tracker:
             if float(np.mean(disc[want][:, None] > disc[~want][None, :])) < cfg.start_order:
                 return None
         if oriented:
-            return cfg.start_squares
+            return start
         vote = orientation_vote(reading)
         if vote < 0:
-            return "!" + cfg.start_squares
-        return cfg.start_squares
+            return "!" + start
+        return start
 
 
 # ---------------------------------------------------------------------------------------------------------------

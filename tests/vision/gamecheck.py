@@ -59,6 +59,7 @@ class GameResult:
     nudges_truth: int = 0
     nudges_reported: int = 0
     false_touches: int = 0  # PieceNudged where nothing was touched since the last snapshot (no nudge, no move)
+    restores: int = 0  # positions an arbiter restored (--adopt restored) where a snapshot fitted nothing
     frames: int = 0
     seconds: float = 0.0
 
@@ -105,8 +106,10 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     different type of the right colour are no contradiction) is no move, and a type read wrongly does not stop a
     move being found.
     `adopt`: give the tracker the positions the check accepted, as the service gives it the referee's MoveMade
-    ("moves"), and also the true position where the check resynchronised, as an arbiter's PositionRestored would
-    ("restored"); each reaches the tracker `adopt_lag` frames later (the referee's round trip through Kafka).
+    ("moves"); "restored" also models the arbiter called by the referee's AttentionNeeded: the true position where
+    the check resynchronised, and where no later true position fits the snapshot, the position standing on the
+    board (hand away) are given as an arbiter's PositionRestored. Each reaches the tracker `adopt_lag` frames
+    later (the round trip through Kafka and the referee).
     """
     from xqarb.referee.inference import infer
     from xqarb.referee.rules import Move, Position
@@ -214,6 +217,16 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                             if adopt == "restored":
                                 held.append((res.frames + adopt_lag, pos.squares(), True))
                             break
+                    else:
+                        if adopt == "restored" and not tr.hand_present:
+                            # the arbiter looks at the board and restores what stands there (5.8.2): the
+                            # tracker takes it as an arbiter's PositionRestored
+                            for j in range(ply, min(len(moves), ply + 3) + 1):
+                                if truth_positions[j].squares() == tr.squares:
+                                    pos, ply = truth_positions[j], j
+                                    held.append((res.frames + adopt_lag, pos.squares(), True))
+                                    res.restores += 1
+                                    break
                     pending_designation = cands
         # a lifted piece put back on its point is no move; a snapshot matched nothing is reported above
     del pending_designation
@@ -271,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.causes:
                 print(f"  game {k} seed {args.seed0 + k}: {why}", flush=True)
         for f in ("moves", "inferred_ok", "misaligned_truth", "misaligned_reported", "false_lifts", "captured_lifts",
-                  "lifts_reported", "nudges_truth", "nudges_reported", "false_touches", "frames"):
+                  "lifts_reported", "nudges_truth", "nudges_reported", "false_touches", "frames", "restores"):
             setattr(tot, f, getattr(tot, f) + getattr(r, f))
         tot.seconds += r.seconds
         print(f"game {k}: {r.inferred_ok}/{r.moves} moves, misaligned {r.misaligned_reported}/{r.misaligned_truth}, "
@@ -283,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{tot.misaligned_reported}/{tot.misaligned_truth}; false lifts {tot.false_lifts} ({tot.captured_lifts} of "
           f"them a taken piece lifted off by the taker's hand) of {tot.lifts_reported} "
           f"lifts reported; nudges {tot.nudges_reported} reported / {tot.nudges_truth} true, {tot.false_touches} where "
-          f"nothing was touched; {tot.frames} frames "
+          f"nothing was touched; {tot.restores} positions restored by the arbiter; {tot.frames} frames "
           f"in {tot.seconds:.0f}s")
     if counts:
         print("failed snapshots by cause: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))

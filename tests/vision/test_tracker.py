@@ -196,8 +196,23 @@ def test_core_turns_frames_into_catalogue_events(views) -> None:
                           received_at=0, fen=after, article="5.8.2", game_id=None)
     assert core.learn(restored, partition=3)
     assert core.boards[(3, "board-7")].state.known == _moved(START_SQUARES, "h2", "e2")
+
+    # a handicap game announced before the board's first frame: its tracker starts from that position
+    def game_started(board: str, fen: str | None):
+        return make_event("GameStarted", board, source="desk", source_seq=1, occurred_at=0, received_at=0,
+                          game_id="g2", red_player="A", black_player="B", start_fen=fen,
+                          time_control={"scheme": "sudden_death", "base_ms": 900_000})
+
+    handicap = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/R1BAKABNR w - - 0 1"
+    assert core.learn(game_started("board-9", handicap), partition=3)
+    assert not core.learn(game_started("board-9", "R1BAKABNR"), partition=3)  # no position: kept as it was
+    core.handle(make_event("FrameCaptured", "board-9", source="cam-9", source_seq=1, occurred_at=0, received_at=0,
+                           camera_id="cam-9", width=1280, height=720, encoding="jpeg", image=bytes(jpg)), partition=3)
+    assert core.boards[(3, "board-9")].state.start == _unsure(START_SQUARES, "b0", mark=".")
+    # the board-7 game's own start was announced after its board was followed: what the camera saw stays
+    assert not core.learn(game_started("board-7", handicap), partition=3)
     core.drop_partitions([3])
-    assert not core.boards
+    assert not core.boards and not core.starts
 
 
 def test_short_rendered_game_gives_its_moves(shared_data) -> None:
@@ -452,3 +467,30 @@ def test_a_piece_between_two_points_stays_unsure_when_the_referee_places_it(view
     placed = _moved(START_SQUARES, "h2", "e2")  # 5.10: the opponent designated e2
     known = tracker.adopt(state, placed).known
     assert known == _unsure(placed, "e2", "f2")
+
+
+def test_a_handicap_start_announced_by_the_venue_is_read_as_such() -> None:
+    """让子: Red plays without the horse b0. The first still board has nearly the start's occupancy, so without the
+    venue's word the tracker takes the full start (a ghost horse on b0, and every later snapshot contradicts the
+    referee's position); with GameStarted's start position it reads the handicap start."""
+    kw = {"seed": 11, "tilt": 12.0, "rotate": -4.0, "line_colour": (30, 30, 150), "glare": False, "fill": 0.85}
+    handicap = _unsure(START_SQUARES, "b0", mark=".")
+    board = draw_board(handicap, **kw)
+    tracker = Tracker()
+
+    def first_snapshot(state):
+        for k in range(5):
+            state, obs = tracker.step(state, board.image, k * STEP, f"{k:064x}")
+            for o in obs:
+                if o.type == "BoardStable":
+                    return o.fields["squares"]
+        return None
+
+    assert first_snapshot(tracker.initial()) == START_SQUARES
+    assert first_snapshot(tracker.initial(start=handicap)) == handicap
+    assert first_snapshot(tracker.expect_start(tracker.initial(), handicap)) == handicap
+    # a board already followed keeps what the camera saw
+    followed = replace(tracker.initial(), known=START_SQUARES)
+    assert tracker.expect_start(followed, handicap) is followed
+    with pytest.raises(ValueError, match="90 points"):
+        tracker.initial(start=handicap[:89])
