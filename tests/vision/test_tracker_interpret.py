@@ -217,11 +217,11 @@ def test_the_start_told_by_the_order_of_the_inks() -> None:
     occ = (dens > 0.18).astype(float)
     reading = PointReading(occ, want.astype(float), np.zeros((90, 2)), dens, np.zeros(90))
     tracker = Tracker()
-    assert tracker._first_squares(reading, tracker.config, oriented=True) == START_SQUARES
+    assert tracker._first_squares(reading, START_SQUARES, tracker.config, oriented=True) == START_SQUARES
     # a cloth or a wrong lattice orders its inks by chance: no start
     rng = np.random.default_rng(3)
     shuffled = PointReading(occ, want.astype(float), np.zeros((90, 2)), rng.permutation(dens), np.zeros(90))
-    assert tracker._first_squares(shuffled, tracker.config, oriented=True) is None
+    assert tracker._first_squares(shuffled, START_SQUARES, tracker.config, oriented=True) is None
 
 
 def test_a_capture_whose_taker_reads_faintly() -> None:
