@@ -494,3 +494,47 @@ def test_a_handicap_start_announced_by_the_venue_is_read_as_such() -> None:
     assert tracker.expect_start(followed, handicap) is followed
     with pytest.raises(ValueError, match="90 points"):
         tracker.initial(start=handicap[:89])
+
+
+def test_a_capture_from_a_pawn_point_whose_marks_read_as_ink(shared_data, monkeypatch) -> None:
+    """Hard game 4 of the games file (scene 1004), ply 38: the red pawn g3 takes the black pawn g4. On this board
+    the pawn point's printed marks show more ink once uncovered than the red pawn did, and red ink reads weakly:
+    both points still read as dark pieces. The pieces' round outlines tell that the source was emptied."""
+    import json
+
+    from xqarb.referee.rules import Move, Position
+    from xqarb.vision import tracker as tracker_module
+    from xqarb.vision.render import render_game
+
+    games = [g for g in map(json.loads, (shared_data / "games" / "ccpd_dev.jsonl").read_text().splitlines())
+             if len(g["iccs"]) >= 4]
+    fen, moves = games[4]["start_fen"], games[4]["iccs"][:40]
+    assert moves[38] == "g3g4"
+    position = Position.from_fen(fen)
+    for m in moves[:38]:
+        position = position.play(Move.parse(m))
+    before = position.squares()
+    still: dict[int, list] = {38: [], 39: []}
+    fit = None
+    for frame in render_game(fen, moves, 1004, difficulty="hard", misplace_rate=0.05, nudge_rate=0.03):
+        t = frame.truth
+        fit = fit or _given_fit(t)
+        if t.ply in still and not t.hand_present and t.event is None:
+            still[t.ply].append(frame.image)
+        if t.ply > 39 or len(still[39]) >= 6:
+            break
+    frames = still[38][-4:] + still[39][:6]
+    tracker = Tracker()
+
+    def snapshots() -> list[str]:
+        state, seen = tracker.initial(fit, start=before), []
+        for k, img in enumerate(frames):
+            state, obs = tracker.step(state, img, k * STEP, f"{k:064x}")
+            seen.extend(o.fields["squares"] for o in obs if o.type == "BoardStable")
+        return seen
+
+    assert snapshots() == [before, _moved(before, "g3", "g4")]
+    # without the outlines the move is not seen: the taken pawn stays on g4, the taker on g3 or unsure
+    monkeypatch.setattr(tracker_module, "_outline_gone", lambda *a: False)
+    last = snapshots()[-1]
+    assert last[point_index("g4")] == "p" and last[point_index("g3")] in "P?"
