@@ -677,10 +677,9 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # (not where the piece's point read it clearly before and still shows half its ink: a piece touched
             # towards an empty neighbour, its ink reaching into that neighbour's disc)
             kept = ref_occ[src] > 0.5 and occ[src] > 0.5 and dens[src] >= 0.5 * ref_dens[src]
-            # (nor where the inks do say: the point it would have gone to reads clearly emptier than the one it
-            # would have left; hard game 106: a pawn half-way between g3 and g4 took on g5, whose point now reads
-            # a red piece, while g4 reads empty)
-            kept = kept or occ[dst] + 0.3 < occ[src]
+            # (nor where the point it would have gone to showed a piece on the last still board and lost its ink:
+            # a piece left there; hard game 106: a pawn half-way between g3 and g4, both unsure, took on g5)
+            kept = kept or (ref_occ[dst] > 0.5 and dens[dst] < 0.5 * ref_dens[dst])
             if known[src] in _CASED and known[dst] in ".?" and vacated in ([], [src]) and not kept:
                 vacated, arrived = [src], [dst]
     rest = [i for i in was_occ if i not in vacated and i not in taken]
