@@ -679,7 +679,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             kept = ref_occ[src] > 0.5 and occ[src] > 0.5 and dens[src] >= 0.5 * ref_dens[src]
             # (nor where the point it would have gone to showed a piece on the last still board and lost its ink:
             # a piece left there; hard game 106: a pawn half-way between g3 and g4, both unsure, took on g5)
-            kept = kept or (ref_occ[dst] > 0.5 and dens[dst] < 0.5 * ref_dens[dst])
+            kept = kept or _left_by_a_piece(dst, ref_reading, reading)
             if known[src] in _CASED and known[dst] in ".?" and vacated in ([], [src]) and not kept:
                 vacated, arrived = [src], [dst]
     rest = [i for i in was_occ if i not in vacated and i not in taken]
@@ -876,6 +876,12 @@ def _agrees(seen: str, squares: str) -> bool:
         elif s.isupper() != q.isupper():
             return False
     return True
+
+
+def _left_by_a_piece(i: int, ref_reading: PointReading | None, reading: PointReading) -> bool:
+    """Point i showed a piece on the last still board and has lost most of its ink: a piece left it."""
+    return (ref_reading is not None and ref_reading.occupied[i] > 0.5
+            and reading.density[i] < 0.5 * ref_reading.density[i])
 
 
 def _outline_gone(view: np.ndarray, i: int, pieces: list[int]) -> bool:

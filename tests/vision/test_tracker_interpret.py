@@ -445,3 +445,29 @@ def test_a_touch_whose_ink_reaches_an_empty_neighbour_is_no_move_by_the_changes(
     squares, placed, nudged, misaligned = _interpret(known, {"g5": 0.6, "f5": 0.2}, ref, now)
     assert squares == known
     assert not placed and not misaligned and nudged == [point_index("g5")]
+
+
+def test_a_move_told_by_its_changes_where_its_shadow_changed_the_neighbours_a_little() -> None:
+    # (hard game 171, seed 1171, ply 0) the cannon h2 -> f2 on a board whose pieces read no ink: h2 and f2 changed
+    # at the level (0.32, 0.16), and two neighbours by the disc's shadow (0.056, 0.049: over half the level, under
+    # 0.4 of the lesser change); the rest stayed quiet
+    known = START_SQUARES
+    after = _moved(known, "h2", "f2")
+    ref = _reading(known, h2={"occupied": 0.03, "density": 0.034})
+    now = _reading(after, h2={"occupied": 0.06, "density": 0.054}, f2={"occupied": 0.02, "density": 0.019})
+    squares, placed, nudged, _ = _interpret(known, {"h2": 0.55, "f2": 0.3, "h3": 0.1, "f3": 0.09}, ref, now)
+    assert squares == after
+    assert placed == [point_index("f2")] and not nudged
+
+
+def test_a_change_over_the_whole_view_is_the_light_not_an_arm() -> None:
+    # (hard game 21, seed 1021, ply 37) the light changed while a hand was over the board: the whole view differs
+    # from the last still board. An arm reaches in over the edge and covers part of the view, not all of it
+    from xqarb.vision.tracker import _reaches_in
+
+    w, h = SIZE
+    cfg = TrackerConfig()
+    assert not _reaches_in(np.ones((h, w), np.uint8), cfg)
+    arm = np.zeros((h, w), np.uint8)
+    arm[h // 2:, w // 3: w // 3 + 3 * S] = 1  # a forearm from the bottom edge to the middle
+    assert _reaches_in(arm, cfg)
