@@ -677,9 +677,10 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # (not where the piece's point read it clearly before and still shows half its ink: a piece touched
             # towards an empty neighbour, its ink reaching into that neighbour's disc)
             kept = ref_occ[src] > 0.5 and occ[src] > 0.5 and dens[src] >= 0.5 * ref_dens[src]
-            # (nor where the point it would have gone to showed a piece on the last still board and lost its ink:
-            # a piece left there; hard game 106: a pawn half-way between g3 and g4, both unsure, took on g5)
-            kept = kept or _left_by_a_piece(dst, ref_reading, reading)
+            # (nor where the point it would have gone to was left unsure, showed a piece on the last still board
+            # and lost its ink: a piece left there; hard game 106: a pawn half-way between g3 and g4, both unsure,
+            # took on g5. A point known empty may have read like a piece only by the board's frame: game 112's a4)
+            kept = kept or (known[dst] == "?" and _left_by_a_piece(dst, ref_reading, reading))
             if known[src] in _CASED and known[dst] in ".?" and vacated in ([], [src]) and not kept:
                 vacated, arrived = [src], [dst]
     rest = [i for i in was_occ if i not in vacated and i not in taken]
