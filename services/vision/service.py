@@ -108,7 +108,6 @@ class VisionCore:
                 **_fields(obs, frame)))
         return out
 
-
     def learn(self, event: Any, partition: int = 0) -> bool:
         """A position the rest of the system holds for a board: the referee's MoveMade (`fen_after`, from
         xq.game-events) or an arbiter's PositionRestored (`fen`, from xq.arbiter). The board's tracker takes it as

@@ -455,10 +455,7 @@ class Tracker:
             # at most, where the inks ordered 81 % of the pairs)
             if view is None:
                 return None
-            from .detect import circle_score, find_discs
-
-            # (the top faces stand a little off their points: looked for within 0.3 spacing)
-            _, disc = find_discs(circle_score(view, px=S), POINTS_UV, reach=0.3, px=S)
+            disc = _outline_scores(view)
             if float(np.mean(disc[want][:, None] > disc[~want][None, :])) < cfg.start_order:
                 return None
         if oriented:
@@ -891,11 +888,18 @@ def _outline_gone(view: np.ndarray, i: int, pieces: list[int]) -> bool:
     empty points up to 0.52, the emptied pawn point 0.23."""
     if len(pieces) < 5:
         return False
+    disc = _outline_scores(view)
+    return bool(disc[i] < 0.5 * float(np.median(disc[pieces])))
+
+
+def _outline_scores(view: np.ndarray) -> np.ndarray:
+    """Per point, how much a piece-sized circle is centred near it in the canonical view (detect's circle score;
+    a piece's round outline shows where its ink does not)."""
     from .detect import circle_score, find_discs
 
     # (the top faces stand a little off their points: looked for within 0.3 spacing)
     _, disc = find_discs(circle_score(view, px=S), POINTS_UV, reach=0.3, px=S)
-    return bool(disc[i] < 0.5 * float(np.median(disc[pieces])))
+    return disc
 
 
 def _may_take(known: str, src: int, dst: int) -> bool:
