@@ -64,7 +64,10 @@ class TrackerConfig:
     hand_cells: float = 2.4  # a changed blob this many grid cells large is a hand (a piece moved to a neighbour
     # point changes two discs side by side: about 1.3 cells)
     hand_rest_us: int = 500_000  # a hand blob still this long (not reaching in over the edge) has left
-    hand_still_us: int = 2_000_000  # even reaching in over the edge, a blob still this long is the board's
+    hand_still_us: int = 1_250_000  # even reaching in over the edge, a blob still this long is the board's
+    # (2 s held a shadow over part of the board as an "arm" for longer than players pause between moves, 1-3 s in
+    # the rendered games: two moves fell in one snapshot; 1.25 s gave hard 80-119 1467 -> 1509 and held-out
+    # 160-199 1353 -> 1377, 200-239 1164 -> 1175 moves, at a cost on hard 0-39 1460 -> 1439: game 30, 40 -> 4)
     arm_cells: float = 4.0  # a blob at the edge of the view this many cells large is an arm reaching in (a hand
     # with its forearm is at least two spacings by two; two pieces side by side on edge points with their shadows
     # are about 2.5 cells)
