@@ -28,6 +28,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from xqarb.referee.inference import consistent
+
 from .board import BoardFit, NoBoardFound, find_board, fit_from_h
 from .grid import POINTS_UV, neighbours, point_name
 from .occupancy import MARGIN, PointReading, S, orientation_vote, read_view, warp_board, windows
@@ -135,8 +137,8 @@ class Tracker:
         board, measures the line support and sharpness of the calibration on the first frame, and takes Red's side
         as the fit says. Without it the board is found in the frames. `start`: the squares the game starts from
         (see `expect_start`)."""
-        if start is not None and len(start) != 90:
-            raise ValueError(f"a start position has 90 points, got {len(start)}")
+        if start is not None:
+            _require_90(start, "a start position")
         if fit is None:
             return TrackerState(start=start)
         return TrackerState(fit=fit, fit_given=True, start=start)
@@ -147,8 +149,8 @@ class Tracker:
         piece or more taken off before the start) is not read as the full start with a ghost where a piece is
         missing; None: the standard start. A board already followed keeps what it knows (its pieces are where the
         camera saw them)."""
-        if squares is not None and len(squares) != 90:
-            raise ValueError(f"a start position has 90 points, got {len(squares)}")
+        if squares is not None:
+            _require_90(squares, "a start position")
         if state.known is not None:
             return state
         return replace(state, start=squares)
@@ -163,8 +165,7 @@ class Tracker:
         of has the same occupancy and colour): one that does not was inferred from an earlier snapshot (the
         referee is behind the camera) or contradicts what the camera saw, and the tracker keeps its own. A
         restored position is an arbiter's word and is taken as it is."""
-        if len(squares) != 90:
-            raise ValueError(f"a position has 90 points, got {len(squares)}")
+        _require_90(squares, "a position")
         if state.known is None or state.ref_view is None:
             return state  # no still board yet: the start is read from the board itself
         if not restored and not _agrees(state.known, squares):
@@ -866,17 +867,15 @@ def _colour_turned(known: str, i: int, reading: PointReading, ref_reading: Point
 
 
 def _agrees(seen: str, squares: str) -> bool:
-    """`squares` has a piece of the same side wherever `seen` names a side and is empty wherever `seen` is empty
-    (a '?' agrees with anything, a piece's type may differ: a type read wrongly is no contradiction)."""
-    for s, q in zip(seen, squares, strict=True):
-        if s == "?":
-            continue
-        if s == "." or q == "." or q == "?":
-            if s != q:
-                return False
-        elif s.isupper() != q.isupper():
-            return False
-    return True
+    """`squares` is consistent with the snapshot `seen` at every point, as the referee's inference judges a
+    snapshot: the same side wherever `seen` names one, empty wherever it is empty, a '?' agrees with anything and
+    a piece's type may differ (a type read wrongly is no contradiction)."""
+    return all(consistent(q, s) for s, q in zip(seen, squares, strict=True))
+
+
+def _require_90(squares: str, what: str) -> None:
+    if len(squares) != 90:
+        raise ValueError(f"{what} has 90 points, got {len(squares)}")
 
 
 def _left_by_a_piece(i: int, ref_reading: PointReading | None, reading: PointReading) -> bool:

@@ -499,14 +499,12 @@ def test_a_handicap_start_announced_by_the_venue_is_read_as_such() -> None:
 def _game_stills(shared_data, game: int, plies: tuple[int, ...]):
     """Hard game `game` of the games file rendered as gamecheck renders it (scene 1000 + game, 40 moves): the
     true calibration, the position after each of `plies` moves and the still frames (hand away) that show it."""
-    import json
+    from gamecheck import load_games
 
     from xqarb.referee.rules import Move, Position
     from xqarb.vision.render import render_game
 
-    games = [g for g in map(json.loads, (shared_data / "games" / "ccpd_dev.jsonl").read_text().splitlines())
-             if len(g["iccs"]) >= 4]
-    fen, moves = games[game]["start_fen"], games[game]["iccs"][:40]
+    fen, moves = load_games(shared_data / "games" / "ccpd_dev.jsonl", game + 1, 40)[game]
     positions = [Position.from_fen(fen)]
     for m in moves[:max(plies)]:
         positions.append(positions[-1].play(Move.parse(m)))
@@ -552,13 +550,9 @@ def test_no_move_by_the_changes_into_a_point_a_piece_left(shared_data, monkeypat
     """Hard game 106 (scene 1106), ply 16: the red pawn left between g3 and g4 (both unsure) takes the black pawn
     g5. g4 and g5 changed, the rest little: the changes alone would say the black pawn went g5 -> g4, but g4 lost
     the ink of the piece it showed: a piece left there. The game's first 18 moves through gamecheck."""
-    import json
+    from gamecheck import check_game, load_games
 
-    from gamecheck import check_game
-
-    games = [g for g in map(json.loads, (shared_data / "games" / "ccpd_dev.jsonl").read_text().splitlines())
-             if len(g["iccs"]) >= 4]
-    fen, moves = games[106]["start_fen"], games[106]["iccs"][:18]
+    fen, moves = load_games(shared_data / "games" / "ccpd_dev.jsonl", 107, 18)[106]
     res = check_game(fen, moves, 1106, difficulty="hard", truth_fit=True)
     assert res.inferred_ok == 18, res.wrong
     from xqarb.vision import tracker as tracker_module
