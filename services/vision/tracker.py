@@ -827,6 +827,16 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             vacated, arrived = [src], [dst]
             nudged = [i for i in nudged if i not in (src, dst)]
             unexplained = [i for i in unexplained if i not in (src, dst)]
+            # The outline is looked for within 0.3 of each point: a piece standing between two points (5.10) is
+            # found at the edge of that window. Where its disc's centre, looked for further, lies at least
+            # `misaligned_from` off the point towards an empty neighbour, it stands between the two (hard game
+            # 235: the horse b0-c2 left between c2 and c1)
+            off = _disc_offset(view, dst, [i for i in range(90) if known[i] in _CASED and i not in (src, dst)])
+            j = _towards(dst, off) if float(np.hypot(*off)) >= cfg.misaligned_from else None
+            if j is not None and known[j] in ".?" and j not in taken and j != src:
+                misaligned.append((dst, j) if dst < j else (j, dst))
+                taken.update((dst, j))
+                arrived, fresh = [], [misaligned[-1]]
     if len(vacated) == 1 and len(captured) == 1 and not arrived and not fresh and ref_view is not None:
         # Which of the two took: the inks may say the wrong one where the taker's ink does not read (a red cannon on
         # a yellow board reads empty) and the point it left still reads like a piece (an edge point's frame). The
@@ -920,6 +930,19 @@ def _left_by_a_piece(i: int, ref_reading: PointReading | None, reading: PointRea
     """Point i showed a piece on the last still board and has lost most of its ink: a piece left it."""
     return (ref_reading is not None and ref_reading.occupied[i] > 0.5
             and reading.density[i] < 0.5 * ref_reading.density[i])
+
+
+def _disc_offset(view: np.ndarray, i: int, pieces: list[int]) -> np.ndarray:
+    """How far off point i the round outline nearest it is centred (board-plane spacings, looked for within 0.7),
+    the camera's parallax removed: the top faces of the standing `pieces` are seen displaced from their points, more
+    the further they stand from the middle of the view (a homothety fitted to their outlines)."""
+    from .detect import circle_score, find_discs, fit_parallax, parallax_centres
+
+    score = circle_score(view, px=S)
+    found, _ = find_discs(score, POINTS_UV[pieces], reach=0.3, px=S)
+    seen = parallax_centres(POINTS_UV[i:i + 1], fit_parallax(POINTS_UV[pieces], found))[0]
+    centre, _ = find_discs(score, POINTS_UV[i:i + 1], reach=0.7, px=S)
+    return centre[0] - seen
 
 
 def _outline_gone(view: np.ndarray, i: int, pieces: list[int]) -> bool:
