@@ -18,6 +18,9 @@ the first board seen has the start's occupancy and colours; afterwards a moved p
 what changed: one point vacated and one point newly occupied or changed). A point it cannot explain gets X / x
 from the ink colour, or `?`. Every point is judged against the last still board (its change, its own ink then
 and now), not by this frame's reading alone: a move changes two points, a touch one, the light many a little.
+Where the inks do not tell (a red ink that barely reads on a yellow board, an emptied point whose printed marks or
+frame read as ink), the pieces' round outlines do: a move takes one point's disc away and brings one to another,
+a capture takes the taker's disc away and leaves a disc where it took.
 """
 
 from __future__ import annotations
