@@ -614,3 +614,12 @@ def test_a_piece_between_two_points_found_by_its_outline_names_both(shared_data)
     res = _first_moves(shared_data, 235, 6)
     assert res.inferred_ok == 6, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
+
+
+def test_which_of_two_faint_pieces_took_told_by_their_outlines(shared_data) -> None:
+    """Hard game 164, move 30: the black pawn e3 took the red bishop e2 on a board whose inks read faintly; after
+    the move both points read 0.10 occupied, and neither emptied outright: by the inks either could have taken (both
+    were reported touched, and the game was lost from there). The taker's outline left e3; a disc still stands on
+    e2."""
+    inferred, wrong = _first_moves_inferred(shared_data, 164, 31)
+    assert inferred == 31, wrong
