@@ -34,6 +34,7 @@ import numpy as np
 from xqarb.referee.inference import consistent
 
 from .board import BoardFit, NoBoardFound, find_board, fit_from_h
+from .detect import circle_score, find_discs, fit_parallax, parallax_centres
 from .grid import POINTS_UV, neighbours, point_name
 from .occupancy import MARGIN, PointReading, S, orientation_vote, read_view, warp_board, windows
 
@@ -491,12 +492,20 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     change = _point_change(ref_view, view) if ref_view is not None else np.ones(90)
     occ = reading.occupied
     sq = list(known)
-    outlines: list[np.ndarray] = []  # how much each point's round outline rose since the last still board
+    # The pieces' round outlines (43 ms a view): computed only where the inks and changes leave a doubt, and this
+    # view's circle score once for all the rules that ask
+    circles: dict[str, np.ndarray] = {}
+
+    def view_circles() -> np.ndarray:
+        if "view" not in circles:
+            circles["view"] = circle_score(view, px=S)
+        return circles["view"]
 
     def outline_delta() -> np.ndarray:
-        if not outlines:  # (43 ms a view: only where the inks and changes leave a doubt)
-            outlines.append(_outline_scores(view) - _outline_scores(ref_view))
-        return outlines[0]
+        """How much each point's round outline rose since the last still board."""
+        if "delta" not in circles:
+            circles["delta"] = _point_discs(view_circles()) - _outline_scores(ref_view)
+        return circles["delta"]
 
     # A change of the light (exposure, a passing shadow) raises every point's change a little; a move changes its
     # points far more: what counts as changed is judged against how much the board as a whole changed.
@@ -722,7 +731,8 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             vacated = [src]
             rest = [i for i in rest if i != src]
         elif (any(_may_take(known, src, j) for j in rest if j != src)
-              and _outline_gone(view, src, [i for i in range(90) if known[i] in _CASED and i not in was_occ])):
+              and _outline_gone(_point_discs(view_circles()), src,
+                                [i for i in range(90) if known[i] in _CASED and i not in was_occ])):
             # The source's ink is the board's own: a cannon or pawn point's printed marks, or the frame at an edge,
             # which the piece covered (hard game 4: the pawn g3 took on g4, and g3's marks read as more ink than
             # the red pawn had shown), while a colour read weakly does not say who stands where it took. A piece's
@@ -842,7 +852,8 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # found at the edge of that window. Where its disc's centre, looked for further, lies at least
             # `misaligned_from` off the point towards an empty neighbour, it stands between the two (hard game
             # 235: the horse b0-c2 left between c2 and c1)
-            off = _disc_offset(view, dst, [i for i in range(90) if known[i] in _CASED and i not in (src, dst)])
+            standing = [i for i in range(90) if known[i] in _CASED and i not in (src, dst)]
+            off = _disc_offset(view_circles(), dst, standing)
             j = _towards(dst, off) if float(np.hypot(*off)) >= cfg.misaligned_from else None
             if j is not None and known[j] in ".?" and j not in taken and j != src:
                 misaligned.append((dst, j) if dst < j else (j, dst))
@@ -943,36 +954,36 @@ def _left_by_a_piece(i: int, ref_reading: PointReading | None, reading: PointRea
             and reading.density[i] < 0.5 * ref_reading.density[i])
 
 
-def _disc_offset(view: np.ndarray, i: int, pieces: list[int]) -> np.ndarray:
-    """How far off point i the round outline nearest it is centred (board-plane spacings, looked for within 0.7),
-    the camera's parallax removed: the top faces of the standing `pieces` are seen displaced from their points, more
-    the further they stand from the middle of the view (a homothety fitted to their outlines)."""
-    from .detect import circle_score, find_discs, fit_parallax, parallax_centres
-
-    score = circle_score(view, px=S)
+def _disc_offset(score: np.ndarray, i: int, pieces: list[int]) -> np.ndarray:
+    """How far off point i the round outline nearest it is centred (board-plane spacings, looked for within 0.7 in
+    the view's circle score `score`), the camera's parallax removed: the top faces of the standing `pieces` are seen
+    displaced from their points, more the further they stand from the middle of the view (a homothety fitted to
+    their outlines)."""
     found, _ = find_discs(score, POINTS_UV[pieces], reach=0.3, px=S)
     seen = parallax_centres(POINTS_UV[i:i + 1], fit_parallax(POINTS_UV[pieces], found))[0]
     centre, _ = find_discs(score, POINTS_UV[i:i + 1], reach=0.7, px=S)
     return centre[0] - seen
 
 
-def _outline_gone(view: np.ndarray, i: int, pieces: list[int]) -> bool:
+def _outline_gone(disc: np.ndarray, i: int, pieces: list[int]) -> bool:
     """No piece's round outline is centred near point i any more: its score is under half the median of the
     pieces still standing (`pieces`; at least five to judge by). Measured on hard game 4: standing pieces 0.59-0.79,
     empty points up to 0.52, the emptied pawn point 0.23."""
     if len(pieces) < 5:
         return False
-    disc = _outline_scores(view)
     return bool(disc[i] < 0.5 * float(np.median(disc[pieces])))
 
 
 def _outline_scores(view: np.ndarray) -> np.ndarray:
     """Per point, how much a piece-sized circle is centred near it in the canonical view (detect's circle score;
     a piece's round outline shows where its ink does not)."""
-    from .detect import circle_score, find_discs
+    return _point_discs(circle_score(view, px=S))
 
-    # (the top faces stand a little off their points: looked for within 0.3 spacing)
-    _, disc = find_discs(circle_score(view, px=S), POINTS_UV, reach=0.3, px=S)
+
+def _point_discs(score: np.ndarray) -> np.ndarray:
+    """Per point, the strongest circle in a view's circle score within 0.3 spacing of it (the top faces stand a
+    little off their points)."""
+    _, disc = find_discs(score, POINTS_UV, reach=0.3, px=S)
     return disc
 
 
