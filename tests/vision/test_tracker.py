@@ -410,6 +410,55 @@ def _unsure(squares: str, *points: str, mark: str = "?") -> str:
     return "".join(sq)
 
 
+def test_a_move_missed_is_corrected_once_the_board_has_shown_it_twice(views) -> None:
+    """The cannon h2-e2 missed at its still board (the known board still has it on h2): ink and outline plainly
+    show h2 empty and a piece on e2. Once may be a shadow: the first still board only notes it; the second, which
+    shows the same, moves the cannon with its letter. What showed otherwise the first time is not corrected."""
+    from xqarb.vision.occupancy import read_view, warp_board
+    from xqarb.vision.tracker import as_seen_twice
+
+    start, after, _ = views
+    tracker = Tracker()
+    state, _ = _run(tracker, [start.image] * 5)
+    view = warp_board(after.image, state.fit.homography).bgr
+    reading = read_view(view)
+    h2, e2 = point_index("h2"), point_index("e2")
+    squares, doubted, unsure_of = as_seen_twice(START_SQUARES, START_SQUARES, view, reading, {}, {}, [])
+    assert squares == START_SQUARES and unsure_of == {}
+    assert doubted == {h2: ".", e2: "X"}
+    squares, doubted, _ = as_seen_twice(START_SQUARES, START_SQUARES, view, reading, doubted, {}, [])
+    assert squares == _moved(START_SQUARES, "h2", "e2") and doubted == {}
+    squares, doubted, _ = as_seen_twice(START_SQUARES, START_SQUARES, view, reading, {h2: "."}, {}, [])
+    assert squares == _unsure(START_SQUARES, "h2", mark=".") and doubted == {e2: "X"}
+    # the start board shows what the known board says: nothing to correct
+    start_view = warp_board(start.image, state.fit.homography).bgr
+    assert as_seen_twice(START_SQUARES, START_SQUARES, start_view, read_view(start_view), {h2: "."}, {}, []) == (
+        START_SQUARES, {}, {})
+
+
+def test_a_piece_left_unsure_keeps_its_letter_when_plainly_seen_again(views) -> None:
+    """The cannon h2 went to e2 but was reported between e2 and f2 (both unsure): the tracker keeps its letter for
+    those points. Seen plainly on e2 on two still boards, e2 is the cannon again (not the ink's colour, which can
+    read wrongly) and f2, the other point it was between, is empty."""
+    from xqarb.vision.occupancy import read_view, warp_board
+    from xqarb.vision.tracker import as_seen_twice
+
+    start, after, _ = views
+    tracker = Tracker()
+    state, _ = _run(tracker, [start.image] * 5)
+    view = warp_board(after.image, state.fit.homography).bgr
+    reading = read_view(view)
+    between = _unsure(_moved(START_SQUARES, "h2", "e2"), "e2", "f2")
+    e2, f2 = point_index("e2"), point_index("f2")
+    pair = [(e2, f2)]
+    # (other points left unsure keep no letter: a change that told nothing sure)
+    assert as_seen_twice(START_SQUARES, between, view, reading, {}, {}, [])[2] == {}
+    squares, doubted, unsure_of = as_seen_twice(START_SQUARES, between, view, reading, {}, {}, pair)
+    assert squares == between and unsure_of == {e2: "C", f2: "C"} and doubted == {e2: "C", f2: "."}
+    squares, doubted, unsure_of = as_seen_twice(between, between, view, reading, doubted, unsure_of, [])
+    assert squares == _moved(START_SQUARES, "h2", "e2") and doubted == {} and unsure_of == {}
+
+
 def test_the_referees_position_names_what_a_snapshot_left_unsure(views) -> None:
     """A point read poorly once stays poorly known (each still board is judged against the last one); the
     position the referee accepted from that snapshot names it again, and the next snapshot carries the letters."""
@@ -623,3 +672,55 @@ def test_which_of_two_faint_pieces_took_told_by_their_outlines(shared_data) -> N
     e2."""
     inferred, wrong = _first_moves_inferred(shared_data, 164, 31)
     assert inferred == 31, wrong
+
+
+def test_a_piece_set_down_half_way_found_by_the_disc_that_came(shared_data, monkeypatch) -> None:
+    """Hard game 244, move 14: the black rook a8-d8 set down half-way between d8 and d7. a8's outline left (fell by
+    0.60), but no point's outline within 0.3 rose by more than 0.13, and no ink read at either point: the move was
+    read as a touch of a8, and the game was lost from there. Looked for within 0.7 of the empty points, the disc
+    that came rose by 0.43 and 0.30 beside d7 and d8 and at most 0.03 elsewhere: both points named."""
+    from xqarb.vision import tracker as tracker_module
+
+    res = _first_moves(shared_data, 244, 15)
+    assert res.inferred_ok == 15, res.wrong
+    assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
+    monkeypatch.setattr(tracker_module, "_disc_came", lambda *a: None)
+    assert _first_moves(shared_data, 244, 15).inferred_ok < 15
+
+
+def test_a_capture_told_by_the_takers_outline_and_the_change_where_it_took(shared_data) -> None:
+    """Hard game 243, move 21: the red pawn c3 took the black pawn c4 on a blurred board whose red ink reads as
+    none, while c3's printed pawn marks, left bare, read as a black piece (0.93 occupied). c3's outline left (fell
+    by 0.52), no disc came anywhere, and of the pieces the pawn may take only c4 changed (0.08, no other over 0.02):
+    the pawn took there (before: c3 read as touched, and the game was lost from there)."""
+    inferred, wrong = _first_moves_inferred(shared_data, 243, 22)
+    assert inferred == 22, wrong
+
+
+def test_a_piece_set_down_between_two_points_is_where_its_disc_is(shared_data) -> None:
+    """Hard game 272, move 21: the red horse f4-d5 set down towards e5 on a board whose red ink reads as none. The
+    ink read at e5 (0.97 occupied, the disc's edge and shadow) and not at d5 (0.04); both changed alike (0.17). The
+    disc that came rose most beside d5 (0.46, e5 0.30): the horse went to d5 (before: to e5, and the game was lost
+    from there). And on the still boards after it, d5, where neither its ink nor an outline centred within 0.3 shows,
+    is no piece gone: its outline lies within 0.4."""
+    inferred, wrong = _first_moves_inferred(shared_data, 272, 23)
+    assert inferred == 23, wrong
+
+
+def test_a_move_goes_to_one_point_though_a_shadow_changed_another_piece(shared_data) -> None:
+    """Hard game 276, move 13: the red rook h6-h4 while a shadow crossed the black king's rank. The rook's arrival
+    on h4 read plainly; the king's point changed as much as a capture does, and was taken for one: two targets, both
+    reported as pieces of unknown type, and no move fitted. The king's point did not turn to red: the rook arrived,
+    the king stays."""
+    inferred, wrong = _first_moves_inferred(shared_data, 276, 14)
+    assert inferred == 14, wrong
+
+
+def test_a_piece_half_way_beside_where_its_ink_reads_names_both(shared_data) -> None:
+    """Hard game 27, move 33: the red bishop g0-e2 left half-way between e2 and f2; both points changed alike. Its
+    disc's centre, the parallax removed, lies half-way: PieceMisaligned names both (the game's move is among the
+    candidates; before the disc was looked at, the ink put the bishop on e2 by chance, and on f2 once the disc's
+    rise alone was asked, 0.27 beside f2 against 0.25)."""
+    res = _first_moves(shared_data, 27, 34)
+    assert res.inferred_ok == 34, res.wrong
+    assert res.misaligned_reported >= 1
