@@ -111,6 +111,7 @@ class TrackerState:
     ref_view: np.ndarray | None = None  # canonical view of the last stable board (BGR)
     ref_norm: np.ndarray | None = None  # the same, normalised (_norm): compared with every frame
     ref_reading: PointReading | None = None
+    ref_circles: np.ndarray | None = None  # its circle score (Outlines), where a rule asked for it
     known: str | None = None  # squares of the last BoardStable
     start: str | None = None  # the position this board's game starts from where the venue said so (GameStarted's
     # start_fen: a handicap game, 让子); None: the configuration's start_squares
@@ -131,6 +132,10 @@ class TrackerState:
     # points where the last snapshot contradicted what the board plainly showed, with what it showed
     # (as_seen_twice): the next one that does too is corrected
     doubted: tuple[tuple[int, str], ...] = ()
+    # points whose ink contradicted the known board at the last still board while their outline did not: unchanged
+    # since, they are not looked at again (the outlines cost 43 ms a view; a board's printed marks read as ink at
+    # every still board)
+    ink_only: tuple[int, ...] = ()
     unsure_of: tuple[tuple[int, str], ...] = ()  # points left unsure ('?'), with the letter of the piece that was there
 
 
@@ -426,19 +431,24 @@ class Tracker:
                 return replace(state, fit=fit, pending=True, ref_view=None, last_full=None), obs
             if squares is None:
                 squares = reading.squares()
-            placed, nudged, misaligned, doubted, unsure_of = [], [], [], {}, {}
+            placed, nudged, misaligned, doubted, unsure_of, ink_only = [], [], [], {}, {}, []
+            ref_circles = None
         else:
+            # (the last still board's score is carried only with its view: state.ref_circles is set with ref_view)
+            outlines = Outlines(view, state.ref_view, state.ref_circles if state.ref_view is not None else None)
             squares, placed, nudged, misaligned = interpret(state.known, state.ref_view, state.ref_reading, view,
-                                                            reading, cfg)
+                                                            reading, cfg, outlines)
             # (a point left unsure that changed since may hold another piece now: hard game 31, a rook took the
-            # cannon standing half-way)
-            unsure_of = dict(state.unsure_of)
-            if unsure_of:
+            # cannon standing half-way; one whose ink alone disagreed is looked at again once it changed)
+            unsure_of, settled = dict(state.unsure_of), frozenset[int]()
+            if (unsure_of or state.ink_only) and state.ref_view is not None:
                 change = _point_change(state.ref_view, view)
                 lvl = max(cfg.change_level, 3.0 * float(np.median(change)))
                 unsure_of = {i: c for i, c in unsure_of.items() if change[i] <= lvl}
-            squares, doubted, unsure_of = as_seen_twice(state.known, squares, view, reading, dict(state.doubted),
-                                                        unsure_of, misaligned)
+                settled = frozenset(i for i in state.ink_only if change[i] <= lvl and squares[i] == state.known[i])
+            squares, doubted, unsure_of, ink_only = as_seen_twice(state.known, squares, outlines, reading,
+                                                                  dict(state.doubted), unsure_of, misaligned, settled)
+            ref_circles = outlines.computed()
         for p in placed:
             emit("PiecePlaced", point=point_name(p))
         for p in nudged:
@@ -449,7 +459,8 @@ class Tracker:
             emit("BoardStable", squares=squares)
         new_known = "".join(("?" if c == "?" else c) for c in squares)
         return replace(state, known=new_known, ref_view=view, ref_norm=_norm(view), ref_reading=reading, pending=False,
-                       lifted=frozenset(), doubted=tuple(sorted(doubted.items())),
+                       lifted=frozenset(), ref_circles=ref_circles, doubted=tuple(sorted(doubted.items())),
+                       ink_only=tuple(ink_only),
                        unsure_of=tuple(sorted(unsure_of.items()))), obs
 
     def _first_squares(self, reading: PointReading, start: str | None, cfg: TrackerConfig, *,
@@ -494,8 +505,36 @@ class Tracker:
 # interpretation of a still board against the last one
 
 
+class Outlines:
+    """The circle scores (detect's `circle_score`, 43 ms a view) of a still board's view and of the last one: each
+    computed once, when a rule first asks for it (most snapshots need neither). The last one's may be given (carried
+    in the tracker's state from when its view was current)."""
+
+    def __init__(self, view: np.ndarray, ref_view: np.ndarray | None, ref_score: np.ndarray | None = None) -> None:
+        self._view, self._ref_view = view, ref_view
+        self._score: np.ndarray | None = None
+        self._ref_score = ref_score
+
+    def view(self) -> np.ndarray:
+        if self._score is None:
+            self._score = circle_score(self._view, px=S)
+        return self._score
+
+    def ref(self) -> np.ndarray:
+        if self._ref_score is None:
+            if self._ref_view is None:
+                raise ValueError("no last still board to score")
+            self._ref_score = circle_score(self._ref_view, px=S)
+        return self._ref_score
+
+    def computed(self) -> np.ndarray | None:
+        """The view's score where a rule asked for it, else None."""
+        return self._score
+
+
 def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading | None, view: np.ndarray,
-              reading: PointReading, cfg: TrackerConfig) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
+              reading: PointReading, cfg: TrackerConfig,
+              outlines: Outlines | None = None) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
     """What changed between the last stable board and this one: (squares, placed, nudged, misaligned pairs).
 
     A point counts as changed when its disc looks different from the last still board. Among the changed points
@@ -503,24 +542,16 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     its point); a changed point that was empty and now shows a piece is where one arrived; with no arrival, the
     changed occupied point with the largest change is a capture. Smaller changes on occupied points whose ink
     peak moved are nudges. The moved piece keeps its letter (one source, one destination); anything else the
-    tracker cannot explain gets X / x by its ink, or `?`.
+    tracker cannot explain gets X / x by its ink, or `?`. `outlines`: the two views' circle scores, shared with the
+    caller (made here if not given).
     """
     change = _point_change(ref_view, view) if ref_view is not None else np.ones(90)
     occ = reading.occupied
     sq = list(known)
-    # The pieces' round outlines (43 ms a view): computed only where the inks and changes leave a doubt, and this
-    # view's circle score once for all the rules that ask
+    # The pieces' round outlines: looked at only where the inks and changes leave a doubt
+    outlines = outlines or Outlines(view, ref_view)
+    view_circles, ref_circles = outlines.view, outlines.ref
     circles: dict[str, np.ndarray] = {}
-
-    def view_circles() -> np.ndarray:
-        if "view" not in circles:
-            circles["view"] = circle_score(view, px=S)
-        return circles["view"]
-
-    def ref_circles() -> np.ndarray:
-        if "ref" not in circles:
-            circles["ref"] = circle_score(ref_view, px=S)
-        return circles["ref"]
 
     def outline_delta() -> np.ndarray:
         """How much each point's round outline rose since the last still board."""
@@ -968,13 +999,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     return "".join(sq), [i for i in targets if i not in unexplained], sorted(nudged), misaligned
 
 
-def as_seen_twice(known: str, squares: str, view: np.ndarray, reading: PointReading, doubted: dict[int, str],
-                  unsure_of: dict[int, str],
-                  between: list[tuple[int, int]]) -> tuple[str, dict[int, str], dict[int, str]]:
+def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointReading, doubted: dict[int, str],
+                  unsure_of: dict[int, str], between: list[tuple[int, int]],
+                  settled: frozenset[int] = frozenset()) -> tuple[str, dict[int, str], dict[int, str], list[int]]:
     """A snapshot's `squares` (interpreted against the `known` board) corrected where they contradict what the board
     plainly shows, and have on the last still board too (`doubted`, what it showed there; once may be a shadow):
     (squares, what they contradict now and were not corrected for, the points left unsure with the letter of the
-    piece that made them so).
+    piece that made them so, the points whose ink alone contradicts them: plainly_seen's, `settled` not looked at).
 
     A move missed at one still board (a piece set down half-way read as nothing arriving, an emptied point whose
     printed marks read as ink) would otherwise stay in the known board for the rest of the game, every later snapshot
@@ -986,16 +1017,16 @@ def as_seen_twice(known: str, squares: str, view: np.ndarray, reading: PointRead
     unsure_of = {i: c for i, c in unsure_of.items() if squares[i] == "?"}
     if len(left) == 1:
         unsure_of.update({i: known[left[0]] for pair in between for i in pair if known[i] != "?"})
-    seen = plainly_seen(squares, view, reading, unsure_of)
+    seen, ink_only = plainly_seen(squares, outlines, reading, unsure_of, settled)
     again = {i: c for i, c in seen.items() if doubted.get(i) == c}
     if again:
         squares = as_plainly_seen(squares, again, reading)
     return (squares, {i: c for i, c in seen.items() if i not in again},
-            {i: c for i, c in unsure_of.items() if squares[i] == "?"})
+            {i: c for i, c in unsure_of.items() if squares[i] == "?"}, ink_only)
 
 
-def plainly_seen(squares: str, view: np.ndarray, reading: PointReading,
-                 unsure_of: dict[int, str] | None = None) -> dict[int, str]:
+def plainly_seen(squares: str, outlines: Outlines, reading: PointReading, unsure_of: dict[int, str] | None = None,
+                 settled: frozenset[int] = frozenset()) -> tuple[dict[int, str], list[int]]:
     """The points where a snapshot's `squares` contradict what the board plainly shows, with what it shows: '.'
     where a piece is known and neither ink nor a round outline is there; the ink's letter (X / x, '?' where its
     colour is unsure) where the point is known empty and both are; the letter in `unsure_of` (a point left unsure by
@@ -1006,15 +1037,16 @@ def plainly_seen(squares: str, view: np.ndarray, reading: PointReading,
     was, 14 times in 3,000). Other points left unsure stay so: they contradict nothing, and where a piece half-way was
     set right, its ink's colour read wrongly would (hard games 2 and 257: a red cannon and a red advisor read black).
     None where more than three points contradict: that is the light or the camera. The outlines (43 ms a view) are
-    computed only where the ink already disagrees."""
+    computed only where the ink already disagrees, and not for the points `settled` (the ink alone disagreed there
+    on the last still board, and nothing changed since). Also returned: the points where the ink alone disagrees."""
     occ = reading.occupied
     unsure_of = unsure_of or {}
     doubt = [i for i in range(90) if (squares[i] in _CASED and occ[i] < 0.2)
              or ((squares[i] == "." or i in unsure_of) and occ[i] > 0.8)]
     standing = [i for i in range(90) if squares[i] in _CASED]
-    if not doubt or len(standing) < 5:
-        return {}
-    score = circle_score(view, px=S)
+    if not [i for i in doubt if i not in settled] or len(standing) < 5:
+        return {}, doubt
+    score = outlines.view()
     disc = _point_discs(score)
     median = float(np.median(disc[standing]))
     # (gone: no outline within 0.4 of the point either; a piece set down well off its point, whose ink does not
@@ -1033,7 +1065,9 @@ def plainly_seen(squares: str, view: np.ndarray, reading: PointReading,
         # and the point it was between it and a neighbour is empty (hard game 19: the cannon b7-a7 reported between
         # the two, b7's cannon marks reading as ink)
         seen.update({k: "." for k in neighbours(c) if squares[k] == "?" and unsure_of.get(k) == unsure_of[c]})
-    return seen if len(seen) <= 3 else {}
+    if len(seen) > 3:
+        return {}, doubt
+    return seen, [i for i in doubt if i not in seen]
 
 
 def as_plainly_seen(squares: str, seen: dict[int, str], reading: PointReading) -> str:

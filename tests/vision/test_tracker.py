@@ -415,25 +415,31 @@ def test_a_move_missed_is_corrected_once_the_board_has_shown_it_twice(views) -> 
     show h2 empty and a piece on e2. Once may be a shadow: the first still board only notes it; the second, which
     shows the same, moves the cannon with its letter. What showed otherwise the first time is not corrected."""
     from xqarb.vision.occupancy import read_view, warp_board
-    from xqarb.vision.tracker import as_seen_twice
+    from xqarb.vision.tracker import Outlines, as_seen_twice, plainly_seen
 
     start, after, _ = views
     tracker = Tracker()
     state, _ = _run(tracker, [start.image] * 5)
     view = warp_board(after.image, state.fit.homography).bgr
     reading = read_view(view)
+    outlines = Outlines(view, None)
     h2, e2 = point_index("h2"), point_index("e2")
-    squares, doubted, unsure_of = as_seen_twice(START_SQUARES, START_SQUARES, view, reading, {}, {}, [])
+    squares, doubted, unsure_of, _ = as_seen_twice(START_SQUARES, START_SQUARES, outlines, reading, {}, {}, [])
     assert squares == START_SQUARES and unsure_of == {}
     assert doubted == {h2: ".", e2: "X"}
-    squares, doubted, _ = as_seen_twice(START_SQUARES, START_SQUARES, view, reading, doubted, {}, [])
+    squares, doubted, _, _ = as_seen_twice(START_SQUARES, START_SQUARES, outlines, reading, doubted, {}, [])
     assert squares == _moved(START_SQUARES, "h2", "e2") and doubted == {}
-    squares, doubted, _ = as_seen_twice(START_SQUARES, START_SQUARES, view, reading, {h2: "."}, {}, [])
+    squares, doubted, _, _ = as_seen_twice(START_SQUARES, START_SQUARES, outlines, reading, {h2: "."}, {}, [])
     assert squares == _unsure(START_SQUARES, "h2", mark=".") and doubted == {e2: "X"}
+    # where only points whose ink alone disagreed before and that did not change since disagree, the outlines (43
+    # ms) are not computed again
+    unscored = Outlines(view, None)
+    seen, ink_only = plainly_seen(START_SQUARES, unscored, reading, {}, frozenset(range(90)))
+    assert seen == {} and unscored.computed() is None and {h2, e2} <= set(ink_only)
     # the start board shows what the known board says: nothing to correct
     start_view = warp_board(start.image, state.fit.homography).bgr
-    assert as_seen_twice(START_SQUARES, START_SQUARES, start_view, read_view(start_view), {h2: "."}, {}, []) == (
-        START_SQUARES, {}, {})
+    assert as_seen_twice(START_SQUARES, START_SQUARES, Outlines(start_view, None), read_view(start_view), {h2: "."},
+                         {}, [])[:3] == (START_SQUARES, {}, {})
 
 
 def test_a_piece_left_unsure_keeps_its_letter_when_plainly_seen_again(views) -> None:
@@ -441,21 +447,22 @@ def test_a_piece_left_unsure_keeps_its_letter_when_plainly_seen_again(views) -> 
     those points. Seen plainly on e2 on two still boards, e2 is the cannon again (not the ink's colour, which can
     read wrongly) and f2, the other point it was between, is empty."""
     from xqarb.vision.occupancy import read_view, warp_board
-    from xqarb.vision.tracker import as_seen_twice
+    from xqarb.vision.tracker import Outlines, as_seen_twice
 
     start, after, _ = views
     tracker = Tracker()
     state, _ = _run(tracker, [start.image] * 5)
     view = warp_board(after.image, state.fit.homography).bgr
     reading = read_view(view)
+    outlines = Outlines(view, None)
     between = _unsure(_moved(START_SQUARES, "h2", "e2"), "e2", "f2")
     e2, f2 = point_index("e2"), point_index("f2")
     pair = [(e2, f2)]
     # (other points left unsure keep no letter: a change that told nothing sure)
-    assert as_seen_twice(START_SQUARES, between, view, reading, {}, {}, [])[2] == {}
-    squares, doubted, unsure_of = as_seen_twice(START_SQUARES, between, view, reading, {}, {}, pair)
+    assert as_seen_twice(START_SQUARES, between, outlines, reading, {}, {}, [])[2] == {}
+    squares, doubted, unsure_of, _ = as_seen_twice(START_SQUARES, between, outlines, reading, {}, {}, pair)
     assert squares == between and unsure_of == {e2: "C", f2: "C"} and doubted == {e2: "C", f2: "."}
-    squares, doubted, unsure_of = as_seen_twice(between, between, view, reading, doubted, unsure_of, [])
+    squares, doubted, unsure_of, _ = as_seen_twice(between, between, outlines, reading, doubted, unsure_of, [])
     assert squares == _moved(START_SQUARES, "h2", "e2") and doubted == {} and unsure_of == {}
 
 
