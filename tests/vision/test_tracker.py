@@ -410,18 +410,27 @@ def _unsure(squares: str, *points: str, mark: str = "?") -> str:
     return "".join(sq)
 
 
-def test_a_move_missed_is_corrected_once_the_board_has_shown_it_twice(views) -> None:
+@pytest.fixture(scope="module")
+def after_seen(views):
+    """The board after the cannon h2-e2, as the tracker calibrated on the start sees it: (state, canonical view,
+    reading)."""
+    from xqarb.vision.occupancy import read_view, warp_board
+
+    start, after, _ = views
+    state, _ = _run(Tracker(), [start.image] * 5)
+    view = warp_board(after.image, state.fit.homography).bgr
+    return state, view, read_view(view)
+
+
+def test_a_move_missed_is_corrected_once_the_board_has_shown_it_twice(views, after_seen) -> None:
     """The cannon h2-e2 missed at its still board (the known board still has it on h2): ink and outline plainly
     show h2 empty and a piece on e2. Once may be a shadow: the first still board only notes it; the second, which
     shows the same, moves the cannon with its letter. What showed otherwise the first time is not corrected."""
     from xqarb.vision.occupancy import read_view, warp_board
     from xqarb.vision.tracker import Outlines, as_seen_twice, plainly_seen
 
-    start, after, _ = views
-    tracker = Tracker()
-    state, _ = _run(tracker, [start.image] * 5)
-    view = warp_board(after.image, state.fit.homography).bgr
-    reading = read_view(view)
+    start = views[0]
+    state, view, reading = after_seen
     outlines = Outlines(view, None)
     h2, e2 = point_index("h2"), point_index("e2")
     squares, doubted, unsure_of, _ = as_seen_twice(START_SQUARES, START_SQUARES, outlines, reading, {}, {}, [])
@@ -442,18 +451,13 @@ def test_a_move_missed_is_corrected_once_the_board_has_shown_it_twice(views) -> 
                          {}, [])[:3] == (START_SQUARES, {}, {})
 
 
-def test_a_piece_left_unsure_keeps_its_letter_when_plainly_seen_again(views) -> None:
+def test_a_piece_left_unsure_keeps_its_letter_when_plainly_seen_again(after_seen) -> None:
     """The cannon h2 went to e2 but was reported between e2 and f2 (both unsure): the tracker keeps its letter for
     those points. Seen plainly on e2 on two still boards, e2 is the cannon again (not the ink's colour, which can
     read wrongly) and f2, the other point it was between, is empty."""
-    from xqarb.vision.occupancy import read_view, warp_board
     from xqarb.vision.tracker import Outlines, as_seen_twice
 
-    start, after, _ = views
-    tracker = Tracker()
-    state, _ = _run(tracker, [start.image] * 5)
-    view = warp_board(after.image, state.fit.homography).bgr
-    reading = read_view(view)
+    _, view, reading = after_seen
     outlines = Outlines(view, None)
     between = _unsure(_moved(START_SQUARES, "h2", "e2"), "e2", "f2")
     e2, f2 = point_index("e2"), point_index("f2")
