@@ -911,7 +911,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 vacated, captured = [src], prey[:1]
                 nudged = [i for i in nudged if i not in (src, prey[0])]
                 unexplained = [i for i in unexplained if i not in (src, prey[0])]
-        if (gone and dst is not None and known[dst] in ".?" and dst not in taken):
+        if gone and dst is not None and known[dst] in ".?" and dst not in taken:
             vacated, arrived = [src], [dst]
             nudged = [i for i in nudged if i not in (src, dst)]
             unexplained = [i for i in unexplained if i not in (src, dst)]
