@@ -735,3 +735,13 @@ def test_a_piece_half_way_beside_where_its_ink_reads_names_both(shared_data) -> 
     res = _first_moves(shared_data, 27, 34)
     assert res.inferred_ok == 34, res.wrong
     assert res.misaligned_reported >= 1
+
+
+def test_a_piece_still_half_way_is_not_taken_as_set_right(shared_data) -> None:
+    """Hard game 101, move 2: the black horse left between g7 and g8 (reported so). At g8 its ink reads plainly and an
+    outline lies within 0.3, but its disc is 0.54 off the point: it still stands between the two, and the letter the
+    tracker kept for the pair is not put on g8 (that lost the whole game while the correction by sight took any
+    plain reading for the piece set right)."""
+    res = _first_moves(shared_data, 101, 40)
+    assert res.inferred_ok == 40, res.wrong
+    assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
