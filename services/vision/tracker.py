@@ -136,10 +136,6 @@ class TrackerState:
     # since, they are not looked at again (the outlines cost 43 ms a view; a board's printed marks read as ink at
     # every still board)
     ink_only: tuple[int, ...] = ()
-    # points whose known piece's ink read as a piece (occupied over 0.5) at a still board since it came there: a
-    # piece can be seen gone from there, or from a point that changed (a piece on the far edge whose ink never read,
-    # on a point that never changed, is no piece that left: hard game 212)
-    inked: frozenset[int] = frozenset()
     unsure_of: tuple[tuple[int, str], ...] = ()  # points left unsure ('?'), with the letter of the piece that was there
 
 
@@ -444,18 +440,14 @@ class Tracker:
                                                             reading, cfg, outlines)
             # (a point left unsure that changed since may hold another piece now: hard game 31, a rook took the
             # cannon standing half-way; one whose ink alone disagreed is looked at again once it changed)
-            unsure_of, settled, may_go = dict(state.unsure_of), frozenset[int](), state.inked
-            if state.ref_view is not None:
+            unsure_of, settled = dict(state.unsure_of), frozenset[int]()
+            if (unsure_of or state.ink_only) and state.ref_view is not None:
                 change = _point_change(state.ref_view, view)
                 lvl = max(cfg.change_level, 3.0 * float(np.median(change)))
                 unsure_of = {i: c for i, c in unsure_of.items() if change[i] <= lvl}
                 settled = frozenset(i for i in state.ink_only if change[i] <= lvl and squares[i] == state.known[i])
-                # a piece may be seen gone where its ink read once, or where the point changed now (a move missed
-                # there), or where it was seen gone on the last still board
-                may_go = may_go | {i for i in range(90) if change[i] > lvl} | {i for i, _ in state.doubted}
             squares, doubted, unsure_of, ink_only = as_seen_twice(state.known, squares, outlines, reading,
-                                                                  dict(state.doubted), unsure_of, misaligned, settled,
-                                                                  frozenset(may_go))
+                                                                  dict(state.doubted), unsure_of, misaligned, settled)
             ref_circles = outlines.computed()
         for p in placed:
             emit("PiecePlaced", point=point_name(p))
@@ -468,9 +460,7 @@ class Tracker:
         new_known = "".join(("?" if c == "?" else c) for c in squares)
         return replace(state, known=new_known, ref_view=view, ref_norm=_norm(view), ref_reading=reading, pending=False,
                        lifted=frozenset(), ref_circles=ref_circles, doubted=tuple(sorted(doubted.items())),
-                       ink_only=tuple(ink_only), inked=frozenset(
-                           i for i in range(90) if squares[i] in _CASED and (reading.occupied[i] > 0.5 or (
-                               i in state.inked and state.known is not None and squares[i] == state.known[i]))),
+                       ink_only=tuple(ink_only),
                        unsure_of=tuple(sorted(unsure_of.items()))), obs
 
     def _first_squares(self, reading: PointReading, start: str | None, cfg: TrackerConfig, *,
@@ -1011,13 +1001,11 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
 
 def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointReading, doubted: dict[int, str],
                   unsure_of: dict[int, str], between: list[tuple[int, int]],
-                  settled: frozenset[int] = frozenset(),
-                  inked: frozenset[int] | None = None) -> tuple[str, dict[int, str], dict[int, str], list[int]]:
+                  settled: frozenset[int] = frozenset()) -> tuple[str, dict[int, str], dict[int, str], list[int]]:
     """A snapshot's `squares` (interpreted against the `known` board) corrected where they contradict what the board
     plainly shows, and have on the last still board too (`doubted`, what it showed there; once may be a shadow):
     (squares, what they contradict now and were not corrected for, the points left unsure with the letter of the
-    piece that made them so, the points whose ink alone contradicts them: plainly_seen's, `settled` not looked at;
-    `inked`: the points whose pieces may be seen gone, plainly_seen's).
+    piece that made them so, the points whose ink alone contradicts them: plainly_seen's, `settled` not looked at).
 
     A move missed at one still board (a piece set down half-way read as nothing arriving, an emptied point whose
     printed marks read as ink) would otherwise stay in the known board for the rest of the game, every later snapshot
@@ -1029,7 +1017,7 @@ def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointRe
     unsure_of = {i: c for i, c in unsure_of.items() if squares[i] == "?"}
     if len(left) == 1:
         unsure_of.update({i: known[left[0]] for pair in between for i in pair if known[i] != "?"})
-    seen, ink_only = plainly_seen(squares, outlines, reading, unsure_of, settled, inked)
+    seen, ink_only = plainly_seen(squares, outlines, reading, unsure_of, settled)
     again = {i: c for i, c in seen.items() if doubted.get(i) == c}
     if again:
         squares = as_plainly_seen(squares, again, reading)
@@ -1038,8 +1026,7 @@ def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointRe
 
 
 def plainly_seen(squares: str, outlines: Outlines, reading: PointReading, unsure_of: dict[int, str] | None = None,
-                 settled: frozenset[int] = frozenset(),
-                 inked: frozenset[int] | None = None) -> tuple[dict[int, str], list[int]]:
+                 settled: frozenset[int] = frozenset()) -> tuple[dict[int, str], list[int]]:
     """The points where a snapshot's `squares` contradict what the board plainly shows, with what it shows: '.'
     where a piece is known and neither ink nor a round outline is there; the ink's letter (X / x, '?' where its
     colour is unsure) where the point is known empty and both are; the letter in `unsure_of` (a point left unsure by
@@ -1051,8 +1038,7 @@ def plainly_seen(squares: str, outlines: Outlines, reading: PointReading, unsure
     set right, its ink's colour read wrongly would (hard games 2 and 257: a red cannon and a red advisor read black).
     None where more than three points contradict: that is the light or the camera. The outlines (43 ms a view) are
     computed only where the ink already disagrees, and not for the points `settled` (the ink alone disagreed there
-    on the last still board, and nothing changed since). A piece is seen gone only from a point in `inked` (its ink
-    read as a piece there once; all where None). Also returned: the points where the ink alone disagrees."""
+    on the last still board, and nothing changed since). Also returned: the points where the ink alone disagrees."""
     occ = reading.occupied
     unsure_of = unsure_of or {}
     doubt = [i for i in range(90) if (squares[i] in _CASED and occ[i] < 0.2)
@@ -1065,7 +1051,7 @@ def plainly_seen(squares: str, outlines: Outlines, reading: PointReading, unsure
     median = float(np.median(disc[standing]))
     # (gone: no outline within 0.4 of the point either; a piece set down well off its point, whose ink does not
     # read, is no piece gone: hard game 272, the red horse set down 0.4 off d5 towards e5)
-    gone = [i for i in doubt if squares[i] in _CASED and disc[i] < 0.5 * median and (inked is None or i in inked)]
+    gone = [i for i in doubt if squares[i] in _CASED and disc[i] < 0.5 * median]
     wide = find_discs(score, POINTS_UV[gone], reach=0.4, px=S)[1] if gone else []
     seen = {i: "." for i, w in zip(gone, wide, strict=True) if w < 0.5 * median}
     # (come: not beside a known piece that does not plainly stand on its own point; that piece, moved part-way
