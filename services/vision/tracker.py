@@ -443,7 +443,7 @@ class Tracker:
             unsure_of, settled = dict(state.unsure_of), frozenset[int]()
             if (unsure_of or state.ink_only) and state.ref_view is not None:
                 change = _point_change(state.ref_view, view)
-                lvl = max(cfg.change_level, 3.0 * float(np.median(change)))
+                lvl = _change_level(change, cfg)
                 unsure_of = {i: c for i, c in unsure_of.items() if change[i] <= lvl}
                 settled = frozenset(i for i in state.ink_only if change[i] <= lvl and squares[i] == state.known[i])
             squares, doubted, unsure_of, ink_only = as_seen_twice(state.known, squares, outlines, reading,
@@ -514,6 +514,8 @@ class Outlines:
         self._view, self._ref_view = view, ref_view
         self._score: np.ndarray | None = None
         self._ref_score = ref_score
+        self._discs: np.ndarray | None = None
+        self._rise: np.ndarray | None = None
 
     def view(self) -> np.ndarray:
         if self._score is None:
@@ -526,6 +528,18 @@ class Outlines:
                 raise ValueError("no last still board to score")
             self._ref_score = circle_score(self._ref_view, px=S)
         return self._ref_score
+
+    def discs(self) -> np.ndarray:
+        """Per point, the view's strongest circle within 0.3 of it (_point_discs)."""
+        if self._discs is None:
+            self._discs = _point_discs(self.view())
+        return self._discs
+
+    def rise(self) -> np.ndarray:
+        """How much each point's round outline rose since the last still board."""
+        if self._rise is None:
+            self._rise = self.discs() - _point_discs(self.ref())
+        return self._rise
 
     def computed(self) -> np.ndarray | None:
         """The view's score where a rule asked for it, else None."""
@@ -550,18 +564,11 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     sq = list(known)
     # The pieces' round outlines: looked at only where the inks and changes leave a doubt
     outlines = outlines or Outlines(view, ref_view)
-    view_circles, ref_circles = outlines.view, outlines.ref
-    circles: dict[str, np.ndarray] = {}
-
-    def outline_delta() -> np.ndarray:
-        """How much each point's round outline rose since the last still board."""
-        if "delta" not in circles:
-            circles["delta"] = _point_discs(view_circles()) - _point_discs(ref_circles())
-        return circles["delta"]
+    view_circles, ref_circles, outline_delta = outlines.view, outlines.ref, outlines.rise
 
     # A change of the light (exposure, a passing shadow) raises every point's change a little; a move changes its
     # points far more: what counts as changed is judged against how much the board as a whole changed.
-    lvl = max(cfg.change_level, 3.0 * float(np.median(change)))
+    lvl = _change_level(change, cfg)
     # Compared with the last still board, not by the reading alone: a point whose ink reads like a piece in both
     # (wood grain, a shadow's edge) and changed only a little (light) is no arrival; nor is one that read empty
     # in both and no piece left. And where the light changed the whole board, a point whose own ink rose or fell
@@ -783,7 +790,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             vacated = [src]
             rest = [i for i in rest if i != src]
         elif (any(_may_take(known, src, j) for j in rest if j != src)
-              and _outline_gone(_point_discs(view_circles()), src,
+              and _outline_gone(outlines.discs(), src,
                                 [i for i in range(90) if known[i] in _CASED and i not in was_occ])):
             # The source's ink is the board's own: a cannon or pawn point's printed marks, or the frame at an edge,
             # which the piece covered (hard game 4: the pawn g3 took on g4, and g3's marks read as more ink than
@@ -1046,8 +1053,7 @@ def plainly_seen(squares: str, outlines: Outlines, reading: PointReading, unsure
     standing = [i for i in range(90) if squares[i] in _CASED]
     if not [i for i in doubt if i not in settled] or len(standing) < 5:
         return {}, doubt
-    score = outlines.view()
-    disc = _point_discs(score)
+    score, disc = outlines.view(), outlines.discs()
     median = float(np.median(disc[standing]))
     # (gone: no outline within 0.4 of the point either; a piece set down well off its point, whose ink does not
     # read, is no piece gone: hard game 272, the red horse set down 0.4 off d5 towards e5)
@@ -1364,6 +1370,12 @@ def _reaches_in(mask: np.ndarray, cfg: TrackerConfig) -> bool:
                 and area < 0.8 * h * w):
             return True
     return False
+
+
+def _change_level(change: np.ndarray, cfg: TrackerConfig) -> float:
+    """How much a point must change to count as changed: the configured level, or three times the board's typical
+    change where the light changed the whole board."""
+    return max(cfg.change_level, 3.0 * float(np.median(change)))
 
 
 def _point_change(ref: np.ndarray, view: np.ndarray) -> np.ndarray:
