@@ -39,6 +39,7 @@ from .board import BoardFit, NoBoardFound, find_board, fit_from_h
 from .detect import circle_score, find_discs, fit_parallax, parallax_centres
 from .grid import POINTS_UV, neighbours, point_name
 from .occupancy import MARGIN, PointReading, S, orientation_vote, read_view, warp_board, windows
+from .reach import reach
 
 
 def squares_of_fen(fen: str) -> str:
@@ -640,6 +641,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     vacated = [i for i in was_occ if occ[i] < 0.5 and i not in taken]
     unexplained: list[int] = []  # points that changed in a way no single move explains: reported unsure
     leaning: list[int] = []  # points showing only the ink of a piece on a neighbouring point: as they were
+    emptied_too: list[int] = []  # the other point of a piece between two that left: empty as well
     if len(arrived) == 2 and arrived[1] in neighbours(arrived[0]):
         # One piece set down a little off its point shows ink at the neighbour it leans towards as well: the
         # point whose ink peak lies further towards the other is that neighbour, and keeps what it was (its ink is
@@ -690,12 +692,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             vacated = [max(cand, key=lambda k: change[k] * (1.5 - occ[k]))]
     if not vacated and len(arrived) == 1 and not fresh and not [i for i in was_occ if i not in taken]:
         # A piece arrived and no known piece's point changed enough: the one it came from read poorly already on
-        # the last still board (glare, a dim corner). A known piece's point that now reads clearly empty and
-        # changed most among those (and clearly more than the next) is where it came from.
-        gone = sorted((i for i in range(90) if known[i] in _CASED and occ[i] < 0.2 and i not in taken),
-                      key=lambda k: -change[k])
-        if gone and change[gone[0]] > 0.5 * lvl and (len(gone) == 1 or change[gone[0]] > 2 * change[gone[1]]):
-            vacated = gone[:1]
+        # the last still board (glare, a dim corner). A known piece's point that now reads clearly empty, whose
+        # piece could go where one arrived, and that changed clearly most among those is where it came from (hard
+        # game 358: the horse h0-g2, h0 in a dim corner read 0.10 occupied before and changed 0.041)
+        src = _changed_most([i for i in range(90) if known[i] in _CASED and occ[i] < 0.2 and i not in taken
+                             and _reaches(known, i, arrived[0])], change, lvl, reading, ref_reading)
+        if src is not None:
+            vacated = [src]
     if not vacated and not arrived and not fresh:
         # An empty edge point shows the frame's lines and the printed numbers: where a piece left one, the
         # point may still read like a piece. What tells is the change against the last still board: the point
@@ -798,6 +801,15 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # round outline tells: it is gone from the source.
             vacated = [src]
             rest = [i for i in rest if i != src]
+    if not vacated and not arrived and not fresh and len(rest) == 1 and known[rest[0]] in _CASED:
+        # A piece left between two points by an earlier move (both points unsure, no letter known there) moved on
+        # and took: the unsure points where it stood lost their ink, and the piece it took changed (hard game 345:
+        # the black pawn between c4 and d4 took the red horse b4, whose red ink read faintly: c4's and d4's ink fell
+        # from 0.227 and 0.141 to under 0.02, b4 changed 0.124 and read a black piece no more surely than before)
+        emptied = [i for i in range(90) if known[i] == "?" and i not in taken and change[i] > 0.5 * lvl
+                   and occ[i] < 0.2 and _left_by_a_piece(i, ref_reading, reading)]
+        if len(emptied) == 1 or (len(emptied) == 2 and emptied[1] in neighbours(emptied[0])):
+            vacated, emptied_too = [emptied[0]], emptied[1:]
     nudged: list[int] = []
     captured: list[int] = []
     for i in rest:
@@ -911,13 +923,15 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         if gone and dst is None:
             # No disc came anywhere: the piece took. Where, the changes tell: the piece it may take whose point
             # changed clearly most (hard game 243: the pawn c3 took on c4, whose red ink read as none, while c3's
-            # printed marks read as a black piece; c4 changed 0.08, no other point 0.02)
-            prey = sorted((i for i in range(90) if known[i] in _CASED and i != src and i not in taken
-                           and _may_take(known, src, i)), key=lambda k: -change[k])
-            if prey and change[prey[0]] > 0.5 * lvl and (len(prey) == 1 or change[prey[0]] > 2 * change[prey[1]]):
-                vacated, captured = [src], prey[:1]
-                nudged = [i for i in nudged if i not in (src, prey[0])]
-                unexplained = [i for i in unexplained if i not in (src, prey[0])]
+            # printed marks read as a black piece; c4 changed 0.08, no other point 0.02), or, the only one it can
+            # reach, whose point changed a little and lost most of its ink (hard game 350: the red cannon b5 took the
+            # rook h5 over a screen; h5 changed 0.049, its ink fell from 0.165 to 0.027)
+            prey = _changed_most([i for i in range(90) if known[i] in _CASED and i != src and i not in taken
+                                  and _may_take(known, src, i)], change, lvl, reading, ref_reading)
+            if prey is not None:
+                vacated, captured = [src], [prey]
+                nudged = [i for i in nudged if i not in (src, prey)]
+                unexplained = [i for i in unexplained if i not in (src, prey)]
         if gone and dst is not None and known[dst] in ".?" and dst not in taken:
             vacated, arrived = [src], [dst]
             nudged = [i for i in nudged if i not in (src, dst)]
@@ -927,8 +941,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # `misaligned_from` off the point towards an empty neighbour, it stands between the two (hard game
             # 235: the horse b0-c2 left between c2 and c1)
             standing = [i for i in range(90) if known[i] in _CASED and i not in (src, dst)]
-            off = _disc_offset(view_circles(), dst, standing)
-            j = _towards(dst, off) if float(np.hypot(*off)) >= cfg.misaligned_from else None
+            j = _half_way_towards(view_circles(), dst, standing, cfg)
             if j is not None and known[j] in ".?" and j not in taken and j != src:
                 misaligned.append((dst, j) if dst < j else (j, dst))
                 taken.update((dst, j))
@@ -968,18 +981,34 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # half-way (its disc's centre, the camera's parallax removed, `misaligned_from` or more off towards the
             # other): both (hard game 27: the bishop g0-e2 left between e2 and f2, the disc rose by 0.25 and 0.27)
             standing = [i for i in range(90) if known[i] in _CASED and i not in vacated]
-            off = _disc_offset(view_circles(), a, standing)
-            if float(np.hypot(*off)) >= cfg.misaligned_from and _towards(a, off) == k:
+            if _half_way_towards(view_circles(), a, standing, cfg) == k:
                 misaligned.append((a, k) if a < k else (k, a))
                 taken.update((a, k))
                 arrived, fresh = [], [misaligned[-1]]
             elif rise_k >= 0.2 and rise_k > 1.3 * rise_a:
                 arrived = [k]
+    if not vacated and not arrived and not captured and not fresh and nudged and ref_view is not None:
+        # A piece moved to a neighbouring point and left half-way back towards where it came from still covers
+        # half of its old point: the old point's ink reads as before, and the move reads as a touch. Its disc's
+        # centre tells: `misaligned_from` or more off the point towards an empty neighbour that changed too, it
+        # stands between the two (5.10; hard games 326 and 352: the red cannons e2-f2 and a2-a1, their red ink
+        # read as none at the new point; a piece nudged stays within 0.3 of its point)
+        i = max(nudged, key=lambda k: change[k])
+        if known[i] in _CASED and i not in taken:
+            j = _half_way_towards(view_circles(), i, [k for k in range(90) if known[k] in _CASED and k != i], cfg)
+            if j is not None and known[j] == "." and j not in taken and change[j] > lvl:
+                misaligned.append((i, j) if i < j else (j, i))
+                taken.update((i, j))
+                nudged = [k for k in nudged if k != i]
+                fresh = [misaligned[-1]]
     targets = arrived + captured
-    for i in vacated:
+    for i in vacated + emptied_too:
         sq[i] = "."
     if len(vacated) == 1 and len(targets) == 1 and not fresh:
-        sq[targets[0]] = known[vacated[0]]
+        mover = known[vacated[0]]
+        if mover == "?" and targets[0] in captured and known[targets[0]] in _CASED:
+            mover = "x" if known[targets[0]].isupper() else "X"  # a piece not known took: the other side's
+        sq[targets[0]] = mover
     else:
         for i in targets:
             sq[i] = _ink_letter(reading, i)
@@ -1152,6 +1181,13 @@ def _left_by_a_piece(i: int, ref_reading: PointReading | None, reading: PointRea
             and reading.density[i] < 0.5 * ref_reading.density[i])
 
 
+def _half_way_towards(score: np.ndarray, i: int, pieces: list[int], cfg: TrackerConfig) -> int | None:
+    """The neighbour of point i that the disc nearest i stands half-way towards: its centre (`_disc_offset`)
+    `misaligned_from` or more off i along the line to it; None where the disc stands on i."""
+    off = _disc_offset(score, i, pieces)
+    return _towards(i, off) if float(np.hypot(*off)) >= cfg.misaligned_from else None
+
+
 def _disc_offset(score: np.ndarray, i: int, pieces: list[int]) -> np.ndarray:
     """How far off point i the round outline nearest it is centred (board-plane spacings, looked for within 0.7 in
     the view's circle score `score`), the camera's parallax removed: the top faces of the standing `pieces` are seen
@@ -1213,9 +1249,35 @@ def _clearly_most(values: np.ndarray, at_least: float) -> int | None:
 
 
 def _may_take(known: str, src: int, dst: int) -> bool:
-    """A piece from `src` can take what stands on `dst`: a piece of the other side (or one not known)."""
+    """A piece from `src` can take what stands on `dst`: a piece of the other side (or one not known), where its
+    kind of move reaches (hard game 334: the black cannon g0 took the advisor d0 over the king; the advisor, whose
+    outline fell most, cannot reach g0 and so did not take there)."""
     a, b = known[src], known[dst]
-    return a not in _CASED or b not in _CASED or a.isupper() != b.isupper()
+    return (a not in _CASED or b not in _CASED or a.isupper() != b.isupper()) and _reaches(known, src, dst)
+
+
+def _changed_most(candidates: list[int], change: np.ndarray, lvl: float, reading: PointReading,
+                  ref_reading: PointReading | None) -> int | None:
+    """The one of `candidates` whose point changed clearly most (more than twice the next), by at least half the
+    change level; or the only candidate, changed by a quarter of it, whose ink fell to under half (a point that
+    read dimly already: a dark corner, or a piece whose ink does not read replacing one whose ink did)."""
+    if not candidates:
+        return None
+    order = sorted(candidates, key=lambda k: -change[k])
+    best = order[0]
+    if len(order) > 1 and change[best] <= 2 * change[order[1]]:
+        return None
+    if change[best] > 0.5 * lvl:
+        return best
+    faded = ref_reading is not None and reading.density[best] < 0.5 * ref_reading.density[best]
+    return best if len(order) == 1 and faded and change[best] > 0.25 * lvl else None
+
+
+def _reaches(known: str, src: int, dst: int) -> bool:
+    """The piece on `src` could go to `dst` by its kind of move on the known board (any point where its type is not
+    known)."""
+    where = reach(known, src)
+    return where is None or dst in where
 
 
 def _takes(known: str, src: int, dst: int, reading: PointReading) -> bool:
