@@ -3,7 +3,9 @@
 The referee's inference, as the rules core allows it: a snapshot that differs from the known position is matched
 against the position after each legal move (`X` / `x` match any red / black piece, `?` anything); exactly one match
 is the move. A piece left between two points (5.10) leaves `?` on both candidates: the opponent designates, so the
-check takes the game's move when it is among the matches and PieceMisaligned named its two points.
+check takes the game's move when it is among the matches and PieceMisaligned named its two points. A snapshot that
+differs only by `?` shows a move only where some `?` is new (the point was not unsure on the last snapshot): a
+point left unsure and seen again is no move.
 
 Run: `python tests/vision/gamecheck.py [--start 0] --games 200 --moves 40 [--difficulty hard] [--truth-fit]
 [--causes] [--adopt moves|restored]` (prints the figures; `--start K` begins at the K-th game, scene seed
@@ -137,7 +139,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     touched: set[str] = set()
     last_stable_truth: str | None = None
     held: list[tuple[int, str, bool]] = []  # positions on their way to the tracker: (due frame, squares, restored)
-    half_way_now = False  # a PieceMisaligned came since the last BoardStable
+    last_sq: str | None = None  # the last BoardStable's squares
     for frame in render_game(start_fen, moves, seed, fps=fps, difficulty=difficulty, misplace_rate=misplace_rate,
                              nudge_rate=nudge_rate):
         res.frames += 1
@@ -172,7 +174,6 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                     res.captured_lifts += o.fields["point"] in captured_truth
             elif o.type == "PieceMisaligned":
                 reported_misaligned.add(tuple(sorted(o.fields["points"])))
-                half_way_now = True
             elif o.type == "PieceNudged":
                 res.nudges_reported += 1
                 if o.fields["point"] not in touched:
@@ -180,15 +181,16 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
             elif o.type == "BoardStable":
                 sq = o.fields["squares"]
                 last_stable_truth, touched = tr.squares, set(tr.misaligned or ())
-                # (a '?' is a move only where a piece was reported between two points with this still board: one
-                # left unsure before and seen again is no move, as the referee's inference has it)
-                half_way, half_way_now = half_way_now, False
+                # (a '?' can show a move only where the point was not unsure on the last still board already: a
+                # point left unsure and seen again is no move; a re-seen pair read as the piece moving between them)
+                new_doubt = any(c == "?" and (last_sq is None or last_sq[i] != "?") for i, c in enumerate(sq))
+                last_sq = sq
                 if referee:
                     inf = infer(pos, pos.squares(), sq)
                     if inf.kind == "unchanged":
                         continue
                     cands = list(inf.moves) if inf.kind in ("move", "ambiguous") else []
-                elif matches(sq, pos.squares()) and ("?" not in sq or not half_way):
+                elif matches(sq, pos.squares()) and not new_doubt:
                     continue
                 else:
                     cands = [m for m in pos.legal_moves() if matches(sq, pos.play(m).squares())]
