@@ -1020,8 +1020,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # the pawn g5 pushed towards f5, its disc 0.18 off g5)
         s, a = vacated[0], arrived[0]
         standing = [k for k in range(90) if known[k] in _CASED and k != s]
-        if (not _outline_gone(outlines.discs(), s, standing)
-                and float(np.hypot(*_disc_offset(view_circles(), s, standing))) < 0.3):
+        if _stands_on(outlines, s, standing):
             vacated, arrived, leaning = [], [], [*leaning, a]
             nudged = sorted({*nudged, s})
     targets = arrived + captured
@@ -1202,6 +1201,13 @@ def _left_by_a_piece(i: int, ref_reading: PointReading | None, reading: PointRea
     """Point i showed a piece on the last still board and has lost most of its ink: a piece left it."""
     return (ref_reading is not None and ref_reading.occupied[i] > 0.5
             and reading.density[i] < 0.5 * ref_reading.density[i])
+
+
+def _stands_on(outlines: Outlines, i: int, pieces: list[int]) -> bool:
+    """A piece's round outline stands plainly on point i: as strong as the standing `pieces`' (`_outline_gone`
+    not), centred within 0.3 of the point (where a piece set down carelessly or touched stands)."""
+    return (not _outline_gone(outlines.discs(), i, pieces)
+            and float(np.hypot(*_disc_offset(outlines.view(), i, pieces))) < 0.3)
 
 
 def _half_way_towards(score: np.ndarray, i: int, pieces: list[int], cfg: TrackerConfig) -> int | None:

@@ -807,3 +807,23 @@ def test_a_touched_piece_whose_ink_never_reads_is_not_gone(shared_data) -> None:
     the scene drawn depends on the moves."""
     inferred, wrong = _first_moves_inferred(shared_data, 329, 40)
     assert inferred >= 33, wrong
+
+
+def test_a_piece_pushed_towards_its_neighbour_still_stands_on_its_point(shared_data, monkeypatch) -> None:
+    """Hard game 218, before move 19: the black pawn g5 touched towards f5, whose marks read like ink already; with
+    the pawn's ink leaning in, f5 read as its arrival and g5 as emptied (no move fitted, and the game was lost from
+    there). The pawn's round outline still stands plainly on g5, 0.18 off it: a touch."""
+    from xqarb.vision import tracker as tracker_module
+
+    inferred, wrong = _first_moves_inferred(shared_data, 218, 20)
+    assert inferred == 20, wrong
+    monkeypatch.setattr(tracker_module, "_stands_on", lambda *a: False)
+    assert _first_moves_inferred(shared_data, 218, 20)[0] < 20
+
+
+def test_a_piece_left_half_way_back_under_a_change_of_light(shared_data) -> None:
+    """Hard game 232, move 14: the red rook i0-i1 left half-way back towards the corner, while the light changed
+    the whole board (the change level rose to 0.09; i1 changed 0.082). Its disc half-way names both points."""
+    res = _first_moves(shared_data, 232, 15)
+    assert res.inferred_ok == 15, res.wrong
+    assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
