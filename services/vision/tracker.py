@@ -1016,11 +1016,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             and arrived[0] in neighbours(vacated[0]) and known[vacated[0]] in _CASED):
         # A piece pushed towards an empty neighbour reads as having gone there where its ink now lies more on the
         # neighbour's side (a point whose printed marks read like ink beside it): its round outline tells. Still
-        # standing on its own point, plainly and within 0.3 of it, the piece was touched, not moved (hard game 218:
-        # the pawn g5 pushed towards f5, its disc 0.18 off g5)
+        # standing on its own point, plainly and within 0.3 of it, and none so on the neighbour, the piece was
+        # touched, not moved (hard game 218: the pawn g5 pushed towards f5, its disc 0.18 off g5; where a piece
+        # went to the neighbour, its disc stands there, and its old point may still show an outline within 0.3 by
+        # the moved disc's edge: hard games 28 and 95)
         s, a = vacated[0], arrived[0]
         standing = [k for k in range(90) if known[k] in _CASED and k != s]
-        if _stands_on(outlines, s, standing):
+        if _stands_on(outlines, s, standing) and not _stands_on(outlines, a, standing):
             vacated, arrived, leaning = [], [], [*leaning, a]
             nudged = sorted({*nudged, s})
     targets = arrived + captured
