@@ -827,3 +827,24 @@ def test_a_piece_left_half_way_back_under_a_change_of_light(shared_data) -> None
     res = _first_moves(shared_data, 232, 15)
     assert res.inferred_ok == 15, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
+
+
+def test_a_piece_between_two_points_is_reported_once(views) -> None:
+    """The piece left between e2 and f2 is reported with the still board that first shows it; a touch elsewhere
+    later is reported without it (re-reported with each still board, the unsure pair alone read as the piece moving
+    from the one point to the other)."""
+    start, _, kw = views
+    sq = _moved(START_SQUARES, "h2", "f2")
+    half = draw_board(sq, offsets={point_index("f2"): (-0.5, 0.0)}, **kw)
+    touched = draw_board(sq, offsets={point_index("f2"): (-0.5, 0.0), point_index("c3"): (0.18, 0.0)}, **kw)
+    hand_at = half.corners.mean(axis=0)
+    frames = ([start.image] * 5 + [_with_hand(start.image, hand_at)] * 3 + [half.image] * 8
+              + [_with_hand(half.image, hand_at)] * 3 + [touched.image] * 8)
+    _, seen = _run(Tracker(), frames)
+    stable = [k for k, o in enumerate(seen) if o.type == "BoardStable"]
+    assert len(stable) == 3, [o.type for o in seen]
+    pairs = [(k, sorted(o.fields["points"])) for k, o in enumerate(seen) if o.type == "PieceMisaligned"]
+    assert len(pairs) == 1 and pairs[0][1] == ["e2", "f2"] and pairs[0][0] < stable[1]
+    nudges = [(k, o.fields["point"]) for k, o in enumerate(seen) if o.type == "PieceNudged"]
+    assert [p for k, p in nudges if k > stable[1]] == ["c3"]
+    assert seen[stable[2]].fields["squares"] == seen[stable[1]].fields["squares"]
