@@ -848,3 +848,15 @@ def test_a_piece_between_two_points_is_reported_once(views) -> None:
     nudges = [(k, o.fields["point"]) for k, o in enumerate(seen) if o.type == "PieceNudged"]
     assert [p for k, p in nudges if k > stable[1]] == ["c3"]
     assert seen[stable[2]].fields["squares"] == seen[stable[1]].fields["squares"]
+
+
+def test_a_touched_piece_whose_ink_leans_over_is_not_between_two_points(shared_data, monkeypatch) -> None:
+    """Hard game 9, before move 24: the red rook b0 touched towards b1. b1's ink peak lay 0.47 towards b0, and the
+    pair was reported as a piece between b0 and b1: the rook moving to b1 fitted, a silent wrong move. The rook's
+    round outline stands 0.16 off b0: a touch."""
+    from xqarb.vision import tracker as tracker_module
+
+    inferred, wrong = _first_moves_inferred(shared_data, 9, 25)
+    assert inferred == 25, wrong
+    monkeypatch.setattr(tracker_module, "_stands_on", lambda *a: False)
+    assert _first_moves_inferred(shared_data, 9, 25)[1][:1] == ["ply 24: inferred b0b1, game b2b4"]
