@@ -439,6 +439,7 @@ class Tracker:
             outlines = Outlines(view, state.ref_view, state.ref_circles if state.ref_view is not None else None)
             squares, placed, nudged, misaligned = interpret(state.known, state.ref_view, state.ref_reading, view,
                                                             reading, cfg, outlines)
+            squares = _settled_from_between(state.known, squares, placed, dict(state.unsure_of))
             # (a point left unsure that changed since may hold another piece now: hard game 31, a rook took the
             # cannon standing half-way; one whose ink alone disagreed is looked at again once it changed)
             unsure_of, settled = dict(state.unsure_of), frozenset[int]()
@@ -570,6 +571,15 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     # The pieces' round outlines: looked at only where the inks and changes leave a doubt
     outlines = outlines or Outlines(view, ref_view)
     view_circles, ref_circles, outline_delta = outlines.view, outlines.ref, outlines.rise
+    is_piece = np.array([c in _CASED for c in known])
+
+    def outline_fell() -> np.ndarray:
+        """How much each known piece's round outline fell (only a piece's can leave; elsewhere 0)."""
+        return np.where(is_piece, -outline_delta(), 0.0)
+
+    def outline_came() -> np.ndarray:
+        """How much each point not known to hold a piece saw an outline come (elsewhere 0)."""
+        return np.where(is_piece, 0.0, outline_delta())
 
     # A change of the light (exposure, a passing shadow) raises every point's change a little; a move changes its
     # points far more: what counts as changed is judged against how much the board as a whole changed.
@@ -736,7 +746,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # Both still show a little ink (a board whose inks read faintly): the pieces' outlines tell which took.
             # The taker's disc left its point; where it took, a disc still stands (hard game 164: the pawn e3 took
             # the bishop e2, both read 0.10 occupied after)
-            fell = _clearly_most(-outline_delta(), 0.3)
+            fell = _clearly_most(outline_fell(), 0.3)
             if fell in (a, b) and outline_delta()[b if fell == a else a] > -0.15:
                 vacated = [fell]
     if not vacated and not arrived and not fresh and ref_reading is not None:
@@ -929,7 +939,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # piece's outline gone and one empty point's come, each clearly more than anywhere else (hard games 211,
         # 215, 219, 238: the source's outline fell by 0.46-0.59, the destination's rose by 0.24-0.57, no other
         # point's by more than 0.15).
-        src, dst = _clearly_most(-outline_delta(), 0.3), _clearly_most(outline_delta(), 0.2)
+        src, dst = _clearly_most(outline_fell(), 0.3), _clearly_most(outline_came(), 0.2)
         gone = src is not None and known[src] in _CASED and src not in taken and vacated in ([], [src])
         if gone and dst is None:
             # The piece may have been set down well off its point, even half-way between two, where no point's
@@ -968,7 +978,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # taker's outline left its point; the taken piece's point still has a disc on it (hard games 211 and 219:
         # a0 and a2 fell by 0.65 and 0.52, their targets a4 and a6 by 0.08 at most).
         v, c = vacated[0], captured[0]
-        if _clearly_most(-outline_delta(), 0.3) == c and outline_delta()[v] > -0.15 and _may_take(known, c, v):
+        if _clearly_most(outline_fell(), 0.3) == c and outline_delta()[v] > -0.15 and _may_take(known, c, v):
             vacated, captured = [c], [v]
     if len(vacated) == 1 and len(arrived) == 1 and captured and not fresh:
         # A move goes to one point: an empty one, or one where it took. Where a piece arrived on an empty point and
@@ -1063,6 +1073,21 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             centred = float(np.hypot(*(reading.offset[i] - parallax))) < 0.25
             sq[i] = "." if occ[i] < 0.2 else (_ink_letter(reading, i) if occ[i] > 0.8 and centred else "?")
     return "".join(sq), [i for i in targets if i not in unexplained], sorted(nudged), misaligned
+
+
+def _settled_from_between(known: str, squares: str, placed: list[int], unsure_of: dict[int, str]) -> str:
+    """A piece reported between two points set onto one of them: it moved from the one unsure point to the other,
+    which keeps the letter the tracker kept for the pair, whatever its ink reads (hard game 33: the black pawn
+    between c5 and c4 set onto c4, read as a red piece there). A piece coming from elsewhere onto an unsure point
+    (one taking the piece half-way) is not this: the pair's other point did not empty."""
+    out = list(squares)
+    for p in placed:
+        letter = unsure_of.get(p)
+        if known[p] != "?" or letter is None or squares[p] not in "?Xx":
+            continue
+        if any(known[q] == "?" and unsure_of.get(q) == letter and squares[q] == "." for q in neighbours(p)):
+            out[p] = letter
+    return "".join(out)
 
 
 def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointReading, doubted: dict[int, str],
