@@ -1020,10 +1020,15 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # half the level: hard game 232, the rook i0-i1, i1 changed 0.082 while the light changed the board), it
         # stands between the two (5.10; hard games 326 and 352: the red cannons e2-f2 and a2-a1, their red ink
         # read as none at the new point; a piece nudged stays within 0.3 of its point)
+        # (a disc as plain as the standing pieces': where a piece left, the circle score near its point may peak
+        # on the printed marks; hard game 379: the rook g0 took on i0, and a faint circle 0.64 off g0 towards g1)
         i = max(nudged, key=lambda k: change[k])
-        if known[i] in _CASED and i not in taken:
-            j = _half_way_towards(view_circles(), i, [k for k in range(90) if known[k] in _CASED and k != i], cfg)
-            if j is not None and known[j] == "." and j not in taken and change[j] > 0.5 * lvl:
+        standing = [k for k in range(90) if known[k] in _CASED and k != i]
+        if known[i] in _CASED and i not in taken and len(standing) >= 5:
+            j = _half_way_towards(view_circles(), i, standing, cfg)
+            _, near = find_discs(view_circles(), POINTS_UV[i:i + 1], reach=0.7, px=S)
+            plain = float(near[0]) >= 0.8 * float(np.median(outlines.discs()[standing]))
+            if plain and j is not None and known[j] == "." and j not in taken and change[j] > 0.5 * lvl:
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
                 nudged = [k for k in nudged if k != i]
