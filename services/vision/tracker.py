@@ -437,14 +437,14 @@ class Tracker:
         else:
             # (the last still board's score is carried only with its view: state.ref_circles is set with ref_view)
             outlines = Outlines(view, state.ref_view, state.ref_circles if state.ref_view is not None else None)
+            change = _point_change(state.ref_view, view) if state.ref_view is not None else None
             squares, placed, nudged, misaligned = interpret(state.known, state.ref_view, state.ref_reading, view,
-                                                            reading, cfg, outlines)
+                                                            reading, cfg, outlines, change)
             squares = _settled_from_between(state.known, squares, placed, dict(state.unsure_of))
             # (a point left unsure that changed since may hold another piece now: hard game 31, a rook took the
             # cannon standing half-way; one whose ink alone disagreed is looked at again once it changed)
             unsure_of, settled = dict(state.unsure_of), frozenset[int]()
-            if (unsure_of or state.ink_only) and state.ref_view is not None:
-                change = _point_change(state.ref_view, view)
+            if (unsure_of or state.ink_only) and change is not None:
                 lvl = _change_level(change, cfg)
                 unsure_of = {i: c for i, c in unsure_of.items() if change[i] <= lvl}
                 settled = frozenset(i for i in state.ink_only if change[i] <= lvl and squares[i] == state.known[i])
@@ -553,8 +553,8 @@ class Outlines:
 
 
 def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading | None, view: np.ndarray,
-              reading: PointReading, cfg: TrackerConfig,
-              outlines: Outlines | None = None) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
+              reading: PointReading, cfg: TrackerConfig, outlines: Outlines | None = None,
+              change: np.ndarray | None = None) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
     """What changed between the last stable board and this one: (squares, placed, nudged, misaligned pairs).
 
     A point counts as changed when its disc looks different from the last still board. Among the changed points
@@ -563,9 +563,10 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     changed occupied point with the largest change is a capture. Smaller changes on occupied points whose ink
     peak moved are nudges. The moved piece keeps its letter (one source, one destination); anything else the
     tracker cannot explain gets X / x by its ink, or `?`. `outlines`: the two views' circle scores, shared with the
-    caller (made here if not given).
+    caller (made here if not given); `change`: `_point_change(ref_view, view)`, where the caller has it.
     """
-    change = _point_change(ref_view, view) if ref_view is not None else np.ones(90)
+    if change is None:
+        change = _point_change(ref_view, view) if ref_view is not None else np.ones(90)
     occ = reading.occupied
     sq = list(known)
     # The pieces' round outlines: looked at only where the inks and changes leave a doubt
@@ -1001,9 +1002,6 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 and change[k] > 0.7 * change[a]]
         if len(twin) == 1:
             k = twin[0]
-            _, now = find_discs(view_circles(), POINTS_UV[[a, k]], reach=0.7, px=S)
-            _, was = find_discs(ref_circles(), POINTS_UV[[a, k]], reach=0.7, px=S)
-            rise_a, rise_k = (now - was).tolist()
             # half-way (its disc's centre, the camera's parallax removed, `misaligned_from` or more off towards the
             # other): both (hard game 27: the bishop g0-e2 left between e2 and f2, the disc rose by 0.25 and 0.27)
             standing = [i for i in range(90) if known[i] in _CASED and i not in vacated]
@@ -1011,8 +1009,10 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 misaligned.append((a, k) if a < k else (k, a))
                 taken.update((a, k))
                 arrived, fresh = [], [misaligned[-1]]
-            elif rise_k >= 0.2 and rise_k > 1.3 * rise_a:
-                arrived = [k]
+            else:
+                rise_a, rise_k = _disc_rise(view_circles(), ref_circles(), [a, k]).tolist()
+                if rise_k >= 0.2 and rise_k > 1.3 * rise_a:
+                    arrived = [k]
     if not vacated and not arrived and not captured and not fresh and nudged and ref_view is not None:
         # A piece moved to a neighbouring point and left half-way back towards where it came from still covers
         # half of its old point: the old point's ink reads as before, and the move reads as a touch. Its disc's
@@ -1288,6 +1288,14 @@ def _point_discs(score: np.ndarray) -> np.ndarray:
     return disc
 
 
+def _disc_rise(score: np.ndarray, ref_score: np.ndarray, points: list[int]) -> np.ndarray:
+    """How much the strongest circle within 0.7 of each of `points` rose since the last still board (a disc set
+    down half-way between two points lies 0.5 from each)."""
+    _, now = find_discs(score, POINTS_UV[points], reach=0.7, px=S)
+    _, was = find_discs(ref_score, POINTS_UV[points], reach=0.7, px=S)
+    return now - was
+
+
 def _disc_came(score: np.ndarray, ref_score: np.ndarray, known: str, taken: set[int]) -> int | None:
     """The empty point near which a piece's round outline came since the last still board, looked for within 0.7 of
     each point (a disc set down half-way between two points lies 0.5 from each): the one whose strongest circle
@@ -1296,9 +1304,7 @@ def _disc_came(score: np.ndarray, ref_score: np.ndarray, known: str, taken: set[
     empty = [i for i in range(90) if known[i] in ".?" and i not in taken]
     if len(empty) < 2:
         return None
-    _, now = find_discs(score, POINTS_UV[empty], reach=0.7, px=S)
-    _, was = find_discs(ref_score, POINTS_UV[empty], reach=0.7, px=S)
-    rise = dict(zip(empty, (now - was).tolist(), strict=True))
+    rise = dict(zip(empty, _disc_rise(score, ref_score, empty).tolist(), strict=True))
     best = max(empty, key=lambda k: rise[k])
     near = set(neighbours(best))
     if rise[best] < 0.2 or any(2 * rise[k] > rise[best] for k in empty if k != best and k not in near):
