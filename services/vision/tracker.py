@@ -331,7 +331,7 @@ class Tracker:
             # vacated edge point with its shadow), unless it was a moving hand a moment ago: a hand resting on a
             # piece (5.1 touch) stays a hand for `hand_rest_us`, or `hand_still_us` while it reaches in over the
             # edge of the board.
-            if step_change is None or float(step_change[hand_mask > 0].mean()) >= 0.02:
+            if step_change is None or _moved_within(step_change, hand_mask):
                 state = replace(state, hand_moved_at=t_us)
             elif not state.hand or state.hand_moved_at is None:
                 hand = False
@@ -660,9 +660,34 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 taken.update((i, j))
     arrived = [i for i in arrived if i not in taken]
     vacated = [i for i in was_occ if occ[i] < 0.5 and i not in taken]
+    if len(vacated) == 1 and known[vacated[0]] in _CASED:
+        # A point whose ink rose but which changed under the level is an arrival only where the one piece that left
+        # could go (hard game 365: the rook h3 took g3 while the light changed the board; the edge points i1 and i2,
+        # where a rook from h3 cannot go, read the frame's ink as pieces)
+        arrived = [i for i in arrived if change[i] > lvl or _reaches(known, vacated[0], i)]
+        if len(arrived) == 1 and known[arrived[0]] == "?" and not _reaches(known, vacated[0], arrived[0]):
+            # A piece left between two points by an earlier move is straightened onto one of them when a piece
+            # comes to the other: the piece that left went to the one it could reach (hard game 372: the cannon
+            # between c2 and d2 set onto d2 under the hand of the horse d4-c2; d2, where a horse from d4 cannot
+            # go, changed most)
+            pair = [k for k in neighbours(arrived[0]) if known[k] == "?" and k not in taken and change[k] > lvl
+                    and occ[k] > 0.5 and _reaches(known, vacated[0], k)]
+            if len(pair) == 1:
+                arrived = pair
     unexplained: list[int] = []  # points that changed in a way no single move explains: reported unsure
     leaning: list[int] = []  # points showing only the ink of a piece on a neighbouring point: as they were
     emptied_too: list[int] = []  # the other point of a piece between two that left: empty as well
+    standing = [k for k in range(90) if known[k] in _CASED and k not in was_occ]
+    if (len(arrived) == 2 and arrived[1] in neighbours(arrived[0]) and ref_view is not None and len(standing) >= 5
+            and _half_way_towards(view_circles(), arrived[0], standing, cfg) == arrived[1]):
+        # Both points show ink of one piece: where its round outline stands half-way between them (the centre
+        # `misaligned_from` or more off each), the piece stands between the two (5.10). The outline places it where
+        # the ink peaks do not: parallax differs across the view, the ink peaks take the board's median (hard game
+        # 387: the rook i8-d8 left between d8 and c8, its disc 0.50 off each; the ink peaks, less the median
+        # parallax, placed it 0.30 from c8)
+        misaligned.append((arrived[0], arrived[1]))
+        taken.update(arrived)
+        arrived = []
     if len(arrived) == 2 and arrived[1] in neighbours(arrived[0]):
         # One piece set down a little off its point shows ink at the neighbour it leans towards as well: the
         # point whose ink peak lies further towards the other is that neighbour, and keeps what it was (its ink is
@@ -681,10 +706,15 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # A piece that took, set down a little off its point towards an empty neighbour, shows ink there too: that
         # neighbour is no arrival where the point beside it turned surely to the other side's colour (a capture)
         # and the neighbour's ink peak lies well over towards that point (its ink is the taker's). It keeps what
-        # it was.
+        # it was. So too where the colours do not read but the one piece that left could not go to the neighbour
+        # and could take on the point beside it (hard game 370: the red rook c4 took c2 and leant towards d2, red
+        # ink reading dark on that board).
         a = arrived[0]
+        mover = vacated[0] if len(vacated) == 1 and known[vacated[0]] in _CASED else None
         for k in neighbours(a):
-            if (k in was_occ and k not in taken and _colour_turned(known, k, reading, ref_reading)
+            if (k in was_occ and k not in taken
+                    and (_colour_turned(known, k, reading, ref_reading)
+                         or (mover is not None and not _reaches(known, mover, a) and _may_take(known, mover, k)))
                     and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= 0.5):
                 arrived, leaning = [], [a]
                 break
@@ -711,6 +741,9 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         if cand:
             # where a piece left, the point changed most (an edge or corner point keeps some ink of the frame)
             vacated = [max(cand, key=lambda k: change[k] * (1.5 - occ[k]))]
+            if known[vacated[0]] in _CASED:
+                # (as above, hard game 389: the cannon b7 took g7, the ink at g8 beside it rose)
+                arrived = [i for i in arrived if change[i] > lvl or _reaches(known, vacated[0], i)]
     if not vacated and len(arrived) == 1 and not fresh and not [i for i in was_occ if i not in taken]:
         # A piece arrived and no known piece's point changed enough: the one it came from read poorly already on
         # the last still board (glare, a dim corner). A known piece's point that now reads clearly empty, whose
@@ -899,16 +932,19 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 unexplained.extend(bare[:3])
         elif (len(vacated) == 1 and occ[vacated[0]] < 0.05 and dens[vacated[0]] < 0.1 * ref_dens[vacated[0]]
               and len(dests := sorted((i for i in range(90) if i not in taken and i not in vacated
-                                       and (known[i] in ".?" or (known[i] in _CASED
-                                                                 and _may_take(known, vacated[0], i)))),
+                                       and ((known[i] in ".?" and _reaches(known, vacated[0], i))
+                                            or (known[i] in _CASED and _may_take(known, vacated[0], i)))),
                                       key=lambda k: -change[k])) >= 2
               and change[dests[0]] > 0.5 * lvl
-              and all(change[dests[0]] > (1.2 if j in neighbours(dests[0]) else 1.5) * change[j] for j in dests[1:])):
+              and all(change[dests[0]] > (1.2 if j in neighbours(dests[0]) else 1.5) * change[j] for j in dests[1:]
+                      if j not in neighbours(vacated[0]))):
             # The point left lost all its ink (not pushed: a piece pushed outwards from an edge point keeps some
             # of it, and changes no other point), and one point it could have gone to (empty, or holding a piece of
             # the other side) changed clearly more than every other, though under the level: the piece went there
             # and reads washed out (glare over its disc), or took there (one disc in another's place). Its own
-            # neighbours need only be outdone by a fifth (its disc's shadow or lean changes them a little too).
+            # neighbours need only be outdone by a fifth (its disc's shadow or lean changes them a little too);
+            # those of the point left, not at all (the piece lifted off changes them so: hard game 379, the rook g0
+            # took the cannon in the corner i0, which changed 0.107, g1 beside g0 0.073).
             if known[dests[0]] in ".?":
                 arrived = dests[:1]
             else:
@@ -946,7 +982,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # The piece may have been set down well off its point, even half-way between two, where no point's
             # outline within 0.3 rose (hard game 244: the rook a8-d8 left between d8 and d7, which rose by 0.08 and
             # 0.13): the disc that came is looked for within 0.7 of the empty points
-            dst = _disc_came(view_circles(), ref_circles(), known, taken)
+            dst = _disc_came(view_circles(), ref_circles(), known, taken, src)
         if gone and dst is None:
             # No disc came anywhere: the piece took. Where, the changes tell: the piece it may take whose point
             # changed clearly most (hard game 243: the pawn c3 took on c4, whose red ink read as none, while c3's
@@ -1033,6 +1069,25 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 taken.update((i, j))
                 nudged = [k for k in nudged if k != i]
                 fresh = [misaligned[-1]]
+    if (not vacated and not arrived and not captured and not fresh and len(nudged) == 2
+            and nudged[1] in neighbours(nudged[0]) and ref_view is not None):
+        # A piece that took its neighbour and was left half-way between the two points covers half of each: both
+        # read half a piece and neither emptied, and the move reads as two touches. Where one could take the other
+        # and a disc as plain as the standing pieces' stands half-way between them, the taker stands between the
+        # two (5.10; hard game 376: the black pawn c5 took c4 and was left in the river, both points 0.55 occupied)
+        a, b = nudged
+        standing = [k for k in range(90) if known[k] in _CASED and k not in (a, b)]
+        if (known[a] in _CASED and known[b] in _CASED and (_may_take(known, a, b) or _may_take(known, b, a))
+                and max(occ[a], occ[b]) < 0.8 and len(standing) >= 5):
+            median = float(np.median(outlines.discs()[standing]))
+            for i, j in ((a, b), (b, a)):
+                _, near = find_discs(view_circles(), POINTS_UV[i:i + 1], reach=0.7, px=S)
+                if (float(near[0]) >= 0.8 * median
+                        and _half_way_towards(view_circles(), i, standing, cfg) == j):
+                    misaligned.append((a, b))
+                    taken.update((a, b))
+                    nudged, fresh = [], [misaligned[-1]]
+                    break
     if (len(vacated) == 1 and len(arrived) == 1 and not captured and not fresh and ref_view is not None
             and arrived[0] in neighbours(vacated[0]) and known[vacated[0]] in _CASED):
         # A piece pushed towards an empty neighbour reads as having gone there where its ink now lies more on the
@@ -1084,7 +1139,10 @@ def _settled_from_between(known: str, squares: str, placed: list[int], unsure_of
     """A piece reported between two points set onto one of them: it moved from the one unsure point to the other,
     which keeps the letter the tracker kept for the pair, whatever its ink reads (hard game 33: the black pawn
     between c5 and c4 set onto c4, read as a red piece there). A piece coming from elsewhere onto an unsure point
-    (one taking the piece half-way) is not this: the pair's other point did not empty."""
+    (one taking the piece half-way) is not this: the pair's other point did not empty.
+    So with a piece between two points that moved on to an empty point, both of the pair's points emptied, the only
+    piece set down anywhere (hard game 370: the red rook between h0 and i0 went to h4, whose red ink read dark); and
+    with an unsure point not set down on that now reads a piece of the pair's colour."""
     out = list(squares)
     for p in placed:
         letter = unsure_of.get(p)
@@ -1092,6 +1150,16 @@ def _settled_from_between(known: str, squares: str, placed: list[int], unsure_of
             continue
         if any(known[q] == "?" and unsure_of.get(q) == letter and squares[q] == "." for q in neighbours(p)):
             out[p] = letter
+    for p, letter in unsure_of.items():
+        # one of the pair, set onto its point where another piece came to the other (hard game 372), read as a
+        # piece of the pair's colour, type unknown: the pair's piece
+        if p not in placed and known[p] == "?" and squares[p] == ("X" if letter.isupper() else "x"):
+            out[p] = letter
+    if len(placed) == 1 and known[placed[0]] == "." and squares[placed[0]] in "?Xx":
+        emptied = {unsure_of[q] for q in unsure_of if known[q] == "?" and squares[q] == "."
+                   and any(unsure_of.get(k) == unsure_of[q] and squares[k] == "." for k in neighbours(q))}
+        if len(emptied) == 1:
+            out[placed[0]] = emptied.pop()
     return "".join(out)
 
 
@@ -1296,18 +1364,22 @@ def _disc_rise(score: np.ndarray, ref_score: np.ndarray, points: list[int]) -> n
     return now - was
 
 
-def _disc_came(score: np.ndarray, ref_score: np.ndarray, known: str, taken: set[int]) -> int | None:
+def _disc_came(score: np.ndarray, ref_score: np.ndarray, known: str, taken: set[int], src: int) -> int | None:
     """The empty point near which a piece's round outline came since the last still board, looked for within 0.7 of
     each point (a disc set down half-way between two points lies 0.5 from each): the one whose strongest circle
-    rose most, by at least 0.2 and more than twice any other's but its neighbours' (the same disc, seen from
-    beside it)."""
+    rose most among the points the piece from `src` could go to, by at least 0.2 and more than twice any other's of
+    those, and more than any other's where it could not go; but for its neighbours' (the same disc, seen from
+    beside it) and those of `src`, the point the piece left (where a disc left, the circle score around it changes
+    its shape). (Hard game 366: the cannon h2-e2 left between e2 and d2, which rose by 0.22 and 0.20, i2 beside h2
+    by 0.18 and i1, where a cannon from h2 cannot go, by 0.11.)"""
     empty = [i for i in range(90) if known[i] in ".?" and i not in taken]
-    if len(empty) < 2:
+    could = [i for i in empty if _reaches(known, src, i)]
+    if not could or len(empty) < 2:
         return None
     rise = dict(zip(empty, _disc_rise(score, ref_score, empty).tolist(), strict=True))
-    best = max(empty, key=lambda k: rise[k])
-    near = set(neighbours(best))
-    if rise[best] < 0.2 or any(2 * rise[k] > rise[best] for k in empty if k != best and k not in near):
+    best = max(could, key=lambda k: rise[k])
+    near = {best, *neighbours(best), *neighbours(src)}
+    if rise[best] < 0.2 or any((2 * rise[k] if k in could else rise[k]) > rise[best] for k in empty if k not in near):
         return None
     return best
 
@@ -1490,6 +1562,17 @@ def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
             hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
             cv2.fillPoly(out, [hull], 1)
     return out
+
+
+def _moved_within(step_change: np.ndarray, mask: np.ndarray) -> bool:
+    """Something moved within the mask since the last frame: 2 % of it changed, counting only changes at least a
+    sixth of a spacing across. The camera's noise leaves specks of change a few pixels wide, densest along the
+    pieces' edges; where a hand's blob covers pieces that moved (one left an edge point, its shadow with it), the
+    specks alone made up 2.5 % of it, and the hand seemed to move for two seconds after it had gone (hard game
+    389: two moves then fell into one still board)."""
+    k = round(S / 6) | 1
+    solid = cv2.morphologyEx(step_change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+    return float(solid[mask > 0].mean()) >= 0.02
 
 
 def _reaches_in(mask: np.ndarray, cfg: TrackerConfig) -> bool:

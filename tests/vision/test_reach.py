@@ -64,3 +64,38 @@ def test_unknown_pieces_reach_anywhere_and_block_like_pieces():
     # an `X` is a red piece: the red rook cannot take it
     assert point_index("a3") not in reach(unknown, point_index("a0"))
     assert reach(squares, point_index("e4")) == set()
+
+
+def test_a_cannon_screened_by_a_piece_between_two_points_reaches_beyond_it():
+    """Two unsure points side by side may be one piece standing between them (5.10): a cannon screened by the first
+    may be screened by that same piece at the second. Hard game 389: the black cannon b7 took the horse g7 over the
+    bishop left between e7 and f7; counting the pair as two screens, the capture could not be found."""
+    board = ["."] * 90
+    board[point_index("b7")] = "c"
+    board[point_index("e7")] = board[point_index("f7")] = "?"
+    board[point_index("g7")] = "N"
+    board[point_index("h7")] = "P"
+    squares = "".join(board)
+    row = {p for p in reach(squares, point_index("b7")) if p // 9 == point_index("b7") // 9}
+    # c7 and d7 to move to; f7 and g7 to take on (f7 if the pair is two pieces); not h7, behind the horse
+    assert row == {point_index(p) for p in ("a7", "c7", "d7", "f7", "g7")}
+    # with a known piece on the first point, the second is the only one it may take on
+    board[point_index("e7")] = "p"
+    row = {p for p in reach("".join(board), point_index("b7")) if p // 9 == point_index("b7") // 9}
+    assert row == {point_index(p) for p in ("a7", "c7", "d7", "f7")}
+
+
+def test_a_piece_between_two_points_may_be_taken_on_either():
+    """Hard game 90: the red cannon b2 took the black cannon left between b6 and b7, on b7 (over the rook b5): the
+    pair is one piece, and a rook or cannon that meets it may take on either of its points."""
+    board = ["."] * 90
+    board[point_index("b2")] = "C"
+    board[point_index("b5")] = "r"
+    board[point_index("b6")] = board[point_index("b7")] = "?"
+    board[point_index("a3")] = "R"
+    board[point_index("a6")] = board[point_index("a7")] = "?"
+    squares = "".join(board)
+    files = {p for p in reach(squares, point_index("b2")) if p % 9 == point_index("b2") % 9}
+    assert files == {point_index(p) for p in ("b0", "b1", "b3", "b4", "b6", "b7")}
+    files = {p for p in reach(squares, point_index("a3")) if p % 9 == point_index("a3") % 9}
+    assert files == {point_index(p) for p in ("a0", "a1", "a2", "a4", "a5", "a6", "a7")}
