@@ -674,6 +674,16 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                     and occ[k] > 0.5 and _reaches(known, vacated[0], k)]
             if len(pair) == 1:
                 arrived = pair
+        if len(arrived) == 1 and known[arrived[0]] == "." and not _reaches(known, vacated[0], arrived[0]):
+            # The ink came where the piece that left cannot go: it leans there from the neighbour it went to, which
+            # its ink peak lies well towards and which changed too (hard game 12: the rook h7-g7 set down off g7
+            # towards g8, the camera's parallax carrying its top face further; g8 read 0.93 occupied, g7 0.04)
+            a = arrived[0]
+            went = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > 0.5 * lvl
+                    and _reaches(known, vacated[0], k)
+                    and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= 0.5]
+            if len(went) == 1:
+                arrived = went
     unexplained: list[int] = []  # points that changed in a way no single move explains: reported unsure
     leaning: list[int] = []  # points showing only the ink of a piece on a neighbouring point: as they were
     emptied_too: list[int] = []  # the other point of a piece between two that left: empty as well
