@@ -899,8 +899,9 @@ def test_where_a_piece_went_is_looked_for_only_where_it_could_go(shared_data) ->
     Hard game 365, move 31: the rook h3 took g3 while the light changed; the edge points i1 and i2 read the frame's
     ink as two pieces arriving. Hard game 379, move 37: the rook g0 took the cannon in the corner i0, which changed
     0.107; g1, beside g0, 0.073 from the rook lifted off it. Hard game 370, move 28: the red rook c4 took c2 and
-    leant towards d2 on a board whose red ink reads dark. Each game was lost from there."""
-    for game, n in ((366, 1), (365, 32), (379, 38), (370, 29)):
+    leant towards d2 on a board whose red ink reads dark. Hard game 12, move 38: the rook h7-g7 set down off g7
+    towards g8, where a rook from h7 cannot go; g8 read 0.93 occupied, g7 0.04. Each game was lost from there."""
+    for game, n in ((366, 1), (365, 32), (379, 38), (370, 29), (12, 39)):
         inferred, wrong = _first_moves_inferred(shared_data, game, n)
         assert inferred == n, (game, wrong)
 
