@@ -554,6 +554,18 @@ class Outlines:
         """The view's score where a rule asked for it, else None."""
         return self._score
 
+    def contrast(self, points: list[int]) -> np.ndarray:
+        """Per point of `points`, the spread of the view's grey within a quarter spacing of it (its 90th less its 10th
+        percentile): an empty point shows its printed lines there, a piece its ink; under glare neither does."""
+        grey = cv2.cvtColor(self._view, cv2.COLOR_BGR2GRAY)
+        r = S // 4
+        out = []
+        for i in points:
+            x, y = _pt(i)
+            w = grey[max(0, y - r):y + r + 1, max(0, x - r):x + r + 1]
+            out.append(float(np.percentile(w, 90) - np.percentile(w, 10)))
+        return np.array(out)
+
 
 def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading | None, view: np.ndarray,
               reading: PointReading, cfg: TrackerConfig, outlines: Outlines | None = None,
@@ -757,6 +769,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             if known[vacated[0]] in _CASED:
                 # (as above, hard game 389: the cannon b7 took g7, the ink at g8 beside it rose)
                 arrived = [i for i in arrived if change[i] > lvl or _reaches(known, vacated[0], i)]
+    if not vacated and not arrived and not fresh and not was_occ and ref_view is not None and float(change.max()) > lvl:
+        # No known piece changed and no ink arrived, yet an empty point changed most of all, over the level, and a
+        # round outline came there clearly more than anywhere: a piece whose ink does not read arrived (hard game
+        # 212: the black horse b9-a7 on a board whose black ink reads faintly, b9 under glare)
+        dst = _clearly_most(outline_came(), 0.2)
+        if dst is not None and change[dst] > lvl and int(np.argmax(change)) == dst and dst not in taken:
+            arrived = [dst]
     if not vacated and len(arrived) == 1 and not fresh and not [i for i in was_occ if i not in taken]:
         # A piece arrived and no known piece's point changed enough: the one it came from read poorly already on
         # the last still board (glare, a dim corner). A known piece's point that now reads clearly empty, whose
@@ -1241,6 +1260,13 @@ def plainly_seen(squares: str, outlines: Outlines, reading: PointReading, unsure
     # (gone: no outline within 0.4 of the point either; a piece set down well off its point, whose ink does not
     # read, is no piece gone: hard game 272, the red horse set down 0.4 off d5 towards e5)
     gone = [i for i in doubt if squares[i] in _CASED and disc[i] < 0.5 * median]
+    if gone:
+        # (and the printed lines seen there, as at the empty points: glare over a piece washes out its ink and its
+        # outline, and the lines it covers stay unseen; hard game 212: the black horse b9 under glare, its point's
+        # grey spread over 6 levels, the empty points' 60 to 75, an empty point under the same glare 26)
+        empty = [i for i in range(90) if squares[i] == "."]
+        lines = float(np.median(outlines.contrast(empty))) if empty else 0.0
+        gone = [i for i, c in zip(gone, outlines.contrast(gone), strict=True) if c >= 0.25 * lines]
     wide = find_discs(score, POINTS_UV[gone], reach=0.4, px=S)[1] if gone else []
     seen = {i: "." for i, w in zip(gone, wide, strict=True) if w < 0.5 * median}
     # (come: not beside a known piece that does not plainly stand on its own point; that piece, moved part-way
