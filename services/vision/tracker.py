@@ -900,6 +900,17 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # round outline tells: it is gone from the source.
             vacated = [src]
             rest = [i for i in rest if i != src]
+        else:
+            # The point that changed most may be where it took, its ink grown (hard game 229: the black pawn c4 took
+            # c3, whose red ink turned only half-way; c3 changed 0.19, c4 0.15, its ink fell to 0.58 of the pawn's
+            # and its outline left): the one other piece whose outline left is the source.
+            standing = [i for i in range(90) if known[i] in _CASED and i not in was_occ]
+            gone = [k for k in rest if k != src and known[k] in _CASED
+                    and any(_may_take(known, k, j) for j in rest if j != k)
+                    and _outline_gone(outlines.discs(), k, standing)]
+            if len(gone) == 1:
+                vacated = gone
+                rest = [i for i in rest if i != gone[0]]
     if not vacated and not arrived and not fresh and len(rest) == 1 and known[rest[0]] in _CASED:
         # A piece left between two points by an earlier move (both points unsure, no letter known there) moved on
         # and took: the unsure points where it stood lost their ink, and the piece it took changed (hard game 345:
