@@ -676,10 +676,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     arrived = [i for i in arrived if i not in taken]
     vacated = [i for i in was_occ if occ[i] < 0.5 and i not in taken]
     if len(vacated) == 1 and known[vacated[0]] in _CASED:
-        # A point whose ink rose but which changed under the level is an arrival only where the one piece that left
-        # could go (hard game 365: the rook h3 took g3 while the light changed the board; the edge points i1 and i2,
-        # where a rook from h3 cannot go, read the frame's ink as pieces)
-        arrived = [i for i in arrived if change[i] > lvl or _reaches(known, vacated[0], i)]
+        arrived = _where_it_could_go(known, vacated[0], arrived, change, lvl)
         if len(arrived) == 1 and known[arrived[0]] == "?" and not _reaches(known, vacated[0], arrived[0]):
             # A piece left between two points by an earlier move is straightened onto one of them when a piece
             # comes to the other: the piece that left went to the one it could reach (hard game 372: the cannon
@@ -767,8 +764,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # where a piece left, the point changed most (an edge or corner point keeps some ink of the frame)
             vacated = [max(cand, key=lambda k: change[k] * (1.5 - occ[k]))]
             if known[vacated[0]] in _CASED:
-                # (as above, hard game 389: the cannon b7 took g7, the ink at g8 beside it rose)
-                arrived = [i for i in arrived if change[i] > lvl or _reaches(known, vacated[0], i)]
+                arrived = _where_it_could_go(known, vacated[0], arrived, change, lvl)
     if not vacated and not arrived and not fresh and not was_occ and ref_view is not None and float(change.max()) > lvl:
         # No known piece changed and no ink arrived, yet an empty point changed most of all, over the level, and a
         # round outline came there clearly more than anywhere: a piece whose ink does not read arrived (hard game
@@ -1479,6 +1475,20 @@ def _changed_most(candidates: list[int], change: np.ndarray, lvl: float, reading
         return best
     faded = ref_reading is not None and reading.density[best] < 0.5 * ref_reading.density[best]
     return best if len(order) == 1 and faded and change[best] > 0.25 * lvl else None
+
+
+def _where_it_could_go(known: str, src: int, arrived: list[int], change: np.ndarray, lvl: float) -> list[int]:
+    """Of the points where a piece seems to have arrived, those where the one piece that left `src` could go, and
+    their neighbours (the other point of a piece set down half-way); or, where it could go to none, those that
+    changed over the level `lvl`. One piece moved: an arrival where it cannot go, beside one where it can, is the
+    board's (hard game 235: the cannon b7-d7, while the edge point g0's double frame line read as a black piece); and
+    a point whose ink rose but which changed under the level is no arrival where it cannot go (hard game 365: the
+    rook h3 took g3 while the light changed the board; the edge points i1 and i2, where a rook from h3 cannot go,
+    read the frame's ink as pieces; hard game 389: the cannon b7 took g7, the ink at g8 beside it rose)."""
+    could = [i for i in arrived if _reaches(known, src, i)]
+    if not could:
+        return [i for i in arrived if change[i] > lvl]
+    return [i for i in arrived if i in could or any(k in could for k in neighbours(i))]
 
 
 def _reaches(known: str, src: int, dst: int) -> bool:
