@@ -1036,6 +1036,17 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # 0.13): the disc that came is looked for within 0.7 of the empty points
             dst = _disc_came(view_circles(), ref_circles(), known, taken, src)
         if gone and dst is None:
+            # Or the outline came about as much at two neighbouring points and clearly less anywhere else, both where
+            # the piece could go, and its disc stands half-way between them (hard game 211: the rook i9-h9 left
+            # between h9 and g9, which rose by 0.19 and 0.21, no other point by more than 0.06)
+            came = outline_came()
+            a, b, c = (int(k) for k in np.argsort(-came, kind="stable")[:3])
+            if (b in neighbours(a) and came[b] >= 0.15 and 2 * came[c] < came[b]
+                    and all(known[k] in ".?" and k not in taken and _reaches(known, src, k) for k in (a, b))
+                    and _half_way_towards(view_circles(), a, [i for i in range(90) if known[i] in _CASED
+                                                               and i != src], cfg) == b):
+                dst = a
+        if gone and dst is None:
             # No disc came anywhere: the piece took. Where, the changes tell: the piece it may take whose point
             # changed clearly most (hard game 243: the pawn c3 took on c4, whose red ink read as none, while c3's
             # printed marks read as a black piece; c4 changed 0.08, no other point 0.02), or, the only one it can
