@@ -227,7 +227,9 @@ class Tracker:
             # one CameraFault per onset (and per change of reason), not one per frame
             if state.fault != reason:
                 emit("CameraFault", reason=reason)
-            return replace(state, fault=reason, last_small=None, still_since=None), obs
+            # (and the board is looked at again once the camera sees it: a move made while it could not, a hand's
+            # work under a blurred view, is found then; hard game 206: the last move made during 2.5 s of blur)
+            return replace(state, fault=reason, last_small=None, still_since=None, pending=True), obs
 
         valid = isinstance(image, np.ndarray) and image.ndim == 3 and image.size > 0
         if small is None:

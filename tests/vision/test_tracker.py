@@ -69,6 +69,17 @@ def test_faults_are_reported_never_raised(views) -> None:
     assert [o.type for o in seen].count("BoardCalibrated") == 1
 
 
+def test_a_move_made_while_the_view_was_blurred_is_found_when_it_clears(views) -> None:
+    """Hard game 206: the last move was made during 2.5 s of blurred frames (CameraFault); when the view cleared,
+    the board was never looked at again, and the move was lost. What the camera could not see may have changed."""
+    start, after, _ = views
+    blurred = cv2.GaussianBlur(after.image, (0, 0), 9)
+    _, seen = _run(Tracker(), [start.image] * 5 + [blurred] * 6 + [after.image] * 6)
+    assert [o.type for o in seen].count("CameraFault") == 1
+    stable = [o for o in seen if o.type == "BoardStable"]
+    assert [o.fields["squares"] for o in stable] == [START_SQUARES, _moved(START_SQUARES, "h2", "e2")]
+
+
 def test_calibration_then_stable_start_position(views) -> None:
     start, _, _ = views
     _, seen = _run(Tracker(), [start.image] * 5)
