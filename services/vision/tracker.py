@@ -1108,6 +1108,15 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         a = arrived[0]
         twin = [k for k in neighbours(a) if known[k] in ".?" and k not in taken and k not in leaning
                 and change[k] > 0.7 * change[a]]
+        s = vacated[0]
+        if (s in neighbours(a) and known[s] in _CASED and not captured
+                and _half_way_towards(view_circles(), a, [i for i in range(90) if known[i] in _CASED and i != s],
+                                      cfg) == s):
+            # It went to the neighbouring point and was left half-way back: its disc stands half-way between the
+            # two (hard game 20: the rook a3-b3 left between them; a3 still read 0.90 occupied, b3 0.42)
+            misaligned.append((s, a) if s < a else (a, s))
+            taken.update((s, a))
+            vacated, arrived, fresh, twin = [], [], [misaligned[-1]], []
         if len(twin) == 1:
             k = twin[0]
             # half-way (its disc's centre, the camera's parallax removed, `misaligned_from` or more off towards the

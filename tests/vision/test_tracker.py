@@ -1010,3 +1010,10 @@ def test_a_piece_between_two_points_found_and_followed_by_its_disc_where_inks_do
     assert res.inferred_ok == 38 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
     inferred, wrong = _first_moves_inferred(shared_data, 238, 35)
     assert inferred == 35, wrong
+
+
+def test_a_piece_moved_to_its_neighbour_and_left_half_way_back_names_both(shared_data) -> None:
+    """Hard game 20, move 32: the rook a3-b3 left half-way between the two; a3 still read 0.90 occupied and b3
+    0.42, and the move was reported as made, the piece between two points not at all. Its disc stands half-way."""
+    res = _first_moves(shared_data, 20, 40)
+    assert res.inferred_ok == 40 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
