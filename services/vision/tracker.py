@@ -703,7 +703,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     emptied_too: list[int] = []  # the other point of a piece between two that left: empty as well
     standing = [k for k in range(90) if known[k] in _CASED and k not in was_occ]
     if (len(arrived) == 2 and arrived[1] in neighbours(arrived[0]) and ref_view is not None and len(standing) >= 5
-            and _half_way_towards(view_circles(), arrived[0], standing, cfg) == arrived[1]):
+            and _half_way_between(view_circles(), arrived[0], arrived[1], standing, cfg)):
         # Both points show ink of one piece: where its round outline stands half-way between them (the centre
         # `misaligned_from` or more off each), the piece stands between the two (5.10). The outline places it where
         # the ink peaks do not: parallax differs across the view, the ink peaks take the board's median (hard game
@@ -903,8 +903,10 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # c3, whose red ink turned only half-way; c3 changed 0.19, c4 0.15, its ink fell to 0.58 of the pawn's
             # and its outline left): the one other piece whose outline left is the source.
             standing = [i for i in range(90) if known[i] in _CASED and i not in was_occ]
+            # (where it took, the taker stands plainly: not half a piece, as where one stands between the two
+            # points; hard game 376, the pawn c5 took c4 and was left half-way, both read 0.58 occupied)
             gone = [k for k in rest if k != src and known[k] in _CASED
-                    and any(_may_take(known, k, j) for j in rest if j != k)
+                    and any(_may_take(known, k, j) and occ[j] > 0.8 for j in rest if j != k)
                     and _outline_gone(outlines.discs(), k, standing)]
             if len(gone) == 1:
                 vacated = gone
@@ -918,6 +920,12 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                    and occ[i] < 0.2 and _left_by_a_piece(i, ref_reading, reading)]
         if len(emptied) == 1 or (len(emptied) == 2 and emptied[1] in neighbours(emptied[0])):
             vacated, emptied_too = [emptied[0]], emptied[1:]
+        elif not emptied and ref_view is not None and change[rest[0]] > lvl:
+            # (or, where the pair's points still read like pieces, its disc left them: hard game 229, the black
+            # pawn between c5 and c4 took c3, c4 still read 0.89 occupied)
+            pair = _pair_left(known, taken, view_circles(), ref_circles())
+            if pair is not None and any(_may_take(known, k, rest[0]) for k in pair):
+                vacated, emptied_too = [pair[0]], [pair[1]]
     nudged: list[int] = []
     captured: list[int] = []
     for i in rest:
@@ -1052,8 +1060,8 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             a, b, c = (int(k) for k in np.argsort(-came, kind="stable")[:3])
             if (b in neighbours(a) and came[b] >= 0.15 and 2 * came[c] < came[b]
                     and all(known[k] in ".?" and k not in taken and _reaches(known, src, k) for k in (a, b))
-                    and _half_way_towards(view_circles(), a, [i for i in range(90) if known[i] in _CASED
-                                                               and i != src], cfg) == b):
+                    and _half_way_between(view_circles(), a, b, [i for i in range(90) if known[i] in _CASED
+                                                                 and i != src], cfg)):
                 dst = a
         if gone and dst is None:
             # No disc came anywhere: the piece took. Where, the changes tell: the piece it may take whose point
@@ -1110,8 +1118,8 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 and change[k] > 0.7 * change[a]]
         s = vacated[0]
         if (s in neighbours(a) and known[s] in _CASED and not captured
-                and _half_way_towards(view_circles(), a, [i for i in range(90) if known[i] in _CASED and i != s],
-                                      cfg) == s):
+                and _half_way_between(view_circles(), a, s, [i for i in range(90) if known[i] in _CASED and i != s],
+                                      cfg)):
             # It went to the neighbouring point and was left half-way back: its disc stands half-way between the
             # two (hard game 20: the rook a3-b3 left between them; a3 still read 0.90 occupied, b3 0.42)
             misaligned.append((s, a) if s < a else (a, s))
@@ -1161,14 +1169,11 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         if (known[a] in _CASED and known[b] in _CASED and (_may_take(known, a, b) or _may_take(known, b, a))
                 and max(occ[a], occ[b]) < 0.8 and len(standing) >= 5):
             median = float(np.median(outlines.discs()[standing]))
-            for i, j in ((a, b), (b, a)):
-                _, near = find_discs(view_circles(), POINTS_UV[i:i + 1], reach=0.7, px=S)
-                if (float(near[0]) >= 0.8 * median
-                        and _half_way_towards(view_circles(), i, standing, cfg) == j):
-                    misaligned.append((a, b))
-                    taken.update((a, b))
-                    nudged, fresh = [], [misaligned[-1]]
-                    break
+            _, near = find_discs(view_circles(), POINTS_UV[[a, b]], reach=0.7, px=S)
+            if float(near.max()) >= 0.8 * median and _half_way_between(view_circles(), a, b, standing, cfg):
+                misaligned.append((a, b))
+                taken.update((a, b))
+                nudged, fresh = [], [misaligned[-1]]
     if (len(vacated) == 1 and len(arrived) == 1 and not captured and not fresh and ref_view is not None
             and arrived[0] in neighbours(vacated[0]) and known[vacated[0]] in _CASED):
         # A piece pushed towards an empty neighbour reads as having gone there where its ink now lies more on the
@@ -1215,7 +1220,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     # centred on the point, not the ink of a neighbour's piece leaning towards it); unchanged, they stay unsure
     for i in range(90):
         if (known[i] == "?" and i not in taken and i not in targets and i not in leaning and i not in left
-                and change[i] > lvl):
+                and i not in vacated and i not in emptied_too and change[i] > lvl):
             centred = float(np.hypot(*(reading.offset[i] - parallax))) < 0.25
             sq[i] = "." if occ[i] < 0.2 else (_ink_letter(reading, i) if occ[i] > 0.8 and centred else "?")
     return "".join(sq), [i for i in targets if i not in unexplained], sorted(nudged), misaligned
@@ -1407,6 +1412,12 @@ def _stands_on(outlines: Outlines, i: int, pieces: list[int]) -> bool:
     not), centred within 0.3 of the point (where a piece set down carelessly or touched stands)."""
     return (not _outline_gone(outlines.discs(), i, pieces)
             and float(np.hypot(*_disc_offset(outlines.view(), i, pieces))) < 0.3)
+
+
+def _half_way_between(score: np.ndarray, a: int, b: int, pieces: list[int], cfg: TrackerConfig) -> bool:
+    """A disc stands half-way between the neighbouring points a and b: seen from each, `misaligned_from` or more off
+    towards the other (from one alone, a disc set down 0.3 off the other point would do)."""
+    return (_half_way_towards(score, a, pieces, cfg) == b and _half_way_towards(score, b, pieces, cfg) == a)
 
 
 def _half_way_towards(score: np.ndarray, i: int, pieces: list[int], cfg: TrackerConfig) -> int | None:
