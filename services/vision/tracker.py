@@ -1138,7 +1138,8 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 rise_a, rise_k = _disc_rise(view_circles(), ref_circles(), [a, k]).tolist()
                 if rise_k >= 0.2 and rise_k > 1.3 * rise_a:
                     arrived = [k]
-    if not vacated and not arrived and not captured and not fresh and nudged and ref_view is not None:
+    if (not vacated and not arrived and not captured and not fresh and (nudged or unexplained)
+            and ref_view is not None):
         # A piece moved to a neighbouring point and left half-way back towards where it came from still covers
         # half of its old point: the old point's ink reads as before, and the move reads as a touch. Its disc's
         # centre tells: `misaligned_from` or more off the point towards an empty neighbour that changed too (by
@@ -1147,7 +1148,9 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # read as none at the new point; a piece nudged stays within 0.3 of its point)
         # (a disc as plain as the standing pieces': where a piece left, the circle score near its point may peak
         # on the printed marks; hard game 379: the rook g0 took on i0, and a faint circle 0.64 off g0 towards g1)
-        i = max(nudged, key=lambda k: change[k])
+        # (or as a piece whose colour turned: the half left on its old point reads another ink; hard game 256, the
+        # red pawn g4-g5 left half-way, g4 read dark)
+        i = max(nudged + unexplained, key=lambda k: change[k])
         standing = [k for k in range(90) if known[k] in _CASED and k != i]
         if known[i] in _CASED and i not in taken and len(standing) >= 5:
             j = _half_way_towards(view_circles(), i, standing, cfg)
@@ -1157,6 +1160,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
                 nudged = [k for k in nudged if k != i]
+                unexplained = [k for k in unexplained if k != i]
                 fresh = [misaligned[-1]]
     if (not vacated and not arrived and not captured and not fresh and len(nudged) == 2
             and nudged[1] in neighbours(nudged[0]) and ref_view is not None):

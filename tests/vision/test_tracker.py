@@ -1017,3 +1017,11 @@ def test_a_piece_moved_to_its_neighbour_and_left_half_way_back_names_both(shared
     0.42, and the move was reported as made, the piece between two points not at all. Its disc stands half-way."""
     res = _first_moves(shared_data, 20, 40)
     assert res.inferred_ok == 40 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
+
+
+def test_a_piece_left_half_way_back_whose_old_point_reads_another_colour_names_both(shared_data) -> None:
+    """Hard game 256, move 34: the red pawn g4-g5 left half-way between the two; the half left on g4 read dark ink,
+    a colour that changed unexplained, and the piece between two points went unreported (the game was lost from
+    the next move). Its disc stands half-way towards g5."""
+    res = _first_moves(shared_data, 256, 36)
+    assert res.inferred_ok == 36 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
