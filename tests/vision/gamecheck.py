@@ -55,6 +55,7 @@ class GameResult:
     causes: list[list[str]] = field(default_factory=list)  # per failed snapshot: what differs from the truth
     misaligned_truth: int = 0
     misaligned_reported: int = 0
+    misaligned_false: int = 0  # pairs reported where no piece stood between those two points
     false_lifts: int = 0
     captured_lifts: int = 0  # of those, the taken piece lifted off the board by the taker's hand (a real lift)
     lifts_reported: int = 0
@@ -240,6 +241,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     res.moves = len(moves)
     res.misaligned_truth = len(truth_misaligned)
     res.misaligned_reported = len(truth_misaligned & reported_misaligned)
+    res.misaligned_false = len(reported_misaligned - truth_misaligned)
     res.seconds = time.time() - t0
     if ply < len(moves) and not res.wrong:
         res.wrong.append(f"only {ply} of {len(moves)} moves inferred")
@@ -290,17 +292,20 @@ def main(argv: list[str] | None = None) -> int:
             counts.update({w.rsplit(" ", 2)[0] if "(" in w else w for w in why} or {"no difference"})
             if args.causes:
                 print(f"  game {k} seed {args.seed0 + k}: {why}", flush=True)
-        for f in ("moves", "inferred_ok", "misaligned_truth", "misaligned_reported", "false_lifts", "captured_lifts",
+        for f in ("moves", "inferred_ok", "misaligned_truth", "misaligned_reported", "misaligned_false", "false_lifts",
+                  "captured_lifts",
                   "lifts_reported", "nudges_truth", "nudges_reported", "false_touches", "frames", "restores"):
             setattr(tot, f, getattr(tot, f) + getattr(r, f))
         tot.seconds += r.seconds
-        print(f"game {k}: {r.inferred_ok}/{r.moves} moves, misaligned {r.misaligned_reported}/{r.misaligned_truth}, "
+        print(f"game {k}: {r.inferred_ok}/{r.moves} moves, misaligned {r.misaligned_reported}/{r.misaligned_truth} "
+              f"({r.misaligned_false} false), "
               f"false lifts {r.false_lifts} ({r.captured_lifts} a taken piece), false touches {r.false_touches}, "
               f"{r.frames} frames, {r.seconds:.0f}s  "
               f"{r.wrong[:2]}", flush=True)
     pct = 100.0 * tot.inferred_ok / max(1, tot.moves)
     print(f"TOTAL {len(games)} games: moves inferred {tot.inferred_ok}/{tot.moves} = {pct:.2f}%; misaligned reported "
-          f"{tot.misaligned_reported}/{tot.misaligned_truth}; false lifts {tot.false_lifts} ({tot.captured_lifts} of "
+          f"{tot.misaligned_reported}/{tot.misaligned_truth} ({tot.misaligned_false} pairs where none stood); "
+          f"false lifts {tot.false_lifts} ({tot.captured_lifts} of "
           f"them a taken piece lifted off by the taker's hand) of {tot.lifts_reported} "
           f"lifts reported; nudges {tot.nudges_reported} reported / {tot.nudges_truth} true, {tot.false_touches} where "
           f"nothing was touched; {tot.restores} positions restored by the arbiter; {tot.frames} frames "
