@@ -664,14 +664,14 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # ring or its shadow, reaches into the neighbour's disc but changes it far less than half a disc
             # does), unless the neighbour was left unsure by the same piece half-way before, seen again. And it
             # can only stand where no other piece still stands: the neighbour was empty or its piece left.
-            # (and not where the known piece's round outline stands plainly on its point, within 0.3: a piece
-            # touched whose ink leans over; hard game 9: the rook b0 pushed towards b1, b1's ink peak 0.47 towards
-            # b0, the rook's disc 0.16 off b0)
+            # (and not where a round outline stands plainly on either point, within 0.3: a piece touched whose ink
+            # leans over; hard game 9: the rook b0 pushed towards b1, b1's ink peak 0.47 towards b0, the rook's disc
+            # 0.16 off b0; or a piece gone to its neighbour, whose old point's printed marks read as ink leaning
+            # towards it: hard game 265, the pawn c3-c4)
             if (j is not None and j not in taken and (known[j] in ".?" or known[i] in ".?")
                     and (known[j] == "?" or change[j] > lvl) and occ[j] > 0.02
                     and _between(reading.offset[i], reading.offset[j], POINTS_UV[j] - POINTS_UV[i], parallax, cfg)
-                    and not any(known[k] in _CASED and _stands_on(outlines, k, [q for q in range(90)
-                                                                                if known[q] in _CASED and q != k])
+                    and not any(_stands_on(outlines, k, [q for q in range(90) if known[q] in _CASED and q != k])
                                 for k in (i, j))):
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
@@ -996,13 +996,14 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
               and len(dests := sorted((i for i in range(90) if i not in taken and i not in vacated
                                        and ((known[i] in ".?" and _reaches(known, vacated[0], i))
                                             or (known[i] in _CASED and _may_take(known, vacated[0], i)))),
-                                      key=lambda k: -change[k])) >= 2
+                                      key=lambda k: -change[k])) >= 1
               and change[dests[0]] > 0.5 * lvl
               and all(change[dests[0]] > (1.2 if j in neighbours(dests[0]) else 1.5) * change[j] for j in dests[1:]
                       if j not in neighbours(vacated[0]))):
             # The point left lost all its ink (not pushed: a piece pushed outwards from an edge point keeps some
             # of it, and changes no other point), and one point it could have gone to (empty, or holding a piece of
-            # the other side) changed clearly more than every other, though under the level: the piece went there
+            # the other side) changed clearly more than every other (where it could go: hard game 379), or is the
+            # only one, though under the level: the piece went there
             # and reads washed out (glare over its disc), or took there (one disc in another's place). Its own
             # neighbours need only be outdone by a fifth (its disc's shadow or lean changes them a little too);
             # those of the point left, not at all (the piece lifted off changes them so: hard game 379, the rook g0

@@ -22,15 +22,21 @@ def _px(point: str) -> tuple[int, int]:
     return round((i % 9 + MARGIN) * S), round((i // 9 + MARGIN) * S)
 
 
-def _views(changed: dict[str, float], seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _views(changed: dict[str, float], seed: int = 0, between: tuple[str, str] | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
     """A plain board (last still view) and the same with a dark disc drawn at each changed point (`strength`: how
-    dark, 0..1): the appearance change `interpret` measures at those points and nowhere else."""
+    dark, 0..1): the appearance change `interpret` measures at those points and nowhere else. The two points
+    `between` get one disc half-way between them instead (a piece standing between two points)."""
     rng = np.random.default_rng(seed)
     w, h = SIZE
     ref = np.clip(190 + rng.normal(0, 2, (h, w, 3)), 0, 255).astype(np.uint8)
     view = ref.copy()
     for point, strength in changed.items():
-        cv2.circle(view, _px(point), round(0.3 * S), tuple(int(190 * (1 - strength)) for _ in range(3)), -1)
+        at = _px(point)
+        if between is not None and point in between:
+            a, b = (_px(p) for p in between)
+            at = ((a[0] + b[0]) // 2, (a[1] + b[1]) // 2)
+        cv2.circle(view, at, round(0.3 * S), tuple(int(190 * (1 - strength)) for _ in range(3)), -1)
     return ref, view
 
 
@@ -50,11 +56,11 @@ def _reading(squares: str, **points: dict[str, float | tuple[float, float]]) -> 
     return PointReading(occ, red, offset, dens, red - 0.5)
 
 
-def _interpret(known: str, changed: dict[str, float], ref: PointReading, now: PointReading
-               ) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
+def _interpret(known: str, changed: dict[str, float], ref: PointReading, now: PointReading,
+               between: tuple[str, str] | None = None) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
     """`interpret` of the still board read as `now`, against the last one read as `ref` (the known position
     `known`), where `changed` says how much each point's look changed between the two (`_views`)."""
-    ref_view, view = _views(changed)
+    ref_view, view = _views(changed, between=between)
     return interpret(known, ref_view, ref, view, now, TrackerConfig())
 
 
@@ -122,7 +128,8 @@ def test_a_piece_half_way_whose_peak_falls_short_names_both() -> None:
     after = _moved(known, "f9", "e8")
     now = _reading(after, e8={"occupied": 0.48, "density": 0.15, "offset": (0.625, -0.09)},
                    f8={"occupied": 0.88, "density": 0.22, "offset": (-0.34, 0.0)})
-    squares, placed, _, misaligned = _interpret(known, {"f9": 0.6, "e8": 0.35, "f8": 0.35}, ref, now)
+    squares, placed, _, misaligned = _interpret(known, {"f9": 0.6, "e8": 0.7, "f8": 0.7}, ref, now,
+                                                between=("e8", "f8"))
     assert misaligned == [(point_index("e8"), point_index("f8"))]
     assert squares[point_index("f9")] == "." and squares[point_index("e8")] == "?" and squares[point_index("f8")] == "?"
     assert not placed
@@ -291,8 +298,9 @@ def test_a_touch_on_an_edge_point_whose_colour_read_unsurely() -> None:
 def test_an_arrival_washed_out_where_the_point_left_lost_all_its_ink() -> None:
     # (hard game 20, seed 1020, ply 23) the rook a9 -> d9 into glare: d9 changed about 0.06 (under the level) and
     # shows almost no ink, yet more than twice as much as any other empty point; a9 lost all its ink: a move, not
-    # a rook pushed outwards off its edge point (that one keeps some ink and changes no other point)
-    known = _moved(START_SQUARES, "d9", "e8")
+    # a rook pushed outwards off its edge point (that one keeps some ink and changes no other point). (The horse
+    # and the bishop gone from b9 and c9: a rook goes only where its line is open.)
+    known = _moved(_moved(_moved(START_SQUARES, "d9", "e8"), "b9", "c7"), "c9", "e7")
     after = _moved(known, "a9", "d9")
     ref = _reading(known, a9={"density": 0.24})
     now = _reading(after, a9={"occupied": 0.01, "density": 0.0}, d9={"occupied": 0.01, "density": 0.013})
