@@ -1157,7 +1157,10 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             j = _half_way_towards(view_circles(), i, standing, cfg)
             _, near = find_discs(view_circles(), POINTS_UV[i:i + 1], reach=0.7, px=S)
             plain = float(near[0]) >= 0.8 * float(np.median(outlines.discs()[standing]))
-            if plain and j is not None and known[j] == "." and j not in taken and change[j] > 0.5 * lvl:
+            # (half-way seen from both: a piece gone to the neighbour and set down 0.3 back towards its old point
+            # lies 0.7 from that point; hard game 215, the pawn g3-g4, g3's printed marks reading a dark ink)
+            if (plain and j is not None and known[j] == "." and j not in taken and change[j] > 0.5 * lvl
+                    and _half_way_towards(view_circles(), j, standing, cfg) == i):
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
                 nudged = [k for k in nudged if k != i]
