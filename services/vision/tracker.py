@@ -676,28 +676,32 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
     arrived = [i for i in arrived if i not in taken]
-    vacated = [i for i in was_occ if occ[i] < 0.5 and i not in taken]
-    if len(vacated) == 1 and known[vacated[0]] in _CASED:
-        arrived = _where_it_could_go(known, vacated[0], arrived, change, lvl)
-        if len(arrived) == 1 and known[arrived[0]] == "?" and not _reaches(known, vacated[0], arrived[0]):
+    def went_where_it_could(src: int, arrived: list[int]) -> list[int]:
+        """The one arrival where the piece from `src` cannot go, given to the point beside it where it could."""
+        if len(arrived) == 1 and known[arrived[0]] == "?" and not _reaches(known, src, arrived[0]):
             # A piece left between two points by an earlier move is straightened onto one of them when a piece
             # comes to the other: the piece that left went to the one it could reach (hard game 372: the cannon
             # between c2 and d2 set onto d2 under the hand of the horse d4-c2; d2, where a horse from d4 cannot
             # go, changed most)
             pair = [k for k in neighbours(arrived[0]) if known[k] == "?" and k not in taken and change[k] > lvl
-                    and occ[k] > 0.5 and _reaches(known, vacated[0], k)]
+                    and occ[k] > 0.5 and _reaches(known, src, k)]
             if len(pair) == 1:
                 arrived = pair
-        if len(arrived) == 1 and known[arrived[0]] == "." and not _reaches(known, vacated[0], arrived[0]):
+        if len(arrived) == 1 and known[arrived[0]] == "." and not _reaches(known, src, arrived[0]):
             # The ink came where the piece that left cannot go: it leans there from the neighbour it went to, which
             # its ink peak lies well towards and which changed too (hard game 12: the rook h7-g7 set down off g7
             # towards g8, the camera's parallax carrying its top face further; g8 read 0.93 occupied, g7 0.04)
             a = arrived[0]
             went = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > 0.5 * lvl
-                    and _reaches(known, vacated[0], k)
+                    and _reaches(known, src, k)
                     and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= 0.5]
             if len(went) == 1:
                 arrived = went
+        return arrived
+
+    vacated = [i for i in was_occ if occ[i] < 0.5 and i not in taken]
+    if len(vacated) == 1 and known[vacated[0]] in _CASED:
+        arrived = went_where_it_could(vacated[0], _where_it_could_go(known, vacated[0], arrived, change, lvl))
     unexplained: list[int] = []  # points that changed in a way no single move explains: reported unsure
     leaning: list[int] = []  # points showing only the ink of a piece on a neighbouring point: as they were
     emptied_too: list[int] = []  # the other point of a piece between two that left: empty as well
@@ -717,10 +721,17 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # point whose ink peak lies further towards the other is that neighbour, and keeps what it was (its ink is
         # the arriving piece's; reporting it unsure would leave a '?' that a later change re-reads as a piece).
         # If neither clearly, both unsure.
+        # (But where a round outline stands plainly on one of the two, within 0.3, the piece is there: the ink
+        # peaks lean with the camera's parallax, which differs across the view; hard game 214, the rook g7-g6 set
+        # down towards g5, g6 changed 0.30 and g5 0.12, and the peaks, less the board's median parallax, leant
+        # the wrong way.)
         a, b = arrived
         d = POINTS_UV[b] - POINTS_UV[a]
         pa, pb = float(np.dot(reading.offset[a] - parallax, d)), float(np.dot(reading.offset[b] - parallax, -d))
-        if pa - pb > 0.15 and pa >= 0.25:
+        on = [k for k in (a, b) if ref_view is not None and len(standing) >= 5 and _stands_on(outlines, k, standing)]
+        if len(on) == 1:
+            arrived, leaning = on, [b if on[0] == a else a]
+        elif pa - pb > 0.15 and pa >= 0.25:
             arrived, leaning = [b], [a]
         elif pb - pa > 0.15 and pb >= 0.25:
             arrived, leaning = [a], [b]
@@ -766,7 +777,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # where a piece left, the point changed most (an edge or corner point keeps some ink of the frame)
             vacated = [max(cand, key=lambda k: change[k] * (1.5 - occ[k]))]
             if known[vacated[0]] in _CASED:
-                arrived = _where_it_could_go(known, vacated[0], arrived, change, lvl)
+                arrived = went_where_it_could(vacated[0], _where_it_could_go(known, vacated[0], arrived, change, lvl))
     if not vacated and not arrived and not fresh and not was_occ and ref_view is not None and float(change.max()) > lvl:
         # No known piece changed and no ink arrived, yet an empty point changed most of all, over the level, and a
         # round outline came there clearly more than anywhere: a piece whose ink does not read arrived (hard game

@@ -1024,3 +1024,11 @@ def test_a_piece_left_half_way_back_whose_old_point_reads_another_colour_names_b
     the next move). Its disc stands half-way towards g5."""
     res = _first_moves(shared_data, 256, 36)
     assert res.inferred_ok == 36 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
+
+
+def test_of_two_points_showing_one_pieces_ink_it_stands_where_its_outline_does(shared_data) -> None:
+    """Hard game 214, move 22: the rook g7-g6 set down towards g5; g6 changed 0.30 and g5 0.12, and the ink peaks,
+    less the board's median parallax, leant the wrong way: g7-g5 was inferred, a silent wrong move. The rook's
+    round outline stands within 0.3 of g6."""
+    res = _first_moves(shared_data, 214, 24)
+    assert res.inferred_ok == 24 and not res.wrong, res.wrong
