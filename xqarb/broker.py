@@ -244,7 +244,10 @@ def _run(args: argparse.Namespace) -> int:
     def on_signal(signum: int, frame: object) -> None:
         stop.set()
 
+    # Both signals set explicitly: a process started from a background job inherits SIGINT ignored, and Python then
+    # installs no KeyboardInterrupt for it (such a broker could not be stopped with Ctrl-C's signal)
     signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
     try:
         with EmbeddedBroker(args.port or None, log_path=args.log) as broker:
             if not args.no_topics:

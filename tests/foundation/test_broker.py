@@ -75,9 +75,7 @@ def test_xqarb_broker_runs_until_interrupted() -> None:
         # The xq.* topics exist with the requested partition count (ensure_topics leaves existing ones alone).
         assert bus.ensure_topics(bootstrap, bus.TOPICS, partitions=7) == dict.fromkeys(bus.TOPICS, 2)
         process.send_signal(signal.SIGINT)
-        # (the broker's own stop may climb its whole ladder, SIGINT, SIGTERM, kill, 5 s each, on a loaded machine:
-        # it took over 20 s once with four processes on two cores)
-        assert process.wait(timeout=45) == 0
+        assert process.wait(timeout=20) == 0
         deadline = time.monotonic() + 5
         while port_open(bootstrap) and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -120,3 +118,25 @@ def test_the_broker_dies_with_a_killed_parent() -> None:
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+def test_xqarb_broker_stops_on_sigint_though_started_with_it_ignored() -> None:
+    """A process started from a background job inherits SIGINT ignored, and Python then raises no
+    KeyboardInterrupt: the broker sets its own handler, so SIGINT (Ctrl-C) still stops it (a fresh clone's test run,
+    started in the background, hung here)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "xqarb.cli", "broker", "--port", "0", "--partitions", "1", "--no-topics"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    try:
+        assert "listening on" in process.stdout.readline()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
