@@ -75,6 +75,11 @@ def reach(squares: str, src: int) -> set[int] | None:
                             out.update(_taken_at(squares, u, v, du, dv))
                         if kind == "R":
                             break
+                        if squares[i] == "?":
+                            # an unsure point may be the empty half of a piece between two points: the cannon may
+                            # move there, or be screened by it (hard game 215: the cannon h3-g3, the pawn left
+                            # between g3 and g4)
+                            out.add(i)
                         screened = True  # 炮打隔子: the cannon takes only over exactly one piece
                 elif not free(i):
                     if open_to(i):

@@ -77,12 +77,26 @@ def test_a_cannon_screened_by_a_piece_between_two_points_reaches_beyond_it():
     board[point_index("h7")] = "P"
     squares = "".join(board)
     row = {p for p in reach(squares, point_index("b7")) if p // 9 == point_index("b7") // 9}
-    # c7 and d7 to move to; f7 and g7 to take on (f7 if the pair is two pieces); not h7, behind the horse
-    assert row == {point_index(p) for p in ("a7", "c7", "d7", "f7", "g7")}
+    # c7 and d7 to move to, and e7 (the pair's empty half); f7 and g7 to take on (f7 if the pair is two pieces);
+    # not h7, behind the horse
+    assert row == {point_index(p) for p in ("a7", "c7", "d7", "e7", "f7", "g7")}
     # with a known piece on the first point, the second is the only one it may take on
     board[point_index("e7")] = "p"
     row = {p for p in reach("".join(board), point_index("b7")) if p // 9 == point_index("b7") // 9}
     assert row == {point_index(p) for p in ("a7", "c7", "d7", "f7")}
+
+
+def test_a_cannon_may_move_onto_the_empty_half_of_a_piece_between_two_points():
+    """Hard game 215: the black cannon h3 went to g3, beside the red pawn left between g3 and g4 (both unsure): an
+    unsure point may be empty, and the cannon may move there (counting it a piece, the move was read as the cannon
+    taking on g4, and the game was lost from there). A known piece there it cannot move onto nor take."""
+    board = ["."] * 90
+    board[point_index("h3")] = "c"
+    board[point_index("g3")] = board[point_index("g4")] = "?"
+    board[point_index("f3")] = "P"
+    assert point_index("g3") in reach("".join(board), point_index("h3"))
+    board[point_index("g3")] = "P"
+    assert point_index("g3") not in reach("".join(board), point_index("h3"))
 
 
 def test_a_piece_between_two_points_may_be_taken_on_either():

@@ -1032,3 +1032,48 @@ def test_of_two_points_showing_one_pieces_ink_it_stands_where_its_outline_does(s
     round outline stands within 0.3 of g6."""
     res = _first_moves(shared_data, 214, 24)
     assert res.inferred_ok == 24 and not res.wrong, res.wrong
+
+
+def test_a_piece_half_way_whose_ink_leans_part_way_and_a_rook_leaving_a_corner(shared_data) -> None:
+    """Hard game 481 (40 moves; a set never looked at before, 8/40): move 9, the cannon b2-b6 left between b6 and c6,
+    where it cannot go; b6 changed under the level and the ink peak lay only 0.41 over towards it: its disc half-way
+    names both points. Move 14, the rook a9-a8: the corner a9 kept the frame's ink, so the piece that left was known
+    only after the rules for two arrivals had made a8 and b8 (the rook's ink leaning, changed under the level) both
+    unsure, and the rook's letter was lost."""
+    res = _first_moves(shared_data, 481, 40)
+    assert res.inferred_ok == 40 and not res.wrong, res.wrong
+    assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
+
+
+def test_a_pair_whose_piece_left_empties_both_points(shared_data) -> None:
+    """Hard game 508, move 9: the rook between h0 and h1 went to h6; h1 changed 0.085 under the level, its ink gone,
+    and stayed unsure: two moves on, the rook h6-g6 (whose ink does not read) was inferred as h6-h1, a silent wrong
+    move."""
+    res = _first_moves(shared_data, 508, 12)
+    assert res.inferred_ok == 12 and not res.wrong, res.wrong
+
+
+def test_no_disc_came_where_the_view_did_not_change(shared_data) -> None:
+    """Hard game 496, move 23, on a heavily blurred board: the cannon e6 took a6, which changed under half the level.
+    The circle score beside e6 rose on the blurred view where the point changed no more than the board's median, and
+    the move was inferred as e6-e5: a silent wrong move. Not now (the move is still not found: the arbiter is
+    called)."""
+    res = _first_moves(shared_data, 496, 40)
+    assert res.inferred_ok == 22, res.wrong
+    assert not [w for w in res.wrong if "inferred" in w], res.wrong
+
+
+def test_a_capture_under_a_change_of_light(shared_data) -> None:
+    """Hard game 507, move 27: the black cannon b3 took e3 while the light changed the whole board: the level rose
+    to 0.116, e3 changed 0.115 (its ink turned from surely red to surely dark) and b3 0.076 (its ink gone). Nothing
+    changed over the level, and the game was lost from there."""
+    res = _first_moves(shared_data, 507, 28)
+    assert res.inferred_ok == 28 and not res.wrong, res.wrong
+
+
+def test_a_cannon_moving_beside_a_piece_between_two_points(shared_data) -> None:
+    """Hard game 215, move 20: the black cannon h3-g3 beside the red pawn left between g3 and g4. reach counted the
+    unsure g3 a piece the cannon could neither move onto nor take, so g3 was no arrival; g4 was, and the cannon was
+    read as having taken on g4."""
+    res = _first_moves(shared_data, 215, 21)
+    assert res.inferred_ok == 21 and not res.wrong, res.wrong
