@@ -77,6 +77,7 @@ class TrackerConfig:
     # (2 s held a shadow over part of the board as an "arm" for longer than players pause between moves, 1-3 s in
     # the rendered games: two moves fell in one snapshot; 1.25 s gave hard 80-119 1467 -> 1509 and held-out
     # 160-199 1353 -> 1377, 200-239 1164 -> 1175 moves, at a cost on hard 0-39 1460 -> 1439: game 30, 40 -> 4)
+    lift_outline_fall: float = 0.25  # a piece lifted: its round outline fell at least this much (circle score)
     arm_cells: float = 4.0  # a blob at the edge of the view this many cells large is an arm reaching in (a hand
     # with its forearm is at least two spacings by two; two pieces side by side on edge points with their shadows
     # are about 2.5 cells)
@@ -357,6 +358,7 @@ class Tracker:
                 cover = cv2.dilate(hand_mask.astype(np.uint8), np.ones((k, k), np.uint8))
                 held = [i for i in range(90) if state.known[i] not in ".?"]
                 typical = float(np.median(state.ref_reading.density[held])) if held else 0.0
+                outlines: Outlines | None = None
                 for i in range(90):
                     if state.known[i] in ".?" or i in lifted:  # only a piece known to stand there is lifted
                         continue
@@ -372,6 +374,14 @@ class Tracker:
                         # in two frames running: one frame's dip (exposure reacting to the hand, its shadow
                         # passing) is no lift
                         if i in state.maybe_lifted:
+                            # and its round outline left with it: a piece whose ink washes out on a blurred or
+                            # glaring frame still stands there (hard games 496 and 503: ten and five false lifts
+                            # of 40 moves; over those and 200, a lifted piece's outline fell by 0.51-0.67, that of
+                            # a piece still there moved by under 0.12)
+                            if state.ref_view is not None:
+                                outlines = outlines or Outlines(view, state.ref_view, state.ref_circles)
+                                if float(outlines.rise()[i]) > -cfg.lift_outline_fall:
+                                    continue
                             lifted.add(i)
                             emit("PieceLifted", point=point_name(i))
                         else:
