@@ -78,6 +78,7 @@ class TrackerConfig:
     # the rendered games: two moves fell in one snapshot; 1.25 s gave hard 80-119 1467 -> 1509 and held-out
     # 160-199 1353 -> 1377, 200-239 1164 -> 1175 moves, at a cost on hard 0-39 1460 -> 1439: game 30, 40 -> 4)
     lift_outline_fall: float = 0.25  # a piece lifted: its round outline fell at least this much (circle score)
+    touch_moved: float = 0.09  # a piece touched: its round outline moved this far (spacings), at least
     arm_cells: float = 4.0  # a blob at the edge of the view this many cells large is an arm reaching in (a hand
     # with its forearm is at least two spacings by two; two pieces side by side on edge points with their shadows
     # are about 2.5 cells)
@@ -1300,6 +1301,12 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 and i not in vacated and i not in emptied_too and change[i] > lvl):
             centred = float(np.hypot(*(reading.offset[i] - parallax))) < 0.25
             sq[i] = "." if occ[i] < 0.2 else (_ink_letter(reading, i) if occ[i] > 0.8 and centred else "?")
+    if nudged and ref_view is not None and len(pieces_but()) >= 6:
+        # A piece touched moved on its point: its round outline moved with it, or changed its shape where the hand
+        # turned it. A piece whose ink peak alone shifted (a change of light or shadow over it) was not touched
+        # (hard games 516, 201, 202, 213, 232, 494: the false touches' discs moved 0.01-0.06 of a spacing, the
+        # true ones' 0.13-0.22, or by 0.06 with the outline fallen by 0.48)
+        nudged = [i for i in nudged if _outline_moved(outlines, i, pieces_but(i), cfg)]
     return "".join(sq), [i for i in targets if i not in unexplained], sorted(nudged), misaligned
 
 
@@ -1489,6 +1496,13 @@ def _stands_on(outlines: Outlines, i: int, pieces: list[int]) -> bool:
     not), centred within 0.3 of the point (where a piece set down carelessly or touched stands)."""
     return (not _outline_gone(outlines.discs(), i, pieces)
             and float(np.hypot(*_disc_offset(outlines.view(), i, pieces))) < 0.3)
+
+
+def _outline_moved(outlines: Outlines, i: int, pieces: list[int], cfg: TrackerConfig) -> bool:
+    """The round outline nearest point i moved since the last still board by `touch_moved` of a spacing or more, or
+    fell by `lift_outline_fall` (a piece turned or tilted by the hand): the piece there was touched."""
+    moved = _disc_offset(outlines.view(), i, pieces) - _disc_offset(outlines.ref(), i, pieces)
+    return float(np.hypot(*moved)) >= cfg.touch_moved or float(outlines.rise()[i]) <= -cfg.lift_outline_fall
 
 
 def _half_way_between(score: np.ndarray, a: int, b: int, pieces: list[int], cfg: TrackerConfig) -> bool:
