@@ -1811,12 +1811,12 @@ def _solid(step_change: np.ndarray) -> np.ndarray:
 
 
 def _blobs(moved: np.ndarray) -> np.ndarray:
-    """Of what moved (`_solid`), the parts at least a tenth of a spacing squared in area: a hand or a piece moving
-    changes far more, while on a board in shadow, whose normalised view amplifies the camera's noise, specks
-    survive the opening (up to 180 pixels at 32 a spacing) and added up to 0.66 % of the view: the board was never
-    still for two seconds after a move and the next move fell into the same still board (hard game 481 at 25 moves,
-    move 12). Measured over hard games 217, 389 and 481: no frame without a hand or a move has 0.2 % of the view in
-    such parts."""
+    """Of what moved (`_solid`), the parts at least a tenth of a spacing squared in area (102 pixels at 32 a
+    spacing): a hand or a piece moving changes far more. On a board in shadow, whose normalised view amplifies the
+    camera's noise, specks survive the opening and added up to 0.66 % of the view: the board was never still for two
+    seconds after a move, and the next move fell into the same still board (hard game 481 at 25 moves, move 12).
+    Measured over hard games 217, 389 and 481, frames with no hand and no move: specks of up to 180 pixels, but at
+    most 0.17 % of the view in parts of 102 pixels and more, under the 0.2 % that counts as moving (`_changed`)."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(moved, connectivity=8)
     big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= S * S / 10)
     big = big[big > 0]  # label 0 is what did not move
