@@ -1149,8 +1149,15 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # printed marks read as a black piece; c4 changed 0.08, no other point 0.02), or, the only one it can
             # reach, whose point changed a little and lost most of its ink (hard game 350: the red cannon b5 took the
             # rook h5 over a screen; h5 changed 0.049, its ink fell from 0.165 to 0.027)
-            prey = _changed_most([i for i in range(90) if known[i] in _CASED and i != src and i not in taken
-                                  and _may_take(known, src, i)], change, lvl, reading, ref_reading)
+            could_take = [i for i in range(90) if known[i] in _CASED and i != src and i not in taken
+                          and _may_take(known, src, i)]
+            prey = _changed_most(could_take, change, lvl, reading, ref_reading)
+            if (prey is None and len(could_take) == 1 and change[could_take[0]] > 0.25 * lvl
+                    and _stands_on(outlines, could_take[0], pieces_but(src, could_take[0]))):
+                # (or the only one it could take, whose point changed a little and where a disc still stands, the
+                # taker's in the prey's place, though the ink did not change: hard game 265, the black cannon e7
+                # took the red cannon e4 on a board where red ink read dark; e4 changed 0.034 at the level 0.09)
+                prey = could_take[0]
             if prey is not None:
                 vacated, captured = [src], [prey]
                 nudged = [i for i in nudged if i not in (src, prey)]
@@ -1303,9 +1310,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # A piece between two points is one piece: where it left one of them, the other unsure point beside it whose
         # ink fell away too, though it changed under the level, is empty as well (hard game 508: the rook between
         # h0 and h1 went to h6; h0 changed 0.10, h1 0.085 at the level 0.09, its ink from 0.15 to none; h1 left
-        # unsure then let a later move be read as the rook going back there)
+        # unsure then let a later move be read as the rook going back there); so is one where no round outline
+        # stands, whatever its ink reads (hard game 265: the rook between f5 and g5 went to c5; g5, by the river's
+        # characters, read 0.86 occupied by a dark piece before and after)
         left += [j for i in left for j in neighbours(i) if known[j] == "?" and j not in left and j not in taken
-                 and j not in targets and occ[j] < 0.2 and dens[j] < 0.5 * ref_dens[j]]
+                 and j not in targets
+                 and ((occ[j] < 0.2 and dens[j] < 0.5 * ref_dens[j])
+                      or (ref_view is not None and _outline_gone(outlines.discs(), j, pieces_but(j))))]
         for i in left:
             sq[i] = "."
     # points left unsure by an earlier snapshot and changed since: what they show now, where it is clear (a piece

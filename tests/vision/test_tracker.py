@@ -1119,3 +1119,13 @@ def test_a_piece_half_way_towards_a_neighbour_that_reads_under_half_a_piece(shar
     res = _first_moves(shared_data, 270, 23)
     assert res.inferred_ok == 23 and not res.wrong, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
+
+
+def test_a_pair_that_moved_on_by_the_river_and_a_cannon_taking_a_cannon(shared_data) -> None:
+    """Hard game 265 (30/40 at dde3664): move 31, the rook left between f5 and g5 went to c5; g5, by the river's
+    characters, read 0.86 occupied by a dark piece before and after, and was left a black piece: no round outline
+    stands there, and a pair is one piece. Move 34, the black cannon e7 took the red cannon e4 on a board where red
+    ink reads dark: e4 changed 0.034 at the level 0.09, its ink as before; the only piece the cannon could take, a
+    disc still standing there."""
+    res = _first_moves(shared_data, 265, 40)
+    assert res.inferred_ok == 40 and not res.wrong, res.wrong
