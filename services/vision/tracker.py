@@ -1000,8 +1000,16 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # explained by a touch: unsure (where its colour read surely before: on an edge point the frame's ink
             # can outweigh a piece's, and a touch moves the piece over it)
             colour = _sure_colour(reading, i)
+            # (but where no other point changed over the level, not even an unsure one, no piece can have come
+            # there from anywhere, and its round outline still stands on it: the same piece, touched, its ink read
+            # the other colour; hard game 406, the red cannon h2 touched and read surely dark after, left unsure,
+            # and its letter lost)
+            # (not under a change of light, which can hide where a capture came from: hard game 507)
+            alone = (was_occ == [i] and not arrived and ref_view is not None and lvl <= cfg.change_level
+                     and all(change[k] <= lvl for k in range(90) if known[k] == "?")
+                     and _stands_on(outlines, i, pieces_but(i)))
             if (colour is not None and known[i] in _CASED and colour != known[i].isupper()
-                    and (ref_reading is None or _sure_colour(ref_reading, i) == known[i].isupper())):
+                    and (ref_reading is None or _sure_colour(ref_reading, i) == known[i].isupper()) and not alone):
                 unexplained.append(i)
             else:
                 nudged.append(i)

@@ -1129,3 +1129,12 @@ def test_a_pair_that_moved_on_by_the_river_and_a_cannon_taking_a_cannon(shared_d
     disc still standing there."""
     res = _first_moves(shared_data, 265, 40)
     assert res.inferred_ok == 40 and not res.wrong, res.wrong
+
+
+def test_a_touched_piece_whose_ink_reads_the_other_colour_keeps_its_letter(shared_data) -> None:
+    """Hard game 406 (held out; 6/40 until now): after move 2 the red cannon h2 was touched and its ink read surely
+    dark from then on; it was left unsure and its letter lost, and when it moved (h2-i2, move 7) it was read as a
+    black piece there. Nothing else changed and its disc still stood on h2: no piece can have come there, it is the
+    same cannon."""
+    res = _first_moves(shared_data, 406, 8)
+    assert res.inferred_ok == 8 and not res.wrong, res.wrong
