@@ -753,6 +753,19 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             misaligned.append((min(a, towards[0]), max(a, towards[0])))
             taken.update((a, towards[0]))
             arrived = []
+    if len(vacated) == 2 and len(arrived) == 1 and ref_view is not None:
+        # Two pieces' points emptied and one empty point beside one of them shows ink: a piece that took and was
+        # left half-way between the prey's point and that neighbour, half a disc on each; where its round outline
+        # stands half-way between them, the taker stands between the two (5.10; hard game 417: the cannon e2 took
+        # e5 and was left towards f5, e5 read 0.50 occupied, f5 0.98; e5 was read empty and f5 unsure)
+        a = arrived[0]
+        for s, p in ((vacated[0], vacated[1]), (vacated[1], vacated[0])):
+            if (a in neighbours(p) and _may_take(known, s, p) and len(pieces_but(s, p)) >= 5
+                    and _half_way_between(view_circles(), p, a, pieces_but(s, p), cfg)):
+                misaligned.append((min(p, a), max(p, a)))
+                taken.update((p, a))
+                vacated, arrived = [s], []
+                break
     unexplained: list[int] = []  # points that changed in a way no single move explains: reported unsure
     leaning: list[int] = []  # points showing only the ink of a piece on a neighbouring point: as they were
     emptied_too: list[int] = []  # the other point of a piece between two that left: empty as well

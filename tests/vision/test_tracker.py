@@ -1147,3 +1147,12 @@ def test_a_piece_gone_from_an_edge_point_that_still_reads_like_a_piece(shared_da
     outline."""
     res = _first_moves(shared_data, 421, 40)
     assert res.inferred_ok == 40 and not res.wrong, res.wrong
+
+
+def test_a_piece_that_took_and_was_left_half_way_beyond_the_prey(shared_data) -> None:
+    """Hard game 417 (held out; 20/40 until now), move 21: the cannon e2 took the pawn e5 and was left between e5 and
+    f5; e5 read 0.50 occupied and f5 0.98, so two pieces' points seemed emptied and an empty one filled: e5 was read
+    empty, f5 unsure, and the game was lost from there. The taker's round outline stands half-way."""
+    res = _first_moves(shared_data, 417, 40)
+    assert res.inferred_ok == 40 and not res.wrong, res.wrong
+    assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
