@@ -753,14 +753,15 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             misaligned.append((min(a, towards[0]), max(a, towards[0])))
             taken.update((a, towards[0]))
             arrived = []
-    if len(vacated) == 2 and len(arrived) == 1 and ref_view is not None:
-        # Two pieces' points emptied and one empty point beside one of them shows ink: a piece that took and was
-        # left half-way between the prey's point and that neighbour, half a disc on each; where its round outline
-        # stands half-way between them, the taker stands between the two (5.10; hard game 417: the cannon e2 took
-        # e5 and was left towards f5, e5 read 0.50 occupied, f5 0.98; e5 was read empty and f5 unsure)
+    if 1 <= len(vacated) <= 2 and len(arrived) == 1 and ref_view is not None:
+        # A piece's point emptied, another piece's beside the point where ink arrived changed too: a piece that took
+        # and was left half-way between the prey's point and that neighbour, half a disc on each; where its round
+        # outline stands half-way between them, the taker stands between the two (5.10; hard game 417: the cannon
+        # e2 took e5 and was left towards f5, e5 read 0.50 occupied, f5 0.98: e5 was read empty and f5 unsure;
+        # hard game 408: the cannon a2 took a6 and was left towards a5, read as having gone to a5)
         a = arrived[0]
-        for s, p in ((vacated[0], vacated[1]), (vacated[1], vacated[0])):
-            if (a in neighbours(p) and _may_take(known, s, p) and len(pieces_but(s, p)) >= 5
+        for s, p in [(s, p) for s in vacated for p in was_occ if p != s and p not in taken and p in neighbours(a)]:
+            if (_may_take(known, s, p) and len(pieces_but(s, p)) >= 5
                     and _half_way_between(view_circles(), p, a, pieces_but(s, p), cfg)):
                 misaligned.append((min(p, a), max(p, a)))
                 taken.update((p, a))

@@ -1152,7 +1152,10 @@ def test_a_piece_gone_from_an_edge_point_that_still_reads_like_a_piece(shared_da
 def test_a_piece_that_took_and_was_left_half_way_beyond_the_prey(shared_data) -> None:
     """Hard game 417 (held out; 20/40 until now), move 21: the cannon e2 took the pawn e5 and was left between e5 and
     f5; e5 read 0.50 occupied and f5 0.98, so two pieces' points seemed emptied and an empty one filled: e5 was read
-    empty, f5 unsure, and the game was lost from there. The taker's round outline stands half-way."""
-    res = _first_moves(shared_data, 417, 40)
-    assert res.inferred_ok == 40 and not res.wrong, res.wrong
-    assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
+    empty, f5 unsure, and the game was lost from there. The taker's round outline stands half-way. And hard game 408
+    (held out; 37/40), move 29: the cannon a2 took a6 and was left towards a5, which read 0.77 occupied while a6
+    still read 0.90: read as the cannon going to a5, where it cannot go."""
+    for game in (417, 408):
+        res = _first_moves(shared_data, game, 40)
+        assert res.inferred_ok == 40 and not res.wrong, (game, res.wrong)
+        assert res.misaligned_reported == res.misaligned_truth >= 1, game
