@@ -644,9 +644,12 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # the board's piece scale (a board whose edge points read like pieces sets that scale high)
         arrived += [i for i in range(90) if known[i] in ".?" and 0.3 < occ[i] <= 0.5 and change[i] > 1.5 * lvl
                     and dens[i] > 3.0 * ref_dens[i] + 0.05]
-        # (only where nothing changed at the level: hard game 541, the cannon between e2 and f2 went to h2, whose
-        # red ink reads as none; those three changed over the level, and at 0.6 of it i2 beside h2 read an arrival)
-        if was_occ or arrived or levels[1][0] >= levels[0][0] or float(change.max()) > lvl:
+        # (not where a point left unsure changed at the level: a piece between two points moved on, which the
+        # rules for unsure points follow; hard game 541, the cannon between e2 and f2 went to h2, whose red ink
+        # reads as none, and at 0.6 of the level i2 beside h2 read an arrival. An empty point that changed at the
+        # level while its ink did not read is what the lower level is for: hard game 212, the horse b9-a7)
+        if (was_occ or arrived or levels[1][0] >= levels[0][0]
+                or any(change[i] > lvl for i in range(90) if known[i] == "?")):
             break
     # points left unsure before (a piece half-way, seen again) are looked at for pieces between two points too
     unsure_before = [i for i in range(90) if known[i] == "?" and occ[i] > 0.5 and change[i] <= lvl]

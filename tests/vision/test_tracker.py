@@ -788,7 +788,8 @@ def test_where_a_piece_came_from_or_took_is_where_its_move_reaches(shared_data, 
         assert inferred == n, (game, wrong)
     monkeypatch.setattr(tracker_module, "reach", lambda *a: None)  # every piece reaches anywhere
     assert _first_moves_inferred(shared_data, 350, 29)[0] < 29
-    assert _first_moves_inferred(shared_data, 358, 7)[0] < 7
+    # (358's horse is now found without its reach too: of the pieces whose point changed at half the level, only
+    # the horse's round outline is gone; test_a_piece_gone_from_an_edge_point_that_still_reads_like_a_piece)
 
 
 def test_a_piece_left_between_two_points_that_takes(shared_data, monkeypatch) -> None:
@@ -1079,6 +1080,7 @@ def test_a_cannon_moving_beside_a_piece_between_two_points(shared_data) -> None:
     assert res.inferred_ok == 21 and not res.wrong, res.wrong
 
 
+@pytest.mark.slow  # 30-40 s of rendered game: run with -m slow (the suite stays under 20 minutes)
 def test_specks_of_noise_on_a_board_in_shadow_do_not_keep_it_moving(shared_data, monkeypatch) -> None:
     """Hard game 481 rendered for 25 moves, move 12: after the horse c7-b5 the board stood still for 2.2 s, but the
     camera's noise, amplified where the board lies in shadow, left specks of change in every frame that survived
@@ -1102,6 +1104,7 @@ def test_a_piece_whose_ink_washes_out_under_the_hand_is_not_lifted(shared_data) 
     assert res.false_lifts == 0 and res.lifts_reported >= 1, (res.false_lifts, res.lifts_reported)
 
 
+@pytest.mark.slow  # 30-40 s of rendered game: run with -m slow (the suite stays under 20 minutes)
 def test_a_piece_whose_ink_shifted_under_a_change_of_light_was_not_touched(shared_data) -> None:
     """Hard game 516: a change of light over the board shifted the ink peaks of the black cannon b7 (move 10) and
     of the horse h9 (move 26), and each was reported touched, though no hand came near (a touch is evidence for
@@ -1121,6 +1124,7 @@ def test_a_piece_half_way_towards_a_neighbour_that_reads_under_half_a_piece(shar
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
 
 
+@pytest.mark.slow  # 30-40 s of rendered game: run with -m slow (the suite stays under 20 minutes)
 def test_a_pair_that_moved_on_by_the_river_and_a_cannon_taking_a_cannon(shared_data) -> None:
     """Hard game 265 (30/40 at dde3664): move 31, the rook left between f5 and g5 went to c5; g5, by the river's
     characters, read 0.86 occupied by a dark piece before and after, and was left a black piece: no round outline
@@ -1140,6 +1144,7 @@ def test_a_touched_piece_whose_ink_reads_the_other_colour_keeps_its_letter(share
     assert res.inferred_ok == 8 and not res.wrong, res.wrong
 
 
+@pytest.mark.slow  # 30-40 s of rendered game: run with -m slow (the suite stays under 20 minutes)
 def test_a_piece_gone_from_an_edge_point_that_still_reads_like_a_piece(shared_data) -> None:
     """Hard game 421 (held out; 2/40 until now), move 3: the horse h0-g2; h0, on the edge, still read 0.97 occupied
     by the frame's ink and changed 0.088 at the level 0.09: no source was found, g2 was left unsure, and the game
@@ -1149,6 +1154,7 @@ def test_a_piece_gone_from_an_edge_point_that_still_reads_like_a_piece(shared_da
     assert res.inferred_ok == 40 and not res.wrong, res.wrong
 
 
+@pytest.mark.slow  # 30-40 s of rendered game: run with -m slow (the suite stays under 20 minutes)
 def test_a_piece_that_took_and_was_left_half_way_beyond_the_prey(shared_data) -> None:
     """Hard game 417 (held out; 20/40 until now), move 21: the cannon e2 took the pawn e5 and was left between e5 and
     f5; e5 read 0.50 occupied and f5 0.98, so two pieces' points seemed emptied and an empty one filled: e5 was read
@@ -1161,11 +1167,13 @@ def test_a_piece_that_took_and_was_left_half_way_beyond_the_prey(shared_data) ->
         assert res.misaligned_reported == res.misaligned_truth >= 1, game
 
 
-def test_the_lower_level_only_where_nothing_changed_at_the_level(shared_data) -> None:
+@pytest.mark.slow  # 30-40 s of rendered game: run with -m slow (the suite stays under 20 minutes)
+def test_the_lower_level_not_where_an_unsure_point_changed(shared_data) -> None:
     """Hard game 541 (a set never looked at before), move 28: the cannon left between e2 and f2 went to h2, whose red
     ink reads as none on that board. Those three points changed over the level, but none counted as a piece leaving
     or arriving, and the board was looked at again at 0.6 of the level, where i2 beside h2 (0.059) read as the
-    arrival: e2-i2 was inferred, a silent wrong move. The lower level is for a board where nothing changed at the
-    level."""
+    arrival: e2-i2 was inferred, a silent wrong move. Where a point left unsure changed, a piece between two points
+    moved on: the rules for unsure points follow it, not the lower level (which 212's horse, an empty point changed
+    at the level with no ink read, still needs: test_a_piece_under_glare_is_not_taken_off_the_board)."""
     res = _first_moves(shared_data, 541, 40)
     assert res.inferred_ok >= 29 and not [w for w in res.wrong if "inferred" in w], res.wrong
