@@ -644,12 +644,14 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # the board's piece scale (a board whose edge points read like pieces sets that scale high)
         arrived += [i for i in range(90) if known[i] in ".?" and 0.3 < occ[i] <= 0.5 and change[i] > 1.5 * lvl
                     and dens[i] > 3.0 * ref_dens[i] + 0.05]
-        # (not where a point left unsure changed at the level: a piece between two points moved on, which the
-        # rules for unsure points follow; hard game 541, the cannon between e2 and f2 went to h2, whose red ink
-        # reads as none, and at 0.6 of the level i2 beside h2 read an arrival. An empty point that changed at the
-        # level while its ink did not read is what the lower level is for: hard game 212, the horse b9-a7)
-        if (was_occ or arrived or levels[1][0] >= levels[0][0]
-                or any(change[i] > lvl for i in range(90) if known[i] == "?")):
+        if base < cfg.change_level:
+            # (at the lower level, no arrival where an empty or unsure point changed more than twice as much: the
+            # piece went there, its ink not read; hard game 541, the cannon between e2 and f2 went to h2, whose red
+            # ink reads as none, h2 changed 0.160, and at 0.6 of the level i2 beside it (0.059) read an arrival:
+            # e2-i2, a silent wrong move)
+            most = max((float(change[i]) for i in range(90) if known[i] in ".?" and i not in arrived), default=0.0)
+            arrived = [i for i in arrived if change[i] >= 0.5 * most]
+        if was_occ or arrived or levels[1][0] >= levels[0][0]:
             break
     # points left unsure before (a piece half-way, seen again) are looked at for pieces between two points too
     unsure_before = [i for i in range(90) if known[i] == "?" and occ[i] > 0.5 and change[i] <= lvl]

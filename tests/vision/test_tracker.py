@@ -1168,12 +1168,11 @@ def test_a_piece_that_took_and_was_left_half_way_beyond_the_prey(shared_data) ->
 
 
 @pytest.mark.slow  # 30-40 s of rendered game: run with -m slow (the suite stays under 20 minutes)
-def test_the_lower_level_not_where_an_unsure_point_changed(shared_data) -> None:
+def test_no_arrival_at_the_lower_level_beside_a_point_that_changed_far_more(shared_data) -> None:
     """Hard game 541 (a set never looked at before), move 28: the cannon left between e2 and f2 went to h2, whose red
     ink reads as none on that board. Those three points changed over the level, but none counted as a piece leaving
-    or arriving, and the board was looked at again at 0.6 of the level, where i2 beside h2 (0.059) read as the
-    arrival: e2-i2 was inferred, a silent wrong move. Where a point left unsure changed, a piece between two points
-    moved on: the rules for unsure points follow it, not the lower level (which 212's horse, an empty point changed
-    at the level with no ink read, still needs: test_a_piece_under_glare_is_not_taken_off_the_board)."""
+    or arriving, and the board was looked at again at 0.6 of the level, where i2 beside h2 (0.059, h2 0.160) read as
+    the arrival: e2-i2 was inferred, a silent wrong move. (Skipping the lower level wherever an unsure point changed
+    lost held-out game 413, whose cannon between b3 and b4 took g4 at 0.082, at 0.09 the level: 40 -> 20.)"""
     res = _first_moves(shared_data, 541, 40)
     assert res.inferred_ok >= 29 and not [w for w in res.wrong if "inferred" in w], res.wrong
