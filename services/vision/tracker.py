@@ -332,7 +332,7 @@ class Tracker:
             changed, hand_mask, hand = None, None, False
         state = replace(state, fault=None)
         # something on the board moved since the last frame
-        moving = moved is None or _changed(_blobs(moved))
+        moving = moved is None or (_changed(moved) and _blobs_moved(moved))
         if hand:
             # A hand moves. A large change that stands still is the board's (a piece moved next to another, a
             # vacated edge point with its shadow), unless it was a moving hand a moment ago: a hand resting on a
@@ -1729,9 +1729,12 @@ def _takes(known: str, src: int, dst: int, reading: PointReading) -> bool:
             and _sure_colour(reading, dst) == known[src].isupper())
 
 
+_MOVED_SHARE = 0.002  # the share of the view that must change for the view to have changed since the last frame
+
+
 def _changed(step_change: np.ndarray) -> bool:
     """Whether the view changed since the last frame: more than 0.2 % of it beyond the change level."""
-    return float(step_change.mean()) > 0.002
+    return float(step_change.mean()) > _MOVED_SHARE
 
 
 def _turned(known: str, src: int, dst: int, reading: PointReading, ref_reading: PointReading | None) -> bool:
@@ -1871,17 +1874,17 @@ def _solid(step_change: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(step_change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
 
 
-def _blobs(moved: np.ndarray) -> np.ndarray:
-    """Of what moved (`_solid`), the parts at least a tenth of a spacing squared in area (102 pixels at 32 a
-    spacing): a hand or a piece moving changes far more. On a board in shadow, whose normalised view amplifies the
-    camera's noise, specks survive the opening and added up to 0.66 % of the view: the board was never still for two
-    seconds after a move, and the next move fell into the same still board (hard game 481 at 25 moves, move 12).
+def _blobs_moved(moved: np.ndarray) -> bool:
+    """Whether the parts of what moved (`_solid`) at least a tenth of a spacing squared in area (102 pixels at 32 a
+    spacing) cover more of the view than `_changed` allows: a hand or a piece moving changes far more. On a board in
+    shadow, whose normalised view amplifies the camera's noise, specks survive the opening and added up to 0.66 % of
+    the view: the board was never still for two seconds after a move, and the next move fell into the same still
+    board (hard game 481 at 25 moves, move 12).
     Measured over hard games 217, 389 and 481, frames with no hand and no move: specks of up to 180 pixels, but at
     most 0.17 % of the view in parts of 102 pixels and more, under the 0.2 % that counts as moving (`_changed`)."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(moved, connectivity=8)
-    big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= S * S / 10)
-    big = big[big > 0]  # label 0 is what did not move
-    return np.isin(labels, big).astype(np.uint8) if len(big) < n - 1 else moved
+    _, _, stats, _ = cv2.connectedComponentsWithStats(moved, connectivity=8)
+    areas = stats[1:, cv2.CC_STAT_AREA]  # label 0 is what did not move
+    return float(areas[areas >= S * S / 10].sum()) > _MOVED_SHARE * moved.size
 
 
 def _reaches_in(mask: np.ndarray, cfg: TrackerConfig) -> bool:
