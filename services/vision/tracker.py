@@ -462,7 +462,12 @@ class Tracker:
             unsure_of, settled = dict(state.unsure_of), frozenset[int]()
             if (unsure_of or state.ink_only) and change is not None:
                 lvl = _change_level(change, cfg)
-                unsure_of = {i: c for i, c in unsure_of.items() if change[i] <= lvl}
+                # (but a pair's point still unsure where a piece from elsewhere came to the other is the pair's
+                # piece set onto its point under that hand: hard game 599, the rook between i8 and i7 and the
+                # horse h9-i7)
+                unsure_of = {i: c for i, c in unsure_of.items() if change[i] <= lvl
+                             or (squares[i] == "?" and any(k in placed and unsure_of.get(k) == c
+                                                           for k in neighbours(i)))}
                 settled = frozenset(i for i in state.ink_only if change[i] <= lvl and squares[i] == state.known[i])
             squares, doubted, unsure_of, ink_only = as_seen_twice(state.known, squares, outlines, reading,
                                                                   dict(state.doubted), unsure_of, misaligned, settled)
@@ -701,8 +706,24 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
     arrived = [i for i in arrived if i not in taken]
+    straightened: list[int] = []  # a pair's unsure point its piece was set onto under another move's hand
+
     def went_where_it_could(src: int, arrived: list[int]) -> list[int]:
         """The one arrival where the piece from `src` cannot go, given to the point beside it where it could."""
+        if (len(arrived) == 2 and known[arrived[0]] == known[arrived[1]] == "?"
+                and arrived[1] in neighbours(arrived[0])):
+            # Both points of a piece left between them show a piece now: it was set onto one of them under the
+            # hand of a move to the other, the one the piece that left can reach (hard game 599: the rook between
+            # i8 and i7 set onto i8 as the horse h9-i7 came; on a board whose red ink reads dark, the rook read
+            # red by its ink). The pair's piece was not taken (it stands there), so it stood in the mover's way:
+            # only the near point of the pair can be reached past it (hard game 573: the horse between i2 and i1
+            # set onto i2 as the rook i0-i1 came). The pair's point stays unsure, its letter kept for when it is
+            # plainly seen again.
+            a, b = arrived
+            could = [p for p, q in ((a, b), (b, a)) if _reaches_past(known, src, p, q)]
+            if len(could) == 1:
+                straightened.extend(a for a in arrived if a not in could)
+                return could
         if len(arrived) == 1 and known[arrived[0]] == "?" and not _reaches(known, src, arrived[0]):
             # A piece left between two points by an earlier move is straightened onto one of them when a piece
             # comes to the other: the piece that left went to the one it could reach (hard game 372: the cannon
@@ -1359,7 +1380,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     # centred on the point, not the ink of a neighbour's piece leaning towards it); unchanged, they stay unsure
     for i in range(90):
         if (known[i] == "?" and i not in taken and i not in targets and i not in leaning and i not in left
-                and i not in vacated and i not in emptied_too and change[i] > lvl):
+                and i not in straightened and i not in vacated and i not in emptied_too and change[i] > lvl):
             centred = float(np.hypot(*(reading.offset[i] - parallax))) < 0.25
             sq[i] = "." if occ[i] < 0.2 else (_ink_letter(reading, i) if occ[i] > 0.8 and centred else "?")
     if nudged and ref_view is not None and len(pieces_but()) >= 6:
@@ -1720,6 +1741,14 @@ def _reaches(known: str, src: int, dst: int) -> bool:
     known)."""
     where = reach(known, src)
     return where is None or dst in where
+
+
+def _reaches_past(known: str, src: int, dst: int, other: int) -> bool:
+    """The piece on `src` could go to the empty point `dst` with a piece of its own side on `other` (the other
+    point of a piece left between the two, which it did not take)."""
+    board = list(known)
+    board[dst], board[other] = ".", ("P" if known[src].isupper() else "p")
+    return _reaches("".join(board), src, dst)
 
 
 def _takes(known: str, src: int, dst: int, reading: PointReading) -> bool:

@@ -1176,3 +1176,12 @@ def test_no_arrival_at_the_lower_level_beside_a_point_that_changed_far_more(shar
     lost held-out game 413, whose cannon between b3 and b4 took g4 at 0.082, at 0.09 the level: 40 -> 20.)"""
     res = _first_moves(shared_data, 541, 40)
     assert res.inferred_ok >= 29 and not [w for w in res.wrong if "inferred" in w], res.wrong
+
+
+def test_a_piece_between_two_points_set_onto_one_as_another_piece_comes_to_the_other(shared_data) -> None:
+    """Hard game 573, move 4: the red horse h0-i2 left between i2 and i1; move 8, the rook i0-i1 came while the
+    horse was set onto i2. Both points showed a piece: both were left unsure and the horse's letter dropped (the
+    points changed), and on this board, whose red ink reads dark, the rook leaving i1 two moves on was read black."""
+    res = _first_moves(shared_data, 573, 11)
+    assert res.inferred_ok == 11 and not res.wrong, res.wrong
+    assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)

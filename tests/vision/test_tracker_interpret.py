@@ -479,3 +479,16 @@ def test_a_change_over_the_whole_view_is_the_light_not_an_arm() -> None:
     arm = np.zeros((h, w), np.uint8)
     arm[h // 2:, w // 3: w // 3 + 3 * S] = 1  # a forearm from the bottom edge to the middle
     assert _reaches_in(arm, cfg)
+
+
+def test_red_and_dark_inks_part_at_the_widest_gap_between_them() -> None:
+    """The ink rednesses of the standing pieces of hard game 600's board (scene 1600) after the red cannon g6 took
+    g9: the dark inks reach 0.03, the red ones spread from 0.15 (c4) and 0.16 (the cannon on g9) to 0.46. Otsu's
+    split of the two fell at 0.195, inside the red spread, and the cannon was read black; the colours part in the
+    gap between 0.03 and 0.15."""
+    from xqarb.vision.occupancy import _colour_threshold
+
+    dark = [-0.05, -0.04, -0.04, -0.04, -0.03, -0.03, -0.02, -0.02, -0.02, -0.01, -0.01, -0.01, 0.00, 0.03]
+    red = [0.15, 0.16, 0.23, 0.31, 0.32, 0.32, 0.33, 0.34, 0.34, 0.34, 0.35, 0.37, 0.38, 0.46]
+    t = _colour_threshold(np.array(dark + red))
+    assert max(dark) < t < min(red), t
