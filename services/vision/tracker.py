@@ -658,6 +658,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             arrived = [i for i in arrived if change[i] >= 0.5 * most]
         if was_occ or arrived or levels[1][0] >= levels[0][0]:
             break
+    if not was_occ and len(arrived) <= 1 and ref_view is not None and len(pieces_but()) >= 6:
+        # No piece's point changed at either level: under full glare, the piece whose outline left (and, where no
+        # point changed at all, the point where one came) is the move, where that piece could go there
+        src = _outline_left(known, outlines)
+        dst = arrived[0] if arrived else _outline_came(known, outlines) if src is not None else None
+        if src is not None and dst is not None and _reaches(known, src, dst):
+            was_occ, arrived = [src], [dst]
     # points left unsure before (a piece half-way, seen again) are looked at for pieces between two points too
     unsure_before = [i for i in range(90) if known[i] == "?" and occ[i] > 0.5 and change[i] <= lvl]
     misaligned: list[tuple[int, int]] = []
@@ -1086,6 +1093,20 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 if known[k].isupper() != known[i].isupper() and _may_take(known, k, i)]
         if len(took) == 1:
             vacated, captured = [took[0][0]], [took[0][1]]
+    if (not vacated and not arrived and not fresh and not captured and not was_occ and ref_reading is not None
+            and (pair := _pair_emptied(known, taken, occ, dens, ref_dens)) is not None):
+        # A piece left between two points (both unsure) took: the pair lost its ink, and the one piece that turned
+        # surely to the other side's colour, changed at half the level, is where it took (hard game 637: the red
+        # pawn between g4 and g3 took the black pawn g5, which changed 0.082 at the level 0.093 and turned from
+        # 0.28 to 0.98 red; g4's ink fell from 0.136 to 0.038, g3's to 0.068)
+        # (turned: surely the other side's colour now, its own side's more than not before, g5 read 0.28; and
+        # where some piece on one of the pair's points could take it)
+        turned = [i for i in range(90) if is_piece[i] and i not in taken and change[i] > 0.5 * lvl
+                  and _sure_colour(reading, i) == (not known[i].isupper())
+                  and (ref_reading.red[i] > 0.5) == known[i].isupper()
+                  and any(_some_piece_may_take(known, a, i) for a in pair)]
+        if len(turned) == 1:
+            vacated, captured, emptied_too = [pair[0]], turned, [pair[1]]
     if vacated and not arrived and not fresh and not captured and nudged:
         # a piece left its point and arrived nowhere empty: it took a piece; the most changed occupied point is
         # where (a pawn taking a pawn changes little more than a touch would), preferring one of the other side
@@ -1118,13 +1139,18 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                       key=lambda k: -change[k])
         if faint:
             arrived = [max(faint, key=lambda k: change[k])]
-        elif bare and all((occ[i] < 0.05 and not _on_edge(i)) or change[bare[0]] > 0.8 * change[i] for i in vacated):
+        elif bare and all((occ[i] < 0.05 and not _on_edge(i)) or change[bare[0]] > 0.8 * change[i]
+                          or (ref_view is not None and _outline_gone(outlines.discs(), i, pieces_but(i))
+                              and _stands_on(outlines, bare[0], pieces_but(i)))
+                          for i in vacated):
             # Empty points changed as much as a piece arriving changes one, though no ink reads there (a blurred or
             # small board, whose pieces' characters wash out; the disc itself still changed the point), and the
             # point left was emptied, not pushed: no ink left there, or an empty point changed about as much as it
             # did (a piece pushed changes its own point most, and outwards from an edge point no other; an edge
-            # point keeps the frame's ink when emptied). The one that changed clearly most is where it went; among
-            # several alike, unsure (the rules choose among them).
+            # point keeps the frame's ink when emptied), or its round outline is gone and one stands on the empty
+            # point (hard game 615: the red pawn c3-c4 on a pale board, c3 still 0.18 occupied by its faint ink,
+            # changed 0.26, c4 0.14; the outlines 0.59 -> 0.19 at c3, 0.33 -> 0.57 at c4). The one that changed
+            # clearly most is where it went; among several alike, unsure (the rules choose among them).
             if len(bare) == 1 or change[bare[0]] > 1.5 * change[bare[1]]:
                 arrived = bare[:1]
             else:
@@ -1147,6 +1173,17 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # took the cannon in the corner i0, which changed 0.107, g1 beside g0 0.073).
             if known[dests[0]] in ".?":
                 arrived = dests[:1]
+                # (or it was left between that point and an empty one beside it that it could also go to, which
+                # changed less: its round outline, seen from the point, stands half-way towards it; hard game 615,
+                # the rook h0-h6 left between h6 and h5 on a pale board, h5 changed 0.075, h6 0.036, neither's ink
+                # read, the disc 0.43 off h5 towards h6. Seen from h6 the strongest outline within 0.7 was the
+                # cannon's on h7: one side's view is what there is)
+                standing = pieces_but(vacated[0])
+                k = _half_way_towards(view_circles(), dests[0], standing, cfg) if len(standing) >= 5 else None
+                if k is not None and known[k] == "." and k not in taken and _reaches(known, vacated[0], k):
+                    misaligned.append((min(dests[0], k), max(dests[0], k)))
+                    taken.update((dests[0], k))
+                    arrived = []
             else:
                 captured = dests[:1]
                 nudged = [i for i in nudged if i != dests[0]]
@@ -1641,6 +1678,47 @@ def _disc_rise(score: np.ndarray, ref_score: np.ndarray, points: list[int]) -> n
     return now - was
 
 
+def _outline_left(known: str, outlines: Outlines, at_least: float = 0.3) -> int | None:
+    """The one piece whose round outline left its point: fell by `at_least` (of a circle score whose standing pieces
+    reach about 0.9) and by twice as much as any other piece's, and gone (`_outline_gone`). A board in full glare
+    washes the characters out and a move changes its points under the change level; the pieces' rims still show
+    (hard game 609: the black cannon b7-c7 changed b7 0.022 and c7 0.047 at the level 0.09; its outline fell 0.45 at
+    b7 and rose 0.58 at c7, elsewhere under 0.11; the red rook b7-b3, b7 unchanged over the level)."""
+    pieces = [i for i in range(90) if known[i] in _CASED]
+    if len(pieces) < 6:
+        return None
+    rise = outlines.rise()
+    fell = sorted(pieces, key=lambda i: rise[i])
+    src = fell[0]
+    if -rise[src] < at_least or -rise[src] < -2 * rise[fell[1]]:
+        return None
+    return src if _outline_gone(outlines.discs(), src, fell[1:]) else None
+
+
+def _outline_came(known: str, outlines: Outlines, at_least: float = 0.3) -> int | None:
+    """The one empty point where a round outline came and stands (risen by `at_least` and twice as much as at any
+    other empty point; see `_outline_left`)."""
+    rise = outlines.rise()
+    came = sorted((i for i in range(90) if known[i] == "."), key=lambda i: -rise[i])
+    pieces = [i for i in range(90) if known[i] in _CASED]
+    if len(came) < 2 or len(pieces) < 6:
+        return None
+    dst = came[0]
+    if rise[dst] < at_least or rise[dst] < 2 * rise[came[1]]:
+        return None
+    return dst if _stands_on(outlines, dst, pieces) else None
+
+
+def _pair_emptied(known: str, taken: set[int], occ: np.ndarray, dens: np.ndarray,
+                  ref_dens: np.ndarray) -> tuple[int, int] | None:
+    """The one pair of neighbouring unsure points (a piece left between them) that both read under half a piece now,
+    one of them having lost half its ink or more; None where no pair or several did."""
+    pairs = [(a, b) for a in range(90) for b in neighbours(a) if a < b and known[a] == known[b] == "?"
+             and a not in taken and b not in taken and occ[a] < 0.5 and occ[b] < 0.5
+             and min(dens[a] / max(ref_dens[a], 1e-3), dens[b] / max(ref_dens[b], 1e-3)) < 0.5]
+    return pairs[0] if len(pairs) == 1 else None
+
+
 def _pair_left(known: str, taken: set[int], score: np.ndarray, ref_score: np.ndarray) -> tuple[int, int] | None:
     """The two neighbouring unsure points (a piece left between them) whose disc left: the strongest circles near
     the two (within 0.7, as a disc half-way lies 0.5 from each) fell by 0.1 or more together, and at no other pair
@@ -1693,6 +1771,17 @@ def _clearly_most(values: np.ndarray, at_least: float) -> int | None:
     if values[best] < at_least or 2 * float(values[order[1]]) > float(values[best]):
         return None
     return best
+
+
+def _some_piece_may_take(known: str, src: int, dst: int) -> bool:
+    """A piece of some kind, of the side other than `dst`'s, could take on `dst` from `src` (the piece there is not
+    known: a '?' point)."""
+    board = list(known)
+    for letter in "RNBAKCP":
+        board[src] = letter.lower() if known[dst].isupper() else letter
+        if _may_take("".join(board), src, dst):
+            return True
+    return False
 
 
 def _may_take(known: str, src: int, dst: int) -> bool:

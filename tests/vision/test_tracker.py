@@ -1185,3 +1185,50 @@ def test_a_piece_between_two_points_set_onto_one_as_another_piece_comes_to_the_o
     res = _first_moves(shared_data, 573, 11)
     assert res.inferred_ok == 11 and not res.wrong, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
+
+
+def test_a_move_under_full_glare_told_by_the_outlines(shared_data, monkeypatch) -> None:
+    """Hard game 609 (scene 1609), move 2: the black cannon b7-c7 on a board in full glare, the characters washed
+    out: b7 changed 0.022 and c7 0.047 at the level 0.09, so nothing changed at either level and the move was never
+    seen (the game lost all but one move). The cannon's round outline fell 0.45 at b7 and rose 0.58 at c7."""
+    from gamecheck import load_games
+
+    from xqarb.referee.rules import Move, Position
+    from xqarb.vision import tracker as tracker_module
+    from xqarb.vision.render import render_game
+
+    fen, moves = load_games(shared_data / "games" / "ccpd_dev.jsonl", 610, 40)[609]
+    assert moves[1] == "b7c7"
+    before = Position.from_fen(fen).play(Move.parse(moves[0]))
+    after = before.play(Move.parse(moves[1])).squares()
+    frames, fit, still_after = [], None, 0
+    for frame in render_game(fen, moves, 1609, difficulty="hard", misplace_rate=0.05, nudge_rate=0.03):
+        # every frame from the first move made until the board has been still for six frames after the second
+        fit = fit or _given_fit(frame.truth)
+        if frame.truth.ply >= 1:
+            frames.append(frame.image)
+        still_after += frame.truth.ply == 2 and not frame.truth.hand_present
+        if still_after >= 6:
+            break
+
+    def snapshots() -> list[str]:
+        tracker = Tracker()
+        state, seen = tracker.initial(fit, start=before.squares()), []
+        for k, img in enumerate(frames):
+            state, obs = tracker.step(state, img, k * STEP, f"{k:064x}")
+            seen.extend(o.fields["squares"] for o in obs if o.type == "BoardStable")
+        return seen
+
+    assert snapshots()[-1] == after
+    monkeypatch.setattr(tracker_module, "_outline_left", lambda *a: None)
+    assert snapshots()[-1] == before.squares()
+
+
+def test_a_pale_board_whose_pieces_ink_reads_faintly_followed_by_the_outlines(shared_data) -> None:
+    """Hard game 615, on a pale board whose red inks read faintly. Move 7, the pawn c3-c4: c3 kept 0.18 of a piece's
+    ink and changed more than c4, so the pawn was read as touched and the game lost from there; its outline went from
+    c3 and one stands on c4. Move 9, the rook h0-h6 left between h6 and h5: h5 changed most, and the rook was read as
+    gone to h5 (a silent wrong move); its outline stands half-way towards h6."""
+    res = _first_moves(shared_data, 615, 10)
+    assert res.inferred_ok == 10 and not res.wrong, res.wrong
+    assert (res.misaligned_truth, res.misaligned_reported, res.misaligned_false) == (1, 1, 0)
