@@ -157,6 +157,31 @@ def _kernels(px: int) -> list[tuple[np.ndarray, np.ndarray]]:
     return _KERNELS[px]
 
 
+_SPECTRA: dict[tuple[int, tuple[int, int]], list[tuple[np.ndarray, np.ndarray]]] = {}
+
+
+def _ring_spectra(px: int, shape: tuple[int, int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The ring kernels' transforms (cv2.dft's packed form) for views padded to `shape`, each kernel's centre at the
+    origin so that the product is the filter2D response (the kernels are point-symmetric: correlation and
+    convolution agree). A cache of a pure function's constant result, as `_kernels`; a few shapes at most (the top
+    views' sizes follow from px alone)."""
+    key = (px, shape)
+    if key not in _SPECTRA:
+        if len(_SPECTRA) >= 8:
+            _SPECTRA.clear()
+        out = []
+        for kc, ks in _kernels(px):
+            n = kc.shape[0] // 2
+            pair = []
+            for k in (kc, ks):
+                big = np.zeros(shape, np.float32)
+                big[:k.shape[0], :k.shape[1]] = k
+                pair.append(cv2.dft(np.roll(big, (-n, -n), axis=(0, 1))))
+            out.append((pair[0], pair[1]))
+        _SPECTRA[key] = out
+    return _SPECTRA[key]
+
+
 def circle_score(view: np.ndarray, px: int = PX) -> np.ndarray:
     """Per pixel of a top view, how much a circle of a piece's size is centred there (about -1..1).
 
@@ -184,10 +209,18 @@ def circle_score(view: np.ndarray, px: int = PX) -> np.ndarray:
     w = mag / (mag + 0.1 * float(np.median(mag)) + 1.0)
     c2 = (gxx - gyy) / mag2 * w
     s2 = 2.0 * gxy / mag2 * w
+    # Each ring's response is c2 (*) kc + s2 (*) ks: in the frequency domain the two views are transformed once and
+    # each ring costs one product and one inverse transform (filter2D transformed the view again for each of the 22
+    # kernels: 3.6x the time, the same response within 3e-7). The views are padded by the widest ring with their
+    # edge pixels, as filter2D's BORDER_REPLICATE reads them, so the transform's wrap-around stays in the padding.
+    n = max(kc.shape[0] // 2 for kc, _ in _kernels(px))
+    h, w_ = c2.shape
+    ph, pw = cv2.getOptimalDFTSize(h + 2 * n), cv2.getOptimalDFTSize(w_ + 2 * n)
+    c2f, s2f = (cv2.dft(cv2.copyMakeBorder(a, n, ph - h - n, n, pw - w_ - n, cv2.BORDER_REPLICATE)) for a in (c2, s2))
     best = None
-    for kc, ks in _kernels(px):
-        resp = cv2.filter2D(c2, -1, kc, borderType=cv2.BORDER_REPLICATE)
-        resp += cv2.filter2D(s2, -1, ks, borderType=cv2.BORDER_REPLICATE)
+    for kc, ks in _ring_spectra(px, (ph, pw)):
+        spectrum = cv2.mulSpectrums(c2f, kc, 0) + cv2.mulSpectrums(s2f, ks, 0)
+        resp = cv2.idft(spectrum, flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)[n:n + h, n:n + w_]
         best = resp if best is None else np.maximum(best, resp)
     assert best is not None
     return best

@@ -23,6 +23,10 @@ frame read as ink), the pieces' round outlines do: a move takes one point's disc
 a capture takes the taker's disc away and leaves a disc where it took. And what the board plainly shows (ink and
 outline agreeing) stands over the known board where the two have disagreed on two still boards running: a move
 missed once is not carried for the rest of the game.
+Where the rules end on a board in no single move's shape (a piece gone and nothing arrived, a piece come from
+nowhere), the move fit (`movefit`) weighs every move the pieces' geometry allows by each point's evidence and takes
+the one, or the two moves of a board not still between them, that clearly explain the board; else the rules'
+reading stands and the referee calls an arbiter.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from xqarb.referee.inference import consistent
 from .board import BoardFit, NoBoardFound, find_board, fit_from_h
 from .detect import circle_score, find_discs, fit_parallax, parallax_centres
 from .grid import POINTS_UV, neighbours, point_name
+from .movefit import MoveModel, in_doubt, point_features, refit
 from .occupancy import MARGIN, PointReading, S, orientation_vote, read_view, warp_board, windows
 from .reach import reach
 
@@ -145,9 +150,13 @@ class TrackerState:
 class Tracker:
     """Holds the configuration; `step` is pure (state in, state and observations out)."""
 
-    def __init__(self, config: TrackerConfig | None = None, classifier: Any = None) -> None:
+    def __init__(self, config: TrackerConfig | None = None, classifier: Any = None,
+                 move_model: MoveModel | str | None = "packaged") -> None:
+        """`move_model`: where the rules read a still board in no single move's shape, the move that clearly best
+        explains it (`movefit`); "packaged" loads the model shipped with xqarb, None leaves the rules' reading."""
         self.config = config or TrackerConfig()
         self.classifier = classifier
+        self.move_model = MoveModel.load() if move_model == "packaged" else move_model
 
     def initial(self, fit: BoardFit | None = None, start: str | None = None) -> TrackerState:
         """A board's first state. `fit`: the board's calibration when it is known beforehand (an operator marked the
@@ -457,6 +466,15 @@ class Tracker:
             squares, placed, nudged, misaligned = interpret(state.known, state.ref_view, state.ref_reading, view,
                                                             reading, cfg, outlines, change)
             squares = _settled_from_between(state.known, squares, placed, dict(state.unsure_of))
+            if (isinstance(self.move_model, MoveModel) and change is not None and state.ref_reading is not None
+                    and not misaligned and in_doubt(state.known, squares)):
+                # (the features need both views' round outlines, 2 x 20 ms: only where the rules are in doubt)
+                feats = point_features(state.known, change, _change_level(change, cfg), reading, state.ref_reading,
+                                       outlines.discs(), _point_discs(outlines.ref()))
+                fitted = refit(self.move_model, state.known, squares, feats)
+                if fitted is not None:
+                    squares, placed = fitted
+                    nudged = [i for i in nudged if squares[i] == state.known[i]]
             # (a point left unsure that changed since may hold another piece now: hard game 31, a rook took the
             # cannon standing half-way; one whose ink alone disagreed is looked at again once it changed)
             unsure_of, settled = dict(state.unsure_of), frozenset[int]()

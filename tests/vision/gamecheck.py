@@ -101,7 +101,8 @@ def diagnose(squares: str, truth: FrameTruth, known: str) -> list[str]:
 
 def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "hard", fps: float = 4.0,
                misplace_rate: float = 0.05, nudge_rate: float = 0.03, truth_fit: bool = False,
-               referee: bool = False, adopt: str = "none", adopt_lag: int = 2) -> GameResult:
+               referee: bool = False, adopt: str = "none", adopt_lag: int = 2,
+               movefit: bool = True) -> GameResult:
     """One rendered game through the tracker. `truth_fit`: calibrate the tracker with the renderer's true corners
     (as an operator would by hand) instead of letting it find the board, so that the figures are the tracker's own.
     `referee`: judge each snapshot with the referee's own inference (`xqarb.referee.inference.infer`), which is more
@@ -113,6 +114,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     the check resynchronised, and where no later true position fits the snapshot, the position standing on the
     board (hand away) are given as an arbiter's PositionRestored. Each reaches the tracker `adopt_lag` frames
     later (the round trip through Kafka and the referee).
+    `movefit`: the tracker with its move fit (as the service runs it), or its rules alone.
     """
     from xqarb.referee.inference import infer
     from xqarb.referee.rules import Move, Position
@@ -123,7 +125,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
 
     res = GameResult()
     t0 = time.time()
-    tracker = Tracker()
+    tracker = Tracker() if movefit else Tracker(move_model=None)
     state = tracker.initial()
     first = True
     pos = Position.from_fen(start_fen)
@@ -280,13 +282,14 @@ def main(argv: list[str] | None = None) -> int:
                          "true position where the check resynchronised as an arbiter would restore it (restored)")
     ap.add_argument("--adopt-lag", type=int, default=2, help="frames between a position's acceptance and the "
                     "tracker taking it (the round trip through Kafka and the referee)")
+    ap.add_argument("--no-movefit", action="store_true", help="the tracker's rules alone, without its move fit")
     args = ap.parse_args(argv)
     games = load_games(Path(args.data), args.start + args.games, args.moves)[args.start:]
     tot = GameResult()
     counts: Counter[str] = Counter()
     for k, (fen, mv) in enumerate(games, start=args.start):
         r = check_game(fen, mv, args.seed0 + k, difficulty=args.difficulty, truth_fit=args.truth_fit,
-                       referee=args.referee, adopt=args.adopt, adopt_lag=args.adopt_lag)
+                       referee=args.referee, adopt=args.adopt, adopt_lag=args.adopt_lag, movefit=not args.no_movefit)
         for why in r.causes:
             # one count per kind of error per failed snapshot (a bad frame's twenty points are one cause)
             counts.update({w.rsplit(" ", 2)[0] if "(" in w else w for w in why} or {"no difference"})

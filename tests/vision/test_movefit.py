@@ -1,0 +1,150 @@
+"""The move fit: the one move that best explains a still board where the tracker's rules read no single move."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xqarb.vision import movefit as M
+from xqarb.vision.grid import point_name
+from xqarb.vision.tracker import START_SQUARES
+
+IDX = {point_name(i): i for i in range(90)}
+
+
+def _moved(squares: str, src: str, dst: str, letter: str | None = None) -> str:
+    out = list(squares)
+    out[IDX[dst]] = letter or out[IDX[src]]
+    out[IDX[src]] = "."
+    return "".join(out)
+
+
+def _features(known: str, left: list[str] = (), came: list[str] = (), red_came: bool = True,
+              black_came: list[str] = ()) -> np.ndarray:
+    """Evidence as a still board shows it: every point quiet and as it was, a piece gone from `left` (its point
+    changed, no ink, no outline) and one come to `came` (changed, ink and outline risen; red where `red_came`) and
+    a black one to `black_came`."""
+    f = np.zeros((90, M.N_FEATURES))
+    piece = np.array([c in M._CASED for c in known], float)
+    f[:, 0] = 1.0
+    f[:, 1] = np.log(0.2 + 0.05)  # a fifth of the change level
+    f[:, 2] = 0.2
+    f[:, 3] = f[:, 4] = 0.95 * piece + 0.03 * (1 - piece)
+    f[:, 5] = 0.0
+    own = np.where(piece > 0, 0.9, 0.5)
+    f[:, 6] = f[:, 7] = own
+    f[:, 8] = own * f[:, 3]
+    f[:, 9] = 1.0 * piece + 0.3 * (1 - piece)
+    f[:, 10] = 0.0
+    for p in left:
+        i = IDX[p]
+        f[i, 1:6] = [np.log(4.0 + 0.05), 4.0, 0.02, 0.95, np.log(0.03 / 0.5)]
+        f[i, 8] = f[i, 6] * 0.02
+        f[i, 9:11] = [0.3, -0.7]
+    for p in [*came, *black_came]:
+        i = IDX[p]
+        f[i, 1:6] = [np.log(4.0 + 0.05), 4.0, 0.95, 0.03, np.log(0.5 / 0.03)]
+        f[i, 6] = 0.9 if red_came and p in came else 0.1
+        f[i, 8] = f[i, 6] * 0.95
+        f[i, 9:11] = [1.0, 0.7]
+    return f
+
+
+@pytest.fixture(scope="module")
+def model() -> M.MoveModel:
+    return M.MoveModel.load()
+
+
+def test_single_move_reads_one_piece_moved_by_its_geometry() -> None:
+    after = _moved(START_SQUARES, "h2", "e2")
+    assert M.single_move(START_SQUARES, after) == (IDX["h2"], IDX["e2"])
+    # its side's piece of unknown type on the point is the same move
+    assert M.single_move(START_SQUARES, _moved(START_SQUARES, "h2", "e2", "X")) == (IDX["h2"], IDX["e2"])
+    # a rook cannot jump its own pawn; a piece gone and nothing come; the other side's letter come
+    assert M.single_move(START_SQUARES, _moved(START_SQUARES, "a0", "a4")) is None
+    gone = list(START_SQUARES)
+    gone[IDX["h2"]] = "."
+    assert M.single_move(START_SQUARES, "".join(gone)) is None
+    assert M.single_move(START_SQUARES, _moved(START_SQUARES, "h2", "e2", "x")) is None
+    # a cannon takes over exactly one screen (炮打隔子): b2 takes the horse b9 over the cannon b7
+    took = _moved(START_SQUARES, "b2", "b9")
+    assert M.single_move(START_SQUARES, took) == (IDX["b2"], IDX["b9"])
+
+
+def test_the_packaged_model_takes_the_move_the_board_shows(model) -> None:
+    # h2 left, e2 came: the red cannon's 炮二平五, whatever the rules made of it
+    best = M.best_move(model, START_SQUARES, _features(START_SQUARES, left=["h2"], came=["e2"]))
+    assert best is not None and (best.src, best.dst) == (IDX["h2"], IDX["e2"])
+    # b9 left, c7 came (a black piece): the black horse b9-c7 (马2进3)
+    after = _moved(START_SQUARES, "h2", "e2")
+    best = M.best_move(model, after, _features(after, left=["b9"], came=["c7"], red_came=False))
+    assert best is not None and (best.src, best.dst) == (IDX["b9"], IDX["c7"])
+
+
+def test_no_move_where_the_board_shows_none_or_two_alike(model) -> None:
+    assert M.best_move(model, START_SQUARES, _features(START_SQUARES)) is None
+    # h2 left and two points it could go to came alike: not for the camera to choose
+    assert M.best_move(model, START_SQUARES, _features(START_SQUARES, left=["h2"], came=["e2", "f2"])) is None
+
+
+def test_refit_keeps_the_rules_one_move_and_mends_the_rest(model) -> None:
+    feats = _features(START_SQUARES, left=["h2"], came=["e2"])
+    one = _moved(START_SQUARES, "h2", "g2")
+    assert M.refit(model, START_SQUARES, one, feats) is None  # the rules' one move stands
+    assert M.refit(model, START_SQUARES, START_SQUARES, _features(START_SQUARES)) is None  # nothing, as seen
+    # the rules saw nothing where the board plainly shows a move: the fit's
+    assert M.refit(model, START_SQUARES, START_SQUARES, feats) == (_moved(START_SQUARES, "h2", "e2"), [IDX["e2"]])
+    gone = list(START_SQUARES)
+    gone[IDX["h2"]] = "."
+    fitted = M.refit(model, START_SQUARES, "".join(gone), feats)  # a piece gone, nowhere come: the fit says where
+    assert fitted == (_moved(START_SQUARES, "h2", "e2"), [IDX["e2"]])
+    # a piece left between two points (both unsure) that the rules moved on is theirs to follow
+    pair = list(START_SQUARES)
+    pair[IDX["e3"]] = pair[IDX["e4"]] = "?"
+    known = "".join(pair)
+    moved_on = list(known)
+    moved_on[IDX["e3"]] = moved_on[IDX["e4"]] = "."
+    moved_on[IDX["h2"]] = "."
+    assert M.refit(model, known, "".join(moved_on), _features(known, left=["h2"], came=["e2"])) is None
+
+
+def test_two_moves_in_one_still_board(model) -> None:
+    """The board not still between two moves (a player answering at once): 炮二平五 then 马8进7 in one snapshot. No one
+    move explains it (the other move's two points would be left unexplained); the two together do."""
+    feats = _features(START_SQUARES, left=["h2", "h9"], came=["e2"], black_came=["g7"])
+    assert M.best_move(model, START_SQUARES, feats) is None
+    both = _moved(_moved(START_SQUARES, "h2", "e2"), "h9", "g7")
+    assert M.two_moves(model, START_SQUARES, feats) == both
+    gone = list(START_SQUARES)
+    gone[IDX["h2"]] = gone[IDX["h9"]] = "."
+    assert M.refit(model, START_SQUARES, "".join(gone), feats) == (both, [IDX["g7"], IDX["e2"]])
+    # one move's evidence alone is one move, not two
+    assert M.two_moves(model, START_SQUARES, _features(START_SQUARES, left=["h2"], came=["e2"])) is None
+
+
+def test_a_file_that_is_no_move_model_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "movefit.npz"
+    bad.write_bytes(b"not an npz")
+    with pytest.raises(M.MoveModelError, match="not a move model"):
+        M.MoveModel.load(bad)
+    np.savez(bad, piece_w=np.zeros((3, 3)), empty_w=np.zeros((3, 3)), mean=np.zeros(3), scale=np.ones(3),
+             min_score=1.0, min_margin=1.0, min_end=0.0, max_other=1.0)
+    with pytest.raises(M.MoveModelError, match="features"):
+        M.MoveModel.load(bad)
+
+
+def test_a_move_the_rules_read_in_no_move_shape_is_taken_from_the_fit(shared_data) -> None:
+    """Hard game 921 (one the model was trained on), move 3: the red horse h0-g2 from a corner whose frame keeps ink.
+    The rules read the king e0 gone to f2 (a board in no single move's shape: the referee would have called an
+    arbiter, and the game's next moves were judged against that board); the fit finds h0-g2 (score 10.6, margin
+    9.3 over the next move)."""
+    from gamecheck import check_game, load_games
+
+    fen, moves = load_games(shared_data / "games" / "ccpd_dev.jsonl", 922, 5)[921]
+    assert moves[2] == "h0g2"
+    with_fit = check_game(fen, moves, 1921, difficulty="hard", truth_fit=True)
+    assert (with_fit.inferred_ok, with_fit.wrong) == (5, [])
+    rules_alone = check_game(fen, moves, 1921, difficulty="hard", truth_fit=True, movefit=False)
+    assert rules_alone.inferred_ok < 5 and "ply 2" in rules_alone.wrong[0]
