@@ -195,6 +195,25 @@ class StreamFollower:
             self.stop.wait(1.0)
 
 
+class ArbiterDesk:
+    """The one arbiter device all demo boards send through (`arbiter:chief` for every board): its events must reach
+    ingest in the order of their sequence numbers, which ingest checks per source. The boards' threads each read the
+    time and posted on their own, so one board's GameStarted could arrive after a later-numbered one of another
+    board's and be refused (409 sequence_backwards), and that board stopped playing. Here each event gets the next
+    number (at least the time in microseconds, ingest's own default) and is posted before the next one is numbered."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        self._lock = threading.Lock()
+        self._last = 0
+
+    def send(self, post_event: Any, obj: dict[str, Any]) -> dict[str, Any]:
+        """`post_event(token, obj)` with `obj["source_seq"]` set, one event at a time."""
+        with self._lock:
+            self._last = max(self._last + 1, time.time_ns() // 1000)
+            return post_event(self.token, {**obj, "source_seq": self._last})
+
+
 class DemoBoard:
     """One simulated board: a camera and a clock playing `game` in real time."""
 
@@ -204,7 +223,7 @@ class DemoBoard:
         board_id: str,
         device: tuple[str, str],
         clock_device: tuple[str, str] | None,
-        arbiter_token: str,
+        arbiter: ArbiterDesk,
         games: Sequence[dict[str, Any]],
         options: DemoOptions,
         stop: threading.Event,
@@ -213,7 +232,7 @@ class DemoBoard:
         self.board_id = board_id
         self.camera_id, self.camera_token = device
         self.clock_id, self.clock_token = clock_device or device
-        self.arbiter_token = arbiter_token
+        self.arbiter = arbiter
         self.games = list(games)
         self.game: dict[str, Any] = {}
         self.moves: list[str] = []
@@ -236,10 +255,11 @@ class DemoBoard:
             {"Content-Type": "application/json"},
         )
 
+    def _post_arbiter(self, obj: dict[str, Any]) -> dict[str, Any]:
+        return self.arbiter.send(lambda token, event: self._post_json("events", token, event), obj)
+
     def start_game(self, now_us: int) -> None:
-        self._post_json(
-            "events",
-            self.arbiter_token,
+        self._post_arbiter(
             {
                 "type": "GameStarted",
                 "game_id": self.game_id,
@@ -435,7 +455,7 @@ class DemoBoard:
             self._count("touched piece")
             return
         self._count("adjustment announced")
-        self._post_json("events", self.arbiter_token, {
+        self._post_arbiter({
             "type": "TouchReported", "side": side, "point": truth.nudged, "adjust": True, "game_id": self.game_id,
             "occurred_at": time.time_ns() // 1000,
         })
@@ -445,9 +465,7 @@ class DemoBoard:
         self.press(clock, mover)
         if misaligned and misaligned != designated:  # a piece left half-way stays there: designated once
             self._count("piece between points")
-            self._post_json(
-                "events",
-                self.arbiter_token,
+            self._post_arbiter(
                 {
                     "type": "PointDesignated",
                     "point": misaligned[0],
@@ -507,6 +525,7 @@ class DemoBoards:
         if arbiter is None:
             raise ValueError("the venue configuration has no arbiter for all boards ('*'): the demo needs one")
         self.boards = []
+        desk = ArbiterDesk(arbiter)
         for i, board_id in enumerate(boards):
             devices = tokens.get(board_id)
             if not devices:
@@ -516,7 +535,7 @@ class DemoBoards:
             first = (i + options.seed) % len(games)
             rotation = games[first:] + games[:first]
             self.boards.append(
-                DemoBoard(base_url, board_id, camera, clock, arbiter, rotation, options, self.stop_event)
+                DemoBoard(base_url, board_id, camera, clock, desk, rotation, options, self.stop_event)
             )
 
     def start(self) -> DemoBoards:

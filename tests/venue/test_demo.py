@@ -96,3 +96,31 @@ def test_a_nudge_that_would_oblige_another_move_is_announced_as_an_adjustment() 
     assert not adjustment_needed(start, "red", "e5", "b0c2")  # nothing stands there
     # Black's cannon b7 can take the horse on b0 (over the cannon on b2): touching it obliges the capture (5.2)
     assert adjustment_needed(start, "black", "b0", "h9g7") and not adjustment_needed(start, "black", "b0", "b7b0")
+
+
+def test_the_arbiter_desk_numbers_and_sends_one_event_at_a_time() -> None:
+    """All boards send the arbiter's events through one device (`arbiter:chief`), whose sequence ingest checks: from
+    many board threads at once, every event reaches the server in the order of its number (before, two boards'
+    GameStarted could cross, one was refused with 409 sequence_backwards and that board stopped playing)."""
+    import threading
+    import time
+
+    from xqarb.demo import ArbiterDesk
+
+    desk = ArbiterDesk("token-of-the-chief")
+    arrived: list[int] = []
+
+    def post(token: str, event: dict) -> dict:
+        assert token == "token-of-the-chief"
+        time.sleep(0.001)  # the request on its way: another thread would overtake here
+        arrived.append(event["source_seq"])
+        return {}
+
+    threads = [threading.Thread(target=lambda: [desk.send(post, {"type": "TouchReported"}) for _ in range(20)])
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(arrived) == 80 and arrived == sorted(set(arrived))
+    assert arrived[0] >= time.time_ns() // 1000 - 60_000_000  # ingest's own default numbering: the time in us
