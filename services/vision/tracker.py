@@ -24,9 +24,9 @@ a capture takes the taker's disc away and leaves a disc where it took. And what 
 outline agreeing) stands over the known board where the two have disagreed on two still boards running: a move
 missed once is not carried for the rest of the game.
 Where the rules end on a board in no single move's shape (a piece gone and nothing arrived, a piece come from
-nowhere), the move fit (`movefit`) weighs every move the pieces' geometry allows by each point's evidence and takes
-the one, or the two moves of a board not still between them, that clearly explain the board; else the rules'
-reading stands and the referee calls an arbiter.
+nowhere) or see nothing, the move fit (`movefit`) weighs every move the pieces' geometry allows by each point's
+evidence and takes the one, or the two moves of a board not still between them, that clearly explain the board;
+else the rules' reading stands and the referee calls an arbiter.
 """
 
 from __future__ import annotations
@@ -156,6 +156,8 @@ class Tracker:
         explains it (`movefit`); "packaged" loads the model shipped with xqarb, None leaves the rules' reading."""
         self.config = config or TrackerConfig()
         self.classifier = classifier
+        if isinstance(move_model, str) and move_model != "packaged":
+            raise ValueError(f"move_model: a MoveModel, 'packaged' or None, not {move_model!r}")
         self.move_model = MoveModel.load() if move_model == "packaged" else move_model
 
     def initial(self, fit: BoardFit | None = None, start: str | None = None) -> TrackerState:
