@@ -170,19 +170,24 @@ def ranked_moves(model: MoveModel, known: str, features: np.ndarray,
     odds = point_odds(model, known, features) if odds is None else odds
     out: list[tuple[float, int, int]] = []
     for src in range(90):
-        piece = known[src]
-        if piece not in _CASED:
+        if known[src] not in _CASED:
             continue
-        red = piece.isupper()
-        dsts = reach(known, src)
-        if dsts is None:  # a piece of unknown type: anywhere not its own side's
-            dsts = {i for i in range(90) if i != src and (known[i] == "." or
-                                                         (known[i] in _CASED and known[i].isupper() != red))}
-        for dst in dsts:
+        for dst in _destinations(known, src):
             out.append((float(odds[src, 0] + _arrival(known, src, dst, odds)), src, dst))
     out = [t for t in out if np.isfinite(t[0])]
     out.sort(key=lambda t: (-t[0], t[1], t[2]))
     return out
+
+
+def _destinations(squares: str, src: int) -> set[int]:
+    """Where the piece on `src` may go by its geometry (`reach`); a piece of unknown type anywhere not its own
+    side's. (A piece with no move has none: an empty reach is not "unknown".)"""
+    dsts = reach(squares, src)
+    if dsts is not None:
+        return dsts
+    red = squares[src].isupper()
+    return {i for i in range(90) if i != src and (squares[i] == "." or
+                                                 (squares[i] in _CASED and squares[i].isupper() != red))}
 
 
 def _arrival(known: str, src: int, dst: int, odds: np.ndarray) -> float:
@@ -200,7 +205,12 @@ def best_move(model: MoveModel, known: str, features: np.ndarray) -> MoveFit | N
     nothing moved and `min_margin` over the next move, each of its points must show its change (`min_end`), and no
     other point a change (`max_other`)."""
     odds = point_odds(model, known, features)
-    ranked = ranked_moves(model, known, features, odds)
+    return _best_of(model, known, odds, ranked_moves(model, known, features, odds))
+
+
+def _best_of(model: MoveModel, known: str, odds: np.ndarray,
+             ranked: list[tuple[float, int, int]]) -> MoveFit | None:
+    """best_move on the point odds and the moves ranked by them."""
     if not ranked:
         return None
     score, src, dst = ranked[0]
@@ -251,6 +261,11 @@ def two_moves(model: MoveModel, known: str, features: np.ndarray) -> str | None:
     board). None where no pair of moves clearly does. Only the points that show some change are looked at (a move's
     points do), so the pairs weighed are few."""
     odds = point_odds(model, known, features)
+    return _two_of(model, known, odds, ranked_moves(model, known, features, odds))
+
+
+def _two_of(model: MoveModel, known: str, odds: np.ndarray, single: list[tuple[float, int, int]]) -> str | None:
+    """two_moves on the point odds and the single moves ranked by them."""
     change = odds.max(axis=1)
     cand = sorted((i for i in range(90) if known[i] != "?" and change[i] >= model.min_end - 1.0),
                   key=lambda i: -change[i])[:8]
@@ -276,7 +291,7 @@ def two_moves(model: MoveModel, known: str, features: np.ndarray) -> str | None:
     for src in cand:
         if known[src] not in _CASED:
             continue
-        for dst in sorted((reach(known, src) or set(range(90))) & allowed):
+        for dst in sorted(_destinations(known, src) & allowed):
             if _side(known[dst]) in (_side(known[src]), "?"):
                 continue
             after = _moved(known, src, dst)
@@ -284,7 +299,7 @@ def two_moves(model: MoveModel, known: str, features: np.ndarray) -> str | None:
             for src2 in cand:
                 if after[src2] not in _CASED or after[src2].isupper() != red_next:
                     continue
-                for dst2 in sorted((reach(after, src2) or set(range(90))) & allowed):
+                for dst2 in sorted(_destinations(after, src2) & allowed):
                     if _side(after[dst2]) in (_side(after[src2]), "?"):
                         continue
                     board = _moved(after, src2, dst2)
@@ -294,7 +309,6 @@ def two_moves(model: MoveModel, known: str, features: np.ndarray) -> str | None:
         return None
     ranked = sorted(boards.items(), key=lambda t: -t[1])
     board, best = ranked[0]
-    single = ranked_moves(model, known, features, odds)
     rivals = [ranked[1][1] if len(ranked) > 1 else -np.inf, single[0][0] if single else -np.inf, 0.0]
     if best < 2 * model.min_score or best - max(rivals) < model.min_margin:
         return None
@@ -323,10 +337,12 @@ def refit(model: MoveModel, known: str, squares: str, features: np.ndarray) -> t
     # h9-h8, both points changed by less than the rules' level; score 5.3 where still boards score -2.7 at most)
     if not in_doubt(known, squares):
         return None
-    fit = best_move(model, known, features)
+    odds = point_odds(model, known, features)
+    ranked = ranked_moves(model, known, features, odds)
+    fit = _best_of(model, known, odds, ranked)
     if fit is not None:
         return _moved(known, fit.src, fit.dst), [fit.dst]
-    board = two_moves(model, known, features)
+    board = _two_of(model, known, odds, ranked)
     if board is None:
         return None
     return board, [i for i in range(90) if board[i] in _CASED and board[i] != known[i]]

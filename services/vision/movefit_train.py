@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import sys
 import time
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from . import movefit as M
+from .grid import point_index
 
 _DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "games" / "ccpd_dev.jsonl"
 _OUT = Path(__file__).resolve().parents[2] / "xqarb" / "data" / "vision" / "movefit.npz"
@@ -58,7 +60,7 @@ def collect_game(args: tuple[int, str, list[str], int]) -> list[dict]:
     def recording(known, ref_view, ref_reading, view, reading, cfg, outlines=None, change=None):
         if ref_view is not None and ref_reading is not None and outlines is not None and change is not None:
             feats = M.point_features(known, change, T._change_level(change, cfg), reading, ref_reading,
-                                     outlines.discs(), T._point_discs(outlines.ref()))
+                                     outlines.discs(), outlines.ref_discs())
             records.append({"known": known, "features": feats})
         return original(known, ref_view, ref_reading, view, reading, cfg, outlines, change)
 
@@ -85,12 +87,6 @@ def collect_game(args: tuple[int, str, list[str], int]) -> list[dict]:
     return [r for r in records if "truth" in r]
 
 
-def _point_index(name: str) -> int:
-    from xqarb.vision.grid import point_name
-
-    return [point_name(i) for i in range(90)].index(name)
-
-
 def labelled(records: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Rows for the two models: (piece X, piece y, empty X, empty y). Left out: snapshots with a hand in view, points
     where the tracker's known board was wrong already (no clean label), a piece left between two points."""
@@ -99,7 +95,7 @@ def labelled(records: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
         if r["hand"] or r["prev_truth"] is None:
             continue
         known, truth, prev = r["known"], r["truth"], r["prev_truth"]
-        skip = {_point_index(p) for p in r["misaligned"]}
+        skip = {point_index(p) for p in r["misaligned"]}
         for i in range(90):
             k, t, p = known[i], truth[i], prev[i]
             if i in skip or k == "?" or (k == ".") != (p == ".") or (k != "." and k.isupper() != p.isupper()):
@@ -217,16 +213,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     t0 = time.time()
     if args.cache is not None and args.cache.exists():
-        import pickle
-
         records = pickle.loads(args.cache.read_bytes())
     else:
         games = [(k, fen, mv, args.seed0 + k) for k, fen, mv in _games(args.data, args.start, args.games, args.moves)]
         with Pool(args.jobs) as pool:
             records = [r for rs in pool.imap(collect_game, games) for r in rs]
         if args.cache is not None:
-            import pickle
-
             args.cache.write_bytes(pickle.dumps(records))
     print(f"{len(records)} still boards read from {args.games} games in {time.time() - t0:.0f} s", flush=True)
     if args.report:

@@ -472,7 +472,7 @@ class Tracker:
                     and not misaligned and in_doubt(state.known, squares)):
                 # (the features need both views' round outlines, 2 x 20 ms: only where the rules are in doubt)
                 feats = point_features(state.known, change, _change_level(change, cfg), reading, state.ref_reading,
-                                       outlines.discs(), _point_discs(outlines.ref()))
+                                       outlines.discs(), outlines.ref_discs())
                 fitted = refit(self.move_model, state.known, squares, feats)
                 if fitted is not None:
                     squares, placed = fitted
@@ -562,6 +562,7 @@ class Outlines:
         self._score: np.ndarray | None = None
         self._ref_score = ref_score
         self._discs: np.ndarray | None = None
+        self._ref_discs: np.ndarray | None = None
         self._rise: np.ndarray | None = None
         self._grey: np.ndarray | None = None
 
@@ -583,10 +584,16 @@ class Outlines:
             self._discs = _point_discs(self.view())
         return self._discs
 
+    def ref_discs(self) -> np.ndarray:
+        """Per point, the last still board's strongest circle within 0.3 of it."""
+        if self._ref_discs is None:
+            self._ref_discs = _point_discs(self.ref())
+        return self._ref_discs
+
     def rise(self) -> np.ndarray:
         """How much each point's round outline rose since the last still board."""
         if self._rise is None:
-            self._rise = self.discs() - _point_discs(self.ref())
+            self._rise = self.discs() - self.ref_discs()
         return self._rise
 
     def computed(self) -> np.ndarray | None:

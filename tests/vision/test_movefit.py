@@ -124,6 +124,17 @@ def test_two_moves_in_one_still_board(model) -> None:
     assert M.two_moves(model, START_SQUARES, _features(START_SQUARES, left=["h2"], came=["e2"])) is None
 
 
+def test_a_piece_with_no_move_is_not_moved_by_two_moves(model) -> None:
+    """A rook hemmed in by its own pieces (a red pawn on a1 beside the horse b0) reaches nowhere: the two moves
+    weighed never move it, however plainly its point and a far one changed (an empty reach once read as "anywhere",
+    as for a piece of unknown type)."""
+    out = list(START_SQUARES)
+    out[IDX["a1"]] = "P"
+    known = "".join(out)
+    feats = _features(known, left=["a0", "h9"], came=["a5"], black_came=["g7"])
+    assert M.two_moves(model, known, feats) is None
+
+
 def test_a_file_that_is_no_move_model_is_refused(tmp_path: Path) -> None:
     bad = tmp_path / "movefit.npz"
     bad.write_bytes(b"not an npz")
