@@ -23,13 +23,20 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+import cv2
 import numpy as np
 
-from .occupancy import PointReading
+from .grid import POINTS_UV
+from .occupancy import MARGIN, PointReading, S
 from .reach import reach
 
 _CASED = "KABNRCPXkabnrcpx"
 _MODEL_FILE = "movefit.npz"  # package data: xqarb/data/vision/
+# unlike_then's patch: a piece's face and rim (its radius is ~0.45 spacing), looked for up to _SLACK pixels off (a
+# piece set down a little off where the last one stood, the camera's parallax the same in both views)
+_PATCH = round(0.42 * S)
+_SLACK = 4
+_PATCH_CENTRES = np.round((POINTS_UV + MARGIN) * S).astype(int)
 
 # What a point shows, against the last still board (one row per point). The colour features are turned to the
 # known piece's side for a piece's point ("own": its own side's colour), and left as red for an empty one.
@@ -46,6 +53,12 @@ FEATURES = (
     "outline now / pieces' median",  # a piece's round outline stands where a piece stands, whatever its ink
     "outline rise / pieces' median",
     "on the board's edge",  # an edge point keeps the frame's ink when emptied
+    "unlike then (1 - best correlation)",  # the same piece (or bare point) looks the same in any light; another not
+    "log unlike then / board's median",  # ... against the view's own noise (blur, JPEG, a camera's grain)
+    # (a linear model cannot tell a point unlike and still occupied, another piece there, from one unlike and bare)
+    "unlike x occupied now",
+    "unlike x not occupied now",
+    "log unlike / median x occupied now",
 )
 N_FEATURES = len(FEATURES)
 # classes: a piece's point: stayed, left (empty now), taken (the other side's piece on it now);
@@ -71,9 +84,12 @@ class MoveModel:
     # Each of its two points must show its own change more likely than not (log-odds over staying as it was), and no
     # other point may show a change as likely as `max_other`: a move that leaves a plain change unexplained is not
     # what happened (a piece set down half-way between two points shows on both; hard game 686, the cannon h2 left
-    # between g2 and g1: h2-i2 scored best by h2's emptying alone, i2 -1.6, g1 5.8 unexplained).
+    # between g2 and g1: h2-i2 scored best by h2's emptying alone, i2 -1.6, g1 5.8 unexplained). (2, not 1: a piece's
+    # shadow or the hand's changes a neighbour up to 1.6 (hard game 827); on the training snapshots the true move left
+    # another point at 1 or more 2 times in 1728, a piece between two points its other point at 2 or more 7 in 38,
+    # and none between 1 and 2)
     min_end: float = 0.0
-    max_other: float = 1.0
+    max_other: float = 2.0
 
     @classmethod
     def load(cls, path: Path | None = None) -> MoveModel:
@@ -99,10 +115,32 @@ class MoveModel:
                  max_other=self.max_other, features=np.array(FEATURES))
 
 
+def unlike_then(ref_view: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """(90,): how unlike each point's patch (a piece's face and rim) is to what stood there on the last still board:
+    1 - the best normalised correlation of the old patch within a few pixels of the point now (0 the same, 1 nothing
+    alike). A change of light scales and shifts a patch's grey and leaves this near 0; a piece replaced by another
+    (a capture, where the taker's ink is the colour read poorly: hard games 866 and 874, a red rook taking a black
+    rook and a black pawn, their points' change and colour under what a capture shows elsewhere) gives another
+    character there, a piece gone or come the bare point against a face. A patch of nearly one grey (glare, a plain
+    disc) tells nothing: 0 there."""
+    a, b = (cv2.cvtColor(v, cv2.COLOR_BGR2GRAY).astype(np.float32) for v in (ref_view, view))
+    h, w = a.shape
+    out = np.zeros(90)
+    for i in range(90):
+        x, y = _PATCH_CENTRES[i]
+        x0, x1, y0, y1 = max(x - _PATCH, 0), min(x + _PATCH + 1, w), max(y - _PATCH, 0), min(y + _PATCH + 1, h)
+        tpl = a[y0:y1, x0:x1]
+        if float(tpl.std()) < 2.0:
+            continue
+        win = b[max(y0 - _SLACK, 0):min(y1 + _SLACK, h), max(x0 - _SLACK, 0):min(x1 + _SLACK, w)]
+        out[i] = 1.0 - float(cv2.matchTemplate(win, tpl, cv2.TM_CCOEFF_NORMED).max())
+    return np.clip(out, 0.0, 2.0)
+
+
 def point_features(known: str, change: np.ndarray, level: float, reading: PointReading, ref_reading: PointReading,
-                   discs: np.ndarray, ref_discs: np.ndarray) -> np.ndarray:
+                   discs: np.ndarray, ref_discs: np.ndarray, unlike: np.ndarray) -> np.ndarray:
     """(90, N_FEATURES): each point's evidence against the last still board (`known` its letters; `discs`, the
-    strongest round outline within 0.3 of each point now and then)."""
+    strongest round outline within 0.3 of each point now and then; `unlike`, `unlike_then` of the two views)."""
     red_side = np.array([c.isupper() for c in known])
     pieces = np.array([c in _CASED for c in known])
     median = float(np.median(discs[pieces])) if pieces.sum() >= 5 else float(np.median(discs))
@@ -113,6 +151,7 @@ def point_features(known: str, change: np.ndarray, level: float, reading: PointR
     u, v = np.arange(90) % 9, np.arange(90) // 9
     edge = ((u == 0) | (u == 8) | (v == 0) | (v == 9)).astype(float)
     occ = np.clip(reading.occupied, 0, 1)
+    rel_unlike = np.log((unlike + 0.01) / (float(np.median(unlike)) + 0.01))
     return np.stack([
         np.ones(90),
         np.log(rel + 0.05),
@@ -126,6 +165,11 @@ def point_features(known: str, change: np.ndarray, level: float, reading: PointR
         discs / median,
         (discs - ref_discs) / median,
         edge,
+        unlike,
+        rel_unlike,
+        unlike * occ,
+        unlike * (1.0 - occ),
+        rel_unlike * occ,
     ], axis=1)
 
 
@@ -191,10 +235,12 @@ def _destinations(squares: str, src: int) -> set[int]:
 
 
 def _arrival(known: str, src: int, dst: int, odds: np.ndarray) -> float:
-    """The log-odds of the mover from `src` being on `dst` now: arrived (its colour) or taken there."""
+    """The log-odds of the mover from `src` being on `dst` now: a piece arrived there, of either colour (the mover's
+    side is its point's: a colour read wrongly is no reason to doubt where it went; hard game 827, the black cannon
+    b7-b8 read red at b8, -0.4 as black, 2.1 as red), or the other side's piece taken there."""
     d, red = known[dst], known[src].isupper()
     if d == ".":
-        return float(odds[dst, 0] if red else odds[dst, 1])
+        return float(np.logaddexp(odds[dst, 0], odds[dst, 1]))
     if d in _CASED and d.isupper() != red:
         return float(odds[dst, 1])
     return -np.inf  # an unsure point: the rules' pairs, not weighed here

@@ -60,13 +60,14 @@ def collect_game(args: tuple[int, str, list[str], int]) -> list[dict]:
     def recording(known, ref_view, ref_reading, view, reading, cfg, outlines=None, change=None):
         if ref_view is not None and ref_reading is not None and outlines is not None and change is not None:
             feats = M.point_features(known, change, T._change_level(change, cfg), reading, ref_reading,
-                                     outlines.discs(), outlines.ref_discs())
+                                     outlines.discs(), outlines.ref_discs(), M.unlike_then(ref_view, view))
             records.append({"known": known, "features": feats})
         return original(known, ref_view, ref_reading, view, reading, cfg, outlines, change)
 
     T.interpret = recording
     try:
-        tracker = T.Tracker()
+        # (the rules alone: the snapshots must not depend on an earlier model, whose features may not be these)
+        tracker = T.Tracker(move_model=None)
         state = None
         prev_truth: str | None = None
         for frame in render_game(fen, moves, seed, difficulty="hard"):

@@ -7,7 +7,8 @@ the palace), without check or whose turn it is: those are the referee's.
 
 `squares` is the tracker's board (canonical: red's back rank last, index 0 is a9): letters for known pieces,
 `X` / `x` a red / black piece of unknown type, `?` a point not known, `.` empty. A point that is not `.` stands
-in the way (a `?` may hold a piece). A piece of unknown type reaches anywhere: `None`.
+in a line's way (a `?` may hold a piece); a `?` on a horse's leg or an elephant's eye may be empty and blocks
+nothing. A piece of unknown type reaches anywhere: `None`.
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ def reach(squares: str, src: int) -> set[int] | None:
     def free(i: int) -> bool:
         return squares[i] == "."
 
+    def maybe_free(i: int) -> bool:
+        # a horse's leg or an elephant's eye left unsure may be empty: the unsure point a pawn left, never seen
+        # again (hard game 762: the black horse g7 took the rook h5 over g6, unsure since the pawn g6-g5)
+        return squares[i] in ".?"
+
     def open_to(i: int) -> bool:
         # a move ends on an empty point or on one that may hold the other side's piece
         q = squares[i]
@@ -92,12 +98,12 @@ def reach(squares: str, src: int) -> set[int] | None:
     elif kind == "N":
         for (du, dv), (lu, lv) in _HORSE:
             i, leg = _at(u0 + du, v0 + dv), _at(u0 + lu, v0 + lv)
-            if i is not None and leg is not None and free(leg) and open_to(i):
+            if i is not None and leg is not None and maybe_free(leg) and open_to(i):
                 out.add(i)  # 蹩马腿: a horse whose leg is blocked cannot go that way
     elif kind == "B":
         for du, dv in _DIAGONALS:
             i, eye = _at(u0 + 2 * du, v0 + 2 * dv), _at(u0 + du, v0 + dv)
-            if i is not None and eye is not None and free(eye) and _own_half(v0 + 2 * dv, red) and open_to(i):
+            if i is not None and eye is not None and maybe_free(eye) and _own_half(v0 + 2 * dv, red) and open_to(i):
                 out.add(i)  # 塞象眼: a blocked eye stops the elephant; it never crosses the river
     elif kind == "A":
         for du, dv in _DIAGONALS:

@@ -42,7 +42,7 @@ from xqarb.referee.inference import consistent
 from .board import BoardFit, NoBoardFound, find_board, fit_from_h
 from .detect import circle_score, find_discs, fit_parallax, parallax_centres
 from .grid import POINTS_UV, neighbours, point_name
-from .movefit import MoveModel, in_doubt, point_features, refit
+from .movefit import MoveModel, in_doubt, point_features, refit, unlike_then
 from .occupancy import MARGIN, PointReading, S, orientation_vote, read_view, warp_board, windows
 from .reach import reach
 
@@ -472,7 +472,7 @@ class Tracker:
                     and not misaligned and in_doubt(state.known, squares)):
                 # (the features need both views' round outlines, 2 x 20 ms: only where the rules are in doubt)
                 feats = point_features(state.known, change, _change_level(change, cfg), reading, state.ref_reading,
-                                       outlines.discs(), outlines.ref_discs())
+                                       outlines.discs(), outlines.ref_discs(), unlike_then(state.ref_view, view))
                 fitted = refit(self.move_model, state.known, squares, feats)
                 if fitted is not None:
                     squares, placed = fitted

@@ -159,3 +159,38 @@ def test_a_move_the_rules_read_in_no_move_shape_is_taken_from_the_fit(shared_dat
     assert (with_fit.inferred_ok, with_fit.wrong) == (5, [])
     rules_alone = check_game(fen, moves, 1921, difficulty="hard", truth_fit=True, movefit=False)
     assert rules_alone.inferred_ok < 5 and "ply 2" in rules_alone.wrong[0]
+
+
+def test_unlike_then_sees_another_piece_on_a_point_and_not_a_change_of_light() -> None:
+    """A capture whose taker's ink reads in the taken piece's colour (hard games 866, 874) still puts another character
+    on the point: its patch is unlike the last still board's; the same board under other light is not."""
+    from xqarb.vision.board import fit_from_corners
+    from xqarb.vision.occupancy import warp_board
+    from xqarb.vision.render import random_scene, render_position
+
+    scene = random_scene(4321, difficulty="hard")
+    still = {p: (0.0, 0.0) for p in IDX}  # pieces where they stood: only what the test changes differs
+    before = render_position(START_SQUARES, scene, offsets=still)
+    h = fit_from_corners(before.corners, "given", 0.0).homography
+    ref = warp_board(before.image, h).bgr
+    # the same board, darker and with a cast (the light changed): every patch alike
+    dim = np.clip(before.image.astype(np.float32) * np.array([0.75, 0.8, 0.7]) + 12, 0, 255).astype(np.uint8)
+    same = M.unlike_then(ref, warp_board(dim, h).bgr)
+    assert same.max() < 0.15, (point_name(int(same.argmax())), same.max())
+    # the red cannon h2 takes the black horse h9: another piece on h9, the bare point on h2, the rest as it was
+    took = _moved(START_SQUARES, "h2", "h9")
+    after = render_position(took, scene, offsets=still)
+    unlike = M.unlike_then(ref, warp_board(after.image, h).bgr)
+    rest = [i for i in range(90) if i not in (IDX["h2"], IDX["h9"])]
+    assert unlike[IDX["h9"]] > 3 * float(np.percentile(unlike[rest], 95)) + 0.05
+    assert unlike[IDX["h2"]] > 3 * float(np.percentile(unlike[rest], 95)) + 0.05
+    feats = M.point_features(START_SQUARES, np.zeros(90), 1.0, _reading(), _reading(), np.ones(90), np.ones(90), unlike)
+    assert feats.shape == (90, M.N_FEATURES)
+    assert feats[IDX["h9"], -1] > 2.0 and abs(float(np.median(feats[:, -1]))) < 0.5  # log over the board's median
+
+
+def _reading():
+    from xqarb.vision.occupancy import PointReading
+
+    piece = np.array([c in M._CASED for c in START_SQUARES], float)
+    return PointReading(piece, np.full(90, 0.5), np.zeros((90, 2)), piece, np.zeros(90))
