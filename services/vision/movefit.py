@@ -3,10 +3,9 @@
 The tracker's rules (`tracker.interpret`) read each point against the last still board and put a move together
 from what changed. Where they end on something no move of one piece gives (a piece gone and nothing arrived, two
 pieces arrived, a piece come from nowhere), the referee could only call an arbiter; where they see nothing, a move
-made is lost. This weighs every move instead:
-each point's evidence (how much it changed, its ink and outline now and then, its colour) is turned by a small
-trained model into how likely each point is to have been left, taken on, or arrived at, and each move a piece's
-geometry allows (`reach`: the lines, the leg, the eye, the palace, the cannon's screen; no check, no turn: those
+made is lost. This weighs every move instead: each point's evidence (how much it changed, its ink and outline now
+and then, its colour, how unlike its patch is to the last still board's) is turned by a small trained model into
+how likely each point is to have been left, taken on, or arrived at, and each move a piece's geometry allows (`reach`: the lines, the leg, the eye, the palace, the cannon's screen; no check, no turn: those
 are the referee's) is scored by its two points: log P(left) + log P(arrived / taken), against "unchanged" at both.
 The best is taken only where it clearly beats every other move and "nothing moved"; else the rules' reading stands.
 Two moves in one still board (the board never still between them) are weighed the same way where one move is not
