@@ -5,8 +5,9 @@ from what changed. Where they end on something no move of one piece gives (a pie
 pieces arrived, a piece come from nowhere), the referee could only call an arbiter; where they see nothing, a move
 made is lost. This weighs every move instead: each point's evidence (how much it changed, its ink and outline now
 and then, its colour, how unlike its patch is to the last still board's) is turned by a small trained model into
-how likely each point is to have been left, taken on, or arrived at, and each move a piece's geometry allows (`reach`: the lines, the leg, the eye, the palace, the cannon's screen; no check, no turn: those
-are the referee's) is scored by its two points: log P(left) + log P(arrived / taken), against "unchanged" at both.
+how likely each point is to have been left, taken on, or arrived at, and each move a piece's geometry allows
+(`reach`: the lines, the leg, the eye, the palace, the cannon's screen; no check, no turn: those are the
+referee's) is scored by its two points: log P(left) + log P(arrived / taken), against "unchanged" at both.
 The best is taken only where it clearly beats every other move and "nothing moved"; else the rules' reading stands.
 Two moves in one still board (the board never still between them) are weighed the same way where one move is not
 enough (`two_moves`).
@@ -118,10 +119,10 @@ def unlike_then(ref_view: np.ndarray, view: np.ndarray) -> np.ndarray:
     """(90,): how unlike each point's patch (a piece's face and rim) is to what stood there on the last still board:
     1 - the best normalised correlation of the old patch within a few pixels of the point now (0 the same, 1 nothing
     alike). A change of light scales and shifts a patch's grey and leaves this near 0; a piece replaced by another
-    (a capture, where the taker's ink is the colour read poorly: hard games 866 and 874, a red rook taking a black
-    rook and a black pawn, their points' change and colour under what a capture shows elsewhere) gives another
-    character there, a piece gone or come the bare point against a face. A patch of nearly one grey (glare, a plain
-    disc) tells nothing: 0 there."""
+    (a capture whose taker's ink reads in the taken piece's colour) gives another character there, a piece gone or
+    come the bare point against a face (hard game 827: the black cannon b7-b8 that the inks and changes did not
+    show, 0.74 and 0.81 where the board's median is 0.004). A patch of nearly one grey (glare, a plain disc) tells
+    nothing: 0 there."""
     a, b = (cv2.cvtColor(v, cv2.COLOR_BGR2GRAY).astype(np.float32) for v in (ref_view, view))
     h, w = a.shape
     out = np.zeros(90)

@@ -3,8 +3,9 @@
 Data: real games (`../shared/data/games/ccpd_dev.jsonl`) rendered as hard camera video (`render_game`, scene seed
 `--seed0` + the game's index, as `tests/vision/gamecheck.py` numbers them) and run through the tracker. At every
 still board the tracker reads (its rules alone, no earlier model), each point's evidence (`movefit.point_features`)
-is kept with what truly stands there (the renderer's truth), against what the tracker knew before. Games `--start` .. `--start` + `--games` - 1 are used
-(default 900-959: apart from every set the vision figures are measured on, which lie under 900).
+is kept with what truly stands there (the renderer's truth), against what the tracker knew before. Games `--start`
+.. `--start` + `--games` - 1 are used (default 900-959: apart from every set the vision figures are measured on,
+which lie under 900).
 
 Fit: two softmax regressions (a piece's point: stayed / left / taken; an empty point: stayed / red or black piece
 arrived), L2-regularised, by Newton-free gradient descent in numpy. Then the bar a move must clear (`min_score`,

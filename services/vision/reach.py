@@ -6,9 +6,9 @@ of several changed pieces was taken); it judges nothing. So the reach is the pie
 the palace), without check or whose turn it is: those are the referee's.
 
 `squares` is the tracker's board (canonical: red's back rank last, index 0 is a9): letters for known pieces,
-`X` / `x` a red / black piece of unknown type, `?` a point not known, `.` empty. A point that is not `.` stands
-in a line's way (a `?` may hold a piece); a `?` on a horse's leg or an elephant's eye may be empty and blocks
-nothing. A piece of unknown type reaches anywhere: `None`.
+`X` / `x` a red / black piece of unknown type, `?` a point not known, `.` empty. A point that is not `.`
+stands in a line's way (a `?` may hold a piece); a `?` on a horse's leg or an elephant's eye may be empty and
+blocks nothing. A piece of unknown type reaches anywhere: `None`.
 """
 
 from __future__ import annotations

@@ -162,8 +162,9 @@ def test_a_move_the_rules_read_in_no_move_shape_is_taken_from_the_fit(shared_dat
 
 
 def test_unlike_then_sees_another_piece_on_a_point_and_not_a_change_of_light() -> None:
-    """A capture whose taker's ink reads in the taken piece's colour (hard games 866, 874) still puts another character
-    on the point: its patch is unlike the last still board's; the same board under other light is not."""
+    """A capture whose taker's ink reads in the taken piece's colour still puts another character on the point: its
+    patch is unlike the last still board's, and so is the bare point a piece left; the same board under other light
+    is not."""
     from xqarb.vision.board import fit_from_corners
     from xqarb.vision.occupancy import warp_board
     from xqarb.vision.render import random_scene, render_position
@@ -194,3 +195,19 @@ def _reading():
 
     piece = np.array([c in M._CASED for c in START_SQUARES], float)
     return PointReading(piece, np.full(90, 0.5), np.zeros((90, 2)), piece, np.zeros(90))
+
+
+def test_a_move_is_taken_where_the_piece_that_came_reads_in_the_other_colour(model) -> None:
+    """Hard game 827: the black cannon b7-b8, its ink at b8 read red (log-odds 2.1 of a red piece come, -0.4 of a
+    black one). Where it went is what its point and b8 show; the colour read there is no reason to doubt it (the
+    mover's side is its point's)."""
+    odds = np.full((90, 2), -5.0)
+    odds[IDX["b7"]] = [8.6, 2.5]  # left (and not taken: nothing of red's stands there)
+    odds[IDX["b8"]] = [2.1, -0.4]
+    ranked = M.ranked_moves(model, START_SQUARES, np.zeros((90, M.N_FEATURES)), odds)
+    fit = M._best_of(model, START_SQUARES, odds, ranked)
+    assert fit is not None and (fit.src, fit.dst) == (IDX["b7"], IDX["b8"])
+    assert fit.score > 8.6 + 2.1  # both colours' arrival counted
+    # nothing come anywhere: no move, however plainly the cannon left
+    odds[IDX["b8"]] = [-5.0, -5.0]
+    assert M._best_of(model, START_SQUARES, odds, M.ranked_moves(model, START_SQUARES, None, odds)) is None

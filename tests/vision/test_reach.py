@@ -113,3 +113,21 @@ def test_a_piece_between_two_points_may_be_taken_on_either():
     assert files == {point_index(p) for p in ("b0", "b1", "b3", "b4", "b6", "b7")}
     files = {p for p in reach(squares, point_index("a3")) if p % 9 == point_index("a3") % 9}
     assert files == {point_index(p) for p in ("a0", "a1", "a2", "a4", "a5", "a6", "a7")}
+
+
+def test_an_unsure_leg_or_eye_may_be_empty() -> None:
+    """Hard game 762: the black horse g7 took the rook h5 over g6, a point left unsure since the pawn g6-g5 and never
+    seen again: a `?` on a horse's leg or an elephant's eye may be empty, and blocks neither; a piece there does."""
+    board = ["."] * 90
+    board[point_index("g7")] = "n"
+    board[point_index("g6")] = "?"
+    board[point_index("h5")] = "R"
+    assert point_index("h5") in reach("".join(board), point_index("g7"))
+    board[point_index("g6")] = "p"
+    assert point_index("h5") not in reach("".join(board), point_index("g7"))
+    board = ["."] * 90
+    board[point_index("c9")] = "b"
+    board[point_index("d8")] = "?"
+    assert point_index("e7") in reach("".join(board), point_index("c9"))
+    board[point_index("d8")] = "P"
+    assert point_index("e7") not in reach("".join(board), point_index("c9"))
