@@ -26,8 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .grid import POINTS_UV
-from .occupancy import MARGIN, PointReading, S
+from .occupancy import POINTS_PX, PointReading, S
 from .reach import reach
 
 _CASED = "KABNRCPXkabnrcpx"
@@ -36,7 +35,6 @@ _MODEL_FILE = "movefit.npz"  # package data: xqarb/data/vision/
 # piece set down a little off where the last one stood, the camera's parallax the same in both views)
 _PATCH = round(0.42 * S)
 _SLACK = 4
-_PATCH_CENTRES = np.round((POINTS_UV + MARGIN) * S).astype(int)
 
 # What a point shows, against the last still board (one row per point). The colour features are turned to the
 # known piece's side for a piece's point ("own": its own side's colour), and left as red for an empty one.
@@ -127,7 +125,7 @@ def unlike_then(ref_view: np.ndarray, view: np.ndarray) -> np.ndarray:
     h, w = a.shape
     out = np.zeros(90)
     for i in range(90):
-        x, y = _PATCH_CENTRES[i]
+        x, y = POINTS_PX[i]
         x0, x1, y0, y1 = max(x - _PATCH, 0), min(x + _PATCH + 1, w), max(y - _PATCH, 0), min(y + _PATCH + 1, h)
         tpl = a[y0:y1, x0:x1]
         if float(tpl.std()) < 2.0:

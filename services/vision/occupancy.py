@@ -19,6 +19,7 @@ from .grid import POINTS_UV, canonical_transform
 
 S = 32  # canonical pixels per grid spacing
 MARGIN = 0.75  # canonical view extends this many spacings beyond the outer lines
+POINTS_PX = np.round((POINTS_UV + MARGIN) * S).astype(int)  # (90, 2): each point's (x, y) in the canonical view
 
 # Squares of the two palaces (files d..f), by rank: where the kings and advisors always stand.
 RED_PALACE = [(9 - r) * 9 + f for r in (0, 1, 2) for f in (3, 4, 5)]
@@ -194,7 +195,7 @@ def read_view(bgr: np.ndarray, classifier=None, *, quick: bool = False) -> Point
     dens = num / den
     # the density a piece produces: normalise by the 90th percentile of the point values so lighting and ink
     # weight do not matter
-    pts = np.round((POINTS_UV + MARGIN) * S).astype(int)
+    pts = POINTS_PX
     r = round(0.5 * S)
     d_at = dens[pts[:, 1], pts[:, 0]].astype(np.float64)
     if quick:

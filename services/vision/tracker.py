@@ -43,7 +43,7 @@ from .board import BoardFit, NoBoardFound, find_board, fit_from_h
 from .detect import circle_score, find_discs, fit_parallax, parallax_centres
 from .grid import POINTS_UV, neighbours, point_name
 from .movefit import MoveModel, in_doubt, point_features, refit, unlike_then
-from .occupancy import MARGIN, PointReading, S, orientation_vote, read_view, warp_board, windows
+from .occupancy import MARGIN, POINTS_PX, PointReading, S, orientation_vote, read_view, warp_board, windows
 from .reach import reach
 
 
@@ -1944,7 +1944,8 @@ def eighth(image: np.ndarray) -> np.ndarray:
 
 
 def _pt(i: int) -> tuple[int, int]:
-    return round((POINTS_UV[i, 0] + MARGIN) * S), round((POINTS_UV[i, 1] + MARGIN) * S)
+    x, y = POINTS_PX[i]
+    return int(x), int(y)
 
 
 def _norm(view: np.ndarray) -> np.ndarray:
