@@ -348,8 +348,12 @@ class _Step:
                   ruleset=self.s.cfg.label(rapid_rule), ply=self.s.ply if ply is None else ply,
                   evidence=self.evidence())
 
-    def attention(self, reason: str) -> None:
-        self.emit("AttentionNeeded", reason=reason, evidence=self.evidence())
+    def attention(self, reason: str, *, fen: str | None = None) -> None:
+        """`fen`: where a board change could not be followed, the position held, for the camera to look again from."""
+        if fen is None:
+            self.emit("AttentionNeeded", reason=reason, evidence=self.evidence())
+        else:
+            self.emit("AttentionNeeded", reason=reason, evidence=self.evidence(), fen=fen)
 
     def art(self, concept: str) -> str:
         a = self.s.cfg.article(concept)
@@ -517,7 +521,7 @@ def _judge_board(st: _Step, squares: str) -> None:
         explained = any(all(m.to in pair for m in inf.moves) for pair in s.misaligned_seen)
         if s.misaligned is None and not explained:
             st.attention(f"board change is not one move: {inf.reason} ({'; '.join(inf.changes)}); an arbiter "
-                         f"must say which (PointDesignated or PositionRestored)")
+                         f"must say which (PointDesignated or PositionRestored)", fen=s.position.fen())
         return
     if inf.kind == "illegal":
         _illegal_move(st, inf.moves[0], inf.reason)
@@ -526,7 +530,7 @@ def _judge_board(st: _Step, squares: str) -> None:
     if s.attention != reason:
         st.set(attention=reason, attention_side=s.position.side)
         st.attention(f"board change is no single legal move ({reason}); restore the position (5.8.2, 5.9) or "
-                     f"send PositionRestored")
+                     f"send PositionRestored", fen=s.position.fen())
 
 
 def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:

@@ -22,6 +22,7 @@ import io
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -57,6 +58,10 @@ FEATURES = (
     "unlike x occupied now",
     "unlike x not occupied now",
     "log unlike / median x occupied now",
+    # (a piece is lifted from and set down on points a hand was over: a change where no hand came is a shadow's, the
+    # light's or a neighbour's; hard game 866, the rook c4 took c9, weakly seen there, against c4-i4, nothing at i4)
+    "a hand over it since",
+    "a hand over it x log change / level",
 )
 N_FEATURES = len(FEATURES)
 # classes: a piece's point: stayed, left (empty now), taken (the other side's piece on it now);
@@ -135,10 +140,18 @@ def unlike_then(ref_view: np.ndarray, view: np.ndarray) -> np.ndarray:
     return np.clip(out, 0.0, 2.0)
 
 
+def handled(points: frozenset[int] | set[int]) -> np.ndarray:
+    """(90,): 1 where a hand was over the point since the last still board (the tracker's `hand_over`), else 0."""
+    out = np.zeros(90)
+    out[list(points)] = 1.0
+    return out
+
+
 def point_features(known: str, change: np.ndarray, level: float, reading: PointReading, ref_reading: PointReading,
-                   discs: np.ndarray, ref_discs: np.ndarray, unlike: np.ndarray) -> np.ndarray:
+                   discs: np.ndarray, ref_discs: np.ndarray, unlike: np.ndarray, hand: np.ndarray) -> np.ndarray:
     """(90, N_FEATURES): each point's evidence against the last still board (`known` its letters; `discs`, the
-    strongest round outline within 0.3 of each point now and then; `unlike`, `unlike_then` of the two views)."""
+    strongest round outline within 0.3 of each point now and then; `unlike`, `unlike_then` of the two views;
+    `hand`, `handled`: where a hand was over the board since then)."""
     red_side = np.array([c.isupper() for c in known])
     pieces = np.array([c in _CASED for c in known])
     median = float(np.median(discs[pieces])) if pieces.sum() >= 5 else float(np.median(discs))
@@ -168,6 +181,8 @@ def point_features(known: str, change: np.ndarray, level: float, reading: PointR
         unlike * occ,
         unlike * (1.0 - occ),
         rel_unlike * occ,
+        hand,
+        hand * np.log(rel + 0.05),
     ], axis=1)
 
 
@@ -361,6 +376,68 @@ def _two_of(model: MoveModel, known: str, odds: np.ndarray, single: list[tuple[f
     if others and float(change[others].max()) >= model.max_other:
         return None
     return board
+
+
+def _board_odds(known: str, before: str, board: str, odds: np.ndarray) -> float:
+    """How likely the points where `board` differs from `before` (by side: empty, red, black) changed so, summed
+    (log-odds over staying as they were); a piece that arrived, of either colour (`_arrival`). A point unsure on
+    `known` (the board the odds were measured against) counts for nothing either way: what stands there is not
+    known (liu game 135: the cannon g2 took on g7, unsure since a piece stood between g7 and g6; weighed as
+    impossible, g2-g3 was taken instead)."""
+    total = 0.0
+    for i in range(90):
+        k, b = _side(before[i]), _side(board[i])
+        if k == b or known[i] == "?":
+            continue
+        if k == ".":
+            total += float(np.logaddexp(odds[i, 0], odds[i, 1]))
+        else:
+            total += float(odds[i, 0] if b == "." else odds[i, 1])
+    return total
+
+
+def look_again(model: MoveModel, known: str, features: np.ndarray, position: Any) -> list[str] | None:
+    """Where the referee could not follow a still board: the legal moves from the position it holds (`position`,
+    a rules Position whose squares are `known`, the board the features were measured against) that clearly best
+    explain the board now, one move or two (the side to move's, then the other's: a move the camera missed, or
+    read wrongly, and the answer to it); `known` may leave points unsure ('?': a piece between two points).
+    Returns the board after each of those moves (the position's squares), or None
+    where no sequence
+    clearly does. The referee's word that the board is not as it was, and the rules (turn, check), leave far fewer
+    moves to weigh than the geometry alone, so the bar is the margin over the next best sequence and over nothing
+    moved (`min_margin`), half the score (`min_score`), and the points left showing it (`min_end`): the arrival may
+    be faint (a piece set down in glare, its ink washed out)."""
+    return _sequence_of(model, known, point_odds(model, known, features), position)
+
+
+def _sequence_of(model: MoveModel, known: str, odds: np.ndarray, position: Any) -> list[str] | None:
+    """look_again on the point odds."""
+    before = position.squares()
+    boards: dict[str, tuple[float, list[str]]] = {}
+    twice: set[str] = set()  # boards that two sequences reach by different ways: which one is not told
+    for first in position.legal_moves():
+        after = position.play(first)
+        one = after.squares()
+        boards[one] = (_board_odds(known, before, one, odds), [one])
+        for second in after.legal_moves():
+            two = after.play(second).squares()
+            sc2 = _board_odds(known, before, two, odds)
+            if two in boards and boards[two][1][0] != one:
+                twice.add(two)
+            boards[two] = max(boards.get(two, (-np.inf, [])), (sc2, [one, two]), key=lambda t: t[0])
+    if not boards:
+        return None
+    ranked = sorted(boards.items(), key=lambda t: -t[1][0])
+    board, (best, seq) = ranked[0]
+    runner_up = max(ranked[1][1][0] if len(ranked) > 1 else -np.inf, 0.0)
+    if board in twice or best < 0.5 * model.min_score or best - runner_up < model.min_margin:
+        return None
+    if any(known[i] == "?" and _side(board[i]) != _side(before[i]) for i in range(90)):
+        return None  # a move onto or off an unsure point may be best, but by what its other point shows alone
+    left = [i for i in range(90) if before[i] != "." and board[i] == "."]
+    if any(odds[i, 0] < model.min_end for i in left):
+        return None
+    return seq
 
 
 def in_doubt(known: str, squares: str) -> bool:

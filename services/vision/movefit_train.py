@@ -57,12 +57,14 @@ def collect_game(args: tuple[int, str, list[str], int]) -> list[dict]:
 
     records: list[dict] = []
     original = T.interpret
+    hand_over: frozenset[int] = frozenset()  # the tracker's, as it stood before the frame that reads a still board
 
     def recording(known, ref_view, ref_reading, view, reading, cfg, outlines=None, change=None):
         if ref_view is not None and ref_reading is not None and outlines is not None and change is not None:
             feats = M.point_features(known, change, T._change_level(change, cfg), reading, ref_reading,
-                                     outlines.discs(), outlines.ref_discs(), M.unlike_then(ref_view, view))
-            records.append({"known": known, "features": feats})
+                                     outlines.discs(), outlines.ref_discs(), M.unlike_then(ref_view, view),
+                                     M.handled(hand_over))
+            records.append({"known": known, "features": feats, "hand_over": sorted(hand_over)})
         return original(known, ref_view, ref_reading, view, reading, cfg, outlines, change)
 
     T.interpret = recording
@@ -75,6 +77,7 @@ def collect_game(args: tuple[int, str, list[str], int]) -> list[dict]:
             if state is None:
                 state = tracker.initial(fit_from_corners(frame.truth.corners, "given", 0.0))
             n = len(records)
+            hand_over = state.hand_over
             state, obs = tracker.step(state, frame.image, frame.t_us)
             stable = [o.fields["squares"] for o in obs if o.type == "BoardStable"]
             if len(records) > n:

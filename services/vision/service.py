@@ -11,7 +11,9 @@ gives the same observations.
 It also reads the positions the rest of the system holds for its boards: the referee's MoveMade (xq.game-events)
 and the arbiters' PositionRestored (xq.arbiter). A board's tracker takes them as its known board (`learn`), so a
 point it once read poorly is named again by the position the rules inferred, instead of being misread at every
-later still board. Range assignment gives one process partition p of all three topics: its boards' positions.
+later still board; and the referee's AttentionNeeded where it could not follow a still board, with the
+position it holds, from which the tracker looks again. Range assignment gives one process partition p of all
+three topics: its boards' positions.
 
 A board whose corners the venue configuration gives (`boards.N.corners`, an operator's measurement for a fixed
 camera) starts from that calibration instead of looking for the board in its frames.
@@ -116,7 +118,8 @@ class VisionCore:
         is one the referee inferred from an earlier snapshot: the tracker is ahead and keeps its own). Other event
         types and boards this process does not track are ignored. A GameStarted's start position (a handicap
         game) is what the board's first still board is matched against (Tracker.expect_start), also for a board
-        whose frames have not come yet."""
+        whose frames have not come yet. An AttentionNeeded that carries the referee's position (`fen`: a board
+        change it could not follow) has the tracker look again from it at the next still board."""
         key = (partition, event.board_id)
         slot = self.boards.get(key)
         if event.type == "GameStarted":
@@ -132,6 +135,18 @@ class VisionCore:
             return slot.state is not before
         if slot is None:
             return False
+        if event.type == "AttentionNeeded":
+            # the referee could not follow the board's last still board: its tracker looks again from the
+            # position the referee holds (Tracker.not_followed); other attentions (a clock, a record) carry none
+            fen = event.data.get("fen")
+            if not fen:
+                return False
+            before = slot.state
+            try:
+                slot.state = self.tracker.not_followed(slot.state, str(fen))
+            except ValueError:
+                return False  # a bad FEN is the referee's to report, not a reason to lose the board
+            return slot.state is not before
         if event.type == "MoveMade":
             fen, restored = event.data.get("fen_after"), False
         elif event.type == "PositionRestored":

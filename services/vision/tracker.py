@@ -42,7 +42,7 @@ from xqarb.referee.inference import consistent
 from .board import BoardFit, NoBoardFound, find_board, fit_from_h
 from .detect import circle_score, find_discs, fit_parallax, parallax_centres
 from .grid import POINTS_UV, neighbours, point_name
-from .movefit import MoveModel, in_doubt, point_features, refit, unlike_then
+from .movefit import MoveModel, handled, in_doubt, look_again, point_features, refit, unlike_then
 from .occupancy import MARGIN, POINTS_PX, PointReading, S, orientation_vote, read_view, warp_board, windows
 from .reach import reach
 
@@ -110,6 +110,18 @@ class TrackerConfig:
 
 
 @dataclass(frozen=True)
+class Anchor:
+    """The last still board whose position the referee holds (its MoveMade, an arbiter's restored position, or the
+    start): where the tracker looks again from when the referee could not follow a later one (`not_followed`)."""
+
+    squares: str
+    view: np.ndarray
+    reading: PointReading
+    circles: np.ndarray | None
+    hand_over: frozenset[int] = frozenset()  # points a hand was over since
+
+
+@dataclass(frozen=True)
 class TrackerState:
     fit: BoardFit | None = None
     calibrated: bool = False  # the calibration frame has been seen (support and sharpness measured on it)
@@ -145,6 +157,13 @@ class TrackerState:
     # every still board)
     ink_only: tuple[int, ...] = ()
     unsure_of: tuple[tuple[int, str], ...] = ()  # points left unsure ('?'), with the letter of the piece that was there
+    # points a hand was over since the last still board: a piece is lifted from and set down on a point the hand
+    # reaches (the move fit weighs it; a point the hand never covered shows only a shadow's or the light's change)
+    hand_over: frozenset[int] = frozenset()
+    anchor: Anchor | None = None
+    # the referee's position (FEN) where it said it could not follow the last still board: the next still board is
+    # read from the anchor with the rules' legal moves (`_look_again`)
+    held: str | None = None
 
 
 class Tracker:
@@ -205,7 +224,29 @@ class Tracker:
         # unsure, so that the piece is followed when it is set right or moves on (interpret's unsure points).
         between = {i for i in range(90) if known[i] == "?" and squares[i] != "?" and any(
             known[k] == "?" and (squares[k] == ".") != (squares[i] == ".") for k in neighbours(i))}
-        return replace(state, known="".join("?" if i in between else q for i, q in enumerate(squares)))
+        known = "".join("?" if i in between else q for i, q in enumerate(squares))
+        anchor = (Anchor(known, state.ref_view, state.ref_reading, state.ref_circles)
+                  if state.ref_reading is not None else None)
+        return replace(state, known=known, anchor=anchor, held=None)
+
+    def not_followed(self, state: TrackerState, fen: str) -> TrackerState:
+        """The referee could not make a move of the last still board (AttentionNeeded, with the position it holds
+        as `fen`): the next still board is read again from the last one the referee did follow (the anchor), with
+        the moves the rules allow from its position, one or two (`movefit.look_again`). A still board read wrongly
+        (a capture seen as the taker gone, a piece set down in glare) would otherwise leave the tracker's known
+        board apart from the referee's for the rest of the game: every later move would be read against it. Kept
+        as it is where there is no anchor, no move model, or the anchor is not of this position (the referee is
+        behind the camera: the tracker's own board stands)."""
+        from xqarb.referee.rules import FenError, Position
+
+        try:
+            squares = Position.from_fen(fen).squares()
+        except FenError as exc:
+            raise ValueError(f"not_followed: the referee's position is no FEN: {exc}") from exc
+        a = state.anchor
+        if a is None or not isinstance(self.move_model, MoveModel) or not _agrees(a.squares, squares):
+            return state
+        return replace(state, held=fen, pending=True)
 
     # -----------------------------------------------------------------------------------------------------------
     def needs_image(self, state: TrackerState, small: np.ndarray) -> bool:
@@ -399,7 +440,7 @@ class Tracker:
                         else:
                             maybe.add(i)
             state = replace(state, hand=True, still_since=None, pending=True, lifted=frozenset(lifted),
-                            maybe_lifted=frozenset(maybe),
+                            maybe_lifted=frozenset(maybe), hand_over=state.hand_over | _under(hand_mask),
                             last_small=small, last_view=nv, last_full=view)
             return state, obs
 
@@ -436,6 +477,13 @@ class Tracker:
                 view = cv2.warpAffine(view, m, view.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
                 state = replace(state, fit=_shift_fit(state.fit, dx, dy))
         reading = read_view(view, self.classifier)
+        if state.held is not None and state.anchor is not None and isinstance(self.move_model, MoveModel):
+            looked = self._look_again(state, view, reading, emit)
+            if looked is not None:
+                return looked, obs
+            # nothing clearly explains it from there: the board is read as ever (against the last still board,
+            # which may be this one: then nothing is new)
+            state = replace(state, held=None)
         if state.known is None:
             squares = self._first_squares(reading, state.start or cfg.start_squares, cfg,
                                           oriented=state.fit_given, view=view)
@@ -472,7 +520,8 @@ class Tracker:
                     and not misaligned and in_doubt(state.known, squares)):
                 # (the features need both views' round outlines, 2 x 20 ms: only where the rules are in doubt)
                 feats = point_features(state.known, change, _change_level(change, cfg), reading, state.ref_reading,
-                                       outlines.discs(), outlines.ref_discs(), unlike_then(state.ref_view, view))
+                                       outlines.discs(), outlines.ref_discs(), unlike_then(state.ref_view, view),
+                                       handled(state.hand_over))
                 fitted = refit(self.move_model, state.known, squares, feats)
                 if fitted is not None:
                     squares, placed = fitted
@@ -505,10 +554,47 @@ class Tracker:
         if squares != state.known or state.ref_view is None or placed or nudged or misaligned:
             emit("BoardStable", squares=squares)
         new_known = "".join(("?" if c == "?" else c) for c in squares)
+        if state.known is None:
+            anchor: Anchor | None = Anchor(new_known, view, reading, ref_circles)  # the start: the referee's too
+        else:
+            anchor = state.anchor and replace(state.anchor, hand_over=state.anchor.hand_over | state.hand_over)
         return replace(state, known=new_known, ref_view=view, ref_norm=_norm(view), ref_reading=reading, pending=False,
                        lifted=frozenset(), ref_circles=ref_circles, doubted=tuple(sorted(doubted.items())),
+                       hand_over=frozenset(), anchor=anchor,
                        ink_only=tuple(ink_only),
                        unsure_of=tuple(sorted(unsure_of.items()))), obs
+
+    def _look_again(self, state: TrackerState, view: np.ndarray, reading: PointReading,
+                    emit) -> TrackerState | None:
+        """The still board `view` read from the anchor, where the referee could not follow (`not_followed`): the
+        legal moves from its position that clearly best explain it, each reported as the still board it left
+        (PiecePlaced, BoardStable), so that the referee takes them one by one. None where none clearly does
+        (the board is then read as ever; an arbiter restores the position)."""
+        from xqarb.referee.rules import Position
+
+        a, fen = state.anchor, state.held
+        assert a is not None and fen is not None and isinstance(self.move_model, MoveModel)
+        cfg = self.config
+        outlines = Outlines(view, a.view, a.circles)
+        change = _point_change(a.view, view)
+        feats = point_features(a.squares, change, _change_level(change, cfg), reading, a.reading, outlines.discs(),
+                               outlines.ref_discs(), unlike_then(a.view, view), handled(a.hand_over | state.hand_over))
+        boards = look_again(self.move_model, a.squares, feats, Position.from_fen(fen))
+        if boards is None:
+            return None
+        before = squares_of_fen(fen)
+        for board in boards:
+            for i in range(90):
+                if board[i] != "." and board[i] != before[i]:
+                    emit("PiecePlaced", point=point_name(i))
+            before = board
+            # (the points the anchor left unsure stay so: no move weighed touched them; the pair's piece is followed)
+            known = "".join("?" if a.squares[i] == "?" else board[i] for i in range(90))
+            emit("BoardStable", squares=known)
+        return replace(state, known=known, ref_view=view, ref_norm=_norm(view), ref_reading=reading, pending=False,
+                       lifted=frozenset(), ref_circles=outlines.computed(), doubted=(), ink_only=(), unsure_of=(),
+                       hand_over=frozenset(), held=None,
+                       anchor=replace(a, hand_over=a.hand_over | state.hand_over))
 
     def _first_squares(self, reading: PointReading, start: str | None, cfg: TrackerConfig, *,
                        oriented: bool = False, view: np.ndarray | None = None) -> str | None:
@@ -1941,6 +2027,13 @@ def eighth(image: np.ndarray) -> np.ndarray:
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     h, w = gray.shape
     return cv2.resize(gray, (max(8, (w + 7) // 8), max(8, (h + 7) // 8)), interpolation=cv2.INTER_AREA)
+
+
+def _under(mask: np.ndarray) -> frozenset[int]:
+    """The points a hand's mask (`_hand_mask`: the hull of its blob) covers."""
+    h, w = mask.shape
+    xs, ys = np.minimum(POINTS_PX[:, 0], w - 1), np.minimum(POINTS_PX[:, 1], h - 1)
+    return frozenset(int(i) for i in np.nonzero(mask[ys, xs])[0])
 
 
 def _pt(i: int) -> tuple[int, int]:

@@ -48,3 +48,19 @@ def test_presses_while_the_board_is_not_understood_are_not_8_1_7() -> None:
     types = [o.type for o in outputs]
     assert "AttentionNeeded" in types
     assert not [o for o in outputs if o.type in ("Ruling", "GameEnded") and o.data.get("article") in ("8.1.7", "4.1.9")]
+
+
+def test_a_board_change_not_followed_names_the_position_held_for_the_camera() -> None:
+    """The referee's AttentionNeeded for a still board it cannot follow carries the position it holds (`fen`): the
+    camera looks again from it (the vision service's Tracker.not_followed), as an arbiter would restore it."""
+    start = Position.from_fen(START_FEN)
+    after = start.play(Move.parse("h2e2"))
+    knocked = after.squares().replace("r", ".", 1)  # a black rook gone: no legal move of Black's explains it
+    ghost = after.squares()[:40] + "P" + after.squares()[41:]  # a red piece come from nowhere on e5
+    outputs = _fold(_events(_stable(after.squares()), _stable(knocked), _stable(ghost)))
+    held = [o for o in outputs if o.type == "AttentionNeeded"]
+    assert outputs[0].type == "MoveMade" and len(held) == 2
+    assert all(o.data["fen"] == after.fen() for o in held), [o.to_json() for o in held]
+    # an attention that is no board change (a record, a clock) names none
+    other = _fold(_events(("BoardStable", {"squares": "x" * 3, "frame_sha256": "0" * 64})))
+    assert [o.data.get("fen") for o in other if o.type == "AttentionNeeded"] == [None]

@@ -141,7 +141,10 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     # the points touched since the last BoardStable: nudged, or changed by a move, or a piece half-way
     touched: set[str] = set()
     last_stable_truth: str | None = None
-    held: list[tuple[int, str, bool]] = []  # positions on their way to the tracker: (due frame, squares, restored)
+    # what the rest of the system tells the tracker, on its way: (due frame, kind, squares or FEN); kind "move" (a
+    # MoveMade's position), "restored" (an arbiter's), "attention" (the referee could not follow a snapshot: its
+    # AttentionNeeded, with the FEN it holds)
+    held: list[tuple[int, str, str]] = []
     last_sq: str | None = None  # the last BoardStable's squares
     for frame in render_game(start_fen, moves, seed, fps=fps, difficulty=difficulty, misplace_rate=misplace_rate,
                              nudge_rate=nudge_rate):
@@ -166,8 +169,11 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
             state = tracker.initial(fit_from_corners(tr.corners, "given", 0.0))
         first = False
         while held and held[0][0] <= res.frames:
-            _, squares, restored = held.pop(0)
-            state = tracker.adopt(state, squares, restored=restored)
+            _, kind, what = held.pop(0)
+            if kind == "attention":
+                state = tracker.not_followed(state, what)
+            else:
+                state = tracker.adopt(state, what, restored=kind == "restored")
         state, obs = tracker.step(state, frame.image, frame.t_us)
         for o in obs:
             if o.type == "PieceLifted":
@@ -209,7 +215,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                     pos = pos.play(m)
                     ply += 1
                     if adopt != "none":
-                        held.append((res.frames + adopt_lag, pos.squares(), False))
+                        held.append((res.frames + adopt_lag, "move", pos.squares()))
                 elif matches(sq, pos.squares()):
                     continue  # only '?' where the known position has pieces: no move
                 else:
@@ -221,11 +227,14 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                     res.causes.append(why)
                     # The referee would call an arbiter (AttentionNeeded), who restores the record: resynchronise
                     # with the game where a later true position fits, so each move is judged on its own.
+                    # Where it does not (the snapshot is wrong, not only ahead), the referee's AttentionNeeded with
+                    # the position it holds reaches the tracker, which looks again (Tracker.not_followed).
+                    held_before, ply_before = len(held), ply
                     for j in range(ply + 1, min(len(moves), ply + 3) + 1):
                         if matches(sq, truth_positions[j].squares()):
                             pos, ply = truth_positions[j], j
                             if adopt == "restored":
-                                held.append((res.frames + adopt_lag, pos.squares(), True))
+                                held.append((res.frames + adopt_lag, "restored", pos.squares()))
                             break
                     else:
                         if adopt == "restored" and not tr.hand_present:
@@ -234,9 +243,14 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                             for j in range(ply, min(len(moves), ply + 3) + 1):
                                 if truth_positions[j].squares() == tr.squares:
                                     pos, ply = truth_positions[j], j
-                                    held.append((res.frames + adopt_lag, pos.squares(), True))
+                                    held.append((res.frames + adopt_lag, "restored", pos.squares()))
                                     res.restores += 1
                                     break
+                    # (only where the referee would say so: a snapshot that reads as one illegal move is a foul
+                    # ruled with its obligation to replay, not an AttentionNeeded)
+                    if (adopt != "none" and ply == ply_before and len(held) == held_before
+                            and infer(pos, pos.squares(), sq).kind in ("unexplained", "ambiguous")):
+                        held.append((res.frames + adopt_lag, "attention", pos.fen()))
                     pending_designation = cands
         # a lifted piece put back on its point is no move; a snapshot matched nothing is reported above
     del pending_designation

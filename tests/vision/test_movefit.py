@@ -185,9 +185,11 @@ def test_unlike_then_sees_another_piece_on_a_point_and_not_a_change_of_light() -
     rest = [i for i in range(90) if i not in (IDX["h2"], IDX["h9"])]
     assert unlike[IDX["h9"]] > 3 * float(np.percentile(unlike[rest], 95)) + 0.05
     assert unlike[IDX["h2"]] > 3 * float(np.percentile(unlike[rest], 95)) + 0.05
-    feats = M.point_features(START_SQUARES, np.zeros(90), 1.0, _reading(), _reading(), np.ones(90), np.ones(90), unlike)
+    feats = M.point_features(START_SQUARES, np.zeros(90), 1.0, _reading(), _reading(), np.ones(90), np.ones(90), unlike,
+                           np.zeros(90))
     assert feats.shape == (90, M.N_FEATURES)
-    assert feats[IDX["h9"], -1] > 2.0 and abs(float(np.median(feats[:, -1]))) < 0.5  # log over the board's median
+    k = M.FEATURES.index("log unlike / median x occupied now")
+    assert feats[IDX["h9"], k] > 2.0 and abs(float(np.median(feats[:, k]))) < 0.5  # log over the board's median
 
 
 def _reading():
@@ -211,3 +213,60 @@ def test_a_move_is_taken_where_the_piece_that_came_reads_in_the_other_colour(mod
     # nothing come anywhere: no move, however plainly the cannon left
     odds[IDX["b8"]] = [-5.0, -5.0]
     assert M._best_of(model, START_SQUARES, odds, M.ranked_moves(model, START_SQUARES, None, odds)) is None
+
+
+def _position(*moves: str):
+    from xqarb.referee.rules import Move, Position
+
+    pos = Position.start()
+    for m in moves:
+        pos = pos.play(Move.parse(m))
+    return pos
+
+
+def test_looking_again_from_the_referees_position_takes_the_legal_move_the_board_shows(model) -> None:
+    """Liu game 104: the black rook i9-h9 set down under a glare that also changed the elephant g9 (4.4 log-odds of
+    having left): the fit, weighing every piece's geometry, takes nothing (another point changed as plainly), and
+    the snapshot fitted no move. Looked at again from the position the referee holds, with its legal moves only
+    (Black to move, the elephant's moves no answer to anything the board shows), the rook's move stands out."""
+    pos = _position("h2e2", "h9g7", "h0g2")
+    known = pos.squares()
+    odds = np.full((90, 2), -7.0)
+    odds[IDX["i9"]] = [6.2, 0.9]
+    odds[IDX["g9"]] = [4.4, 0.3]
+    odds[IDX["h9"]] = [-3.5, -5.8]
+    assert M._best_of(model, known, odds, M.ranked_moves(model, known, None, odds)) is None
+    boards = M._sequence_of(model, known, odds, pos)
+    assert boards == [_moved(known, "i9", "h9")]
+    # the same evidence with Red to move: no move of Red's shows, and Black's are not Red's
+    red = _position("h2e2", "h9g7", "h0g2", "g6g5")
+    assert M._sequence_of(model, red.squares(), odds, red) is None
+
+
+def test_looking_again_takes_nothing_where_two_moves_fit_alike(model) -> None:
+    """Hard game 866: the rook c4 left, where it went barely shows (c4-c9 7.7, c4-i4 7.0): no answer, an arbiter's."""
+    pos = _position("h2e2", "h9g7")
+    known = pos.squares()
+    odds = np.full((90, 2), -7.0)
+    odds[IDX["i0"]] = [9.0, 2.0]  # the rook left the corner
+    odds[IDX["i1"]] = [-1.5, -1.8]
+    odds[IDX["i2"]] = [-2.0, -2.0]
+    assert M._sequence_of(model, known, odds, pos) is None
+
+
+def test_looking_again_finds_a_move_missed_and_the_answer_to_it(model) -> None:
+    """A red move the camera did not see (the cannon h2-e2, faint at e2), then Black's horse h9-g7 plainly: the
+    referee holds the start with Red to move, and the board is explained by the two in turn."""
+    pos = _position()
+    known = pos.squares()
+    odds = np.full((90, 2), -7.0)
+    odds[IDX["h2"]] = [5.0, 0.0]
+    odds[IDX["e2"]] = [-1.0, -3.0]
+    odds[IDX["h9"]] = [8.0, 1.0]
+    odds[IDX["g7"]] = [-4.0, 3.0]
+    first = _moved(known, "h2", "e2")
+    assert M._sequence_of(model, known, odds, pos) == [first, _moved(first, "h9", "g7")]
+    # a point left unsure (a piece between two points) counts for nothing either way: the cannon's move there is
+    # weighed by h2 alone, yet still the best (nothing came anywhere else), and so not taken
+    unsure = "".join("?" if i == IDX["e2"] else c for i, c in enumerate(known))
+    assert M._sequence_of(model, unsure, odds, pos) is None

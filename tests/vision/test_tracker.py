@@ -115,6 +115,53 @@ def test_a_move_keeps_its_letter_and_no_lift_is_invented(views) -> None:
     assert all(o.frame_sha256 and o.frame_sha256 in o.evidence for o in seen)
 
 
+def test_the_points_a_hand_was_over_are_kept_until_the_still_board(views) -> None:
+    """The move fit weighs where a hand reached (a piece leaves and arrives under it): the tracker keeps the points
+    its hand's blob covered from the hand's first frame to the next still board, which starts afresh."""
+    start, after, _ = views
+    h2, e2 = start.points[point_index("h2")], after.points[point_index("e2")]
+    tracker = Tracker()
+    frames = [start.image] * 5 + [_with_hand(start.image, h2), _with_hand(after.image, e2)]
+    state, _ = _run(tracker, frames)
+    assert state.hand and {point_index("h2"), point_index("e2")} <= state.hand_over
+    # the hand came in from the bottom of the picture (Red's side here): Black's back rank stayed clear of it
+    assert not state.hand_over & {point_index(p) for p in ("a9", "e9", "i9")}
+    for k in range(8):
+        state, obs = tracker.step(state, after.image, (len(frames) + k) * STEP)
+        if any(o.type == "BoardStable" for o in obs):
+            break
+    assert state.known == _moved(START_SQUARES, "h2", "e2") and state.hand_over == frozenset()
+
+
+def test_where_the_referee_could_not_follow_the_board_is_read_again_from_its_position(views) -> None:
+    """The referee's AttentionNeeded with the position it holds (Tracker.not_followed): the next still board is read
+    from the last one the referee followed (here the start: nothing was fed back), with the rules' moves from its
+    position, and the move found is reported as the still board it left (PiecePlaced, BoardStable)."""
+    start, after, _ = views
+    h2, e2 = start.points[point_index("h2")], after.points[point_index("e2")]
+    tracker = Tracker()
+    frames = [start.image] * 5 + [_with_hand(start.image, h2), _with_hand(after.image, e2)] + [after.image] * 6
+    state, seen = _run(tracker, frames)
+    moved = _moved(START_SQUARES, "h2", "e2")
+    assert [o.fields["squares"] for o in seen if o.type == "BoardStable"] == [START_SQUARES, moved]
+    start_fen = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+    # a position that is not the one the tracker last saw the referee hold: the tracker keeps its own board
+    other = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"
+    assert tracker.not_followed(state, other) is state
+    with pytest.raises(ValueError, match="no FEN"):
+        tracker.not_followed(state, "not a position")
+    held = tracker.not_followed(state, start_fen)
+    assert held.held == start_fen and held.pending
+    t = len(frames) * STEP
+    again, obs = tracker.step(held, after.image, t)
+    assert [(o.type, o.fields) for o in obs] == [("PiecePlaced", {"point": "e2"}),
+                                                 ("BoardStable", {"squares": moved})]
+    assert again.known == moved and again.held is None
+    # the board stays as it is: nothing more is reported
+    _, obs = tracker.step(again, after.image, t + STEP)
+    assert not obs
+
+
 def test_piece_between_two_points_names_both(views) -> None:
     start, _, kw = views
     # the cannon h2 moved to half-way between e2 and f2
@@ -207,6 +254,18 @@ def test_core_turns_frames_into_catalogue_events(views) -> None:
                           received_at=0, fen=after, article="5.8.2", game_id=None)
     assert core.learn(restored, partition=3)
     assert core.boards[(3, "board-7")].state.known == _moved(START_SQUARES, "h2", "e2")
+    # the referee could not follow a still board: with the position it holds, the tracker looks again from there
+
+    def attention(fen: str | None):
+        return make_event("AttentionNeeded", "board-7", source="referee", source_seq=2, occurred_at=0,
+                          received_at=0, game_id="g", reason="board change is no single legal move", evidence=[],
+                          fen=fen)
+
+    assert not core.learn(attention(None), partition=3)  # an attention about something else: no position
+    assert not core.learn(attention("not a fen"), partition=3)
+    assert not core.learn(attention(start_fen), partition=3)  # not the position the tracker last took
+    assert core.learn(attention(after), partition=3)
+    assert core.boards[(3, "board-7")].state.held == after
 
     # a handicap game announced before the board's first frame: its tracker starts from that position
     def game_started(board: str, fen: str | None):
