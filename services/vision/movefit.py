@@ -19,7 +19,7 @@ Pure: arrays in, a move out. The model (`xqarb/data/vision/movefit.npz`) is made
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -58,10 +58,6 @@ FEATURES = (
     "unlike x occupied now",
     "unlike x not occupied now",
     "log unlike / median x occupied now",
-    # (a piece is lifted from and set down on points a hand was over: a change where no hand came is a shadow's, the
-    # light's or a neighbour's; hard game 866, the rook c4 took c9, weakly seen there, against c4-i4, nothing at i4)
-    "a hand over it since",
-    "a hand over it x log change / level",
 )
 N_FEATURES = len(FEATURES)
 # classes: a piece's point: stayed, left (empty now), taken (the other side's piece on it now);
@@ -93,6 +89,12 @@ class MoveModel:
     # and none between 1 and 2)
     min_end: float = 0.0
     max_other: float = 2.0
+    # Where a hand was over the board since the last still board (the tracker's `hand_over`): a piece leaves and
+    # arrives under the hand, a point it never covered changes only by a shadow, the light or a neighbour. Added to a
+    # point's log-odds of a change: log P(covered or not | changed) / P(covered or not | stayed), counted on the
+    # training snapshots; rows a piece's point, an empty one; columns not covered, covered. (Zeros: a model made
+    # before it, or no hand seen at all.)
+    hand_odds: np.ndarray = field(default_factory=lambda: np.zeros((2, 2)))
 
     @classmethod
     def load(cls, path: Path | None = None) -> MoveModel:
@@ -105,7 +107,8 @@ class MoveModel:
                 z = np.load(path)
             model = cls(piece_w=z["piece_w"], empty_w=z["empty_w"], mean=z["mean"], scale=z["scale"],
                         min_score=float(z["min_score"]), min_margin=float(z["min_margin"]),
-                        min_end=float(z["min_end"]), max_other=float(z["max_other"]))
+                        min_end=float(z["min_end"]), max_other=float(z["max_other"]),
+                        hand_odds=z["hand_odds"] if "hand_odds" in z.files else np.zeros((2, 2)))
         except (OSError, KeyError, ValueError) as e:
             raise MoveModelError(f"{path}: not a move model ({e})") from e
         if model.piece_w.shape != (N_FEATURES, 3) or model.empty_w.shape != (N_FEATURES, 3):
@@ -115,7 +118,7 @@ class MoveModel:
     def save(self, path: Path) -> None:
         np.savez(path, piece_w=self.piece_w, empty_w=self.empty_w, mean=self.mean, scale=self.scale,
                  min_score=self.min_score, min_margin=self.min_margin, min_end=self.min_end,
-                 max_other=self.max_other, features=np.array(FEATURES))
+                 max_other=self.max_other, hand_odds=self.hand_odds, features=np.array(FEATURES))
 
 
 def unlike_then(ref_view: np.ndarray, view: np.ndarray) -> np.ndarray:
@@ -148,10 +151,9 @@ def handled(points: frozenset[int] | set[int]) -> np.ndarray:
 
 
 def point_features(known: str, change: np.ndarray, level: float, reading: PointReading, ref_reading: PointReading,
-                   discs: np.ndarray, ref_discs: np.ndarray, unlike: np.ndarray, hand: np.ndarray) -> np.ndarray:
+                   discs: np.ndarray, ref_discs: np.ndarray, unlike: np.ndarray) -> np.ndarray:
     """(90, N_FEATURES): each point's evidence against the last still board (`known` its letters; `discs`, the
-    strongest round outline within 0.3 of each point now and then; `unlike`, `unlike_then` of the two views;
-    `hand`, `handled`: where a hand was over the board since then)."""
+    strongest round outline within 0.3 of each point now and then; `unlike`, `unlike_then` of the two views)."""
     red_side = np.array([c.isupper() for c in known])
     pieces = np.array([c in _CASED for c in known])
     median = float(np.median(discs[pieces])) if pieces.sum() >= 5 else float(np.median(discs))
@@ -181,8 +183,6 @@ def point_features(known: str, change: np.ndarray, level: float, reading: PointR
         unlike * occ,
         unlike * (1.0 - occ),
         rel_unlike * occ,
-        hand,
-        hand * np.log(rel + 0.05),
     ], axis=1)
 
 
@@ -214,11 +214,18 @@ class MoveFit:
     margin: float  # over the next best move (or over nothing moved, where that is next)
 
 
-def point_odds(model: MoveModel, known: str, features: np.ndarray) -> np.ndarray:
+def point_odds(model: MoveModel, known: str, features: np.ndarray, hand: np.ndarray | None = None) -> np.ndarray:
     """(90, 2): each point's log-odds of a change over staying as it was: a piece's point (left, taken by the other
-    side), an empty one (a red piece arrived, a black one); zeros at unsure points."""
+    side), an empty one (a red piece arrived, a black one); zeros at unsure points. `hand` (`handled`): where a hand
+    was over the board since the last still board (`MoveModel.hand_odds`); None, or no point covered: not weighed
+    (a hand the tracker did not see is no evidence that none came)."""
     lp = class_log_probs(model, known, features)
-    return lp[:, 1:] - lp[:, :1]
+    odds = lp[:, 1:] - lp[:, :1]
+    if hand is not None and hand.any():
+        covered = (hand > 0).astype(int)
+        for row, where in enumerate((np.array([c in _CASED for c in known]), np.array([c == "." for c in known]))):
+            odds[where] += model.hand_odds[row, covered[where]][:, None]
+    return odds
 
 
 def ranked_moves(model: MoveModel, known: str, features: np.ndarray,
@@ -259,11 +266,11 @@ def _arrival(known: str, src: int, dst: int, odds: np.ndarray) -> float:
     return -np.inf  # an unsure point: the rules' pairs, not weighed here
 
 
-def best_move(model: MoveModel, known: str, features: np.ndarray) -> MoveFit | None:
+def best_move(model: MoveModel, known: str, features: np.ndarray, hand: np.ndarray | None = None) -> MoveFit | None:
     """The move that clearly best explains the board, or None where none does: it must reach `min_score` over
     nothing moved and `min_margin` over the next move, each of its points must show its change (`min_end`), and no
     other point a change (`max_other`)."""
-    odds = point_odds(model, known, features)
+    odds = point_odds(model, known, features, hand)
     return _best_of(model, known, odds, ranked_moves(model, known, features, odds))
 
 
@@ -314,12 +321,12 @@ def _side(c: str) -> str:
     return c if c in ".?" else "r" if c.isupper() else "b"
 
 
-def two_moves(model: MoveModel, known: str, features: np.ndarray) -> str | None:
+def two_moves(model: MoveModel, known: str, features: np.ndarray, hand: np.ndarray | None = None) -> str | None:
     """The board after two moves, one by each side, where they clearly best explain a still board that no one move
     does: the board was not still for long enough between them (a player who answers at once, a hand over the
     board). None where no pair of moves clearly does. Only the points that show some change are looked at (a move's
     points do), so the pairs weighed are few."""
-    odds = point_odds(model, known, features)
+    odds = point_odds(model, known, features, hand)
     return _two_of(model, known, odds, ranked_moves(model, known, features, odds))
 
 
@@ -396,7 +403,8 @@ def _board_odds(known: str, before: str, board: str, odds: np.ndarray) -> float:
     return total
 
 
-def look_again(model: MoveModel, known: str, features: np.ndarray, position: Any) -> list[str] | None:
+def look_again(model: MoveModel, known: str, features: np.ndarray, position: Any,
+               hand: np.ndarray | None = None) -> list[str] | None:
     """Where the referee could not follow a still board: the legal moves from the position it holds (`position`,
     a rules Position whose squares are `known`, the board the features were measured against) that clearly best
     explain the board now, one move or two (the side to move's, then the other's: a move the camera missed, or
@@ -407,7 +415,7 @@ def look_again(model: MoveModel, known: str, features: np.ndarray, position: Any
     moves to weigh than the geometry alone, so the bar is the margin over the next best sequence and over nothing
     moved (`min_margin`), half the score (`min_score`), and the points left showing it (`min_end`): the arrival may
     be faint (a piece set down in glare, its ink washed out)."""
-    return _sequence_of(model, known, point_odds(model, known, features), position)
+    return _sequence_of(model, known, point_odds(model, known, features, hand), position)
 
 
 def _sequence_of(model: MoveModel, known: str, odds: np.ndarray, position: Any) -> list[str] | None:
@@ -447,7 +455,8 @@ def in_doubt(known: str, squares: str) -> bool:
         k == "?" and s != "?" for k, s in zip(known, squares, strict=True))
 
 
-def refit(model: MoveModel, known: str, squares: str, features: np.ndarray) -> tuple[str, list[int]] | None:
+def refit(model: MoveModel, known: str, squares: str, features: np.ndarray,
+          hand: np.ndarray | None = None) -> tuple[str, list[int]] | None:
     """The rules' reading `squares` of a still board, where it is in no single move's shape, replaced by the move
     that clearly best explains the board (the known board with that one piece moved), or else by the two moves that
     do (`two_moves`): (squares, the points pieces were set down on). The rules may also have seen nothing where a
@@ -458,7 +467,7 @@ def refit(model: MoveModel, known: str, squares: str, features: np.ndarray) -> t
     # h9-h8, both points changed by less than the rules' level; score 5.3 where still boards score -2.7 at most)
     if not in_doubt(known, squares):
         return None
-    odds = point_odds(model, known, features)
+    odds = point_odds(model, known, features, hand)
     ranked = ranked_moves(model, known, features, odds)
     fit = _best_of(model, known, odds, ranked)
     if fit is not None:

@@ -520,9 +520,8 @@ class Tracker:
                     and not misaligned and in_doubt(state.known, squares)):
                 # (the features need both views' round outlines, 2 x 20 ms: only where the rules are in doubt)
                 feats = point_features(state.known, change, _change_level(change, cfg), reading, state.ref_reading,
-                                       outlines.discs(), outlines.ref_discs(), unlike_then(state.ref_view, view),
-                                       handled(state.hand_over))
-                fitted = refit(self.move_model, state.known, squares, feats)
+                                       outlines.discs(), outlines.ref_discs(), unlike_then(state.ref_view, view))
+                fitted = refit(self.move_model, state.known, squares, feats, handled(state.hand_over))
                 if fitted is not None:
                     squares, placed = fitted
                     nudged = [i for i in nudged if squares[i] == state.known[i]]
@@ -578,8 +577,9 @@ class Tracker:
         outlines = Outlines(view, a.view, a.circles)
         change = _point_change(a.view, view)
         feats = point_features(a.squares, change, _change_level(change, cfg), reading, a.reading, outlines.discs(),
-                               outlines.ref_discs(), unlike_then(a.view, view), handled(a.hand_over | state.hand_over))
-        boards = look_again(self.move_model, a.squares, feats, Position.from_fen(fen))
+                               outlines.ref_discs(), unlike_then(a.view, view))
+        boards = look_again(self.move_model, a.squares, feats, Position.from_fen(fen),
+                            handled(a.hand_over | state.hand_over))
         if boards is None:
             return None
         before = squares_of_fen(fen)

@@ -185,8 +185,7 @@ def test_unlike_then_sees_another_piece_on_a_point_and_not_a_change_of_light() -
     rest = [i for i in range(90) if i not in (IDX["h2"], IDX["h9"])]
     assert unlike[IDX["h9"]] > 3 * float(np.percentile(unlike[rest], 95)) + 0.05
     assert unlike[IDX["h2"]] > 3 * float(np.percentile(unlike[rest], 95)) + 0.05
-    feats = M.point_features(START_SQUARES, np.zeros(90), 1.0, _reading(), _reading(), np.ones(90), np.ones(90), unlike,
-                           np.zeros(90))
+    feats = M.point_features(START_SQUARES, np.zeros(90), 1.0, _reading(), _reading(), np.ones(90), np.ones(90), unlike)
     assert feats.shape == (90, M.N_FEATURES)
     k = M.FEATURES.index("log unlike / median x occupied now")
     assert feats[IDX["h9"], k] > 2.0 and abs(float(np.median(feats[:, k]))) < 0.5  # log over the board's median
