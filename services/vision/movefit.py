@@ -8,9 +8,10 @@ and then, its colour, how unlike its patch is to the last still board's) is turn
 how likely each point is to have been left, taken on, or arrived at, and each move a piece's geometry allows
 (`reach`: the lines, the leg, the eye, the palace, the cannon's screen; no check, no turn: those are the
 referee's) is scored by its two points: log P(left) + log P(arrived / taken), against "unchanged" at both.
-The best is taken only where it clearly beats every other move and "nothing moved"; else the rules' reading stands.
-Two moves in one still board (the board never still between them) are weighed the same way where one move is not
-enough (`two_moves`).
+The best is taken only where it clearly beats every other move and "nothing
+moved"; else the rules' reading stands. Two moves in one still board (the board never still between them) are
+weighed the same way where one move is not enough (`two_moves`). Where the referee could not follow a still board,
+the board is weighed again from the position the referee holds, over its legal moves only (`look_again`).
 
 Pure: arrays in, a move out. The model (`xqarb/data/vision/movefit.npz`) is made by
 `python -m xqarb.vision.movefit_train` from rendered games held apart from the games the figures are measured on.
@@ -19,7 +20,7 @@ Pure: arrays in, a move out. The model (`xqarb/data/vision/movefit.npz`) is made
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -89,12 +90,6 @@ class MoveModel:
     # and none between 1 and 2)
     min_end: float = 0.0
     max_other: float = 2.0
-    # Where a hand was over the board since the last still board (the tracker's `hand_over`): a piece leaves and
-    # arrives under the hand, a point it never covered changes only by a shadow, the light or a neighbour. Added to a
-    # point's log-odds of a change: log P(covered or not | changed) / P(covered or not | stayed), counted on the
-    # training snapshots; rows a piece's point, an empty one; columns not covered, covered. (Zeros: a model made
-    # before it, or no hand seen at all.)
-    hand_odds: np.ndarray = field(default_factory=lambda: np.zeros((2, 2)))
 
     @classmethod
     def load(cls, path: Path | None = None) -> MoveModel:
@@ -107,8 +102,7 @@ class MoveModel:
                 z = np.load(path)
             model = cls(piece_w=z["piece_w"], empty_w=z["empty_w"], mean=z["mean"], scale=z["scale"],
                         min_score=float(z["min_score"]), min_margin=float(z["min_margin"]),
-                        min_end=float(z["min_end"]), max_other=float(z["max_other"]),
-                        hand_odds=z["hand_odds"] if "hand_odds" in z.files else np.zeros((2, 2)))
+                        min_end=float(z["min_end"]), max_other=float(z["max_other"]))
         except (OSError, KeyError, ValueError) as e:
             raise MoveModelError(f"{path}: not a move model ({e})") from e
         if model.piece_w.shape != (N_FEATURES, 3) or model.empty_w.shape != (N_FEATURES, 3):
@@ -118,7 +112,7 @@ class MoveModel:
     def save(self, path: Path) -> None:
         np.savez(path, piece_w=self.piece_w, empty_w=self.empty_w, mean=self.mean, scale=self.scale,
                  min_score=self.min_score, min_margin=self.min_margin, min_end=self.min_end,
-                 max_other=self.max_other, hand_odds=self.hand_odds, features=np.array(FEATURES))
+                 max_other=self.max_other, features=np.array(FEATURES))
 
 
 def unlike_then(ref_view: np.ndarray, view: np.ndarray) -> np.ndarray:
@@ -141,13 +135,6 @@ def unlike_then(ref_view: np.ndarray, view: np.ndarray) -> np.ndarray:
         win = b[max(y0 - _SLACK, 0):min(y1 + _SLACK, h), max(x0 - _SLACK, 0):min(x1 + _SLACK, w)]
         out[i] = 1.0 - float(cv2.matchTemplate(win, tpl, cv2.TM_CCOEFF_NORMED).max())
     return np.clip(out, 0.0, 2.0)
-
-
-def handled(points: frozenset[int] | set[int]) -> np.ndarray:
-    """(90,): 1 where a hand was over the point since the last still board (the tracker's `hand_over`), else 0."""
-    out = np.zeros(90)
-    out[list(points)] = 1.0
-    return out
 
 
 def point_features(known: str, change: np.ndarray, level: float, reading: PointReading, ref_reading: PointReading,
@@ -214,18 +201,11 @@ class MoveFit:
     margin: float  # over the next best move (or over nothing moved, where that is next)
 
 
-def point_odds(model: MoveModel, known: str, features: np.ndarray, hand: np.ndarray | None = None) -> np.ndarray:
+def point_odds(model: MoveModel, known: str, features: np.ndarray) -> np.ndarray:
     """(90, 2): each point's log-odds of a change over staying as it was: a piece's point (left, taken by the other
-    side), an empty one (a red piece arrived, a black one); zeros at unsure points. `hand` (`handled`): where a hand
-    was over the board since the last still board (`MoveModel.hand_odds`); None, or no point covered: not weighed
-    (a hand the tracker did not see is no evidence that none came)."""
+    side), an empty one (a red piece arrived, a black one); zeros at unsure points."""
     lp = class_log_probs(model, known, features)
-    odds = lp[:, 1:] - lp[:, :1]
-    if hand is not None and hand.any():
-        covered = (hand > 0).astype(int)
-        for row, where in enumerate((np.array([c in _CASED for c in known]), np.array([c == "." for c in known]))):
-            odds[where] += model.hand_odds[row, covered[where]][:, None]
-    return odds
+    return lp[:, 1:] - lp[:, :1]
 
 
 def ranked_moves(model: MoveModel, known: str, features: np.ndarray,
@@ -266,11 +246,11 @@ def _arrival(known: str, src: int, dst: int, odds: np.ndarray) -> float:
     return -np.inf  # an unsure point: the rules' pairs, not weighed here
 
 
-def best_move(model: MoveModel, known: str, features: np.ndarray, hand: np.ndarray | None = None) -> MoveFit | None:
+def best_move(model: MoveModel, known: str, features: np.ndarray) -> MoveFit | None:
     """The move that clearly best explains the board, or None where none does: it must reach `min_score` over
     nothing moved and `min_margin` over the next move, each of its points must show its change (`min_end`), and no
     other point a change (`max_other`)."""
-    odds = point_odds(model, known, features, hand)
+    odds = point_odds(model, known, features)
     return _best_of(model, known, odds, ranked_moves(model, known, features, odds))
 
 
@@ -321,12 +301,12 @@ def _side(c: str) -> str:
     return c if c in ".?" else "r" if c.isupper() else "b"
 
 
-def two_moves(model: MoveModel, known: str, features: np.ndarray, hand: np.ndarray | None = None) -> str | None:
+def two_moves(model: MoveModel, known: str, features: np.ndarray) -> str | None:
     """The board after two moves, one by each side, where they clearly best explain a still board that no one move
     does: the board was not still for long enough between them (a player who answers at once, a hand over the
     board). None where no pair of moves clearly does. Only the points that show some change are looked at (a move's
     points do), so the pairs weighed are few."""
-    odds = point_odds(model, known, features, hand)
+    odds = point_odds(model, known, features)
     return _two_of(model, known, odds, ranked_moves(model, known, features, odds))
 
 
@@ -403,8 +383,7 @@ def _board_odds(known: str, before: str, board: str, odds: np.ndarray) -> float:
     return total
 
 
-def look_again(model: MoveModel, known: str, features: np.ndarray, position: Any,
-               hand: np.ndarray | None = None) -> list[str] | None:
+def look_again(model: MoveModel, known: str, features: np.ndarray, position: Any) -> list[str] | None:
     """Where the referee could not follow a still board: the legal moves from the position it holds (`position`,
     a rules Position whose squares are `known`, the board the features were measured against) that clearly best
     explain the board now, one move or two (the side to move's, then the other's: a move the camera missed, or
@@ -415,7 +394,7 @@ def look_again(model: MoveModel, known: str, features: np.ndarray, position: Any
     moves to weigh than the geometry alone, so the bar is the margin over the next best sequence and over nothing
     moved (`min_margin`), half the score (`min_score`), and the points left showing it (`min_end`): the arrival may
     be faint (a piece set down in glare, its ink washed out)."""
-    return _sequence_of(model, known, point_odds(model, known, features, hand), position)
+    return _sequence_of(model, known, point_odds(model, known, features), position)
 
 
 def _sequence_of(model: MoveModel, known: str, odds: np.ndarray, position: Any) -> list[str] | None:
@@ -455,8 +434,7 @@ def in_doubt(known: str, squares: str) -> bool:
         k == "?" and s != "?" for k, s in zip(known, squares, strict=True))
 
 
-def refit(model: MoveModel, known: str, squares: str, features: np.ndarray,
-          hand: np.ndarray | None = None) -> tuple[str, list[int]] | None:
+def refit(model: MoveModel, known: str, squares: str, features: np.ndarray) -> tuple[str, list[int]] | None:
     """The rules' reading `squares` of a still board, where it is in no single move's shape, replaced by the move
     that clearly best explains the board (the known board with that one piece moved), or else by the two moves that
     do (`two_moves`): (squares, the points pieces were set down on). The rules may also have seen nothing where a
@@ -467,7 +445,7 @@ def refit(model: MoveModel, known: str, squares: str, features: np.ndarray,
     # h9-h8, both points changed by less than the rules' level; score 5.3 where still boards score -2.7 at most)
     if not in_doubt(known, squares):
         return None
-    odds = point_odds(model, known, features, hand)
+    odds = point_odds(model, known, features)
     ranked = ranked_moves(model, known, features, odds)
     fit = _best_of(model, known, odds, ranked)
     if fit is not None:

@@ -8,8 +8,7 @@ is kept with what truly stands there (the renderer's truth), against what the tr
 which lie under 900).
 
 Fit: two softmax regressions (a piece's point: stayed / left / taken; an empty point: stayed / red or black piece
-arrived), L2-regularised, by Newton-free gradient descent in numpy; and how much more often a point that changed
-was under the hand than one that stayed (counted: `hand_odds`). Then the bar a move must clear (`min_score`,
+arrived), L2-regularised, by Newton-free gradient descent in numpy. Then the bar a move must clear (`min_score`,
 `min_margin`) is set on the same snapshots: the lowest that takes no wrong move where a move was made and none
 where none was, with a safety factor. `--report` prints how the model ranks the true move.
 Deterministic for its arguments.
@@ -22,7 +21,7 @@ import json
 import pickle
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -58,13 +57,12 @@ def collect_game(args: tuple[int, str, list[str], int]) -> list[dict]:
 
     records: list[dict] = []
     original = T.interpret
-    hand_over: frozenset[int] = frozenset()  # the tracker's, as it stood before the frame that reads a still board
 
     def recording(known, ref_view, ref_reading, view, reading, cfg, outlines=None, change=None):
         if ref_view is not None and ref_reading is not None and outlines is not None and change is not None:
             feats = M.point_features(known, change, T._change_level(change, cfg), reading, ref_reading,
                                      outlines.discs(), outlines.ref_discs(), M.unlike_then(ref_view, view))
-            records.append({"known": known, "features": feats, "hand_over": sorted(hand_over)})
+            records.append({"known": known, "features": feats})
         return original(known, ref_view, ref_reading, view, reading, cfg, outlines, change)
 
     T.interpret = recording
@@ -77,7 +75,6 @@ def collect_game(args: tuple[int, str, list[str], int]) -> list[dict]:
             if state is None:
                 state = tracker.initial(fit_from_corners(frame.truth.corners, "given", 0.0))
             n = len(records)
-            hand_over = state.hand_over
             state, obs = tracker.step(state, frame.image, frame.t_us)
             stable = [o.fields["squares"] for o in obs if o.type == "BoardStable"]
             if len(records) > n:
@@ -92,10 +89,10 @@ def collect_game(args: tuple[int, str, list[str], int]) -> list[dict]:
     return [r for r in records if "truth" in r]
 
 
-def _clean_points(records: list[dict]) -> Iterator[tuple[dict, int, bool, int]]:
-    """Each labelled point: (record, point, a piece's point, class: PIECE_CLASSES or EMPTY_CLASSES index). Left out:
-    snapshots with a hand in view, points where the tracker's known board was wrong already (no clean label), a
-    piece left between two points."""
+def labelled(records: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rows for the two models: (piece X, piece y, empty X, empty y). Left out: snapshots with a hand in view, points
+    where the tracker's known board was wrong already (no clean label), a piece left between two points."""
+    px, py, ex, ey = [], [], [], []
     for r in records:
         if r["hand"] or r["prev_truth"] is None:
             continue
@@ -106,30 +103,13 @@ def _clean_points(records: list[dict]) -> Iterator[tuple[dict, int, bool, int]]:
             if i in skip or k == "?" or (k == ".") != (p == ".") or (k != "." and k.isupper() != p.isupper()):
                 continue
             if k in M._CASED:
-                yield r, i, True, 0 if t != "." and t.isupper() == k.isupper() else 1 if t == "." else 2
+                y = 0 if t != "." and t.isupper() == k.isupper() else 1 if t == "." else 2
+                px.append(r["features"][i])
+                py.append(y)
             else:
-                yield r, i, False, 0 if t == "." else 1 if t.isupper() else 2
-
-
-def labelled(records: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Rows for the two models: (piece X, piece y, empty X, empty y), of `_clean_points`."""
-    px, py, ex, ey = [], [], [], []
-    for r, i, piece, y in _clean_points(records):
-        (px if piece else ex).append(r["features"][i])
-        (py if piece else ey).append(y)
+                ex.append(r["features"][i])
+                ey.append(0 if t == "." else 1 if t.isupper() else 2)
     return np.array(px), np.array(py, int), np.array(ex), np.array(ey, int)
-
-
-def hand_odds(records: list[dict]) -> np.ndarray:
-    """`MoveModel.hand_odds` counted on the clean points of snapshots after a hand was seen: per kind of point (a
-    piece's, an empty one), log P(covered or not | changed) / P(covered or not | stayed), each share smoothed by
-    one (a few true moves' points were not under the hand the tracker saw)."""
-    n = np.zeros((2, 2, 2))  # kind (piece, empty), changed, covered
-    for r, i, piece, y in _clean_points(records):
-        if r.get("hand_over"):
-            n[0 if piece else 1, int(y != 0), int(i in r["hand_over"])] += 1
-    share = (n + 1) / (n.sum(axis=2, keepdims=True) + 2)
-    return np.log(share[:, 1, :] / share[:, 0, :])
 
 
 def fit_softmax(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 3000, lr: float = 0.5) -> np.ndarray:
@@ -172,8 +152,7 @@ def ranks(model: M.MoveModel, records: list[dict]) -> list[dict]:
         if any((k == ".") != (p == ".") or (k not in ".?" and k.isupper() != p.isupper())
                for k, p in zip(known, prev, strict=True)):
             continue
-        feats, hand = r["features"], M.handled(r.get("hand_over", ()))
-        ranked = M.ranked_moves(model, known, feats, M.point_odds(model, known, feats, hand))
+        ranked = M.ranked_moves(model, known, r["features"])
         if not ranked:
             continue
         # (a piece left between two points: no one move is the answer, the pair is; the fit must take none)
@@ -184,7 +163,7 @@ def ranks(model: M.MoveModel, records: list[dict]) -> list[dict]:
         second = max(ranked[1][0] if len(ranked) > 1 else -np.inf, 0.0)
         rules = M.single_move(known, r["stable"]) if r["stable"] is not None else None
         out.append({"game": r["game"], "true": true, "best": (src, dst), "score": score, "margin": score - second,
-                    "taken": M.best_move(model, known, feats, hand), "misaligned": bool(r["misaligned"]),
+                    "taken": M.best_move(model, known, r["features"]), "misaligned": bool(r["misaligned"]),
                     "rules": rules, "rules_ok": rules == true if true is not None else rules is None})
     return out
 
@@ -257,12 +236,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         ew = fit_softmax((ex - mean) / scale, ey)
         print(f"rows: pieces {len(py)} ({np.bincount(py, minlength=3).tolist()}), empty {len(ey)} "
               f"({np.bincount(ey, minlength=3).tolist()})")
-        hand = hand_odds(records)
-        print(f"hand odds (not covered, covered): a piece's point {hand[0].round(2).tolist()}, an empty one "
-              f"{hand[1].round(2).tolist()}")
-        model = M.MoveModel(pw, ew, mean, scale, 0.0, 0.0, hand_odds=hand)
+        model = M.MoveModel(pw, ew, mean, scale, 0.0, 0.0)
         s, m = choose_bar(ranks(model, records))
-        model = M.MoveModel(pw, ew, mean, scale, s, m, hand_odds=hand)
+        model = M.MoveModel(pw, ew, mean, scale, s, m)
         model.save(args.out)
         print(f"wrote {args.out}: bar score {s:.2f}, margin {m:.2f}, ends {model.min_end:.2f}, others under "
               f"{model.max_other:.2f}")

@@ -27,6 +27,9 @@ Where the rules end on a board in no single move's shape (a piece gone and nothi
 nowhere) or see nothing, the move fit (`movefit`) weighs every move the pieces' geometry allows by each point's
 evidence and takes the one, or the two moves of a board not still between them, that clearly explain the board;
 else the rules' reading stands and the referee calls an arbiter.
+The positions the rest of the system holds come back: the referee's moves and an arbiter's restored position are
+taken as the known board (`adopt`); where the referee could not follow a still board (`not_followed`), the next one
+is read again from the last still board it followed, over the moves the rules allow from its position.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from xqarb.referee.inference import consistent
 from .board import BoardFit, NoBoardFound, find_board, fit_from_h
 from .detect import circle_score, find_discs, fit_parallax, parallax_centres
 from .grid import POINTS_UV, neighbours, point_name
-from .movefit import MoveModel, handled, in_doubt, look_again, point_features, refit, unlike_then
+from .movefit import MoveModel, in_doubt, look_again, point_features, refit, unlike_then
 from .occupancy import MARGIN, POINTS_PX, PointReading, S, orientation_vote, read_view, warp_board, windows
 from .reach import reach
 
@@ -118,7 +121,6 @@ class Anchor:
     view: np.ndarray
     reading: PointReading
     circles: np.ndarray | None
-    hand_over: frozenset[int] = frozenset()  # points a hand was over since
 
 
 @dataclass(frozen=True)
@@ -157,9 +159,6 @@ class TrackerState:
     # every still board)
     ink_only: tuple[int, ...] = ()
     unsure_of: tuple[tuple[int, str], ...] = ()  # points left unsure ('?'), with the letter of the piece that was there
-    # points a hand was over since the last still board: a piece is lifted from and set down on a point the hand
-    # reaches (the move fit weighs it; a point the hand never covered shows only a shadow's or the light's change)
-    hand_over: frozenset[int] = frozenset()
     anchor: Anchor | None = None
     # the referee's position (FEN) where it said it could not follow the last still board: the next still board is
     # read from the anchor with the rules' legal moves (`_look_again`)
@@ -440,7 +439,7 @@ class Tracker:
                         else:
                             maybe.add(i)
             state = replace(state, hand=True, still_since=None, pending=True, lifted=frozenset(lifted),
-                            maybe_lifted=frozenset(maybe), hand_over=state.hand_over | _under(hand_mask),
+                            maybe_lifted=frozenset(maybe),
                             last_small=small, last_view=nv, last_full=view)
             return state, obs
 
@@ -521,7 +520,7 @@ class Tracker:
                 # (the features need both views' round outlines, 2 x 20 ms: only where the rules are in doubt)
                 feats = point_features(state.known, change, _change_level(change, cfg), reading, state.ref_reading,
                                        outlines.discs(), outlines.ref_discs(), unlike_then(state.ref_view, view))
-                fitted = refit(self.move_model, state.known, squares, feats, handled(state.hand_over))
+                fitted = refit(self.move_model, state.known, squares, feats)
                 if fitted is not None:
                     squares, placed = fitted
                     nudged = [i for i in nudged if squares[i] == state.known[i]]
@@ -553,13 +552,11 @@ class Tracker:
         if squares != state.known or state.ref_view is None or placed or nudged or misaligned:
             emit("BoardStable", squares=squares)
         new_known = "".join(("?" if c == "?" else c) for c in squares)
-        if state.known is None:
-            anchor: Anchor | None = Anchor(new_known, view, reading, ref_circles)  # the start: the referee's too
-        else:
-            anchor = state.anchor and replace(state.anchor, hand_over=state.anchor.hand_over | state.hand_over)
+        # (the start is the referee's position too: the first anchor)
+        anchor = Anchor(new_known, view, reading, ref_circles) if state.known is None else state.anchor
         return replace(state, known=new_known, ref_view=view, ref_norm=_norm(view), ref_reading=reading, pending=False,
                        lifted=frozenset(), ref_circles=ref_circles, doubted=tuple(sorted(doubted.items())),
-                       hand_over=frozenset(), anchor=anchor,
+                       anchor=anchor,
                        ink_only=tuple(ink_only),
                        unsure_of=tuple(sorted(unsure_of.items()))), obs
 
@@ -578,8 +575,7 @@ class Tracker:
         change = _point_change(a.view, view)
         feats = point_features(a.squares, change, _change_level(change, cfg), reading, a.reading, outlines.discs(),
                                outlines.ref_discs(), unlike_then(a.view, view))
-        boards = look_again(self.move_model, a.squares, feats, Position.from_fen(fen),
-                            handled(a.hand_over | state.hand_over))
+        boards = look_again(self.move_model, a.squares, feats, Position.from_fen(fen))
         if boards is None:
             return None
         before = squares_of_fen(fen)
@@ -592,9 +588,8 @@ class Tracker:
             known = "".join("?" if a.squares[i] == "?" else board[i] for i in range(90))
             emit("BoardStable", squares=known)
         return replace(state, known=known, ref_view=view, ref_norm=_norm(view), ref_reading=reading, pending=False,
-                       lifted=frozenset(), ref_circles=outlines.computed(), doubted=(), ink_only=(), unsure_of=(),
-                       hand_over=frozenset(), held=None,
-                       anchor=replace(a, hand_over=a.hand_over | state.hand_over))
+                       lifted=frozenset(), ref_circles=outlines.computed(), doubted=(), ink_only=(), held=None,
+                       unsure_of=tuple((i, c) for i, c in state.unsure_of if known[i] == "?"))
 
     def _first_squares(self, reading: PointReading, start: str | None, cfg: TrackerConfig, *,
                        oriented: bool = False, view: np.ndarray | None = None) -> str | None:
@@ -2027,13 +2022,6 @@ def eighth(image: np.ndarray) -> np.ndarray:
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     h, w = gray.shape
     return cv2.resize(gray, (max(8, (w + 7) // 8), max(8, (h + 7) // 8)), interpolation=cv2.INTER_AREA)
-
-
-def _under(mask: np.ndarray) -> frozenset[int]:
-    """The points a hand's mask (`_hand_mask`: the hull of its blob) covers."""
-    h, w = mask.shape
-    xs, ys = np.minimum(POINTS_PX[:, 0], w - 1), np.minimum(POINTS_PX[:, 1], h - 1)
-    return frozenset(int(i) for i in np.nonzero(mask[ys, xs])[0])
 
 
 def _pt(i: int) -> tuple[int, int]:

@@ -115,24 +115,6 @@ def test_a_move_keeps_its_letter_and_no_lift_is_invented(views) -> None:
     assert all(o.frame_sha256 and o.frame_sha256 in o.evidence for o in seen)
 
 
-def test_the_points_a_hand_was_over_are_kept_until_the_still_board(views) -> None:
-    """The move fit weighs where a hand reached (a piece leaves and arrives under it): the tracker keeps the points
-    its hand's blob covered from the hand's first frame to the next still board, which starts afresh."""
-    start, after, _ = views
-    h2, e2 = start.points[point_index("h2")], after.points[point_index("e2")]
-    tracker = Tracker()
-    frames = [start.image] * 5 + [_with_hand(start.image, h2), _with_hand(after.image, e2)]
-    state, _ = _run(tracker, frames)
-    assert state.hand and {point_index("h2"), point_index("e2")} <= state.hand_over
-    # the hand came in from the bottom of the picture (Red's side here): Black's back rank stayed clear of it
-    assert not state.hand_over & {point_index(p) for p in ("a9", "e9", "i9")}
-    for k in range(8):
-        state, obs = tracker.step(state, after.image, (len(frames) + k) * STEP)
-        if any(o.type == "BoardStable" for o in obs):
-            break
-    assert state.known == _moved(START_SQUARES, "h2", "e2") and state.hand_over == frozenset()
-
-
 def test_where_the_referee_could_not_follow_the_board_is_read_again_from_its_position(views) -> None:
     """The referee's AttentionNeeded with the position it holds (Tracker.not_followed): the next still board is read
     from the last one the referee followed (here the start: nothing was fed back), with the rules' moves from its
