@@ -1,5 +1,6 @@
 """`vision serve` against the embedded Kafka-compatible broker: frames in on xq.frames, observations out on
-xq.observations (keyed by board), evidence frames in the directory; a corrupt frame gives a CameraFault."""
+xq.observations (keyed by board), evidence frames in the directory; a corrupt frame gives a CameraFault; the
+positions the arbiters and the referee hold come back to the board's tracker."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def test_serve_round_trip(tmp_path) -> None:
         reader.close()
         # An arbiter's restored position (xq.arbiter, same board, same partition number) becomes the board's known
         # position in the tracker: the service reads the positions the referee and the arbiters hold.
-        restored = "4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1"
+        restored = "3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1"
         with bus.Producer(broker.bootstrap, client_id="arbiter-test") as prod:
             prod.send(bus.ARBITER, make_event("PositionRestored", "board-1", source="arbiter-1", source_seq=1,
                                               occurred_at=2_000_000, received_at=2_000_000, fen=restored,
@@ -59,6 +60,17 @@ def test_serve_round_trip(tmp_path) -> None:
                 slot.state.known == squares_of_fen(restored) for slot in core.boards.values()):
             time.sleep(0.2)
         assert [slot.state.known for slot in core.boards.values()] == [squares_of_fen(restored)]
+        # The referee's AttentionNeeded for a board change it could not follow (xq.game-events), with the position it
+        # holds: the board's tracker is to read its next still board again from there.
+        with bus.Producer(broker.bootstrap, client_id="referee-test") as prod:
+            prod.send(bus.GAME_EVENTS, make_event("AttentionNeeded", "board-1", source="referee-1", source_seq=1,
+                                                  occurred_at=2_500_000, received_at=2_500_000, game_id=None,
+                                                  reason="board change is no single legal move", evidence=[],
+                                                  fen=restored))
+        deadline = time.time() + 60
+        while time.time() < deadline and not any(slot.state.held == restored for slot in core.boards.values()):
+            time.sleep(0.2)
+        assert [slot.state.held for slot in core.boards.values()] == [restored]
         done.set()
         t.join(30)
         types = [r.event.type for r in seen if r.event]
