@@ -8,10 +8,10 @@ and then, its colour, how unlike its patch is to the last still board's) is turn
 how likely each point is to have been left, taken on, or arrived at, and each move a piece's geometry allows
 (`reach`: the lines, the leg, the eye, the palace, the cannon's screen; no check, no turn: those are the
 referee's) is scored by its two points: log P(left) + log P(arrived / taken), against "unchanged" at both.
-The best is taken only where it clearly beats every other move and "nothing
-moved"; else the rules' reading stands. Two moves in one still board (the board never still between them) are
-weighed the same way where one move is not enough (`two_moves`). Where the referee could not follow a still board,
-the board is weighed again from the position the referee holds, over its legal moves only (`look_again`).
+The best is taken only where it clearly beats every other move and "nothing moved"; else the rules' reading stands.
+Two moves in one still board (the board never still between them) are weighed the same way where one move is not
+enough (`two_moves`). Where the referee could not follow a still board, the board is weighed again from the
+position the referee holds, over its legal moves only (`look_again`).
 
 Pure: arrays in, a move out. The model (`xqarb/data/vision/movefit.npz`) is made by
 `python -m xqarb.vision.movefit_train` from rendered games held apart from the games the figures are measured on.
@@ -388,9 +388,8 @@ def look_again(model: MoveModel, known: str, features: np.ndarray, position: Any
     a rules Position whose squares are `known`, the board the features were measured against) that clearly best
     explain the board now, one move or two (the side to move's, then the other's: a move the camera missed, or
     read wrongly, and the answer to it); `known` may leave points unsure ('?': a piece between two points).
-    Returns the board after each of those moves (the position's squares), or None
-    where no sequence
-    clearly does. The referee's word that the board is not as it was, and the rules (turn, check), leave far fewer
+    Returns the board after each of those moves (the position's squares), or None where no sequence clearly does.
+    The referee's word that the board is not as it was, and the rules (turn, check), leave far fewer
     moves to weigh than the geometry alone, so the bar is the margin over the next best sequence and over nothing
     moved (`min_margin`), half the score (`min_score`), and the points left showing it (`min_end`): the arrival may
     be faint (a piece set down in glare, its ink washed out)."""

@@ -13,7 +13,8 @@ Run: `python tests/vision/gamecheck.py [--start 0] --games 200 --moves 40 [--dif
 with the renderer's true corners, so that the figures are the tracker's own, board finding aside; `--causes`
 prints, for every snapshot that fits no move, how it differs from the true board (empty / occupied, colour, type,
 '?', a hand in view, a snapshot missing between two moves); `--adopt` feeds the accepted positions back to the
-tracker as the service does (the referee's MoveMade; with `restored` also an arbiter's restored position).
+tracker as the service does (the referee's MoveMade, and its AttentionNeeded with the position it holds where a
+snapshot fits no move; with `restored` also an arbiter's restored position).
 """
 
 from __future__ import annotations
