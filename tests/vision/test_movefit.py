@@ -269,3 +269,23 @@ def test_looking_again_finds_a_move_missed_and_the_answer_to_it(model) -> None:
     # weighed by h2 alone, yet still the best (nothing came anywhere else), and so not taken
     unsure = "".join("?" if i == IDX["e2"] else c for i, c in enumerate(known))
     assert M._sequence_of(model, unsure, odds, pos) is None
+
+
+def test_looking_again_takes_nothing_where_a_third_move_shows(model) -> None:
+    """Hard game 820: the black cannon b7-d7 (faint at d7), red's horse b0-c2, black's pawn c6-c5, all before the
+    referee was told: the best two moves (c6-c5, b0-c2) leave b7's leaving unexplained, which b7-d7 explains better
+    than nothing; two moves are not the answer (taking them made c6-c5 Black's move in place of b7-d7)."""
+    pos = _position("g0e2")
+    known = pos.squares()
+    odds = np.full((90, 2), -5.0)
+    odds[IDX["b0"]] = [11.9, 1.5]
+    odds[IDX["c2"]] = [9.5, 6.1]
+    odds[IDX["c6"]] = [10.5, 2.2]
+    odds[IDX["c5"]] = [-0.4, -0.2]
+    odds[IDX["b7"]] = [6.5, 2.0]
+    odds[IDX["d7"]] = [-4.5, -3.9]
+    assert M._sequence_of(model, known, odds, pos) is None
+    # the same without the cannon's leaving: c6-c5 and b0-c2 are the board
+    odds[IDX["b7"]] = [-5.0, -5.0]
+    first = _moved(known, "c6", "c5")
+    assert M._sequence_of(model, known, odds, pos) == [first, _moved(first, "b0", "c2")]
