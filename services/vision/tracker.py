@@ -376,7 +376,8 @@ class Tracker:
             state = replace(state, fit=fit, calib_support=_view_support(view), calib_sharpness=_sharpness(view),
                             fault=None, still_since=t_us)
             # the reference must be re-taken in the new geometry: keep the known squares, re-read at stability
-            state = replace(state, ref_view=None, pending=True)
+            # (and the anchor's view is of the old one: no looking again from it until the referee's next move)
+            state = replace(state, ref_view=None, pending=True, anchor=None, held=None)
             nv = _norm(view)
             step_change = step_map(nv)
             moved = _solid(step_change) if step_change is not None else None
@@ -575,10 +576,11 @@ class Tracker:
         change = _point_change(a.view, view)
         feats = point_features(a.squares, change, _change_level(change, cfg), reading, a.reading, outlines.discs(),
                                outlines.ref_discs(), unlike_then(a.view, view))
-        boards = look_again(self.move_model, a.squares, feats, Position.from_fen(fen))
+        position = Position.from_fen(fen)
+        boards = look_again(self.move_model, a.squares, feats, position)
         if boards is None:
             return None
-        before = squares_of_fen(fen)
+        before = position.squares()
         for board in boards:
             for i in range(90):
                 if board[i] != "." and board[i] != before[i]:
