@@ -365,85 +365,218 @@ def _two_of(model: MoveModel, known: str, odds: np.ndarray, single: list[tuple[f
     return board
 
 
-def _board_odds(known: str, before: str, board: str, odds: np.ndarray) -> float:
-    """How likely the points where `board` differs from `before` (by side: empty, red, black) changed so, summed
-    (log-odds over staying as they were); a piece that arrived, of either colour (`_arrival`). A point unsure on
-    `known` (the board the odds were measured against) counts for nothing either way: what stands there is not
-    known (liu game 135: the cannon g2 took on g7, unsure since a piece stood between g7 and g6; weighed as
-    impossible, g2-g3 was taken instead)."""
-    total = 0.0
+# Looking again (`follow`): what each point shows against the still board before it, whatever stands there
+SIDES = ".rb"  # a point's side: empty, a red piece, a black one (the table's indices 0, 1, 2)
+_COLOUR_COLS = (FEATURES.index("colour now"), FEATURES.index("colour then"))
+_COLOUR_X_OCC = FEATURES.index("colour now x occupied now")
+_OCC = FEATURES.index("occupied now")
+BEAM = 24  # positions followed from still board to still board (the best by their paths' odds)
+_TWO_FROM = 12  # first moves of a still board from which a second move in the same still board is weighed
+_RECORDS = 2  # ways kept to each position: the best and the next best other record of moves
+# A piece arrived read in the other colour counts as its own less this (log-odds): a colour can be read wrongly
+# (hard game 827: the black cannon b7-b8 read red at b8), but taken as either it let a record put a move on a
+# point another side's piece came to for free (hard game 874: the red rook g6-i6, faint at i6, and the black rook
+# f8-g8 read as g6-g5, f8-g8 and the rook g5 taking on g8 at once, the rook's red read as the black one's)
+_OTHER_COLOUR = 2.5
+# Two moves between two still boards (a player who answers at once) are rarer than one: a record that puts two in
+# one still board pays this (log-odds), so that a move is not added where the evidence of one alone is weak
+_TWO_IN_ONE = 2.0
+
+
+def _side_index(c: str) -> int:
+    return 0 if c == "." else 1 if c.isupper() else 2
+
+
+def change_table(model: MoveModel, known: str, features: np.ndarray) -> np.ndarray:
+    """(90, 3, 3): each point's log-odds of having changed from one side (`SIDES`) to another over staying as it
+    was, whatever stood there: a position the referee's moves lead to may hold a piece where the known board (the
+    one the features were measured against) has none. Each point is weighed by the model as if its side were each
+    of the three in turn (the colour features turned to that side, `point_features`). A piece arrived counts as
+    of its colour, or a little as of the other (`_OTHER_COLOUR`: a colour read wrongly, `_arrival`); zeros at the
+    points unsure on `known`."""
+    black = np.array([c in _CASED and c.islower() for c in known])
+    as_red = features.copy()
+    for col in _COLOUR_COLS:  # (a black piece's point has its colours turned to its own side: turned back)
+        as_red[black, col] = 1.0 - features[black, col]
+    as_red[:, _COLOUR_X_OCC] = as_red[:, _COLOUR_COLS[0]] * features[:, _OCC]
+    as_black = as_red.copy()
+    for col in _COLOUR_COLS:
+        as_black[:, col] = 1.0 - as_red[:, col]
+    as_black[:, _COLOUR_X_OCC] = as_black[:, _COLOUR_COLS[0]] * features[:, _OCC]
+
+    def odds(w: np.ndarray, f: np.ndarray) -> np.ndarray:
+        x = (f - model.mean) / model.scale
+        x[:, 0] = 1.0
+        lp = _log_softmax(x @ w)
+        return lp[:, 1:] - lp[:, :1]
+
+    t = np.zeros((90, 3, 3))
+    e, r, b = odds(model.empty_w, as_red), odds(model.piece_w, as_red), odds(model.piece_w, as_black)
+    t[:, 0, 1] = np.logaddexp(e[:, 0], e[:, 1] - _OTHER_COLOUR)
+    t[:, 0, 2] = np.logaddexp(e[:, 1], e[:, 0] - _OTHER_COLOUR)
+    t[:, 1, 0], t[:, 1, 2] = r[:, 0], r[:, 1]
+    t[:, 2, 0], t[:, 2, 1] = b[:, 0], b[:, 1]
+    t[np.array([c == "?" for c in known])] = 0.0
+    return t
+
+
+@dataclass(frozen=True)
+class Record:
+    """One way of moves from the referee's position: the board after each move, and the still board (its index
+    since the anchor) each was made before; `odds`, summed over the still boards, over nothing moved."""
+
+    odds: float
+    boards: tuple[str, ...] = ()
+    steps: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Followed:
+    """A position the moves may have reached, with the best records of moves to it (best first, each another
+    sequence of boards: a record that made the same moves before other still boards is the same record)."""
+
+    position: Any  # a rules Position
+    records: tuple[Record, ...]
+
+
+def start_following(position: Any) -> tuple[Followed, ...]:
+    """The positions followed before any still board: the referee's, reached by no move."""
+    return (Followed(position, (Record(0.0),)),)
+
+
+def _net_odds(table: np.ndarray, before: str, after: str, points: set[int]) -> float:
+    return float(sum(table[i, _side_index(before[i]), _side_index(after[i])] for i in points
+                     if _side_index(before[i]) != _side_index(after[i])))
+
+
+def _squares_of(move: Any) -> set[int]:
+    from .grid import point_index
+
+    return {point_index(move.frm), point_index(move.to)}
+
+
+def follow_step(followed: tuple[Followed, ...], table: np.ndarray, step: int) -> tuple[Followed, ...]:
+    """The positions followed after one more still board, whose points changed against the one before as `table`
+    says (`change_table`): each position followed as it was (no move in between: a piece lifted and put back, a
+    hand), after each legal move, and after two (the side to move's and the answer, the board not still between
+    them) where the first is among the best; the best `BEAM` positions are kept, each with its best records."""
+    offers: dict[str, list[tuple[Record, Any]]] = {}
+
+    def offer(board: str, position: Any, record: Record) -> None:
+        offers.setdefault(board, []).append((record, position))
+
+    firsts: list[tuple[float, Followed, Any, str, set[int]]] = []
+    for f in followed:
+        before = f.position.squares()
+        for rec in f.records:
+            offer(before, f.position, rec)
+        for move in f.position.legal_moves():
+            after_pos = f.position.play(move)
+            after = after_pos.squares()
+            points = _squares_of(move)
+            odds = _net_odds(table, before, after, points)
+            for rec in f.records:
+                offer(after, after_pos, Record(rec.odds + odds, (*rec.boards, after), (*rec.steps, step)))
+            firsts.append((f.records[0].odds + odds, f, after_pos, after, points))
+    firsts.sort(key=lambda t: -t[0])
+    for _, f, first_pos, first, points in firsts[:_TWO_FROM]:
+        before = f.position.squares()
+        for move in first_pos.legal_moves():
+            two_pos = first_pos.play(move)
+            two = two_pos.squares()
+            odds = _net_odds(table, before, two, points | _squares_of(move)) - _TWO_IN_ONE
+            for rec in f.records:
+                offer(two, two_pos, Record(rec.odds + odds, (*rec.boards, first, two), (*rec.steps, step, step)))
+    out = []
+    for records in offers.values():
+        records.sort(key=lambda t: -t[0].odds)
+        kept: list[Record] = []
+        for rec, _ in records:
+            if all(rec.boards != k.boards for k in kept):
+                kept.append(rec)
+            if len(kept) == _RECORDS:
+                break
+        out.append(Followed(records[0][1], tuple(kept)))
+    out.sort(key=lambda f: -f.records[0].odds)
+    return tuple(out[:BEAM])
+
+
+def follow(model: MoveModel, start: str, followed: tuple[Followed, ...], tables: list[np.ndarray],
+           unsure: list[frozenset[int]]) -> list[str] | None:
+    """Where the referee could not follow a still board: the legal moves from the position it holds (its squares
+    `start`) that clearly
+    best explain the still boards since the last one it followed (`followed` after each of them, `tables` their
+    changes, `unsure` the points left unsure on each: a piece between two points). Returns the board after each
+    move, or None where no record clearly does. Each still board is weighed against the one before it, so a move
+    that barely shows where it went (a capture in glare, a piece set down off its point) can be told by what the
+    later boards allow and show: the rules' legal moves from each position followed (hard game 820: the black cannon
+    b7-d7, nothing at d7, then moved on from d7), and the order of moves made between the still boards is each
+    board's own.
+
+    The bar: the best record's odds must clear the next best record (to the same board or another) and nothing
+    moved by the model's margin (`min_margin`), and half its `min_score`; every point it empties must show it at
+    its still board (`min_end`); it moves nothing onto or off an unsure point; and it leaves no plain change that
+    another move would explain (`_left_unexplained`)."""
+    if not followed:
+        return None
+    ranked = sorted(((r.odds, r) for f in followed for r in f.records), key=lambda t: -t[0])
+    best, rec = ranked[0]
+    if not rec.boards or best < max(0.5 * model.min_score, model.min_margin):
+        return None
+    # Against each other record, the margin once for the first still board whose changes it reads otherwise, and
+    # twice for each further one: the odds of a record are summed over all its still boards, so two faint
+    # misreadings on two boards could add up to one clear margin (hard game 874: the red rook g6-i6 faint at i6,
+    # later the black rook g8-g4 set down towards g5; read as g6-g5 and g8 taking on g5, 0.7 and 2.8 over the
+    # game's moves), where a move told later is told plainly (its piece moving on from where only it could be)
+    changes = _changes(rec, start, len(tables))
+    for odds, other in ranked[1:]:
+        if best - odds >= model.min_margin * (2 * len(tables) - 1):
+            break  # (no record further down can come within its margin)
+        differ = sum(a != b for a, b in zip(changes, _changes(other, start, len(tables)), strict=True))
+        if best - odds < model.min_margin * max(2 * differ - 1, 1):
+            return None
+    for k, table in enumerate(tables):
+        before = next((b for b, s in zip(reversed(rec.boards), reversed(rec.steps), strict=True) if s < k), start)
+        after = next((b for b, s in zip(reversed(rec.boards), reversed(rec.steps), strict=True) if s <= k), start)
+        changed = {i for i in range(90) if _side_index(before[i]) != _side_index(after[i])}
+        if any(table[i, _side_index(before[i]), 0] < model.min_end for i in changed if after[i] == "."):
+            return None
+        if _left_unexplained(model, before, changed, table, unsure[k]):
+            return None
+    return list(rec.boards)
+
+
+def _changes(rec: Record, start: str, steps: int) -> list[frozenset[tuple[int, int, int]]]:
+    """What a record changed at each still board: (point, side before, side after)."""
+    out, board = [], start
+    for k in range(steps):
+        after = next((b for b, s in zip(reversed(rec.boards), reversed(rec.steps), strict=True) if s <= k), board)
+        out.append(frozenset((i, _side_index(board[i]), _side_index(after[i])) for i in range(90)
+                             if _side_index(board[i]) != _side_index(after[i])))
+        board = after
+    return out
+
+
+def _left_unexplained(model: MoveModel, before: str, changed: set[int], table: np.ndarray,
+                      unsure: frozenset[int]) -> bool:
+    """Whether a point a still board's moves leave as it was shows a plain change (`max_other`) that some move of a
+    piece's geometry would explain better than nothing: another move was made (hard game 820: the black cannon
+    b7-d7, faint at d7, then b0-c2 and c6-c5; the best two, c6-c5 and b0-c2, left b7's leaving, 6.5, unexplained,
+    where b7-d7 scored 3.0). A change no move explains (liu game 104: the elephant g9 under a glare, 4.4, its eyes'
+    points showing nothing) is the light's."""
+    sides = [_side_index(c) for c in before]
+
+    def move_odds(src: int, dst: int) -> float:
+        return float(table[src, sides[src], 0] + table[dst, sides[dst], sides[src]])
+
     for i in range(90):
-        k, b = _side(before[i]), _side(board[i])
-        if k == b or known[i] == "?":
+        if i in changed or i in unsure or float(table[i, sides[i]].max()) < model.max_other:
             continue
-        if k == ".":
-            total += float(np.logaddexp(odds[i, 0], odds[i, 1]))
+        if before[i] in _CASED:
+            best = max((move_odds(i, d) for d in _destinations(before, i) - changed), default=-np.inf)
         else:
-            total += float(odds[i, 0] if b == "." else odds[i, 1])
-    return total
-
-
-def look_again(model: MoveModel, known: str, features: np.ndarray, position: Any) -> list[str] | None:
-    """Where the referee could not follow a still board: the legal moves from the position it holds (`position`,
-    a rules Position whose squares are `known`, the board the features were measured against) that clearly best
-    explain the board now, one move or two (the side to move's, then the other's: a move the camera missed, or
-    read wrongly, and the answer to it); `known` may leave points unsure ('?': a piece between two points).
-    Returns the board after each of those moves (the position's squares), or None where no sequence clearly does.
-    The referee's word that the board is not as it was, and the rules (turn, check), leave far fewer
-    moves to weigh than the geometry alone, so the bar is the margin over the next best sequence and over nothing
-    moved (`min_margin`), half the score (`min_score`), and the points left showing it (`min_end`): the arrival may
-    be faint (a piece set down in glare, its ink washed out)."""
-    return _sequence_of(model, known, point_odds(model, known, features), position)
-
-
-def _sequence_of(model: MoveModel, known: str, odds: np.ndarray, position: Any) -> list[str] | None:
-    """look_again on the point odds."""
-    before = position.squares()
-    boards: dict[str, tuple[float, list[str]]] = {}
-    twice: set[str] = set()  # boards that two sequences reach by different ways: which one is not told
-    for first in position.legal_moves():
-        after = position.play(first)
-        one = after.squares()
-        boards[one] = (_board_odds(known, before, one, odds), [one])
-        for second in after.legal_moves():
-            two = after.play(second).squares()
-            sc2 = _board_odds(known, before, two, odds)
-            if two in boards and boards[two][1][0] != one:
-                twice.add(two)
-            boards[two] = max(boards.get(two, (-np.inf, [])), (sc2, [one, two]), key=lambda t: t[0])
-    if not boards:
-        return None
-    ranked = sorted(boards.items(), key=lambda t: -t[1][0])
-    board, (best, seq) = ranked[0]
-    runner_up = max(ranked[1][1][0] if len(ranked) > 1 else -np.inf, 0.0)
-    if board in twice or best < 0.5 * model.min_score or best - runner_up < model.min_margin:
-        return None
-    if any(known[i] == "?" and _side(board[i]) != _side(before[i]) for i in range(90)):
-        return None  # a move onto or off an unsure point may be best, but by what its other point shows alone
-    left = [i for i in range(90) if before[i] != "." and board[i] == "."]
-    if any(odds[i, 0] < model.min_end for i in left):
-        return None
-    if _left_unexplained(model, known, before, board, odds):
-        return None
-    return seq
-
-
-def _left_unexplained(model: MoveModel, known: str, before: str, board: str, odds: np.ndarray) -> bool:
-    """Whether a point the sequence leaves as it was shows a plain change (`max_other`) that some move of a piece's
-    geometry would explain better than nothing: another move was made (hard game 820: the black cannon b7-d7,
-    faint at d7, then b0-c2 and c6-c5; the best two, c6-c5 and b0-c2, left b7's leaving, 6.5, unexplained, where
-    b7-d7 scored 3.0). A change no move explains (liu game 104: the elephant g9 under a glare, 4.4, its eyes' points
-    showing nothing) is the light's."""
-    changed = {i for i in range(90) if _side(board[i]) != _side(before[i])}
-    for i in range(90):
-        if i in changed or known[i] == "?" or float(odds[i].max()) < model.max_other:
-            continue
-        if known[i] in _CASED:
-            best = max((odds[i, 0] + _arrival(known, i, d, odds) for d in _destinations(known, i) - changed),
-                       default=-np.inf)
-        else:
-            best = max((odds[src, 0] + _arrival(known, src, i, odds) for src in range(90)
-                        if known[src] in _CASED and src not in changed and i in _destinations(known, src)),
+            best = max((move_odds(src, i) for src in range(90)
+                        if before[src] in _CASED and src not in changed and i in _destinations(before, src)),
                        default=-np.inf)
         if best > 0.0:
             return True

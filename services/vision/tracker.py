@@ -45,7 +45,18 @@ from xqarb.referee.inference import consistent
 from .board import BoardFit, NoBoardFound, find_board, fit_from_h
 from .detect import circle_score, find_discs, fit_parallax, parallax_centres
 from .grid import POINTS_UV, neighbours, point_name
-from .movefit import MoveModel, in_doubt, look_again, point_features, refit, unlike_then
+from .movefit import (
+    Followed,
+    MoveModel,
+    change_table,
+    follow,
+    follow_step,
+    in_doubt,
+    point_features,
+    refit,
+    start_following,
+    unlike_then,
+)
 from .occupancy import MARGIN, POINTS_PX, PointReading, S, orientation_vote, read_view, warp_board, windows
 from .reach import reach
 
@@ -113,14 +124,48 @@ class TrackerConfig:
 
 
 @dataclass(frozen=True)
+class Still:
+    """A still board read since the anchor: its view (until the change to the next one is weighed: the view is
+    needed only for that), its reading and round outlines, the squares the tracker read on it, and the change from
+    the still board before it to it (`movefit.change_table`) once weighed."""
+
+    view: np.ndarray | None
+    reading: PointReading
+    circles: np.ndarray | None
+    squares: str
+    table: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
 class Anchor:
     """The last still board whose position the referee holds (its MoveMade, an arbiter's restored position, or the
-    start): where the tracker looks again from when the referee could not follow a later one (`not_followed`)."""
+    start): where the tracker looks again from when the referee could not follow a later one (`not_followed`),
+    with the still boards read since (`trail`) and, once it looked again, the positions the referee's legal moves
+    may have reached on them (`following`, from the position `following_fen`)."""
 
     squares: str
     view: np.ndarray
     reading: PointReading
     circles: np.ndarray | None
+    trail: tuple[Still, ...] = ()
+    following: tuple[Followed, ...] | None = None
+    following_fen: str | None = None
+    following_steps: int = 0  # still boards of the trail the positions followed have been carried through
+
+    def then(self, still: Still) -> Anchor | None:
+        """The anchor with one more still board read since; None where looking again from it is given up (the
+        referee has not followed the board for `MAX_TRAIL` still boards, or has said nothing of `MAX_UNWEIGHED`)."""
+        trail = (*self.trail, still)
+        if len(trail) > MAX_TRAIL or sum(s.table is None for s in trail) > MAX_UNWEIGHED:
+            return None
+        return replace(self, trail=trail)
+
+
+# still boards followed from one anchor: past these the referee has not followed the board for so long that an
+# arbiter is needed (and their changes, 6 kB each, are not kept any longer); views kept before the referee said it
+# could not follow (it says so within a still board or two)
+MAX_TRAIL = 48
+MAX_UNWEIGHED = 4
 
 
 @dataclass(frozen=True)
@@ -477,13 +522,14 @@ class Tracker:
                 view = cv2.warpAffine(view, m, view.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
                 state = replace(state, fit=_shift_fit(state.fit, dx, dy))
         reading = read_view(view, self.classifier)
+        weighed_now = False  # the change to this still board was weighed in looking again (the anchor's trail)
         if state.held is not None and state.anchor is not None and isinstance(self.move_model, MoveModel):
-            looked = self._look_again(state, view, reading, emit)
+            looked, weighed = self._look_again(state, view, reading, emit)
             if looked is not None:
                 return looked, obs
-            # nothing clearly explains it from there: the board is read as ever (against the last still board,
-            # which may be this one: then nothing is new)
-            state = replace(state, held=None)
+            # nothing clearly explains it from there yet: the board is read as ever (against the last still board,
+            # which may be this one: then nothing is new), and followed on from the anchor at the next one
+            state, weighed_now = replace(state, held=None, anchor=weighed), True
         if state.known is None:
             squares = self._first_squares(reading, state.start or cfg.start_squares, cfg,
                                           oriented=state.fit_given, view=view)
@@ -554,7 +600,13 @@ class Tracker:
             emit("BoardStable", squares=squares)
         new_known = "".join(("?" if c == "?" else c) for c in squares)
         # (the start is the referee's position too: the first anchor)
-        anchor = Anchor(new_known, view, reading, ref_circles) if state.known is None else state.anchor
+        if state.known is None:
+            anchor = Anchor(new_known, view, reading, ref_circles)
+        elif weighed_now and state.anchor is not None:
+            last = replace(state.anchor.trail[-1], circles=ref_circles, squares=new_known)
+            anchor = replace(state.anchor, trail=(*state.anchor.trail[:-1], last))
+        else:
+            anchor = state.anchor.then(Still(view, reading, ref_circles, new_known)) if state.anchor else None
         return replace(state, known=new_known, ref_view=view, ref_norm=_norm(view), ref_reading=reading, pending=False,
                        lifted=frozenset(), ref_circles=ref_circles, doubted=tuple(sorted(doubted.items())),
                        anchor=anchor,
@@ -562,36 +614,67 @@ class Tracker:
                        unsure_of=tuple(sorted(unsure_of.items()))), obs
 
     def _look_again(self, state: TrackerState, view: np.ndarray, reading: PointReading,
-                    emit) -> TrackerState | None:
-        """The still board `view` read from the anchor, where the referee could not follow (`not_followed`): the
-        legal moves from its position that clearly best explain it, each reported as the still board it left
-        (PiecePlaced, BoardStable), so that the referee takes them one by one. None where none clearly does
-        (the board is then read as ever; an arbiter restores the position)."""
+                    emit) -> tuple[TrackerState | None, Anchor]:
+        """The still board `view` and those since the anchor read again, where the referee could not follow
+        (`not_followed`): the legal moves from its position that clearly best explain them (`movefit.follow`),
+        each reported as the still board it left (PiecePlaced, BoardStable), so that the referee takes them one
+        by one. The state is None where none clearly does yet (the board is then read as ever, and the positions
+        followed are carried on at the next still board; an arbiter may restore the position meanwhile); with it,
+        the anchor with the changes weighed and the positions followed (this still board the last of its trail)."""
         from xqarb.referee.rules import Position
 
-        a, fen = state.anchor, state.held
-        assert a is not None and fen is not None and isinstance(self.move_model, MoveModel)
-        cfg = self.config
-        outlines = Outlines(view, a.view, a.circles)
-        change = _point_change(a.view, view)
-        feats = point_features(a.squares, change, _change_level(change, cfg), reading, a.reading, outlines.discs(),
-                               outlines.ref_discs(), unlike_then(a.view, view))
+        a, fen, model = state.anchor, state.held, self.move_model
+        assert a is not None and fen is not None and isinstance(model, MoveModel)
+        steps = [*a.trail, Still(view, reading, None, "")]
+        prev = Still(a.view, a.reading, a.circles, a.squares)
+        unsure: list[frozenset[int]] = []
+        circles = None
+        for k, st in enumerate(steps):
+            unsure.append(frozenset(i for i in range(90) if prev.squares[i] == "?"))
+            if st.table is None:
+                assert prev.view is not None and st.view is not None
+                outlines = Outlines(st.view, prev.view, prev.circles)
+                change = _point_change(prev.view, st.view)
+                feats = point_features(prev.squares, change, _change_level(change, self.config), st.reading,
+                                       prev.reading, outlines.discs(), outlines.ref_discs(),
+                                       unlike_then(prev.view, st.view))
+                st = steps[k] = replace(st, table=change_table(model, prev.squares, feats))
+                circles = outlines.computed()
+                if k > 0:  # (its view was needed for this change only)
+                    steps[k - 1] = replace(steps[k - 1], view=None)
+            prev = st
         position = Position.from_fen(fen)
-        boards = look_again(self.move_model, a.squares, feats, position)
+        following, done = a.following, a.following_steps
+        if following is None or a.following_fen != fen:
+            following, done = start_following(position), 0
+        for k in range(done, len(steps)):
+            following = follow_step(following, steps[k].table, k)
+        weighed = replace(a, trail=tuple(steps), following=following, following_fen=fen,
+                          following_steps=len(steps))
+        boards = follow(model, position.squares(), following, [st.table for st in steps], unsure)
         if boards is None:
-            return None
+            return None, weighed
+        # The points the anchor left unsure (a piece between two points) stay so, the pair's piece followed, unless
+        # a move took it off or put another there (liu game 72: the rook between a1 and a0, designated a1, then
+        # a1-h1, told by h1 and the moves after): then the pair is as the moves left it.
+        before, moved = position.squares(), set[int]()
+        for board in boards:
+            moved |= {i for i in range(90) if board[i] != before[i]}
+            before = board
+        moved |= {k for i in moved if a.squares[i] == "?" for k in neighbours(i) if a.squares[k] == "?"}
         before = position.squares()
         for board in boards:
             for i in range(90):
                 if board[i] != "." and board[i] != before[i]:
                     emit("PiecePlaced", point=point_name(i))
             before = board
-            # (the points the anchor left unsure stay so: no move weighed touched them; the pair's piece is followed)
-            known = "".join("?" if a.squares[i] == "?" else board[i] for i in range(90))
+            known = "".join("?" if a.squares[i] == "?" and i not in moved else board[i] for i in range(90))
             emit("BoardStable", squares=known)
+        # (the referee takes these moves: this still board is the next anchor)
+        anchor = Anchor(known, view, reading, circles)
         return replace(state, known=known, ref_view=view, ref_norm=_norm(view), ref_reading=reading, pending=False,
-                       lifted=frozenset(), ref_circles=outlines.computed(), doubted=(), ink_only=(), held=None,
-                       unsure_of=tuple((i, c) for i, c in state.unsure_of if known[i] == "?"))
+                       lifted=frozenset(), ref_circles=circles, doubted=(), ink_only=(), held=None, anchor=anchor,
+                       unsure_of=tuple((i, c) for i, c in state.unsure_of if known[i] == "?")), weighed
 
     def _first_squares(self, reading: PointReading, start: str | None, cfg: TrackerConfig, *,
                        oriented: bool = False, view: np.ndarray | None = None) -> str | None:
