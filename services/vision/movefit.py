@@ -10,8 +10,9 @@ how likely each point is to have been left, taken on, or arrived at, and each mo
 referee's) is scored by its two points: log P(left) + log P(arrived / taken), against "unchanged" at both.
 The best is taken only where it clearly beats every other move and "nothing moved"; else the rules' reading stands.
 Two moves in one still board (the board never still between them) are weighed the same way where one move is not
-enough (`two_moves`). Where the referee could not follow a still board, the board is weighed again from the
-position the referee holds, over its legal moves only (`look_again`).
+enough (`two_moves`). Where the referee could not follow a still board, the still boards since the last one it
+followed are weighed again from the position it holds, over the rules' legal moves only, each against the one
+before it (`follow_step`, `follow`).
 
 Pure: arrays in, a move out. The model (`xqarb/data/vision/movefit.npz`) is made by
 `python -m xqarb.vision.movefit_train` from rendered games held apart from the games the figures are measured on.
@@ -373,11 +374,6 @@ _OCC = FEATURES.index("occupied now")
 BEAM = 24  # positions followed from still board to still board (the best by their paths' odds)
 _TWO_FROM = 12  # first moves of a still board from which a second move in the same still board is weighed
 _RECORDS = 2  # ways kept to each position: the best and the next best other record of moves
-# A piece arrived read in the other colour counts as its own less this (log-odds): a colour can be read wrongly
-# (hard game 827: the black cannon b7-b8 read red at b8), but taken as either it let a record put a move on a
-# point another side's piece came to for free (hard game 874: the red rook g6-i6, faint at i6, and the black rook
-# f8-g8 read as g6-g5, f8-g8 and the rook g5 taking on g8 at once, the rook's red read as the black one's)
-_OTHER_COLOUR = 2.5
 # Two moves between two still boards (a player who answers at once) are rarer than one: a record that puts two in
 # one still board pays this (log-odds), so that a move is not added where the evidence of one alone is weak
 _TWO_IN_ONE = 2.0
@@ -391,9 +387,9 @@ def change_table(model: MoveModel, known: str, features: np.ndarray) -> np.ndarr
     """(90, 3, 3): each point's log-odds of having changed from one side (`SIDES`) to another over staying as it
     was, whatever stood there: a position the referee's moves lead to may hold a piece where the known board (the
     one the features were measured against) has none. Each point is weighed by the model as if its side were each
-    of the three in turn (the colour features turned to that side, `point_features`). A piece arrived counts as
-    of its colour, or a little as of the other (`_OTHER_COLOUR`: a colour read wrongly, `_arrival`); zeros at the
-    points unsure on `known`."""
+    of the three in turn (the colour features turned to that side, `point_features`). A piece arrived counts of
+    either colour (`_arrival`: liu game 104, the black rook i9-h9 set down in glare, read red at h9, -3.5 as red,
+    -5.8 as black); zeros at the points unsure on `known`."""
     black = np.array([c in _CASED and c.islower() for c in known])
     as_red = features.copy()
     for col in _COLOUR_COLS:  # (a black piece's point has its colours turned to its own side: turned back)
@@ -412,8 +408,7 @@ def change_table(model: MoveModel, known: str, features: np.ndarray) -> np.ndarr
 
     t = np.zeros((90, 3, 3))
     e, r, b = odds(model.empty_w, as_red), odds(model.piece_w, as_red), odds(model.piece_w, as_black)
-    t[:, 0, 1] = np.logaddexp(e[:, 0], e[:, 1] - _OTHER_COLOUR)
-    t[:, 0, 2] = np.logaddexp(e[:, 1], e[:, 0] - _OTHER_COLOUR)
+    t[:, 0, 1] = t[:, 0, 2] = np.logaddexp(e[:, 0], e[:, 1])
     t[:, 1, 0], t[:, 1, 2] = r[:, 0], r[:, 1]
     t[:, 2, 0], t[:, 2, 1] = b[:, 0], b[:, 1]
     t[np.array([c == "?" for c in known])] = 0.0
@@ -455,11 +450,15 @@ def _squares_of(move: Any) -> set[int]:
     return {point_index(move.frm), point_index(move.to)}
 
 
-def follow_step(followed: tuple[Followed, ...], table: np.ndarray, step: int) -> tuple[Followed, ...]:
+def follow_step(followed: tuple[Followed, ...], table: np.ndarray, step: int,
+                unsure: frozenset[int] = frozenset()) -> tuple[Followed, ...]:
     """The positions followed after one more still board, whose points changed against the one before as `table`
     says (`change_table`): each position followed as it was (no move in between: a piece lifted and put back, a
     hand), after each legal move, and after two (the side to move's and the answer, the board not still between
-    them) where the first is among the best; the best `BEAM` positions are kept, each with its best records."""
+    them) where the first is among the best; the best `BEAM` positions are kept, each with its best records. A
+    move between two points left `unsure` (a piece between them set onto one: 5.10's designation) shows nothing
+    either way and is not weighed: it would tie with every record without it (liu game 104, the rook left between
+    h0 and h1)."""
     offers: dict[str, list[tuple[Record, Any]]] = {}
 
     def offer(board: str, position: Any, record: Record) -> None:
@@ -471,9 +470,11 @@ def follow_step(followed: tuple[Followed, ...], table: np.ndarray, step: int) ->
         for rec in f.records:
             offer(before, f.position, rec)
         for move in f.position.legal_moves():
+            points = _squares_of(move)
+            if points <= unsure:
+                continue
             after_pos = f.position.play(move)
             after = after_pos.squares()
-            points = _squares_of(move)
             odds = _net_odds(table, before, after, points)
             for rec in f.records:
                 offer(after, after_pos, Record(rec.odds + odds, (*rec.boards, after), (*rec.steps, step)))
@@ -482,6 +483,8 @@ def follow_step(followed: tuple[Followed, ...], table: np.ndarray, step: int) ->
     for _, f, first_pos, first, points in firsts[:_TWO_FROM]:
         before = f.position.squares()
         for move in first_pos.legal_moves():
+            if _squares_of(move) <= unsure:
+                continue
             two_pos = first_pos.play(move)
             two = two_pos.squares()
             odds = _net_odds(table, before, two, points | _squares_of(move)) - _TWO_IN_ONE

@@ -206,7 +206,7 @@ class TrackerState:
     unsure_of: tuple[tuple[int, str], ...] = ()  # points left unsure ('?'), with the letter of the piece that was there
     anchor: Anchor | None = None
     # the referee's position (FEN) where it said it could not follow the last still board: the next still board is
-    # read from the anchor with the rules' legal moves (`_look_again`)
+    # read again from the anchor with the rules' legal moves (`_look_again`)
     held: str | None = None
 
 
@@ -275,8 +275,9 @@ class Tracker:
 
     def not_followed(self, state: TrackerState, fen: str) -> TrackerState:
         """The referee could not make a move of the last still board (AttentionNeeded, with the position it holds
-        as `fen`): the next still board is read again from the last one the referee did follow (the anchor), with
-        the moves the rules allow from its position, one or two (`movefit.look_again`). A still board read wrongly
+        as `fen`): at the next still board, the still boards since the last one the referee did follow (the anchor)
+        are read again with the moves the rules allow from its position (`movefit.follow`): each still board one
+        move, none, or two, against the one before it. A still board read wrongly
         (a capture seen as the taker gone, a piece set down in glare) would otherwise leave the tracker's known
         board apart from the referee's for the rest of the game: every later move would be read against it. Kept
         as it is where there is no anchor, no move model, or the anchor is not of this position (the referee is
@@ -648,7 +649,7 @@ class Tracker:
         if following is None or a.following_fen != fen:
             following, done = start_following(position), 0
         for k in range(done, len(steps)):
-            following = follow_step(following, steps[k].table, k)
+            following = follow_step(following, steps[k].table, k, unsure[k])
         weighed = replace(a, trail=tuple(steps), following=following, following_fen=fen,
                           following_steps=len(steps))
         boards = follow(model, position.squares(), following, [st.table for st in steps], unsure)

@@ -144,6 +144,31 @@ def test_where_the_referee_could_not_follow_the_board_is_read_again_from_its_pos
     assert not obs
 
 
+def test_the_still_boards_since_the_referee_followed_are_read_again_in_turn(views) -> None:
+    """Two moves, each on its own still board, before the referee said it could not follow the first (here it
+    holds the start, nothing fed back): the tracker reads both still boards again from the start, each against the
+    one before it, and reports the two moves in turn, each as the still board it left."""
+    start, after, kw = views
+    moved = _moved(START_SQUARES, "h2", "e2")
+    moved2 = _moved(moved, "h9", "g7")
+    after2 = draw_board(moved2, **kw)
+    h2, e2 = start.points[point_index("h2")], after.points[point_index("e2")]
+    h9, g7 = after.points[point_index("h9")], after2.points[point_index("g7")]
+    tracker = Tracker()
+    frames = [start.image] * 5 + [_with_hand(start.image, h2), _with_hand(after.image, e2)] + [after.image] * 6
+    frames += [_with_hand(after.image, h9), _with_hand(after2.image, g7)] + [after2.image] * 6
+    state, seen = _run(tracker, frames)
+    assert [o.fields["squares"] for o in seen if o.type == "BoardStable"] == [START_SQUARES, moved, moved2]
+    assert len(state.anchor.trail) == 2 and state.anchor.squares == START_SQUARES
+    start_fen = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+    again, obs = tracker.step(tracker.not_followed(state, start_fen), after2.image, len(frames) * STEP)
+    assert [(o.type, o.fields) for o in obs] == [("PiecePlaced", {"point": "e2"}), ("BoardStable", {"squares": moved}),
+                                                 ("PiecePlaced", {"point": "g7"}),
+                                                 ("BoardStable", {"squares": moved2})]
+    # the last still board is the next anchor: the referee takes these moves
+    assert again.known == moved2 and again.anchor.squares == moved2 and again.anchor.trail == ()
+
+
 def test_piece_between_two_points_names_both(views) -> None:
     start, _, kw = views
     # the cannon h2 moved to half-way between e2 and f2
