@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from importlib import resources
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -179,11 +180,16 @@ def _log_softmax(z: np.ndarray) -> np.ndarray:
     return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
 
+def _standardised(model: MoveModel, features: np.ndarray) -> np.ndarray:
+    x = (features - model.mean) / model.scale
+    x[:, 0] = 1.0  # (the bias)
+    return x
+
+
 def class_log_probs(model: MoveModel, known: str, features: np.ndarray) -> np.ndarray:
     """(90, 3): each point's log-probabilities over its classes (PIECE_CLASSES where `known` has a piece,
     EMPTY_CLASSES where it is empty; rows of unsure points are zeros)."""
-    x = (features - model.mean) / model.scale
-    x[:, 0] = 1.0
+    x = _standardised(model, features)
     out = np.zeros((90, 3))
     pieces = np.array([c in _CASED for c in known])
     empty = np.array([c == "." for c in known])
@@ -380,7 +386,8 @@ _TWO_IN_ONE = 2.0
 
 
 def _side_index(c: str) -> int:
-    return 0 if c == "." else 1 if c.isupper() else 2
+    """A piece's or empty point's index in `SIDES` (`_side`; an unsure point has none)."""
+    return SIDES.index(_side(c))
 
 
 def change_table(model: MoveModel, known: str, features: np.ndarray) -> np.ndarray:
@@ -401,9 +408,7 @@ def change_table(model: MoveModel, known: str, features: np.ndarray) -> np.ndarr
     as_black[:, _COLOUR_X_OCC] = as_black[:, _COLOUR_COLS[0]] * features[:, _OCC]
 
     def odds(w: np.ndarray, f: np.ndarray) -> np.ndarray:
-        x = (f - model.mean) / model.scale
-        x[:, 0] = 1.0
-        lp = _log_softmax(x @ w)
+        lp = _log_softmax(_standardised(model, f) @ w)
         return lp[:, 1:] - lp[:, :1]
 
     t = np.zeros((90, 3, 3))
@@ -507,19 +512,19 @@ def follow_step(followed: tuple[Followed, ...], table: np.ndarray, step: int,
 def follow(model: MoveModel, start: str, followed: tuple[Followed, ...], tables: list[np.ndarray],
            unsure: list[frozenset[int]]) -> list[str] | None:
     """Where the referee could not follow a still board: the legal moves from the position it holds (its squares
-    `start`) that clearly
-    best explain the still boards since the last one it followed (`followed` after each of them, `tables` their
-    changes, `unsure` the points left unsure on each: a piece between two points). Returns the board after each
-    move, or None where no record clearly does. Each still board is weighed against the one before it, so a move
-    that barely shows where it went (a capture in glare, a piece set down off its point) can be told by what the
-    later boards allow and show: the rules' legal moves from each position followed (hard game 820: the black cannon
-    b7-d7, nothing at d7, then moved on from d7), and the order of moves made between the still boards is each
-    board's own.
+    `start`) that clearly best explain the still boards since the last one it followed (`followed` after each
+    of them, `tables` their changes, `unsure` the points left unsure on each: a piece between two points).
+    Returns the board after each move, or None where no record clearly does. Each still board is weighed against
+    the one before it, so a move that barely shows where it went (a capture in glare, a piece set down off its
+    point) can be told by what the later boards allow and show: the rules' legal moves from each position followed
+    (hard game 820: the black cannon b7-d7, nothing at d7, then moved on from d7), and the order of moves made
+    between the still boards is each board's own.
 
     The bar: the best record's odds must clear the next best record (to the same board or another) and nothing
     moved by the model's margin (`min_margin`), and half its `min_score`; every point it empties must show it at
-    its still board (`min_end`); it moves nothing onto or off an unsure point; and it leaves no plain change that
-    another move would explain (`_left_unexplained`)."""
+    its still board (`min_end`); and it leaves no plain change that another move would explain
+    (`_left_unexplained`). An unsure point counts for nothing either way: a move off it is told by its other point
+    (and by the boards after)."""
     if not followed:
         return None
     ranked = sorted(((r.odds, r) for f in followed for r in f.records), key=lambda t: -t[0])
@@ -531,17 +536,18 @@ def follow(model: MoveModel, start: str, followed: tuple[Followed, ...], tables:
     # misreadings on two boards could add up to one clear margin (hard game 874: the red rook g6-i6 faint at i6,
     # later the black rook g8-g4 set down towards g5; read as g6-g5 and g8 taking on g5, 0.7 and 2.8 over the
     # game's moves), where a move told later is told plainly (its piece moving on from where only it could be)
-    changes = _changes(rec, start, len(tables))
+    boards = _boards_at(rec, start, len(tables))
+    changes = _changes(boards)
     for odds, other in ranked[1:]:
         if best - odds >= model.min_margin * (2 * len(tables) - 1):
             break  # (no record further down can come within its margin)
-        differ = sum(a != b for a, b in zip(changes, _changes(other, start, len(tables)), strict=True))
+        others = _changes(_boards_at(other, start, len(tables)))
+        differ = sum(a != b for a, b in zip(changes, others, strict=True))
         if best - odds < model.min_margin * max(2 * differ - 1, 1):
             return None
     for k, table in enumerate(tables):
-        before = next((b for b, s in zip(reversed(rec.boards), reversed(rec.steps), strict=True) if s < k), start)
-        after = next((b for b, s in zip(reversed(rec.boards), reversed(rec.steps), strict=True) if s <= k), start)
-        changed = {i for i in range(90) if _side_index(before[i]) != _side_index(after[i])}
+        before, after = boards[k], boards[k + 1]
+        changed = {i for i, _, _ in changes[k]}
         if any(table[i, _side_index(before[i]), 0] < model.min_end for i in changed if after[i] == "."):
             return None
         if _left_unexplained(model, before, changed, table, unsure[k]):
@@ -549,15 +555,20 @@ def follow(model: MoveModel, start: str, followed: tuple[Followed, ...], tables:
     return list(rec.boards)
 
 
-def _changes(rec: Record, start: str, steps: int) -> list[frozenset[tuple[int, int, int]]]:
-    """What a record changed at each still board: (point, side before, side after)."""
-    out, board = [], start
+def _boards_at(rec: Record, start: str, steps: int) -> list[str]:
+    """The board a record starts from (`start`), then the board it leaves after each of `steps` still boards."""
+    out, board, j = [start], start, 0
     for k in range(steps):
-        after = next((b for b, s in zip(reversed(rec.boards), reversed(rec.steps), strict=True) if s <= k), board)
-        out.append(frozenset((i, _side_index(board[i]), _side_index(after[i])) for i in range(90)
-                             if _side_index(board[i]) != _side_index(after[i])))
-        board = after
+        while j < len(rec.steps) and rec.steps[j] <= k:
+            board, j = rec.boards[j], j + 1
+        out.append(board)
     return out
+
+
+def _changes(boards: list[str]) -> list[frozenset[tuple[int, int, int]]]:
+    """What changed between each board and the next: (point, side before, side after)."""
+    return [frozenset((i, _side_index(a[i]), _side_index(b[i])) for i in range(90)
+                      if _side_index(a[i]) != _side_index(b[i])) for a, b in pairwise(boards)]
 
 
 def _left_unexplained(model: MoveModel, before: str, changed: set[int], table: np.ndarray,

@@ -150,7 +150,6 @@ class Anchor:
     trail: tuple[Still, ...] = ()
     following: tuple[Followed, ...] | None = None
     following_fen: str | None = None
-    following_steps: int = 0  # still boards of the trail the positions followed have been carried through
 
     def then(self, still: Still) -> Anchor | None:
         """The anchor with one more still board read since; None where looking again from it is given up (the
@@ -645,13 +644,13 @@ class Tracker:
                     steps[k - 1] = replace(steps[k - 1], view=None)
             prev = st
         position = Position.from_fen(fen)
-        following, done = a.following, a.following_steps
+        # (the positions followed were carried through the still boards weighed then: those with their change)
+        following, done = a.following, sum(st.table is not None for st in a.trail)
         if following is None or a.following_fen != fen:
             following, done = start_following(position), 0
         for k in range(done, len(steps)):
             following = follow_step(following, steps[k].table, k, unsure[k])
-        weighed = replace(a, trail=tuple(steps), following=following, following_fen=fen,
-                          following_steps=len(steps))
+        weighed = replace(a, trail=tuple(steps), following=following, following_fen=fen)
         boards = follow(model, position.squares(), following, [st.table for st in steps], unsure)
         if boards is None:
             return None, weighed
