@@ -399,8 +399,7 @@ class Tracker:
                 state = replace(state, fit=fit)
         changed = None
         if state.ref_view is not None:
-            ref_norm = state.ref_norm if state.ref_norm is not None else _norm(state.ref_view)
-            changed = cv2.GaussianBlur(np.abs(ref_norm - nv), (0, 0), 2.0)
+            changed = cv2.GaussianBlur(np.abs(self._ref_norm(state) - nv), (0, 0), 2.0)
         hand_mask = _hand_mask(changed, cfg) if changed is not None else None
         hand = hand_mask is not None and bool(hand_mask.any())
         support = _view_support(view)
@@ -408,6 +407,21 @@ class Tracker:
         moved = _solid(step_change) if step_change is not None else None
         still = moved is not None and not _changed(moved)
         lost = still and support < cfg.lost_ratio * state.calib_support
+        if (not hand or lost) and support < cfg.support_ratio * state.calib_support and state.ref_view is not None:
+            # A bump while a hand was over the board is not followed frame to frame (the hand's own motion hides
+            # the shift): line the view up with the last still board first, which keeps that board to compare
+            # with (liu game 121: the camera moved 5 px as the rook b0-b6 was set down; found again from scratch,
+            # the board had nothing to compare with and the move was lost)
+            realigned = self._realigned(state, image, nv)
+            if realigned is not None:
+                fit, view, nv = realigned
+                state = replace(state, fit=fit)
+                support = _view_support(view)
+                step_change = step_map(nv)
+                moved = _solid(step_change) if step_change is not None else None
+                changed = cv2.GaussianBlur(np.abs(self._ref_norm(state) - nv), (0, 0), 2.0)
+                hand_mask = _hand_mask(changed, cfg)
+                hand = bool(hand_mask.any())
         if (not hand or lost) and support < cfg.support_ratio * state.calib_support:
             # the lines are no longer where the board was: the camera or the board moved; find it again
             try:
@@ -501,6 +515,29 @@ class Tracker:
         state = replace(state, last_small=small, last_view=nv, last_full=view)
         return self._maybe_stable(state, view, t_us, emit, obs)
 
+    @staticmethod
+    def _ref_norm(state: TrackerState) -> np.ndarray:
+        assert state.ref_view is not None
+        return state.ref_norm if state.ref_norm is not None else _norm(state.ref_view)
+
+    def _realigned(self, state: TrackerState, image: np.ndarray,
+                   nv: np.ndarray) -> tuple[BoardFit, np.ndarray, np.ndarray] | None:
+        """The fit shifted so that the view lines up with the last still board again, with the view and its
+        normalised form, where the shift brings the board's lines back (a camera bumped a little); else None."""
+        assert state.fit is not None
+        # (windowed: unwindowed, the view's edges, where the warp ends, outweighed the board's lines: liu game 121,
+        # a shift of 8.5 view pixels found as 1.5)
+        ref = cv2.pyrDown(self._ref_norm(state))
+        (dx, dy), resp = cv2.phaseCorrelate(ref, cv2.pyrDown(nv), _hann(ref.shape))
+        dx, dy = 2 * dx, 2 * dy
+        if resp < 0.1 or not 1.0 < np.hypot(dx, dy) < 0.4 * S:
+            return None
+        fit = _shift_fit(state.fit, dx, dy)
+        view = warp_board(image, fit.homography).bgr
+        if _view_support(view) < self.config.support_ratio * state.calib_support:
+            return None
+        return fit, view, _norm(view)
+
     # -----------------------------------------------------------------------------------------------------------
     def _maybe_stable(self, state: TrackerState, view: np.ndarray | None, t_us: int, emit,
                       obs: list[Observation]) -> tuple[TrackerState, list[Observation]]:
@@ -516,7 +553,8 @@ class Tracker:
         if state.ref_view is not None:
             # the camera may have been bumped while the hand was over the board: line the view up with the last
             # still board before comparing them point by point
-            (dx, dy), resp = cv2.phaseCorrelate(_norm(state.ref_view), _norm(view))
+            # (windowed: the view's edges, where the warp ends, would outweigh the board's lines)
+            (dx, dy), resp = cv2.phaseCorrelate(self._ref_norm(state), _norm(view), _hann(view.shape))
             if resp > 0.1 and 0.7 < np.hypot(dx, dy) < 0.4 * S:
                 m = np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]])
                 view = cv2.warpAffine(view, m, view.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
@@ -2112,6 +2150,11 @@ def eighth(image: np.ndarray) -> np.ndarray:
 def _pt(i: int) -> tuple[int, int]:
     x, y = POINTS_PX[i]
     return int(x), int(y)
+
+
+def _hann(shape: tuple[int, ...]) -> np.ndarray:
+    """A Hann window for phase correlation over a view of `shape`."""
+    return cv2.createHanningWindow((shape[1], shape[0]), cv2.CV_32F)
 
 
 def _norm(view: np.ndarray) -> np.ndarray:

@@ -657,6 +657,42 @@ def _game_stills(shared_data, game: int, plies: tuple[int, ...]):
     return fit, moves, {p: positions[p].squares() for p in plies}, still
 
 
+def test_a_move_made_as_the_camera_was_bumped_is_seen(shared_data) -> None:
+    """Liu game 121 (scene 7121), ply 38: the camera moved 5 px, a quarter of a spacing, while the hand set the red
+    rook b0-b6 down, and the hand's own motion hid the shift from one frame to the next. The board's lines were
+    lost; found again from scratch, the board had no still board to compare with and the move was lost. Lined up
+    with the last still board, the board and the move are both kept."""
+    from gamecheck import load_games
+
+    from xqarb.referee.rules import Move, Position
+    from xqarb.vision.render import render_game
+
+    fen, moves = load_games(shared_data / "games" / "liu_dahua_iccs.jsonl", 122, 40)[121]
+    position = Position.from_fen(fen)
+    for m in moves[:38]:
+        position = position.play(Move.parse(m))
+    assert moves[38] == "b0b6"
+    frames, fit, corners = [], None, set()
+    for k, frame in enumerate(render_game(fen, moves, 7121, difficulty="hard", misplace_rate=0.05,
+                                          nudge_rate=0.03), start=1):
+        if k >= 730:
+            fit = fit or _given_fit(frame.truth)
+            frames.append(frame.image)
+            corners.add(tuple(np.round(frame.truth.corners).ravel()))
+        if k == 750:
+            break
+    assert len(corners) == 2  # (the bump)
+    tracker = Tracker()
+    state, seen = tracker.initial(fit, start=position.squares()), []
+    for k, img in enumerate(frames):
+        state, obs = tracker.step(state, img, k * STEP, f"{k:064x}")
+        seen.extend(obs)
+    stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
+    assert stable == [position.squares(), position.play(Move.parse("b0b6")).squares()]
+    # (the shift followed, not a new calibration: the given one only)
+    assert [o.type for o in seen].count("BoardCalibrated") == 1
+
+
 def test_a_capture_from_a_pawn_point_whose_marks_read_as_ink(shared_data, monkeypatch) -> None:
     """Hard game 4 (scene 1004), ply 38: the red pawn g3 takes the black pawn g4. On this board the pawn point's
     printed marks show more ink once uncovered than the red pawn did, and red ink reads weakly: both points still
