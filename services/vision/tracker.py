@@ -444,6 +444,8 @@ class Tracker:
         state = replace(state, fault=None)
         # something on the board moved since the last frame
         moving = moved is None or (_changed(moved) and _blobs_moved(moved))
+        if not hand and not moving and changed is not None and step_change is not None:
+            moving = _creeping_in(changed, step_change, cfg)
         if hand:
             # A hand moves. A large change that stands still is the board's (a piece moved next to another, a
             # vacated edge point with its shadow), unless it was a moving hand a moment ago: a hand resting on a
@@ -2240,6 +2242,29 @@ def _blobs_moved(moved: np.ndarray) -> bool:
     _, _, stats, _ = cv2.connectedComponentsWithStats(moved, connectivity=8)
     areas = stats[1:, cv2.CC_STAT_AREA]  # label 0 is what did not move
     return float(areas[areas >= S * S / 10].sum()) > _MOVED_SHARE * moved.size
+
+
+def _creeping_in(changed: np.ndarray, step_change: np.ndarray, cfg: TrackerConfig) -> bool:
+    """Whether something is coming in over the edge of the view: a change against the last still board (`changed`)
+    that touches the edge, larger than a fifth of a cell, and still changing from frame to frame (`step_change`, by
+    a tenth of a cell squared). Fingertips reaching in over an edge piece are smaller than a hand's blob
+    (`_hand_mask`), and their thin bands of change from one frame to the next fall to `_solid`'s opening: the board
+    read as still under them (hard game 963, ply 8: fingers over the red rook h0 for three frames, 185-420 pixels
+    changed in each, read as the rook gone to h7 and taking there: 32 of its 40 moves lost). Where no hand was in
+    view, such a change at the edge was never seen to change from frame to frame (hard games 800-804)."""
+    least = S * S / 10
+    if float(step_change.sum()) < least:
+        return False
+    m = cv2.morphologyEx((changed > cfg.change_level).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(m)
+    h, w = m.shape
+    for k in range(1, n):
+        x, y, bw, bh, area = stats[k]
+        if area > 0.2 * S * S and (x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1):
+            near = cv2.dilate((labels == k).astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
+            if int(np.count_nonzero(step_change & near)) >= least:
+                return True
+    return False
 
 
 def _reaches_in(mask: np.ndarray, cfg: TrackerConfig) -> bool:

@@ -657,40 +657,69 @@ def _game_stills(shared_data, game: int, plies: tuple[int, ...]):
     return fit, moves, {p: positions[p].squares() for p in plies}, still
 
 
-def test_a_move_made_as_the_camera_was_bumped_is_seen(shared_data) -> None:
-    """Liu game 121 (scene 7121), ply 38: the camera moved 5 px, a quarter of a spacing, while the hand set the red
-    rook b0-b6 down, and the hand's own motion hid the shift from one frame to the next. The board's lines were
-    lost; found again from scratch, the board had no still board to compare with and the move was lost. Lined up
-    with the last still board, the board and the move are both kept."""
+def _rendered_stretch(shared_data, games: str, game: int, seed: int, plies: int, first: int, last: int):
+    """Frames `first`..`last` (counted from 1) of game `game` of the games file `games`, rendered as gamecheck renders
+    it (scene `seed`, hard), with the true calibration at `first`, the position after `plies` moves, the moves and
+    each frame's truth."""
     from gamecheck import load_games
 
     from xqarb.referee.rules import Move, Position
     from xqarb.vision.render import render_game
 
-    fen, moves = load_games(shared_data / "games" / "liu_dahua_iccs.jsonl", 122, 40)[121]
+    fen, moves = load_games(shared_data / "games" / games, game + 1, 40)[game]
     position = Position.from_fen(fen)
-    for m in moves[:38]:
+    for m in moves[:plies]:
         position = position.play(Move.parse(m))
-    assert moves[38] == "b0b6"
-    frames, fit, corners = [], None, set()
-    for k, frame in enumerate(render_game(fen, moves, 7121, difficulty="hard", misplace_rate=0.05,
+    frames, truths = [], []
+    for k, frame in enumerate(render_game(fen, moves, seed, difficulty="hard", misplace_rate=0.05,
                                           nudge_rate=0.03), start=1):
-        if k >= 730:
-            fit = fit or _given_fit(frame.truth)
+        if k >= first:
             frames.append(frame.image)
-            corners.add(tuple(np.round(frame.truth.corners).ravel()))
-        if k == 750:
+            truths.append(frame.truth)
+        if k == last:
             break
-    assert len(corners) == 2  # (the bump)
+    return _given_fit(truths[0]), position, moves, frames, truths
+
+
+def _observed(fit, start: str, frames: list[np.ndarray]) -> list:
     tracker = Tracker()
-    state, seen = tracker.initial(fit, start=position.squares()), []
+    state, seen = tracker.initial(fit, start=start), []
     for k, img in enumerate(frames):
         state, obs = tracker.step(state, img, k * STEP, f"{k:064x}")
         seen.extend(obs)
+    return seen
+
+
+def test_a_move_made_as_the_camera_was_bumped_is_seen(shared_data) -> None:
+    """Liu game 121 (scene 7121), ply 38: the camera moved 5 px, a quarter of a spacing, while the hand set the red
+    rook b0-b6 down, and the hand's own motion hid the shift from one frame to the next. The board's lines were
+    lost; found again from scratch, the board had no still board to compare with and the move was lost. Lined up
+    with the last still board, the board and the move are both kept."""
+    from xqarb.referee.rules import Move
+
+    fit, position, moves, frames, truths = _rendered_stretch(shared_data, "liu_dahua_iccs.jsonl", 121, 7121, 38,
+                                                             730, 750)
+    assert moves[38] == "b0b6"
+    assert len({tuple(np.round(t.corners).ravel()) for t in truths}) == 2  # (the bump)
+    seen = _observed(fit, position.squares(), frames)
     stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
     assert stable == [position.squares(), position.play(Move.parse("b0b6")).squares()]
     # (the shift followed, not a new calibration: the given one only)
     assert [o.type for o in seen].count("BoardCalibrated") == 1
+
+
+def test_fingers_reaching_in_over_an_edge_piece_are_no_still_board(shared_data) -> None:
+    """Hard game 963 (scene 1963), ply 8: fingertips came in over the red rook h0 for three frames before the hand
+    showed as one, their change against the last still board too small for a hand's; read as still, the board
+    showed the rook gone from h0 and, under a glare, taking the black cannon h7, and the game's remaining 32 moves
+    were lost. What comes in over the edge and changes from frame to frame is not still."""
+    fit, position, moves, frames, truths = _rendered_stretch(shared_data, "ccpd_dev.jsonl", 963, 1963, 8, 150, 163)
+    assert moves[8] == "h0h6"
+    reaching = [k for k, t in enumerate(truths) if t.hand_present]
+    assert reaching and reaching[0] == 9 and not truths[reaching[0]].lifted  # (the hand coming, nothing lifted yet)
+    seen = _observed(fit, position.squares(), frames)
+    assert [o.fields["squares"] for o in seen if o.type == "BoardStable"] == [position.squares()]
+    assert not [o for o in seen if o.type in ("PiecePlaced", "PieceLifted", "PieceNudged")]
 
 
 def test_a_capture_from_a_pawn_point_whose_marks_read_as_ink(shared_data, monkeypatch) -> None:
