@@ -555,8 +555,9 @@ class Tracker:
         if state.ref_view is not None:
             # the camera may have been bumped while the hand was over the board: line the view up with the last
             # still board before comparing them point by point
-            # (windowed: the view's edges, where the warp ends, would outweigh the board's lines)
-            (dx, dy), resp = cv2.phaseCorrelate(self._ref_norm(state), _norm(view), _hann(view.shape))
+            # (not windowed, unlike `_realigned`'s search for a larger shift: windowed, the sub-pixel shifts found
+            # here moved enough to lose a piece left half-way, hard game 966's pawn between c4 and d4)
+            (dx, dy), resp = cv2.phaseCorrelate(self._ref_norm(state), _norm(view))
             if resp > 0.1 and 0.7 < np.hypot(dx, dy) < 0.4 * S:
                 m = np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]])
                 view = cv2.warpAffine(view, m, view.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
