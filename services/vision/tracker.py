@@ -397,9 +397,13 @@ class Tracker:
                 nv = _norm(view)
                 step_change = step_map(nv)
                 state = replace(state, fit=fit)
-        changed = None
-        if state.ref_view is not None:
-            changed = cv2.GaussianBlur(np.abs(self._ref_norm(state) - nv), (0, 0), 2.0)
+        def ref_map(nv: np.ndarray) -> np.ndarray | None:
+            """How the view differs from the last still board, point by point (None before there is one)."""
+            if state.ref_view is None:
+                return None
+            return cv2.GaussianBlur(np.abs(self._ref_norm(state) - nv), (0, 0), 2.0)
+
+        changed = ref_map(nv)
         hand_mask = _hand_mask(changed, cfg) if changed is not None else None
         hand = hand_mask is not None and bool(hand_mask.any())
         support = _view_support(view)
@@ -419,7 +423,8 @@ class Tracker:
                 support = _view_support(view)
                 step_change = step_map(nv)
                 moved = _solid(step_change) if step_change is not None else None
-                changed = cv2.GaussianBlur(np.abs(self._ref_norm(state) - nv), (0, 0), 2.0)
+                changed = ref_map(nv)
+                assert changed is not None
                 hand_mask = _hand_mask(changed, cfg)
                 hand = bool(hand_mask.any())
         if (not hand or lost) and support < cfg.support_ratio * state.calib_support:
@@ -2196,10 +2201,20 @@ def _change_map(ref: np.ndarray, view: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(d, (0, 0), 2.0)
 
 
+def _changed_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
+    """Where the view differs from the last still board over the change level, specks of a pixel or two left out."""
+    return cv2.morphologyEx((changed > cfg.change_level).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+
+def _touches_edge(stat: np.ndarray, h: int, w: int) -> bool:
+    """Whether a blob (its row of `connectedComponentsWithStats`' stats) touches the edge of an h x w view."""
+    x, y, bw, bh = (int(v) for v in stat[:4])
+    return x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1
+
+
 def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
     """Changed blobs too large to be a piece, or reaching in over the edge of the view: a hand or an arm."""
-    m = (changed > cfg.change_level).astype(np.uint8)
-    m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    m = _changed_mask(changed, cfg)
     if not m.any():
         return m  # nothing changed against the last still board (most frames): no blob to look at
     # fingers, knuckles and the arm show as separate outlines: join what lies within a fifth of a spacing
@@ -2210,8 +2225,8 @@ def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
     cell = S * S
     h, w = m.shape
     for k in range(1, n):
-        x, y, bw, bh, area = stats[k]
-        at_edge = x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1
+        area = stats[k, cv2.CC_STAT_AREA]
+        at_edge = _touches_edge(stats[k], h, w)
         # an arm reaches in over the edge; a piece on an edge point (with its shadow) can touch the edge too
         if area > cfg.hand_cells * cell or (at_edge and area > 1.1 * cell):
             # the inside of a hand or arm is uniform and shows little change once lighting is normalised away:
@@ -2256,12 +2271,11 @@ def _creeping_in(changed: np.ndarray, step_change: np.ndarray, cfg: TrackerConfi
     least = S * S / 10
     if float(step_change.sum()) < least:
         return False
-    m = cv2.morphologyEx((changed > cfg.change_level).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    m = _changed_mask(changed, cfg)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(m)
     h, w = m.shape
     for k in range(1, n):
-        x, y, bw, bh, area = stats[k]
-        if area > 0.2 * S * S and (x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1):
+        if stats[k, cv2.CC_STAT_AREA] > 0.2 * S * S and _touches_edge(stats[k], h, w):
             near = cv2.dilate((labels == k).astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
             if int(np.count_nonzero(step_change & near)) >= least:
                 return True
@@ -2276,8 +2290,8 @@ def _reaches_in(mask: np.ndarray, cfg: TrackerConfig) -> bool:
     n, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
     h, w = mask.shape
     for k in range(1, n):
-        x, y, bw, bh, area = stats[k]
-        if ((x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1) and area > cfg.arm_cells * S * S
+        area = stats[k, cv2.CC_STAT_AREA]
+        if (_touches_edge(stats[k], h, w) and area > cfg.arm_cells * S * S
                 and area < 0.8 * h * w):
             return True
     return False
