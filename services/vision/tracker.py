@@ -388,9 +388,7 @@ class Tracker:
         # the camera is sometimes bumped a little: follow small shifts of the whole view (a shift changes the
         # lines all over the view: a frame that did not change cannot have been one)
         if step_change is not None and _changed(step_change):
-            # at half scale: a bump of the camera is a shift of whole pixels there too, for a quarter of the cost
-            (dx, dy), resp = cv2.phaseCorrelate(cv2.pyrDown(last_view), cv2.pyrDown(nv))
-            dx, dy = 2 * dx, 2 * dy
+            dx, dy, resp = _half_scale_shift(last_view, nv)
             if resp > 0.2 and 1.0 < np.hypot(dx, dy) < 0.4 * S:
                 fit = _shift_fit(state.fit, dx, dy)
                 view = warp_board(image, fit.homography).bgr
@@ -534,9 +532,7 @@ class Tracker:
         assert state.fit is not None
         # (windowed: unwindowed, the view's edges, where the warp ends, outweighed the board's lines: liu game 121,
         # a shift of 8.5 view pixels found as 1.5)
-        ref = cv2.pyrDown(self._ref_norm(state))
-        (dx, dy), resp = cv2.phaseCorrelate(ref, cv2.pyrDown(nv), _hann(ref.shape))
-        dx, dy = 2 * dx, 2 * dy
+        dx, dy, resp = _half_scale_shift(self._ref_norm(state), nv, windowed=True)
         if resp < 0.1 or not 1.0 < np.hypot(dx, dy) < 0.4 * S:
             return None
         fit = _shift_fit(state.fit, dx, dy)
@@ -2160,9 +2156,14 @@ def _pt(i: int) -> tuple[int, int]:
     return int(x), int(y)
 
 
-def _hann(shape: tuple[int, ...]) -> np.ndarray:
-    """A Hann window for phase correlation over a view of `shape`."""
-    return cv2.createHanningWindow((shape[1], shape[0]), cv2.CV_32F)
+def _half_scale_shift(ref: np.ndarray, view: np.ndarray, windowed: bool = False) -> tuple[float, float, float]:
+    """The shift (dx, dy) of normalised `view` against `ref` in view pixels, and the phase correlation's response,
+    measured at half scale (a bump of the camera is a shift of whole pixels there too, for a quarter of the cost);
+    `windowed` with a Hann window, so that the view's edges, where the warp ends, do not outweigh the lines."""
+    a, b = cv2.pyrDown(ref), cv2.pyrDown(view)
+    window = cv2.createHanningWindow((a.shape[1], a.shape[0]), cv2.CV_32F) if windowed else None
+    (dx, dy), resp = cv2.phaseCorrelate(a, b, window)
+    return 2 * dx, 2 * dy, resp
 
 
 def _norm(view: np.ndarray) -> np.ndarray:
