@@ -462,6 +462,17 @@ class Tracker:
                 rest = t_us - state.hand_moved_at
                 if rest >= cfg.hand_still_us or (rest >= cfg.hand_rest_us and not _reaches_in(hand_mask, cfg)):
                     hand = False
+                elif rest >= cfg.hand_rest_us and state.ref_view is not None:
+                    # A camera shifted by under a pixel while the hand was over the board (too little to follow
+                    # from frame to frame) changes every line against the last still board, and those changes
+                    # join the move's into one blob over the edge that stays "an arm" (hard game 962, ply 20: 0.8
+                    # view px; 16,500 px changed, 2,400 once lined up; the board was still for 1.25 s before the
+                    # next move's hand came, and that move's snapshot was lost): look at it lined up
+                    ref_n = self._ref_norm(state)
+                    shift = _still_shift(ref_n, nv, 0.3)
+                    if shift is not None:
+                        lined_up = cv2.GaussianBlur(np.abs(ref_n - _shifted(nv, *shift)), (0, 0), 2.0)
+                        hand = _reaches_in(_hand_mask(lined_up, cfg), cfg)
 
         if hand:
             if not state.hand:
@@ -556,13 +567,10 @@ class Tracker:
         if state.ref_view is not None:
             # the camera may have been bumped while the hand was over the board: line the view up with the last
             # still board before comparing them point by point
-            # (not windowed, unlike `_realigned`'s search for a larger shift: windowed, the sub-pixel shifts found
-            # here moved enough to lose a piece left half-way, hard game 966's pawn between c4 and d4)
-            (dx, dy), resp = cv2.phaseCorrelate(self._ref_norm(state), _norm(view))
-            if resp > 0.1 and 0.7 < np.hypot(dx, dy) < 0.4 * S:
-                m = np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]])
-                view = cv2.warpAffine(view, m, view.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
-                state = replace(state, fit=_shift_fit(state.fit, dx, dy))
+            shift = _still_shift(self._ref_norm(state), _norm(view), 0.7)
+            if shift is not None:
+                view = _shifted(view, *shift)
+                state = replace(state, fit=_shift_fit(state.fit, *shift))
         reading = read_view(view, self.classifier)
         weighed_now = False  # the change to this still board was weighed in looking again (the anchor's trail)
         if state.held is not None and state.anchor is not None and isinstance(self.move_model, MoveModel):
@@ -1355,7 +1363,14 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # point less than the light changed the board. A piece of the other side that now surely shows the
         # mover's colour is where it took (one piece's disc taking another's place changes the point little more
         # than its ink's colour: half the change level is enough where the colour turned surely).
-        takers = [i for i in range(90) if i not in taken and i not in vacated and change[i] > 0.5 * lvl
+        # (a quarter of it where the ink turned surely from the other side's colour to the mover's, the piece could
+        # take there, and the point left lost all its ink: hard game 984, ply 22, the rook b0 took the black rook
+        # b9 in glare, b9 changed 0.043 at the level 0.090 and read 0.00 -> 1.00 red; b0's ink 0.96 -> 0.01)
+        emptied = occ[vacated[0]] < 0.05
+        takers = [i for i in range(90) if i not in taken and i not in vacated
+                  and (change[i] > 0.5 * lvl
+                       or (emptied and change[i] > 0.25 * lvl and ref_reading is not None
+                           and _colour_turned(known, i, reading, ref_reading) and _may_take(known, vacated[0], i)))
                   and _takes(known, vacated[0], i, reading)]
         if takers:
             captured = [max(takers, key=lambda k: change[k])]
@@ -2164,6 +2179,21 @@ def _half_scale_shift(ref: np.ndarray, view: np.ndarray, windowed: bool = False)
     window = cv2.createHanningWindow((a.shape[1], a.shape[0]), cv2.CV_32F) if windowed else None
     (dx, dy), resp = cv2.phaseCorrelate(a, b, window)
     return 2 * dx, 2 * dy, resp
+
+
+def _still_shift(ref: np.ndarray, view: np.ndarray, least: float) -> tuple[float, float] | None:
+    """The sub-pixel shift (dx, dy) of normalised `view` against the last still board's `ref`, where the two line up
+    surely (phase correlation's response over 0.1) and it is over `least` view pixels but under 0.4 of a spacing;
+    else None. Not windowed, unlike `_realigned`'s search for a larger shift: windowed, the sub-pixel shifts found
+    here moved enough to lose a piece left half-way (hard game 966's pawn between c4 and d4)."""
+    (dx, dy), resp = cv2.phaseCorrelate(ref, view)
+    return (dx, dy) if resp > 0.1 and least < np.hypot(dx, dy) < 0.4 * S else None
+
+
+def _shifted(view: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    """`view` moved back by (dx, dy) pixels (as `_still_shift` measured it), the edges filled from the nearest pixel."""
+    m = np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]])
+    return cv2.warpAffine(view, m, view.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
 
 
 def _norm(view: np.ndarray) -> np.ndarray:

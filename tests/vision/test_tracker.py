@@ -722,6 +722,23 @@ def test_fingers_reaching_in_over_an_edge_piece_are_no_still_board(shared_data) 
     assert not [o for o in seen if o.type in ("PiecePlaced", "PieceLifted", "PieceNudged")]
 
 
+def test_a_camera_shifted_under_a_pixel_under_the_hand_leaves_no_arm(shared_data) -> None:
+    """Hard game 962 (scene 1962), ply 20: the camera moved by one pixel (0.8 of a view pixel) while the hand set
+    the bishop c0 down on e2. Every line of the board then differed from the last still board, and those changes
+    joined the move's into one blob over the lower edge, still "an arm reaching in" when the next move's hand came
+    1.5 s later: that move's snapshot was lost. Lined up with the last still board, the blob is the move's alone."""
+    from xqarb.referee.rules import Move
+
+    fit, position, moves, frames, truths = _rendered_stretch(shared_data, "ccpd_dev.jsonl", 962, 1962, 20, 404, 428)
+    assert moves[20] == "c0e2"
+    assert len({tuple(np.round(t.corners).ravel()) for t in truths}) == 2  # (the shift)
+    # (the hand gone for the last five frames, 1 s: the board still in them, as it was for 1.25 s in the game)
+    assert truths[-6].hand_present and not any(t.hand_present for t in truths[-5:])
+    seen = _observed(fit, position.squares(), frames)
+    stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
+    assert stable == [position.squares(), position.play(Move.parse("c0e2")).squares()]
+
+
 def test_a_capture_from_a_pawn_point_whose_marks_read_as_ink(shared_data, monkeypatch) -> None:
     """Hard game 4 (scene 1004), ply 38: the red pawn g3 takes the black pawn g4. On this board the pawn point's
     printed marks show more ink once uncovered than the red pawn did, and red ink reads weakly: both points still

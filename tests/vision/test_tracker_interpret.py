@@ -309,6 +309,23 @@ def test_an_arrival_washed_out_where_the_point_left_lost_all_its_ink() -> None:
     assert placed == [point_index("d9")] and not nudged
 
 
+def test_a_capture_in_glare_whose_colour_turned_surely() -> None:
+    # (hard game 984, seed 1984, ply 22) the rook b0 takes the black rook on b9 in glare: b9 changed 0.043 at the
+    # level 0.090 (under half of it), but its ink turned from surely dark to surely red, and b0's ink is all gone.
+    # An edge point emptied with no capture found would be read as its piece pushed outwards: both captures lost.
+    known = _moved(_moved(_moved(_moved(_moved(START_SQUARES, "b0", "c2"), "a0", "b0"), "b2", "e2"), "b9", "c7"),
+                   "b7", "e7")
+    known = _moved(known, "a9", "b9")
+    after = _moved(known, "b0", "b9")
+    ref = _reading(known, b0={"occupied": 0.96, "density": 0.12},
+                   b9={"occupied": 0.21, "density": 0.06, "red": 0.0})
+    now = _reading(after, b0={"occupied": 0.01, "density": 0.0},
+                   b9={"occupied": 0.14, "density": 0.05, "red": 1.0})
+    squares, placed, nudged, _ = _interpret(known, {"b0": 0.5, "b9": 0.08}, ref, now)
+    assert squares == after
+    assert placed == [point_index("b9")] and not nudged
+
+
 def test_a_capture_from_a_point_that_read_dimly_before() -> None:
     # (hard game 24, seed 1024, ply 24) the bishop c0 takes the cannon on e2; c0 read dimly already (glare), so
     # its emptying changed it by under the level (0.08), but e2 turned surely from black to red and c0's ink is
