@@ -1363,13 +1363,14 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # point less than the light changed the board. A piece of the other side that now surely shows the
         # mover's colour is where it took (one piece's disc taking another's place changes the point little more
         # than its ink's colour: half the change level is enough where the colour turned surely).
-        # (a quarter of it where the ink turned surely from the other side's colour to the mover's, the piece could
-        # take there, and the point left lost all its ink: hard game 984, ply 22, the rook b0 took the black rook
-        # b9 in glare, b9 changed 0.043 at the level 0.090 and read 0.00 -> 1.00 red; b0's ink 0.96 -> 0.01)
-        emptied = occ[vacated[0]] < 0.05
+        # (a quarter of it where the ink turned surely from the other side's colour to the mover's and the piece
+        # could take there: hard game 984, ply 22, the rook b0 took the black rook b9 in glare, b9 changed 0.043 at
+        # the level 0.090 and read 0.00 -> 1.00 red; liu game 118, ply 22, the bishop e2 took the pawn g4, which
+        # changed 0.058 at 0.118 and read 0.00 -> 0.94 red, while the empty edge point g0 read as a faint arrival
+        # from the frame's ink)
         takers = [i for i in range(90) if i not in taken and i not in vacated
                   and (change[i] > 0.5 * lvl
-                       or (emptied and change[i] > 0.25 * lvl and ref_reading is not None
+                       or (change[i] > 0.25 * lvl and ref_reading is not None
                            and _colour_turned(known, i, reading, ref_reading) and _may_take(known, vacated[0], i)))
                   and _takes(known, vacated[0], i, reading)]
         if takers:
