@@ -326,6 +326,21 @@ def test_a_capture_in_glare_whose_colour_turned_surely() -> None:
     assert placed == [point_index("b9")] and not nudged
 
 
+def test_a_capture_whose_colour_turned_surely_outweighs_a_faint_edge_arrival() -> None:
+    # (liu game 118, seed 7118, ply 22) the bishop e2 takes the black pawn on g4, which changed under half the
+    # level but turned from surely dark to surely red; e2's red ink never read, and the empty edge point g0, where
+    # the bishop could also have gone, reads like a piece from the frame's ink: the capture, not a faint arrival
+    known = _moved(_moved(_moved(START_SQUARES, "g0", "e2"), "g6", "g5"), "g5", "g4")
+    after = _moved(known, "e2", "g4")
+    ref = _reading(known, e2={"occupied": 0.14, "density": 0.03, "red": 0.01},
+                   g4={"occupied": 0.77, "density": 0.07, "red": 0.0})
+    now = _reading(after, e2={"occupied": 0.13, "density": 0.03, "red": 0.47},
+                   g4={"occupied": 0.53, "density": 0.05, "red": 0.94}, g0={"occupied": 0.97, "density": 0.09})
+    squares, placed, _, _ = _interpret(known, {"e2": 0.3, "g4": 0.065, "g0": 0.145}, ref, now)
+    assert squares == after
+    assert placed == [point_index("g4")]
+
+
 def test_a_capture_from_a_point_that_read_dimly_before() -> None:
     # (hard game 24, seed 1024, ply 24) the bishop c0 takes the cannon on e2; c0 read dimly already (glare), so
     # its emptying changed it by under the level (0.08), but e2 turned surely from black to red and c0's ink is
