@@ -1363,15 +1363,19 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # point less than the light changed the board. A piece of the other side that now surely shows the
         # mover's colour is where it took (one piece's disc taking another's place changes the point little more
         # than its ink's colour: half the change level is enough where the colour turned surely).
-        # (a quarter of it where the ink turned surely from the other side's colour to the mover's and the piece
-        # could take there: hard game 984, ply 22, the rook b0 took the black rook b9 in glare, b9 changed 0.043 at
-        # the level 0.090 and read 0.00 -> 1.00 red; liu game 118, ply 22, the bishop e2 took the pawn g4, which
-        # changed 0.058 at 0.118 and read 0.00 -> 0.94 red, while the empty edge point g0 read as a faint arrival
-        # from the frame's ink)
+        # (a quarter of it where the ink turned surely from the other side's colour to the mover's, the piece
+        # could take there, and no empty point changed at the level: hard game 984, ply 22, the rook b0 took the
+        # black rook b9 in glare, b9 changed 0.043 at the level 0.090 and read 0.00 -> 1.00 red; liu game 118, ply
+        # 22, the bishop e2 took the pawn g4, which changed 0.058 at 0.118 and read 0.00 -> 0.94 red, while the
+        # empty edge point g0 read as a faint arrival from the frame's ink, changed 0.078. Not where an empty point
+        # changed clearly: hard game 998, ply 33, the rook b3 went to b5, which changed 0.175 at 0.137 and reads
+        # faintly, and the pawn a3 beside it read 0.87 -> 0.05 red on a board whose colours read poorly)
+        weak_ok = ref_reading is not None and not any(known[i] in ".?" and i not in taken and change[i] > lvl
+                                                      for i in range(90))
         takers = [i for i in range(90) if i not in taken and i not in vacated
                   and (change[i] > 0.5 * lvl
-                       or (change[i] > 0.25 * lvl and ref_reading is not None
-                           and _colour_turned(known, i, reading, ref_reading) and _may_take(known, vacated[0], i)))
+                       or (weak_ok and change[i] > 0.25 * lvl and _colour_turned(known, i, reading, ref_reading)
+                           and _may_take(known, vacated[0], i)))
                   and _takes(known, vacated[0], i, reading)]
         if takers:
             captured = [max(takers, key=lambda k: change[k])]
