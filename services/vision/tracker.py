@@ -1875,8 +1875,14 @@ def _stands_on(outlines: Outlines, i: int, pieces: list[int]) -> bool:
 def _outline_moved(outlines: Outlines, i: int, pieces: list[int], cfg: TrackerConfig) -> bool:
     """The round outline nearest point i moved since the last still board by `touch_moved` of a spacing or more, or
     fell by `lift_outline_fall` (a piece turned or tilted by the hand): the piece there was touched."""
-    moved = _disc_offset(outlines.view(), i, pieces) - _disc_offset(outlines.ref(), i, pieces)
-    return float(np.hypot(*moved)) >= cfg.touch_moved or float(outlines.rise()[i]) <= -cfg.lift_outline_fall
+    now, then = _disc_offset(outlines.view(), i, pieces), _disc_offset(outlines.ref(), i, pieces)
+    # (an outline found most of a spacing off is a neighbour's, stronger than this piece's own: a piece set down
+    # beside it, hard game 830, ply 39: the black cannon b7-b6 beside the pawn a6, whose nearest outline was then
+    # found 0.92 off towards b6, read as the pawn touched. A piece touched stays on its point; one moved that far is
+    # half-way, which is told apart elsewhere)
+    own = max(float(np.hypot(*now)), float(np.hypot(*then))) < 0.6
+    return ((own and float(np.hypot(*(now - then))) >= cfg.touch_moved)
+            or float(outlines.rise()[i]) <= -cfg.lift_outline_fall)
 
 
 def _half_way_between(score: np.ndarray, a: int, b: int, pieces: list[int], cfg: TrackerConfig) -> bool:

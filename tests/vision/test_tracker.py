@@ -739,6 +739,20 @@ def test_a_camera_shifted_under_a_pixel_under_the_hand_leaves_no_arm(shared_data
     assert stable == [position.squares(), position.play(Move.parse("c0e2")).squares()]
 
 
+def test_a_piece_set_down_beside_another_does_not_touch_it(shared_data) -> None:
+    """Hard game 830 (scene 1830), ply 39: the black cannon b7-b6, set down beside the pawn a6. The outline nearest
+    a6 was then the cannon's, 0.92 of a spacing off towards b6, and the pawn read as touched (a false 5.1 touch)."""
+    from xqarb.referee.rules import Move
+
+    fit, position, moves, frames, truths = _rendered_stretch(shared_data, "ccpd_dev.jsonl", 830, 1830, 39, 838, 862)
+    assert moves[39] == "b7b6"
+    assert not any(t.nudged for t in truths)  # (nothing touched in these frames)
+    seen = _observed(fit, position.squares(), frames)
+    assert not [o.fields["point"] for o in seen if o.type == "PieceNudged"]
+    stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
+    assert stable == [position.squares(), position.play(Move.parse("b7b6")).squares()]
+
+
 def test_a_capture_from_a_pawn_point_whose_marks_read_as_ink(shared_data, monkeypatch) -> None:
     """Hard game 4 (scene 1004), ply 38: the red pawn g3 takes the black pawn g4. On this board the pawn point's
     printed marks show more ink once uncovered than the red pawn did, and red ink reads weakly: both points still
