@@ -18,7 +18,6 @@ import argparse
 import datetime as dt
 import os
 import platform
-import re
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -148,15 +147,16 @@ def main() -> int:
     if args.write:
         stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
         machine = f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or platform.platform()}"
-        section = (f"## vision\n\n`bench/vision_fps.py` on {stamp}, {machine} (a shared machine: other jobs were "
-                   f"running, so absolute figures are low; the ratios are measured in one run).\n\n```\n"
-                   + "\n".join(lines) + "\n```\n")
+        # a dated block at the top of the vision section: the sessions' measurements below it are kept
+        block = (f"### `bench/vision_fps.py`, {stamp}\n{machine} (a shared machine: absolute figures move with its "
+                 f"load; the ratios are measured in one run).\n\n```\n" + "\n".join(lines) + "\n```\n\n")
         path = ROOT / "bench" / "RESULTS.md"
         text = path.read_text() if path.exists() else "# Benchmark results\n"
-        if "## vision" in text:
-            text = re.sub(r"## vision\n.*?(?=\n## |\Z)", section.rstrip("\n") + "\n", text, flags=re.S)
+        if "## vision\n" in text:
+            head, rest = text.split("## vision\n", 1)
+            text = head + "## vision\n\n" + block + rest.lstrip("\n")
         else:
-            text = text.rstrip("\n") + "\n\n" + section
+            text = text.rstrip("\n") + "\n\n## vision\n\n" + block
         path.write_text(text)
     return 0
 
