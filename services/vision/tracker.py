@@ -468,10 +468,9 @@ class Tracker:
                     # join the move's into one blob over the edge that stays "an arm" (hard game 962, ply 20: 0.8
                     # view px; 16,500 px changed, 2,400 once lined up; the board was still for 1.25 s before the
                     # next move's hand came, and that move's snapshot was lost): look at it lined up
-                    ref_n = self._ref_norm(state)
-                    shift = _still_shift(ref_n, nv, 0.3)
-                    if shift is not None:
-                        lined_up = cv2.GaussianBlur(np.abs(ref_n - _shifted(nv, *shift)), (0, 0), 2.0)
+                    shift = _still_shift(self._ref_norm(state), nv, 0.3)
+                    lined_up = ref_map(_shifted(nv, *shift)) if shift is not None else None
+                    if lined_up is not None:
                         hand = _reaches_in(_hand_mask(lined_up, cfg), cfg)
 
         if hand:
