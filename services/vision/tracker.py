@@ -382,7 +382,7 @@ class Tracker:
             """Where the view changed since the last frame (noise and light drift stay below the change level)."""
             if last_view is None:
                 return None
-            return cv2.GaussianBlur(np.abs(nv - last_view), (0, 0), 2.0) > cfg.change_level
+            return _norm_change(last_view, nv) > cfg.change_level
 
         step_change = step_map(nv)
         # the camera is sometimes bumped a little: follow small shifts of the whole view (a shift changes the
@@ -399,7 +399,7 @@ class Tracker:
             """How the view differs from the last still board, point by point (None before there is one)."""
             if state.ref_view is None:
                 return None
-            return cv2.GaussianBlur(np.abs(self._ref_norm(state) - nv), (0, 0), 2.0)
+            return _norm_change(self._ref_norm(state), nv)
 
         changed = ref_map(nv)
         hand_mask = _hand_mask(changed, cfg) if changed is not None else None
@@ -2236,10 +2236,13 @@ def _view_support(view: np.ndarray) -> float:
     return float(on.mean(dtype=np.float64) - off.mean(dtype=np.float64))
 
 
+def _norm_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How two normalised views (`_norm`) differ, pixel by pixel, smoothed over a couple of pixels."""
+    return cv2.GaussianBlur(np.abs(a - b), (0, 0), 2.0)
+
+
 def _change_map(ref: np.ndarray, view: np.ndarray) -> np.ndarray:
-    a, b = _norm(ref), _norm(view)
-    d = np.abs(a - b)
-    return cv2.GaussianBlur(d, (0, 0), 2.0)
+    return _norm_change(_norm(ref), _norm(view))
 
 
 def _changed_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
