@@ -611,6 +611,9 @@ class Tracker:
             squares, placed, nudged, misaligned = interpret(state.known, state.ref_view, state.ref_reading, view,
                                                             reading, cfg, outlines, change)
             squares = _settled_from_between(state.known, squares, placed, dict(state.unsure_of))
+            if change is not None:
+                squares, placed = _set_onto_by_outline(state.known, squares, placed, dict(state.unsure_of),
+                                                       outlines, change, _change_level(change, cfg), cfg)
             if (isinstance(self.move_model, MoveModel) and change is not None and state.ref_reading is not None
                     and not misaligned and in_doubt(state.known, squares)):
                 # (the features need both views' round outlines, 2 x 20 ms: only where the rules are in doubt)
@@ -1409,7 +1412,10 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 arrived = bare[:1]
             else:
                 unexplained.extend(bare[:3])
-        elif (len(vacated) == 1 and occ[vacated[0]] < 0.05 and dens[vacated[0]] < 0.1 * ref_dens[vacated[0]]
+        elif (len(vacated) == 1 and occ[vacated[0]] < 0.05
+              and (dens[vacated[0]] < 0.1 * ref_dens[vacated[0]]
+                   or (dens[vacated[0]] < 0.25 * ref_dens[vacated[0]] and ref_view is not None
+                       and _outline_gone(outlines.discs(), vacated[0], pieces_but(vacated[0]))))
               and len(dests := sorted((i for i in range(90) if i not in taken and i not in vacated
                                        and ((known[i] in ".?" and _reaches(known, vacated[0], i))
                                             or (known[i] in _CASED and _may_take(known, vacated[0], i)))),
@@ -1418,10 +1424,12 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
               and all(change[dests[0]] > (1.2 if j in neighbours(dests[0]) else 1.5) * change[j] for j in dests[1:]
                       if j not in neighbours(vacated[0]))):
             # The point left lost all its ink (not pushed: a piece pushed outwards from an edge point keeps some
-            # of it, and changes no other point), and one point it could have gone to (empty, or holding a piece of
-            # the other side) changed clearly more than every other (where it could go: hard game 379), or is the
-            # only one, though under the level: the piece went there
-            # and reads washed out (glare over its disc), or took there (one disc in another's place). Its own
+            # of it, and changes no other point), or all but a quarter of it with its round outline gone (liu game
+            # 269, ply 8: the red rook h6, read faintly, took the black rook h9 and read black there; h6's ink fell
+            # from 0.060 to 0.009, its outline 0.74 -> 0.32, h9 changed 0.071 at the level 0.090), and one point it
+            # could have gone to (empty, or holding a piece of the other side) changed clearly more than every
+            # other (where it could go: hard game 379), or is the only one, though under the level: the piece went
+            # there and reads washed out (glare over its disc), or took there (one disc in another's place). Its own
             # neighbours need only be outdone by a fifth (its disc's shadow or lean changes them a little too);
             # those of the point left, not at all (the piece lifted off changes them so: hard game 379, the rook g0
             # took the cannon in the corner i0, which changed 0.107, g1 beside g0 0.073).
@@ -1709,6 +1717,38 @@ def _settled_from_between(known: str, squares: str, placed: list[int], unsure_of
         if len(emptied) == 1:
             out[placed[0]] = emptied.pop()
     return "".join(out)
+
+
+def _set_onto_by_outline(known: str, squares: str, placed: list[int], unsure_of: dict[int, str],
+                         outlines: Outlines, change: np.ndarray, lvl: float,
+                         cfg: TrackerConfig) -> tuple[str, list[int]]:
+    """A piece reported between two points (both unsure, the pair's letter kept) set onto one of them, told by its
+    round outline where its ink does not read (a board whose black ink washes out): the outline that stood half-way
+    now stands plainly on the one point, none is left on the other, and the pair changed; no other known piece was
+    lost (nothing else moved: the piece was set right, or moved from the one point to the other). That point gets
+    the pair's letter, the other is empty, and the piece is reported placed. (liu game 286, ply 23: the black rook
+    between b4 and b3 went to b3, whose ink read 0.007 as it stood there, the river's text at b4 0.043; read as
+    b3 emptied, the rook lost for the rest of the game.)"""
+    if any(known[k] in _CASED and squares[k] != known[k] for k in range(90)):
+        return squares, placed
+    out, placed = list(squares), list(placed)
+    for p, letter in unsure_of.items():
+        pair = [q for q in neighbours(p) if known[q] == "?" and unsure_of.get(q) == letter]
+        if known[p] != "?" or len(pair) != 1 or p in placed:
+            continue
+        q = pair[0]
+        sure = "X" if letter.isupper() else "x"
+        if squares[p] not in ("?", ".", sure) or squares[q] not in "?." or max(change[p], change[q]) <= lvl:
+            continue
+        standing = [k for k in range(90) if squares[k] in _CASED and k not in (p, q)]
+        if len(standing) < 5:
+            continue
+        was = float(np.hypot(*_disc_offset(outlines.ref(), p, standing)))
+        if (was >= cfg.misaligned_from - 0.1 and _stands_on(outlines, p, standing)
+                and _outline_gone(outlines.discs(), q, standing)):
+            out[p], out[q] = letter, "."
+            placed.append(p)
+    return "".join(out), placed
 
 
 def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointReading, doubted: dict[int, str],

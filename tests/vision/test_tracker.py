@@ -753,6 +753,51 @@ def test_a_piece_set_down_beside_another_does_not_touch_it(shared_data) -> None:
     assert stable == [position.squares(), position.play(Move.parse("b7b6")).squares()]
 
 
+def test_a_faint_capture_told_by_the_emptied_point_and_the_prey_that_changed(shared_data) -> None:
+    """Liu game 269 (scene 7269), ply 8: the red rook h6 takes the black rook h9 on a board whose red ink reads
+    faintly. h9 changed 0.071 at the level 0.090 and still read black; h6's ink fell to 0.15 of what it was (not
+    under 0.1) while its round outline went. Read as the rook gone nowhere, the referee could not follow, and
+    looking again it took h6-g6: 17 of the game's 40 moves were lost."""
+    from xqarb.referee.rules import Move
+
+    fit, position, moves, frames, truths = _rendered_stretch(shared_data, "liu_dahua_iccs.jsonl", 269, 7269, 8,
+                                                             158, 182)
+    assert moves[8] == "h6h9" and position.squares()[point_index("h9")] == "r"
+    assert not truths[0].hand_present and not truths[-1].hand_present
+    seen = _observed(fit, position.squares(), frames)
+    stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
+    assert stable == [position.squares(), position.play(Move.parse("h6h9")).squares()]
+
+
+def test_a_piece_between_two_points_set_onto_one_told_by_its_outline(shared_data) -> None:
+    """Liu game 286 (scene 7286), ply 23: the black rook left between b4 and b3 (both unsure, the rook's letter
+    kept) goes to b3, on a board whose black ink washes out: b3's ink read 0.007 with the rook on it, the river's
+    text at b4 0.043. Read as b3 emptied, the rook was lost for the rest of the game (17 moves). Its round outline,
+    0.42 off b3 before, stands on b3 now, and none is left at b4: it was set onto b3."""
+    from xqarb.referee.rules import Move
+
+    fit, position, moves, frames, truths = _rendered_stretch(shared_data, "liu_dahua_iccs.jsonl", 286, 7286, 22,
+                                                             462, 512)
+    assert moves[22:24] == ["e6e4", "b4b3"] and truths[0].misaligned == ("b4", "b3")
+    b4, b3 = point_index("b4"), point_index("b3")
+    tracker = Tracker()
+    state, seen, paired = tracker.initial(fit, start=position.squares()), [], False
+    for k, img in enumerate(frames):
+        state, obs = tracker.step(state, img, k * STEP, f"{k:064x}")
+        if not paired and any(o.type == "BoardStable" for o in obs):
+            # the tracker as it stood in the game: the rook reported between the two (PieceMisaligned), both unsure
+            assert state.known == position.squares()
+            pair = "".join("?" if i in (b4, b3) else c for i, c in enumerate(state.known))
+            state, paired = replace(state, known=pair, unsure_of=((b4, "r"), (b3, "r"))), True
+            continue
+        seen.extend(obs)
+    assert paired
+    stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
+    after = position.play(Move.parse("e6e4")).play(Move.parse("b4b3")).squares()
+    assert stable[-1] == after
+    assert "b3" in [o.fields["point"] for o in seen if o.type == "PiecePlaced"]
+
+
 def test_a_capture_from_a_pawn_point_whose_marks_read_as_ink(shared_data, monkeypatch) -> None:
     """Hard game 4 (scene 1004), ply 38: the red pawn g3 takes the black pawn g4. On this board the pawn point's
     printed marks show more ink once uncovered than the red pawn did, and red ink reads weakly: both points still
