@@ -1127,6 +1127,18 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             if known[vacated[0]] in _CASED:
                 arrived = went_where_it_could(vacated[0], _where_it_could_go(known, vacated[0], arrived, change, lvl))
                 fresh = fresh_pairs()  # the piece may have been found between two points
+    if not vacated and fresh and not [i for i in was_occ if i not in taken] and ref_view is not None:
+        # A piece found between two points this move came from somewhere, though no known piece's point changed at
+        # the level: the light changed the whole board and raised it over every point (liu game 291, ply 19: the
+        # black pawn g6-g5 left between g5 and h5 at the level 0.29; g6 changed 0.21, its ink fell from 0.23 to
+        # 0.12 and its round outline from 0.91 to 0.26). The one known piece whose point changed at half the
+        # level, whose ink fell and whose outline is gone, and that could go to one of the pair's points, left.
+        ends = {p for pair in fresh for p in pair}
+        gone = [k for k in range(90) if is_piece[k] and k not in taken and change[k] > 0.5 * lvl
+                and dens[k] < 0.7 * ref_dens[k] and any(_reaches(known, k, p) for p in ends)
+                and _outline_gone(outlines.discs(), k, pieces_but(k))]
+        if len(gone) == 1:
+            vacated = gone
     if not vacated and not arrived and not fresh and not was_occ and ref_view is not None and float(change.max()) > lvl:
         # No known piece changed and no ink arrived, yet an empty point changed most of all, over the level, and a
         # round outline came there clearly more than anywhere: a piece whose ink does not read arrived (hard game

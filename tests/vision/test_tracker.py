@@ -798,6 +798,21 @@ def test_a_piece_between_two_points_set_onto_one_told_by_its_outline(shared_data
     assert "b3" in [o.fields["point"] for o in seen if o.type == "PiecePlaced"]
 
 
+def test_a_piece_left_between_two_points_under_a_change_of_light_left_its_point(shared_data) -> None:
+    """Liu game 291 (scene 7291), ply 19: the black pawn g6-g5 left between g5 and h5 while the light changed the
+    whole board, raising the change level to 0.29: g6 changed 0.21, its ink fell by half and its round outline
+    went. The pair was reported and g6 kept its pawn: two pawns where there was one, a snapshot that fits no move."""
+    fit, position, moves, frames, truths = _rendered_stretch(shared_data, "liu_dahua_iccs.jsonl", 291, 7291, 19,
+                                                             373, 398)
+    assert moves[19] == "g6g5" and truths[-1].misaligned == ("g5", "h5")
+    seen = _observed(fit, position.squares(), frames)
+    stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
+    after = list(position.squares())
+    after[point_index("g6")], after[point_index("g5")], after[point_index("h5")] = ".", "?", "?"
+    assert stable == [position.squares(), "".join(after)]
+    assert [o.fields["points"] for o in seen if o.type == "PieceMisaligned"] == [["g5", "h5"]]
+
+
 def test_a_capture_from_a_pawn_point_whose_marks_read_as_ink(shared_data, monkeypatch) -> None:
     """Hard game 4 (scene 1004), ply 38: the red pawn g3 takes the black pawn g4. On this board the pawn point's
     printed marks show more ink once uncovered than the red pawn did, and red ink reads weakly: both points still
