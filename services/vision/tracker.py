@@ -1511,8 +1511,11 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                     and all(known[k] in ".?" and k not in taken and _reaches(known, src, k) for k in (a, b))
                     and _half_way_between(view_circles(), a, b, pieces_but(src), cfg)):
                 dst = a
-        if gone and dst is None:
-            # No disc came anywhere: the piece took. Where, the changes tell: the piece it may take whose point
+        if gone and dst is None and not _stands_on(outlines, src, pieces_but(src)):
+            # No disc came anywhere, and none stands on the source any more: the piece took. (One still standing
+            # there, its outline fallen by a third, was touched: liu game 253, ply 16, the rook h0 nudged, its
+            # outline 0.89 -> 0.58 and 0.11 off, read as taking the cannon h7, which changed 0.025: a silent wrong
+            # move.) Where, the changes tell: the piece it may take whose point
             # changed clearly most (hard game 243: the pawn c3 took on c4, whose red ink read as none, while c3's
             # printed marks read as a black piece; c4 changed 0.08, no other point 0.02), or, the only one it can
             # reach, whose point changed a little and lost most of its ink (hard game 350: the red cannon b5 took the
@@ -1946,7 +1949,15 @@ def _half_way_towards(score: np.ndarray, i: int, pieces: list[int], cfg: Tracker
     """The neighbour of point i that the disc nearest i stands half-way towards: its centre (`_disc_offset`)
     `misaligned_from` or more off i along the line to it; None where the disc stands on i."""
     off = _disc_offset(score, i, pieces)
-    return _towards(i, off) if float(np.hypot(*off)) >= cfg.misaligned_from else None
+    j = _towards(i, off) if float(np.hypot(*off)) >= cfg.misaligned_from else None
+    if j is None:
+        return None
+    # (and on the line between the two: a disc found 0.4 or more to the side of it stands by neither, it is another
+    # point's; liu game 54, ply 12: the red horse c2-d4, the disc found 0.69 off d4, 0.41 across the line to d3,
+    # read as the horse between d4 and d3)
+    d = POINTS_UV[j] - POINTS_UV[i]
+    across = abs(float(off[0] * d[1] - off[1] * d[0]))
+    return j if across < 0.3 else None
 
 
 def _disc_offset(score: np.ndarray, i: int, pieces: list[int]) -> np.ndarray:

@@ -813,6 +813,37 @@ def test_a_piece_left_between_two_points_under_a_change_of_light_left_its_point(
     assert [o.fields["points"] for o in seen if o.type == "PieceMisaligned"] == [["g5", "h5"]]
 
 
+def test_a_piece_touched_whose_outline_still_stands_took_nothing(shared_data) -> None:
+    """Liu game 253 (scene 7253), ply 16: the red rook h0 nudged (no move), its ink halved and its round outline
+    fell by a third but still stood on h0, 0.11 off. Read as gone with no disc come anywhere, it was taken to
+    have taken the only piece it could, the black cannon h7, whose point changed 0.025: a silent wrong move
+    (h0-h7 for the game's h0-h4, and 24 moves lost)."""
+    fit, position, moves, frames, truths = _rendered_stretch(shared_data, "liu_dahua_iccs.jsonl", 253, 7253, 16,
+                                                             290, 306)
+    assert moves[16] == "h0h4" and [t.nudged for t in truths if t.nudged] == ["h0"]
+    assert not any(t.lifted for t in truths)
+    seen = _observed(fit, position.squares(), frames)
+    assert {o.fields["squares"] for o in seen if o.type == "BoardStable"} == {position.squares()}
+    assert not [o for o in seen if o.type == "PiecePlaced"]
+
+
+def test_a_disc_found_beside_the_line_is_no_piece_between_two_points(shared_data) -> None:
+    """Liu game 54 (scene 7054), ply 12: the red horse c2-d4, whose red ink does not read on this board, found by
+    its round outline coming at d4. The disc nearest d4 within 0.7 was found 0.69 off, 0.41 across the line to d3:
+    another point's, yet read as the horse standing between d4 and d3 (a false 5.10 pair, the horse's letter lost,
+    6 moves lost later)."""
+    from xqarb.referee.rules import Move
+
+    fit, position, moves, frames, truths = _rendered_stretch(shared_data, "liu_dahua_iccs.jsonl", 54, 7054, 12,
+                                                             233, 256)
+    assert moves[12] == "c2d4" and truths[-1].ply == 13 and not truths[-1].hand_present
+    seen = _observed(fit, position.squares(), frames)
+    assert ["d3", "d4"] not in [sorted(o.fields["points"]) for o in seen if o.type == "PieceMisaligned"]
+    after = [o.fields["squares"] for o in seen if o.type == "BoardStable"][-1]
+    moved = position.play(Move.parse("c2d4")).squares()
+    assert [after[point_index(p)] for p in ("c2", "d4", "d3")] == [moved[point_index(p)] for p in ("c2", "d4", "d3")]
+
+
 def test_a_capture_from_a_pawn_point_whose_marks_read_as_ink(shared_data, monkeypatch) -> None:
     """Hard game 4 (scene 1004), ply 38: the red pawn g3 takes the black pawn g4. On this board the pawn point's
     printed marks show more ink once uncovered than the red pawn did, and red ink reads weakly: both points still
