@@ -1511,6 +1511,18 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                     and all(known[k] in ".?" and k not in taken and _reaches(known, src, k) for k in (a, b))
                     and _half_way_between(view_circles(), a, b, pieces_but(src), cfg)):
                 dst = a
+        if gone and dst is None:
+            # Or, where the outline rose less, the one empty point it could go to on which a round outline now
+            # stands plainly and did not before, and which changed (liu game 54, ply 22: the red pawn e3-e4 on a
+            # board whose red ink does not read; e3's outline fell 0.60 -> 0.28, e4's rose only 0.28 -> 0.39 but
+            # now stands 0.19 off it, before 0.68; e4 changed 0.025, over the board's median of 0.019)
+            standing = pieces_but(src)
+            now_on = [k for k in range(90) if known[k] == "." and k not in taken and _reaches(known, src, k)
+                      and change[k] > float(np.median(change)) and _stands_on(outlines, k, standing)]
+            came_on = [k for k in now_on if _outline_gone(outlines.ref_discs(), k, standing)
+                       or float(np.hypot(*_disc_offset(ref_circles(), k, standing))) >= 0.3]
+            if len(now_on) == 1 and came_on == now_on:
+                dst = now_on[0]
         if gone and dst is None and not _stands_on(outlines, src, pieces_but(src)):
             # No disc came anywhere, and none stands on the source any more: the piece took. (One still standing
             # there, its outline fallen by a third, was touched: liu game 253, ply 16, the rook h0 nudged, its

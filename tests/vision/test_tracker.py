@@ -844,6 +844,21 @@ def test_a_disc_found_beside_the_line_is_no_piece_between_two_points(shared_data
     assert [after[point_index(p)] for p in ("c2", "d4", "d3")] == [moved[point_index(p)] for p in ("c2", "d4", "d3")]
 
 
+def test_a_move_told_by_a_round_outline_come_to_stand_on_its_point(shared_data) -> None:
+    """Liu game 54 (scene 7054), ply 22: the red pawn e3-e4 on a board whose red ink does not read. e3's outline
+    fell from 0.60 to 0.28; e4's rose only to 0.39 (under the 0.2 rise looked for) but now stands on e4, 0.19 off,
+    where none stood before, and e4 changed 0.025, over the board's median. Read as e3 touched, the move was lost
+    and the referee could not follow the game for the next 12 moves. (The game as gamecheck runs it: the state the
+    tracker had built by then is what made e4's change what it was. Its ply 34 is still lost: not mended.)"""
+    from gamecheck import check_game, load_games
+
+    fen, moves = load_games(shared_data / "games" / "liu_dahua_iccs.jsonl", 55, 40)[54]
+    assert moves[22] == "e3e4"
+    res = check_game(fen, moves, 7054, difficulty="hard", truth_fit=True, adopt="moves")
+    first_lost = min((int(w.split(":")[0].split()[1]) for w in res.wrong if w.startswith("ply ")), default=40)
+    assert first_lost >= 34, res.wrong
+
+
 def test_a_capture_from_a_pawn_point_whose_marks_read_as_ink(shared_data, monkeypatch) -> None:
     """Hard game 4 (scene 1004), ply 38: the red pawn g3 takes the black pawn g4. On this board the pawn point's
     printed marks show more ink once uncovered than the red pawn did, and red ink reads weakly: both points still
