@@ -1959,12 +1959,13 @@ def _half_way_between(score: np.ndarray, a: int, b: int, pieces: list[int], cfg:
 
 def _half_way_towards(score: np.ndarray, i: int, pieces: list[int], cfg: TrackerConfig) -> int | None:
     """The neighbour of point i that the disc nearest i stands half-way towards: its centre (`_disc_offset`)
-    `misaligned_from` or more off i along the line to it; None where the disc stands on i."""
+    `misaligned_from` or more off i along the line to it, and under 0.3 to the side of that line; None where the
+    disc stands on i or by neither point."""
     off = _disc_offset(score, i, pieces)
     j = _towards(i, off) if float(np.hypot(*off)) >= cfg.misaligned_from else None
     if j is None:
         return None
-    # (and on the line between the two: a disc found 0.4 or more to the side of it stands by neither, it is another
+    # (and on the line between the two: a disc found 0.3 or more to the side of it stands by neither, it is another
     # point's; liu game 54, ply 12: the red horse c2-d4, the disc found 0.69 off d4, 0.41 across the line to d3,
     # read as the horse between d4 and d3)
     d = POINTS_UV[j] - POINTS_UV[i]
