@@ -848,7 +848,7 @@ def test_a_move_told_by_a_round_outline_come_to_stand_on_its_point(shared_data) 
     """Liu game 54 (scene 7054), ply 22: the red pawn e3-e4 on a board whose red ink does not read. e3's outline
     fell from 0.60 to 0.28; e4's rose only to 0.39 (under the 0.2 rise looked for) but now stands on e4, 0.19 off,
     where none stood before, and e4 changed 0.025, over the board's median. Read as e3 touched, the move was lost
-    and the referee could not follow the game for the next 12 moves. (The game as gamecheck runs it: the state the
+    and the game with it from there (22 of its 40 moves inferred). (The game as gamecheck runs it: the state the
     tracker had built by then is what made e4's change what it was. Its ply 34 is still lost: not mended.)"""
     from gamecheck import check_game, load_games
 
