@@ -608,16 +608,17 @@ class Tracker:
             # (the last still board's score is carried only with its view: state.ref_circles is set with ref_view)
             outlines = Outlines(view, state.ref_view, state.ref_circles if state.ref_view is not None else None)
             change = _point_change(state.ref_view, view) if state.ref_view is not None else None
+            lvl = _change_level(change, cfg) if change is not None else cfg.change_level
             squares, placed, nudged, misaligned = interpret(state.known, state.ref_view, state.ref_reading, view,
                                                             reading, cfg, outlines, change)
             squares = _settled_from_between(state.known, squares, placed, dict(state.unsure_of))
             if change is not None:
                 squares, placed = _set_onto_by_outline(state.known, squares, placed, dict(state.unsure_of),
-                                                       outlines, change, _change_level(change, cfg), cfg)
+                                                       outlines, change, lvl, cfg)
             if (isinstance(self.move_model, MoveModel) and change is not None and state.ref_reading is not None
                     and not misaligned and in_doubt(state.known, squares)):
                 # (the features need both views' round outlines, 2 x 20 ms: only where the rules are in doubt)
-                feats = point_features(state.known, change, _change_level(change, cfg), reading, state.ref_reading,
+                feats = point_features(state.known, change, lvl, reading, state.ref_reading,
                                        outlines.discs(), outlines.ref_discs(), unlike_then(state.ref_view, view))
                 fitted = refit(self.move_model, state.known, squares, feats)
                 if fitted is not None:
@@ -627,7 +628,6 @@ class Tracker:
             # cannon standing half-way; one whose ink alone disagreed is looked at again once it changed)
             unsure_of, settled = dict(state.unsure_of), frozenset[int]()
             if (unsure_of or state.ink_only) and change is not None:
-                lvl = _change_level(change, cfg)
                 # (but a pair's point still unsure where a piece from elsewhere came to the other is the pair's
                 # piece set onto its point under that hand: hard game 599, the rook between i8 and i7 and the
                 # horse h9-i7)
@@ -1519,8 +1519,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             standing = pieces_but(src)
             now_on = [k for k in range(90) if known[k] == "." and k not in taken and _reaches(known, src, k)
                       and change[k] > float(np.median(change)) and _stands_on(outlines, k, standing)]
-            came_on = [k for k in now_on if _outline_gone(outlines.ref_discs(), k, standing)
-                       or float(np.hypot(*_disc_offset(ref_circles(), k, standing))) >= 0.3]
+            came_on = [k for k in now_on if not _stands_on(outlines, k, standing, before=True)]
             if len(now_on) == 1 and came_on == now_on:
                 dst = now_on[0]
         if gone and dst is None and not _stands_on(outlines, src, pieces_but(src)):
@@ -1931,11 +1930,12 @@ def _left_by_a_piece(i: int, ref_reading: PointReading | None, reading: PointRea
             and reading.density[i] < 0.5 * ref_reading.density[i])
 
 
-def _stands_on(outlines: Outlines, i: int, pieces: list[int]) -> bool:
+def _stands_on(outlines: Outlines, i: int, pieces: list[int], *, before: bool = False) -> bool:
     """A piece's round outline stands plainly on point i: as strong as the standing `pieces`' (`_outline_gone`
-    not), centred within 0.3 of the point (where a piece set down carelessly or touched stands)."""
-    return (not _outline_gone(outlines.discs(), i, pieces)
-            and float(np.hypot(*_disc_offset(outlines.view(), i, pieces))) < 0.3)
+    not), centred within 0.3 of the point (where a piece set down carelessly or touched stands). `before`: on the
+    last still board's view instead of this one's."""
+    discs, score = (outlines.ref_discs(), outlines.ref()) if before else (outlines.discs(), outlines.view())
+    return not _outline_gone(discs, i, pieces) and float(np.hypot(*_disc_offset(score, i, pieces))) < 0.3
 
 
 def _outline_moved(outlines: Outlines, i: int, pieces: list[int], cfg: TrackerConfig) -> bool:
