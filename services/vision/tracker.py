@@ -207,6 +207,9 @@ class TrackerState:
     # the referee's position (FEN) where it said it could not follow the last still board: the next still board is
     # read again from the anchor with the rules' legal moves (`_look_again`)
     held: str | None = None
+    # the fingertips of the hand over the board in each frame of its last visit (`_hand_tip`): where it set a piece
+    # down, against where it took it up (`_set_down_shift`)
+    hand_tips: tuple[tuple[float, float, int], ...] = ()
 
 
 class Tracker:
@@ -476,6 +479,8 @@ class Tracker:
         if hand:
             if not state.hand:
                 emit("HandEntered")
+            tip = _hand_tip(hand_mask)
+            tips = (state.hand_tips if state.hand else ()) + ((tip,) if tip is not None else ())
             lifted = set(state.lifted)
             maybe: set[int] = set()
             if state.known is not None and state.ref_reading is not None:
@@ -514,7 +519,7 @@ class Tracker:
                         else:
                             maybe.add(i)
             state = replace(state, hand=True, still_since=None, pending=True, lifted=frozenset(lifted),
-                            maybe_lifted=frozenset(maybe),
+                            maybe_lifted=frozenset(maybe), hand_tips=tips,
                             last_small=small, last_view=nv, last_full=view)
             return state, obs
 
@@ -610,7 +615,8 @@ class Tracker:
             change = _point_change(state.ref_view, view) if state.ref_view is not None else None
             lvl = _change_level(change, cfg) if change is not None else cfg.change_level
             squares, placed, nudged, misaligned = interpret(state.known, state.ref_view, state.ref_reading, view,
-                                                            reading, cfg, outlines, change)
+                                                            reading, cfg, outlines, change,
+                                                            _set_down_shift(state.hand_tips))
             squares = _settled_from_between(state.known, squares, placed, dict(state.unsure_of))
             if change is not None:
                 squares, placed = _set_onto_by_outline(state.known, squares, placed, dict(state.unsure_of),
@@ -661,7 +667,7 @@ class Tracker:
             anchor = state.anchor.then(Still(view, reading, ref_circles, new_known)) if state.anchor else None
         return replace(state, known=new_known, ref_view=view, ref_norm=_norm(view), ref_reading=reading, pending=False,
                        lifted=frozenset(), ref_circles=ref_circles, doubted=tuple(sorted(doubted.items())),
-                       anchor=anchor,
+                       anchor=anchor, hand_tips=(),
                        ink_only=tuple(ink_only),
                        unsure_of=tuple(sorted(unsure_of.items()))), obs
 
@@ -726,6 +732,7 @@ class Tracker:
         anchor = Anchor(known, view, reading, circles)
         return replace(state, known=known, ref_view=view, ref_norm=_norm(view), ref_reading=reading, pending=False,
                        lifted=frozenset(), ref_circles=circles, doubted=(), ink_only=(), held=None, anchor=anchor,
+                       hand_tips=(),
                        unsure_of=tuple((i, c) for i, c in state.unsure_of if known[i] == "?")), weighed
 
     def _first_squares(self, reading: PointReading, start: str | None, cfg: TrackerConfig, *,
@@ -835,7 +842,8 @@ class Outlines:
 
 def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading | None, view: np.ndarray,
               reading: PointReading, cfg: TrackerConfig, outlines: Outlines | None = None,
-              change: np.ndarray | None = None) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
+              change: np.ndarray | None = None,
+              set_down: np.ndarray | None = None) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
     """What changed between the last stable board and this one: (squares, placed, nudged, misaligned pairs).
 
     A point counts as changed when its disc looks different from the last still board. Among the changed points
@@ -844,7 +852,9 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     changed occupied point with the largest change is a capture. Smaller changes on occupied points whose ink
     peak moved are nudges. The moved piece keeps its letter (one source, one destination); anything else the
     tracker cannot explain gets X / x by its ink, or `?`. `outlines`: the two views' circle scores, shared with the
-    caller (made here if not given); `change`: `_point_change(ref_view, view)`, where the caller has it.
+    caller (made here if not given); `change`: `_point_change(ref_view, view)`, where the caller has it;
+    `set_down`: how far (in spacings, across and down the view) the hand's fingertips went from where it took a
+    piece up to where it set one down (`_set_down_shift`), where the hand's visit showed it.
     """
     if change is None:
         change = _point_change(ref_view, view) if ref_view is not None else np.ones(90)
@@ -1386,11 +1396,12 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # faintly, and the pawn a3 beside it read 0.87 -> 0.05 red on a board whose colours read poorly)
         weak_ok = ref_reading is not None and not any(known[i] in ".?" and i not in taken and change[i] > lvl
                                                       for i in range(90))
+        # (and only where the piece could take: hard game 820, ply 32, the rook d4-d5 in glare, the black advisor d9
+        # behind the cannon d7 read 0.86 red and changed 0.070 at the level 0.127)
         takers = [i for i in range(90) if i not in taken and i not in vacated
                   and (change[i] > 0.5 * lvl
-                       or (weak_ok and change[i] > 0.25 * lvl and _colour_turned(known, i, reading, ref_reading)
-                           and _may_take(known, vacated[0], i)))
-                  and _takes(known, vacated[0], i, reading)]
+                       or (weak_ok and change[i] > 0.25 * lvl and _colour_turned(known, i, reading, ref_reading)))
+                  and _may_take(known, vacated[0], i) and _takes(known, vacated[0], i, reading)]
         if takers:
             captured = [max(takers, key=lambda k: change[k])]
             nudged = [i for i in nudged if i != captured[0]]
@@ -1461,6 +1472,19 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             else:
                 captured = dests[:1]
                 nudged = [i for i in nudged if i != dests[0]]
+        elif (len(vacated) == 1 and set_down is not None and occ[vacated[0]] < 0.05
+              and dens[vacated[0]] < 0.5 * ref_dens[vacated[0]]
+              and len(near := [i for i in range(90) if known[i] in ".?" and i not in taken
+                               and _reaches(known, vacated[0], i)
+                               and float(np.hypot(*(POINTS_UV[i] - POINTS_UV[vacated[0]] - set_down))) < 0.5]) == 1
+              and (change[near[0]] > 0.3 * lvl or outline_delta()[near[0]] > 0.1)):
+            # The point left lost most of its ink and no point it could go to changed clearly more than the others
+            # (glare over the disc set down: hard game 820, ply 1, the black cannon b7-d7, d7 changed 0.069 at the
+            # level 0.13, a7 0.056, b4 0.052), but the hand showed where: its fingertips went on from where they
+            # took the piece up by about the move (2.0 files across, 0.1 ranks) before they drew back. The one
+            # empty point the piece could go to within half a spacing of that, which changed or whose round
+            # outline rose a little, is where it was set down.
+            arrived = near
         else:
             # Nowhere: a "vacated" point whose disc still shows some ink was pushed, not emptied; so was one on the
             # edge of the board, whose ink may lie all beyond the outer line when pushed outwards (the reading
@@ -2355,6 +2379,46 @@ def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
             hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
             cv2.fillPoly(out, [hull], 1)
     return out
+
+
+def _hand_tip(mask: np.ndarray) -> tuple[float, float, int] | None:
+    """Where the fingertips are of a hand reaching in over one edge of the view (`_hand_mask`'s largest blob that
+    touches exactly one edge): (u, v) on the board's grid in spacings (the middle of the blob's part farthest from
+    that edge, within 0.4 of a spacing), and the edge (0 top, 1 bottom, 2 left, 3 right); None where no blob does."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
+    h, w = mask.shape
+    best, best_edge = 0, -1
+    for k in range(1, n):
+        x, y, bw, bh = (int(v) for v in stats[k, :4])
+        sides = [y <= 1, y + bh >= h - 1, x <= 1, x + bw >= w - 1]
+        if sum(sides) == 1 and (best == 0 or stats[k, cv2.CC_STAT_AREA] > stats[best, cv2.CC_STAT_AREA]):
+            best, best_edge = k, sides.index(True)
+    if best == 0:
+        return None
+    ys, xs = np.nonzero(labels == best)
+    depth = (ys, h - 1 - ys, xs, w - 1 - xs)[best_edge]
+    far = depth >= depth.max() - 0.4 * S
+    return float(xs[far].mean()) / S - MARGIN, float(ys[far].mean()) / S - MARGIN, best_edge
+
+
+def _set_down_shift(tips: tuple[tuple[float, float, int], ...]) -> np.ndarray | None:
+    """How far the hand's fingertips (`_hand_tip`, frame by frame over one visit) went from where they first
+    stopped reaching in (where the hand took a piece up, or touched one) to where they were before the hand drew
+    back for good (where it set the piece down): (across, down) in spacings. The hand's height and the camera's
+    angle place the fingertips off the point under them by the same amount at both, so the difference is the
+    move's. None where the visit shows no such path (a hand seen in under two frames, or over two edges)."""
+    if len(tips) < 2 or len({e for _, _, e in tips}) != 1:
+        return None
+    edge = tips[0][2]
+    depth = [(v, -v, u, -u)[edge] for u, v, _ in tips]
+    # (reaching in, each frame's fingertips lie a good part of the way deeper than the last one's)
+    took = next((i for i in range(len(tips) - 1) if depth[i + 1] < depth[i] + 0.3), len(tips) - 1)
+    put = len(tips) - 1
+    while put > 0 and depth[put] < depth[put - 1] - 0.15:
+        put -= 1
+    if put < took:
+        return None
+    return np.array([tips[put][0] - tips[took][0], tips[put][1] - tips[took][1]])
 
 
 def _solid(step_change: np.ndarray) -> np.ndarray:

@@ -1518,3 +1518,32 @@ def test_a_pale_board_whose_pieces_ink_reads_faintly_followed_by_the_outlines(sh
     res = _first_moves(shared_data, 615, 10)
     assert res.inferred_ok == 10 and not res.wrong, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported, res.misaligned_false) == (1, 1, 0)
+
+
+def test_a_piece_set_down_in_glare_is_where_the_hand_set_it(shared_data) -> None:
+    """Hard game 820 (scene 1820), ply 1: the black cannon b7-d7 set down under a glare spot. b7 lost its ink, but
+    no point the cannon could go to changed clearly more than the others (d7 0.069 at the level 0.13, a7 0.056, b4
+    0.052) and d7 reads no ink: the cannon was read gone from the board, and 39 of the game's 40 moves were lost.
+    The hand's fingertips went on from b7, where they took the cannon up, two files across before they drew back:
+    d7."""
+    from xqarb.referee.rules import Move
+
+    fit, position, moves, frames, truths = _rendered_stretch(shared_data, "ccpd_dev.jsonl", 820, 1820, 1, 22, 42)
+    assert moves[1] == "b7d7" and truths[-1].ply == 2 and not truths[-1].hand_present
+    seen = _observed(fit, position.squares(), frames)
+    assert [o.fields["squares"] for o in seen if o.type == "BoardStable"][-1] == \
+        position.play(Move.parse("b7d7")).squares()
+
+
+def test_no_capture_where_the_piece_that_left_cannot_reach(shared_data) -> None:
+    """Hard game 820 (scene 1820), ply 32: the red rook d4-d5 in glare. d5 read no piece; the black advisor d9, behind
+    the black cannon on d7, read 0.86 red and changed 0.070 at the level 0.127: read as the rook taking it, over
+    the cannon."""
+    from xqarb.referee.rules import Move
+
+    fit, position, moves, frames, truths = _rendered_stretch(shared_data, "ccpd_dev.jsonl", 820, 1820, 32, 657, 680)
+    assert moves[32] == "d4d5" and truths[-1].ply == 33 and not truths[-1].hand_present
+    seen = _observed(fit, position.squares(), frames)
+    after = [o.fields["squares"] for o in seen if o.type == "BoardStable"][-1]
+    assert after[point_index("d9")] == "a"
+    assert after == position.play(Move.parse("d4d5")).squares()

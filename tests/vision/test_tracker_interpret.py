@@ -524,3 +524,46 @@ def test_red_and_dark_inks_part_at_the_widest_gap_between_them() -> None:
     red = [0.15, 0.16, 0.23, 0.31, 0.32, 0.32, 0.33, 0.34, 0.34, 0.34, 0.35, 0.37, 0.38, 0.46]
     t = _colour_threshold(np.array(dark + red))
     assert max(dark) < t < min(red), t
+
+
+def _arm_to(u: float, v: float, h: int, w: int) -> np.ndarray:
+    """A hand's mask as `_hand_mask` gives it: an arm reaching in over the top edge of the view down to the board
+    point (u, v) (in spacings on the grid), a spacing wide."""
+    from xqarb.vision.occupancy import MARGIN, S
+
+    mask = np.zeros((h, w), np.uint8)
+    x, y = round((u + MARGIN) * S), round((v + MARGIN) * S)
+    cv2.rectangle(mask, (x - S // 2, 0), (x + S // 2, y), 1, -1)
+    return mask
+
+
+def test_the_hand_tip_is_the_end_of_the_arm_farthest_from_its_edge() -> None:
+    from xqarb.vision.occupancy import MARGIN, S
+    from xqarb.vision.tracker import _hand_tip
+
+    h, w = round((9 + 2 * MARGIN) * S) + 1, round((8 + 2 * MARGIN) * S) + 1
+    u, v, edge = _hand_tip(_arm_to(3.0, 2.0, h, w))
+    assert edge == 0 and abs(u - 3.0) < 0.05 and 1.7 < v <= 2.0
+    # a blob over two edges (the light over a corner, an arm across it) tells no direction: no tip
+    corner = np.zeros((h, w), np.uint8)
+    corner[: h // 2, : w // 2] = 1
+    assert _hand_tip(corner) is None
+    assert _hand_tip(np.zeros((h, w), np.uint8)) is None
+
+
+def test_the_set_down_shift_is_from_where_the_hand_stopped_reaching_in_to_where_it_drew_back() -> None:
+    from xqarb.vision.tracker import _set_down_shift
+
+    # (hard game 820, ply 1, the fingertips frame by frame: reaching in to b7, the cannon taken up, carried to d7,
+    # the hand drawing back)
+    tips = ((0.46, 0.25, 0), (0.60, 0.94, 0), (0.73, 2.66, 0), (0.77, 2.69, 0), (0.59, 2.69, 0), (2.77, 2.59, 0),
+            (2.63, 0.69, 0))
+    shift = _set_down_shift(tips)
+    assert shift is not None and np.allclose(shift, (2.04, -0.07))
+    # a touch: in, and straight back out
+    assert np.allclose(_set_down_shift(((1.0, 0.5, 0), (1.0, 2.0, 0), (1.0, 0.8, 0))), (0.0, 0.0))
+    # a hand from below (Red's side): deeper is up the view
+    assert np.allclose(_set_down_shift(((4.0, 8.6, 1), (4.0, 7.0, 1), (4.1, 7.1, 1), (4.0, 5.0, 1), (4.0, 7.5, 1))),
+                       (0.0, -2.0))
+    assert _set_down_shift(((1.0, 2.0, 0),)) is None  # seen in one frame only
+    assert _set_down_shift(((1.0, 2.0, 0), (1.0, 2.0, 1))) is None  # over two edges
