@@ -2395,7 +2395,10 @@ def _hand_tip(mask: np.ndarray) -> tuple[float, float, int] | None:
             best, best_edge = k, sides.index(True)
     if best == 0:
         return None
-    ys, xs = np.nonzero(labels == best)
+    # (within the blob's bounding box: the whole view's labels compared cost 2 ms a frame)
+    x0, y0, bw, bh = (int(v) for v in stats[best, :4])
+    ys, xs = np.nonzero(labels[y0:y0 + bh, x0:x0 + bw] == best)
+    ys, xs = ys + y0, xs + x0
     depth = (ys, h - 1 - ys, xs, w - 1 - xs)[best_edge]
     far = depth >= depth.max() - 0.4 * S
     return float(xs[far].mean()) / S - MARGIN, float(ys[far].mean()) / S - MARGIN, best_edge
