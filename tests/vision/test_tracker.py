@@ -1535,7 +1535,7 @@ def test_a_piece_set_down_in_glare_is_where_the_hand_set_it(shared_data) -> None
         position.play(Move.parse("b7d7")).squares()
 
 
-def test_no_capture_where_the_piece_that_left_cannot_reach(shared_data) -> None:
+def test_no_capture_by_a_rook_through_a_piece(shared_data) -> None:
     """Hard game 820 (scene 1820), ply 32: the red rook d4-d5 in glare. d5 read no piece; the black advisor d9, behind
     the black cannon on d7, read 0.86 red and changed 0.070 at the level 0.127: read as the rook taking it, over
     the cannon."""
