@@ -2354,10 +2354,16 @@ def _changed_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
     return cv2.morphologyEx((changed > cfg.change_level).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 
+def _edges_touched(stat: np.ndarray, h: int, w: int) -> list[bool]:
+    """Which edges of an h x w view a blob (its row of `connectedComponentsWithStats`' stats) touches: top,
+    bottom, left, right."""
+    x, y, bw, bh = (int(v) for v in stat[:4])
+    return [y <= 1, y + bh >= h - 1, x <= 1, x + bw >= w - 1]
+
+
 def _touches_edge(stat: np.ndarray, h: int, w: int) -> bool:
     """Whether a blob (its row of `connectedComponentsWithStats`' stats) touches the edge of an h x w view."""
-    x, y, bw, bh = (int(v) for v in stat[:4])
-    return x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1
+    return any(_edges_touched(stat, h, w))
 
 
 def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
@@ -2393,8 +2399,7 @@ def _hand_tip(mask: np.ndarray) -> tuple[float, float, int] | None:
     h, w = mask.shape
     best, best_edge = 0, -1
     for k in range(1, n):
-        x, y, bw, bh = (int(v) for v in stats[k, :4])
-        sides = [y <= 1, y + bh >= h - 1, x <= 1, x + bw >= w - 1]
+        sides = _edges_touched(stats[k], h, w)
         if sum(sides) == 1 and (best == 0 or stats[k, cv2.CC_STAT_AREA] > stats[best, cv2.CC_STAT_AREA]):
             best, best_edge = k, sides.index(True)
     if best == 0:
