@@ -57,12 +57,14 @@ class GameResult:
     misaligned_truth: int = 0
     misaligned_reported: int = 0
     misaligned_false: int = 0  # pairs reported where no piece stood between those two points
+    misaligned_missed: list[str] = field(default_factory=list)  # "ply N a/b": pieces half-way never reported
     false_lifts: int = 0
     captured_lifts: int = 0  # of those, the taken piece lifted off the board by the taker's hand (a real lift)
     lifts_reported: int = 0
     nudges_truth: int = 0
     nudges_reported: int = 0
     false_touches: int = 0  # PieceNudged where nothing was touched since the last snapshot (no nudge, no move)
+    false_touched: list[str] = field(default_factory=list)  # "ply N point" of each
     restores: int = 0  # positions an arbiter restored (--adopt restored) where a snapshot fitted nothing
     frames: int = 0
     seconds: float = 0.0
@@ -135,7 +137,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
         truth_positions.append(truth_positions[-1].play(Move.parse(mv)))
     ply = 0
     pending_designation: list[Move] = []
-    truth_misaligned: set[tuple[str, str]] = set()
+    truth_misaligned: dict[tuple[str, str], int] = {}  # each pair a piece stood half-way between: its ply
     reported_misaligned: set[tuple[str, str]] = set()
     lifted_truth: set[str] = set()
     captured_truth: set[str] = set()  # points whose taken piece the hand lifted off the board
@@ -152,7 +154,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
         res.frames += 1
         tr = frame.truth
         if tr.misaligned:
-            truth_misaligned.add(tuple(sorted(tr.misaligned)))
+            truth_misaligned.setdefault(tuple(sorted(tr.misaligned)), tr.ply)
         if tr.lifted:
             lifted_truth.add(tr.lifted)
         if tr.event == "capture_removed" and tr.ply < len(moves):
@@ -188,6 +190,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                 res.nudges_reported += 1
                 if o.fields["point"] not in touched:
                     res.false_touches += 1
+                    res.false_touched.append(f"ply {tr.ply} {o.fields['point']}")
             elif o.type == "BoardStable":
                 sq = o.fields["squares"]
                 last_stable_truth, touched = tr.squares, set(tr.misaligned or ())
@@ -257,8 +260,10 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     del pending_designation
     res.moves = len(moves)
     res.misaligned_truth = len(truth_misaligned)
-    res.misaligned_reported = len(truth_misaligned & reported_misaligned)
-    res.misaligned_false = len(reported_misaligned - truth_misaligned)
+    res.misaligned_reported = len(truth_misaligned.keys() & reported_misaligned)
+    res.misaligned_false = len(reported_misaligned - truth_misaligned.keys())
+    res.misaligned_missed = [f"ply {k} {a}/{b}" for (a, b), k in truth_misaligned.items()
+                             if (a, b) not in reported_misaligned]
     res.seconds = time.time() - t0
     if ply < len(moves) and not res.wrong:
         res.wrong.append(f"only {ply} of {len(moves)} moves inferred")
@@ -319,7 +324,9 @@ def main(argv: list[str] | None = None) -> int:
               f"({r.misaligned_false} false), "
               f"false lifts {r.false_lifts} ({r.captured_lifts} a taken piece), false touches {r.false_touches}, "
               f"{r.frames} frames, {r.seconds:.0f}s  "
-              f"{r.wrong[:2]}", flush=True)
+              f"{r.wrong[:2]}" + (f"  half-way not reported: {r.misaligned_missed}" if r.misaligned_missed else "")
+              + (f"  touched where none: {r.false_touched}" if r.false_touched else ""),
+              flush=True)
     pct = 100.0 * tot.inferred_ok / max(1, tot.moves)
     print(f"TOTAL {len(games)} games: moves inferred {tot.inferred_ok}/{tot.moves} = {pct:.2f}%; misaligned reported "
           f"{tot.misaligned_reported}/{tot.misaligned_truth} ({tot.misaligned_false} pairs where none stood); "
