@@ -45,6 +45,19 @@ def _taken_at(squares: str, u: int, v: int, du: int, dv: int) -> set[int]:
     return out
 
 
+def _pair_across(squares: str, u: int, v: int, du: int, dv: int) -> bool:
+    """The unsure point (u, v) on a line along (du, dv) is one of two unsure points side by side across that line, and
+    the next point along it is not unsure: one piece standing between the two (5.10), which may stand on the other,
+    so that this point may be empty and the line goes on past it (hard game liu 68: the black rook c8 took the
+    elephant c0 past the red rook left between b1 and c1; counting c1 a piece, c8-c9 was read instead)."""
+    if squares[_at(u, v)] != "?":
+        return False
+    ahead = _at(u + du, v + dv)
+    if ahead is not None and squares[ahead] == "?":
+        return False
+    return any((j := _at(u + s * dv, v + s * du)) is not None and squares[j] == "?" for s in (1, -1))
+
+
 def reach(squares: str, src: int) -> set[int] | None:
     """The points the piece on `src` could move to or take on (any piece not its own side's, or `?`), by its move
     alone; `None` where the piece's type is not known (it may go anywhere); empty for an empty point."""
@@ -79,7 +92,7 @@ def reach(squares: str, src: int) -> set[int] | None:
                     else:
                         if kind == "R" and open_to(i):
                             out.update(_taken_at(squares, u, v, du, dv))
-                        if kind == "R":
+                        if kind == "R" and not _pair_across(squares, u, v, du, dv):
                             break
                         if squares[i] == "?":
                             # an unsure point may be the empty half of a piece between two points: the cannon may

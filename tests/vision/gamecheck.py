@@ -65,6 +65,7 @@ class GameResult:
     nudges_reported: int = 0
     false_touches: int = 0  # PieceNudged where nothing was touched since the last snapshot (no nudge, no move)
     false_touched: list[str] = field(default_factory=list)  # "ply N point" of each
+    false_lifted: list[str] = field(default_factory=list)  # "ply N point" of each false lift
     restores: int = 0  # positions an arbiter restored (--adopt restored) where a snapshot fitted nothing
     frames: int = 0
     seconds: float = 0.0
@@ -183,6 +184,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                 res.lifts_reported += 1
                 if o.fields["point"] not in lifted_truth and o.fields["point"] != tr.nudged:
                     res.false_lifts += 1
+                    res.false_lifted.append(f"ply {tr.ply} {o.fields['point']}")
                     res.captured_lifts += o.fields["point"] in captured_truth
             elif o.type == "PieceMisaligned":
                 reported_misaligned.add(tuple(sorted(o.fields["points"])))
@@ -325,7 +327,8 @@ def main(argv: list[str] | None = None) -> int:
               f"false lifts {r.false_lifts} ({r.captured_lifts} a taken piece), false touches {r.false_touches}, "
               f"{r.frames} frames, {r.seconds:.0f}s  "
               f"{r.wrong[:2]}" + (f"  half-way not reported: {r.misaligned_missed}" if r.misaligned_missed else "")
-              + (f"  touched where none: {r.false_touched}" if r.false_touched else ""),
+              + (f"  touched where none: {r.false_touched}" if r.false_touched else "")
+              + (f"  lifted where none: {r.false_lifted}" if r.false_lifted else ""),
               flush=True)
     pct = 100.0 * tot.inferred_ok / max(1, tot.moves)
     print(f"TOTAL {len(games)} games: moves inferred {tot.inferred_ok}/{tot.moves} = {pct:.2f}%; misaligned reported "

@@ -131,3 +131,21 @@ def test_an_unsure_leg_or_eye_may_be_empty() -> None:
     assert point_index("e7") in reach("".join(board), point_index("c9"))
     board[point_index("d8")] = "P"
     assert point_index("e7") not in reach("".join(board), point_index("c9"))
+
+
+def test_a_rook_passes_the_empty_half_of_a_piece_between_two_points_across_its_line() -> None:
+    """Hard game liu 68, ply 35: the black rook c8 took the red elephant c0 past the red rook left between b1 and c1
+    (both unsure): the pair's piece may stand on b1, and c1 may be empty; the rook may also take it on c1. A pair
+    along the rook's line, or one unsure point alone, still stops it."""
+    board = ["."] * 90
+    board[point_index("c8")] = "r"
+    board[point_index("b1")] = board[point_index("c1")] = "?"
+    board[point_index("c0")] = "B"
+    file_c = {p for p in reach("".join(board), point_index("c8")) if p % 9 == point_index("c8") % 9}
+    assert file_c == {point_index(f"c{r}") for r in (9, 7, 6, 5, 4, 3, 2, 1, 0)}
+    board[point_index("b1")] = "."
+    file_c = {p for p in reach("".join(board), point_index("c8")) if p % 9 == point_index("c8") % 9}
+    assert point_index("c0") not in file_c and point_index("c1") in file_c
+    board[point_index("c2")] = "?"
+    file_c = {p for p in reach("".join(board), point_index("c8")) if p % 9 == point_index("c8") % 9}
+    assert point_index("c0") not in file_c and point_index("c1") in file_c
