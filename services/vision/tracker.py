@@ -486,8 +486,11 @@ class Tracker:
             if state.known is not None and state.ref_reading is not None:
                 reading = read_view(view, quick=True)
                 # a piece next to the hand is partly hidden by it: only points well clear of the hand count
+                # (and an arm is one: the hull of all its blobs, for its middle over plain board changes too little
+                # to show and may split it in two; liu game 57: pieces under a forearm between the fist and the
+                # sleeve at the edge, read as lifted)
                 k = round(0.7 * S) | 1
-                cover = cv2.dilate(hand_mask.astype(np.uint8), np.ones((k, k), np.uint8))
+                cover = cv2.dilate(_whole_hull(hand_mask), np.ones((k, k), np.uint8))
                 held = [i for i in range(90) if state.known[i] not in ".?"]
                 typical = float(np.median(state.ref_reading.density[held])) if held else 0.0
                 outlines: Outlines | None = None
@@ -2388,6 +2391,15 @@ def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
             ys, xs = np.nonzero(labels == k)
             hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
             cv2.fillPoly(out, [hull], 1)
+    return out
+
+
+def _whole_hull(mask: np.ndarray) -> np.ndarray:
+    """The convex hull of all of `mask`'s blobs together, as a mask (0/1, uint8)."""
+    out = np.zeros(mask.shape, np.uint8)
+    pts = cv2.findNonZero(mask.astype(np.uint8))
+    if pts is not None:
+        cv2.fillPoly(out, [cv2.convexHull(pts)], 1)
     return out
 
 

@@ -567,3 +567,18 @@ def test_the_set_down_shift_is_from_where_the_hand_stopped_reaching_in_to_where_
                        (0.0, -2.0))
     assert _set_down_shift(((1.0, 2.0, 0),)) is None  # seen in one frame only
     assert _set_down_shift(((1.0, 2.0, 0), (1.0, 2.0, 1))) is None  # over two edges
+
+
+def test_an_arm_is_covered_whole_between_its_blobs() -> None:
+    """Liu game 57, ply 36: a forearm over plain board changed too little to show, and the hand mask held the fist
+    and the sleeve at the edge as two blobs; the pieces under the forearm between them read as lifted. The hull of
+    all the blobs together covers them."""
+    from xqarb.vision.tracker import _whole_hull
+
+    mask = np.zeros((200, 200), np.uint8)
+    mask[0:30, 90:110] = 1  # the sleeve, over the edge
+    mask[150:190, 80:120] = 1  # the fist
+    hull = _whole_hull(mask)
+    assert hull[90, 100] == 1  # under the forearm
+    assert hull[90, 20] == 0 and hull[90, 180] == 0  # beside it
+    assert _whole_hull(np.zeros((20, 20), np.uint8)).sum() == 0
