@@ -1405,10 +1405,10 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # horse can, and yet the still board's reading came out right in the end; why, not looked into)
         rook = known[vacated[0]] in "Rr"
         takers = [i for i in range(90) if i not in taken and i not in vacated
-                  and (change[i] > 0.5 * lvl
+                  and ((change[i] > 0.5 * lvl and (not rook or _may_take(known, vacated[0], i)))
                        or (weak_ok and change[i] > 0.25 * lvl and _colour_turned(known, i, reading, ref_reading)
                            and _may_take(known, vacated[0], i)))
-                  and (not rook or _may_take(known, vacated[0], i)) and _takes(known, vacated[0], i, reading)]
+                  and _takes(known, vacated[0], i, reading)]
         if takers:
             captured = [max(takers, key=lambda k: change[k])]
             nudged = [i for i in nudged if i != captured[0]]
@@ -2397,9 +2397,10 @@ def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
 def _whole_hull(mask: np.ndarray) -> np.ndarray:
     """The convex hull of all of `mask`'s blobs together, as a mask (0/1, uint8)."""
     out = np.zeros(mask.shape, np.uint8)
-    pts = cv2.findNonZero(mask.astype(np.uint8))
-    if pts is not None:
-        cv2.fillPoly(out, [cv2.convexHull(pts)], 1)
+    # (of the blobs' outer outlines: the same hull as of all their pixels, 0.12 ms instead of 2.3 for an arm)
+    outlines, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if outlines:
+        cv2.fillPoly(out, [cv2.convexHull(np.vstack(outlines))], 1)
     return out
 
 
