@@ -923,6 +923,10 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         dst = arrived[0] if arrived else _outline_came(known, outlines) if src is not None else None
         if src is not None and dst is not None and _reaches(known, src, dst):
             was_occ, arrived = [src], [dst]
+        elif not arrived and ref_reading is not None:
+            taking = _taken_under_glare(known, reading, ref_reading, outline_fell(), change, lvl)
+            if taking is not None:
+                was_occ = list(taking)
     # points left unsure before (a piece half-way, seen again) are looked at for pieces between two points too
     unsure_before = [i for i in range(90) if known[i] == "?" and occ[i] > 0.5 and change[i] <= lvl]
     misaligned: list[tuple[int, int]] = []
@@ -2074,6 +2078,23 @@ def _outline_came(known: str, outlines: Outlines, at_least: float = 0.3) -> int 
     if rise[dst] < at_least or rise[dst] < 2 * rise[came[1]]:
         return None
     return dst if _stands_on(outlines, dst, pieces) else None
+
+
+def _taken_under_glare(known: str, reading: PointReading, ref_reading: PointReading, fell: np.ndarray,
+                       change: np.ndarray, lvl: float) -> tuple[int, int] | None:
+    """A capture under glare, where no point changed at the level `lvl`: (the taker's point, the taken one).
+
+    The taken piece's point read no ink on the last still board (the glare over its disc) and now plainly shows a
+    piece of the other side, the taker's ink; the one piece whose round outline fell clearly most (`fell`), and
+    which could take there, is the taker, though its point changed under the level (ccpd game 820 ply 33: the black
+    rook c5 took the red rook on d5, which had read 0.05 occupied and now 1.00 and surely dark; c5 changed 0.099 at
+    the level 0.109, its outline fell 0.26, no other piece's more than 0.09)."""
+    shows = [j for j in range(90) if known[j] in _CASED and ref_reading.occupied[j] < 0.2
+             and reading.occupied[j] > 0.8 and _sure_colour(reading, j) == (not known[j].isupper())]
+    src = _clearly_most(fell, 0.2)
+    if len(shows) == 1 and src is not None and change[src] > 0.5 * lvl and _may_take(known, src, shows[0]):
+        return src, shows[0]
+    return None
 
 
 def _pair_emptied(known: str, taken: set[int], occ: np.ndarray, dens: np.ndarray,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from xqarb.vision import tracker as tracker_module
 from xqarb.vision.grid import point_index
 from xqarb.vision.occupancy import MARGIN, PointReading, S
 from xqarb.vision.tracker import START_SQUARES, TrackerConfig, interpret
@@ -582,3 +583,49 @@ def test_an_arm_is_covered_whole_between_its_blobs() -> None:
     assert hull[90, 100] == 1  # under the forearm
     assert hull[90, 20] == 0 and hull[90, 180] == 0  # beside it
     assert _whole_hull(np.zeros((20, 20), np.uint8)).sum() == 0
+
+
+def _pieces_view(points: list[str], seed: int = 0) -> np.ndarray:
+    """A plain board with a piece drawn at each of `points`: a pale disc and its printed ring, as detect's tests draw
+    them (their round outlines are what `Outlines` scores)."""
+    rng = np.random.default_rng(seed)
+    w, h = SIZE
+    view = np.clip(150 + rng.normal(0, 2, (h, w, 3)), 0, 255).astype(np.uint8)
+    for point in points:
+        cv2.circle(view, _px(point), round(0.44 * S), (200, 225, 240), -1, cv2.LINE_AA)
+        cv2.circle(view, _px(point), round(0.36 * S), (40, 40, 170), 2, cv2.LINE_AA)
+    return view
+
+
+def test_a_capture_under_glare_told_by_the_taken_points_new_colour_and_the_takers_outline(monkeypatch) -> None:
+    # (hard game 820, scene 1820, ply 33) the black rook c5 took the red rook on d5 under a glare spot: c5 changed
+    # 0.099 at the level 0.109 and d5 0.073, so nothing changed at either level and the capture was never seen (the
+    # game lost its last seven moves). d5, whose rook had read no piece (0.05 occupied), now reads one, surely
+    # dark; c5's round outline left, no other piece's changed.
+    known = _moved(_moved(START_SQUARES, "a9", "c5"), "a0", "d5")
+    after = _moved(known, "c5", "d5")
+    # (the light changed the whole board a little, 0.036 a point: the level is 0.109, and 0.6 of it is no lower)
+    change = np.full(90, 0.036)
+    change[point_index("c5")], change[point_index("d5")] = 0.099, 0.073
+    ref_view, view = _pieces_view(["c5", "d5", "e6"]), _pieces_view(["d5", "e6"], seed=1)
+    ref = _reading(known, d5={"occupied": 0.05, "density": 0.01, "red": 0.5}, c5={"occupied": 0.42, "density": 0.03})
+    now = _reading(after, c5={"occupied": 0.17, "density": 0.03})
+    squares, placed, nudged, misaligned = interpret(known, ref_view, ref, view, now, TrackerConfig(), change=change)
+    assert squares == after
+    assert placed == [point_index("d5")] and not nudged and not misaligned
+    # the rule does it: without it, nothing changed
+    monkeypatch.setattr(tracker_module, "_taken_under_glare", lambda *a: None)
+    assert interpret(known, ref_view, ref, view, now, TrackerConfig(), change=change)[0] == known
+    monkeypatch.undo()
+    # Not where d5 does not surely read the taker's colour
+    unsure = _reading(after, c5={"occupied": 0.17, "density": 0.03}, d5={"red": 0.4})
+    assert interpret(known, ref_view, ref, view, unsure, TrackerConfig(), change=change)[0] == known
+    # nor where the outline that fell is not of a piece that could take there
+    far = _moved(known, "c5", "c7")
+    ref = _reading(far, d5={"occupied": 0.05, "density": 0.01, "red": 0.5}, c7={"occupied": 0.42, "density": 0.03})
+    now = _reading(_moved(far, "c7", "d5"), c7={"occupied": 0.17, "density": 0.03})
+    change = np.full(90, 0.036)
+    change[point_index("c7")], change[point_index("d5")] = 0.099, 0.073
+    squares = interpret(far, _pieces_view(["c7", "d5", "e6"]), ref, _pieces_view(["d5", "e6"], seed=1), now,
+                        TrackerConfig(), change=change)[0]
+    assert squares == far
