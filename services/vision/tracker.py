@@ -1601,6 +1601,20 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         v, c = vacated[0], captured[0]
         if _clearly_most(outline_fell(), 0.3) == c and outline_delta()[v] > -0.15 and _may_take(known, c, v):
             vacated, captured = [c], [v]
+        # The taker left half-way between the taken piece's point and an empty neighbour, which reads a piece and
+        # changed by half the level (under the level where the taken piece's ink already leant over it): where its
+        # round outline stands half-way between the two, it stands between them (5.10; liu game 180, ply 34: the
+        # red pawn g4 took g5 and was left towards g6, which read 0.46 occupied before and 0.97 after and changed
+        # 0.095 at the level 0.154; the disc 0.51 off each)
+        v, c = vacated[0], captured[0]
+        standing = pieces_but(v, c)
+        beside = [k for k in neighbours(c) if known[k] == "." and k not in taken and occ[k] > 0.5
+                  and change[k] > 0.5 * lvl]
+        if (len(beside) == 1 and len(standing) >= 5
+                and _half_way_between(view_circles(), c, beside[0], standing, cfg)):
+            misaligned.append((min(c, beside[0]), max(c, beside[0])))
+            taken.update((c, beside[0]))
+            captured, fresh = [], [misaligned[-1]]
     if len(vacated) == 1 and len(arrived) == 1 and captured and not fresh:
         # A move goes to one point: an empty one, or one where it took. Where a piece arrived on an empty point and
         # a piece of the other side changed as well (a shadow passing over the board with the hand), it took there

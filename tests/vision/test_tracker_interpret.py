@@ -585,15 +585,19 @@ def test_an_arm_is_covered_whole_between_its_blobs() -> None:
     assert _whole_hull(np.zeros((20, 20), np.uint8)).sum() == 0
 
 
-def _pieces_view(points: list[str], seed: int = 0) -> np.ndarray:
+def _pieces_view(points: list[str], seed: int = 0, between: tuple[str, str] | None = None) -> np.ndarray:
     """A plain board with a piece drawn at each of `points`: a pale disc and its printed ring, as detect's tests draw
-    them (their round outlines are what `Outlines` scores)."""
+    them (their round outlines are what `Outlines` scores); and one half-way between the two points `between`."""
     rng = np.random.default_rng(seed)
     w, h = SIZE
     view = np.clip(150 + rng.normal(0, 2, (h, w, 3)), 0, 255).astype(np.uint8)
-    for point in points:
-        cv2.circle(view, _px(point), round(0.44 * S), (200, 225, 240), -1, cv2.LINE_AA)
-        cv2.circle(view, _px(point), round(0.36 * S), (40, 40, 170), 2, cv2.LINE_AA)
+    at = [_px(point) for point in points]
+    if between is not None:
+        (ax, ay), (bx, by) = (_px(p) for p in between)
+        at.append(((ax + bx) // 2, (ay + by) // 2))
+    for centre in at:
+        cv2.circle(view, centre, round(0.44 * S), (200, 225, 240), -1, cv2.LINE_AA)
+        cv2.circle(view, centre, round(0.36 * S), (40, 40, 170), 2, cv2.LINE_AA)
     return view
 
 
@@ -629,3 +633,26 @@ def test_a_capture_under_glare_told_by_the_taken_points_new_colour_and_the_taker
     squares = interpret(far, _pieces_view(["c7", "d5", "e6"]), ref, _pieces_view(["d5", "e6"], seed=1), now,
                         TrackerConfig(), change=change)[0]
     assert squares == far
+
+
+def test_a_taker_left_half_way_towards_an_empty_point_the_taken_pieces_ink_leant_over() -> None:
+    # (liu game 180, scene 7180, ply 34) the red pawn g4 took the black pawn g5 and was left half-way towards g6.
+    # g6 had read 0.46 occupied already (the black pawn's ink leaning over), now 0.97, and changed 0.095 at the level
+    # 0.154: no arrival, so the move read as a plain capture on g5 and the piece half-way went unreported. Its round
+    # outline stands 0.51 off each point.
+    known = _moved(_moved(START_SQUARES, "g3", "g4"), "g6", "g5")
+    after = _moved(known, "g4", "g5")
+    change = np.full(90, 0.05)  # (the light changed the board: the level is 0.15)
+    change[point_index("g4")], change[point_index("g5")], change[point_index("g6")] = 0.19, 0.22, 0.095
+    ref = _reading(known, g6={"occupied": 0.46, "density": 0.09})
+    now = _reading(after, g4={"occupied": 0.06, "density": 0.04}, g6={"occupied": 0.97, "density": 0.17})
+    ref_view = _pieces_view(["g4", "g5"])
+    squares, placed, nudged, misaligned = interpret(known, ref_view, ref, _pieces_view([], 1, ("g5", "g6")), now,
+                                                    TrackerConfig(), change=change)
+    assert misaligned == [(point_index("g6"), point_index("g5"))]
+    assert squares[point_index("g4")] == "." and squares[point_index("g5")] == squares[point_index("g6")] == "?"
+    assert not placed and not nudged
+    # set down on g5 (its outline there), g6's ink is the taker's leaning over: a plain capture
+    squares, placed, _, misaligned = interpret(known, ref_view, ref, _pieces_view(["g5"], 1), now, TrackerConfig(),
+                                               change=change)
+    assert squares == after and placed == [point_index("g5")] and not misaligned
