@@ -1430,6 +1430,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                       key=lambda k: -change[k])
         if faint:
             arrived = [max(faint, key=lambda k: change[k])]
+            if len(vacated) == 1 and known[vacated[0]] in _CASED:
+                # (where the piece cannot go to that point, it went to a neighbour it can reach, or stands half-way
+                # between the two: liu game 275, ply 14, the advisor f0-e1 left half-way towards e2, e2 changed
+                # 0.113 and read 0.35 occupied, e1 0.071 and 0.14, at the level 0.09: read as gone to e2)
+                arrived = went_where_it_could(vacated[0], arrived)
+                if not arrived:
+                    fresh = [misaligned[-1]]
         elif bare and all((occ[i] < 0.05 and not _on_edge(i)) or change[bare[0]] > 0.8 * change[i]
                           or (ref_view is not None and _outline_gone(outlines.discs(), i, pieces_but(i))
                               and _stands_on(outlines, bare[0], pieces_but(i)))
@@ -1601,20 +1608,27 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         v, c = vacated[0], captured[0]
         if _clearly_most(outline_fell(), 0.3) == c and outline_delta()[v] > -0.15 and _may_take(known, c, v):
             vacated, captured = [c], [v]
-        # The taker left half-way between the taken piece's point and an empty neighbour, which reads a piece and
-        # changed by half the level (under the level where the taken piece's ink already leant over it): where its
-        # round outline stands half-way between the two, it stands between them (5.10; liu game 180, ply 34: the
-        # red pawn g4 took g5 and was left towards g6, which read 0.46 occupied before and 0.97 after and changed
-        # 0.095 at the level 0.154; the disc 0.51 off each)
+        # The taker left half-way between the taken piece's point and a neighbour: an empty one, which changed by
+        # half the level (under the level where the taken piece's ink already leant over it, or where the taker's
+        # ink reads as none), or the point it came from. Where a round outline as plain as the standing pieces'
+        # stands half-way between the two, seen from each, the taker stands between them (5.10; liu game 180, ply
+        # 34: the red pawn g4 took g5 and was left towards g6, which read 0.46 occupied before and 0.97 after and
+        # changed 0.095 at the level 0.154; liu game 242, ply 16: the red cannon b6 took g6 and was left towards g5,
+        # which read 0.16 occupied; liu game 255, ply 29: the black pawn g6 took g5 and was left half-way back)
         v, c = vacated[0], captured[0]
         standing = pieces_but(v, c)
-        beside = [k for k in neighbours(c) if known[k] == "." and k not in taken and occ[k] > 0.5
-                  and change[k] > 0.5 * lvl]
-        if (len(beside) == 1 and len(standing) >= 5
-                and _half_way_between(view_circles(), c, beside[0], standing, cfg)):
-            misaligned.append((min(c, beside[0]), max(c, beside[0])))
-            taken.update((c, beside[0]))
-            captured, fresh = [], [misaligned[-1]]
+        beside = [k for k in neighbours(c) if k not in taken
+                  and (k == v or (known[k] == "." and change[k] > 0.5 * lvl))]
+        half = [k for k in beside if len(standing) >= 5 and _half_way_between(view_circles(), c, k, standing, cfg)]
+        if len(half) == 1:
+            _, near = find_discs(view_circles(), POINTS_UV[c:c + 1], reach=0.7, px=S)
+            if float(near[0]) >= 0.8 * float(np.median(outlines.discs()[standing])):
+                k = half[0]
+                misaligned.append((min(c, k), max(c, k)))
+                taken.update((c, k))
+                captured, fresh = [], [misaligned[-1]]
+                if k == v:
+                    vacated = []  # (its old point is one of the two)
     if len(vacated) == 1 and len(arrived) == 1 and captured and not fresh:
         # A move goes to one point: an empty one, or one where it took. Where a piece arrived on an empty point and
         # a piece of the other side changed as well (a shadow passing over the board with the hand), it took there

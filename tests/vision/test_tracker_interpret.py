@@ -656,3 +656,38 @@ def test_a_taker_left_half_way_towards_an_empty_point_the_taken_pieces_ink_leant
     squares, placed, _, misaligned = interpret(known, ref_view, ref, _pieces_view(["g5"], 1), now, TrackerConfig(),
                                                change=change)
     assert squares == after and placed == [point_index("g5")] and not misaligned
+
+
+def test_a_taker_left_half_way_back_towards_its_own_point() -> None:
+    # (liu game 255, scene 7255, ply 29) the black pawn g6 took the red cannon g5 and was left half-way back towards
+    # g6: both points read a piece and both outlines fell, and the move read as a plain capture on g5. The disc
+    # stands 0.5 off each.
+    known = _moved(START_SQUARES, "h2", "g5")
+    after = _moved(known, "g6", "g5")
+    change = np.full(90, 0.02)
+    change[point_index("g5")], change[point_index("g6")] = 0.27, 0.31
+    ref = _reading(known)
+    now = _reading(after, g5={"red": 0.01}, g6={"occupied": 0.98, "red": 0.01, "offset": (0.03, 0.44)})
+    squares, placed, nudged, misaligned = interpret(known, _pieces_view(["g5", "g6"]), ref,
+                                                    _pieces_view([], 1, ("g5", "g6")), now, TrackerConfig(),
+                                                    change=change)
+    assert misaligned == [(point_index("g6"), point_index("g5"))]
+    assert squares[point_index("g5")] == squares[point_index("g6")] == "?" and not placed and not nudged
+
+
+def test_a_piece_half_way_towards_a_point_it_cannot_go_to_is_not_read_as_gone_there() -> None:
+    # (liu game 275, scene 7275, ply 14) the advisor f0-e1 left half-way towards e2: e2 changed 0.113 and read 0.35
+    # occupied, e1 0.071 and 0.14, at the level 0.09, so no point read an arrival and the faint ink at e2 was taken
+    # as where it went: f0-e2, which an advisor cannot play. Its round outline stands half-way between e1 and e2.
+    known = START_SQUARES
+    change = np.full(90, 0.008)
+    change[point_index("f0")], change[point_index("e2")], change[point_index("e1")] = 0.19, 0.113, 0.071
+    ref = _reading(known)
+    now = _reading(_moved(known, "f0", "e1"), f0={"occupied": 0.01, "density": 0.0},
+                   e1={"occupied": 0.14, "density": 0.10}, e2={"occupied": 0.35, "density": 0.14, "red": 0.35})
+    squares, placed, nudged, misaligned = interpret(known, _pieces_view(["f0"]), ref,
+                                                    _pieces_view([], 1, ("e1", "e2")), now, TrackerConfig(),
+                                                    change=change)
+    assert misaligned == [(point_index("e2"), point_index("e1"))]
+    assert squares[point_index("f0")] == "." and squares[point_index("e1")] == squares[point_index("e2")] == "?"
+    assert not placed and not nudged
