@@ -1038,13 +1038,14 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         arrived = went_where_it_could(went_from, _where_it_could_go(known, went_from, arrived, change, lvl))
     if (went_from is not None and known[went_from] in _CASED and len(arrived) == 1 and known[arrived[0]] == "."
             and ref_view is not None and len(pieces_but(went_from)) >= 5):
-        # The piece went where it could and its ink peak lies well over towards an empty neighbour it could also
-        # go to, which changed though it reads under half a piece: where its round outline stands half-way between
-        # the two, it was left there (5.10; hard game 270: the cannon b7-e7 left between e7 and f7, f7 changed 0.10
-        # and read 0.30 occupied; the ink peaks, less a median parallax of 0.28 across, did not agree)
+        # The piece went where it could and its ink peak lies well over towards an empty neighbour, which changed
+        # though it reads under half a piece: where its round outline stands half-way between the two, it was left
+        # there (5.10; hard game 270: the cannon b7-e7 left between e7 and f7, f7 changed 0.10 and read 0.30
+        # occupied; the ink peaks, less a median parallax of 0.28 across, did not agree). The neighbour need not be
+        # a point the piece could go to (liu game 238, ply 16: the rook i0-h0 left towards h1, which changed 0.095
+        # at the level 0.151; the disc 0.52 and 0.50 off the two)
         a = arrived[0]
         towards = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > 0.5 * lvl
-                   and _reaches(known, went_from, k)
                    and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= 0.25]
         if len(towards) == 1 and _half_way_between(view_circles(), a, towards[0], pieces_but(went_from), cfg):
             misaligned.append((min(a, towards[0]), max(a, towards[0])))

@@ -691,3 +691,21 @@ def test_a_piece_half_way_towards_a_point_it_cannot_go_to_is_not_read_as_gone_th
     assert misaligned == [(point_index("e2"), point_index("e1"))]
     assert squares[point_index("f0")] == "." and squares[point_index("e1")] == squares[point_index("e2")] == "?"
     assert not placed and not nudged
+
+
+def test_a_piece_half_way_towards_a_neighbour_it_could_not_have_gone_to() -> None:
+    # (liu game 238, scene 7238, ply 16) the rook i0-h0 left half-way towards h1, which changed 0.095 at the level
+    # 0.151 and read a piece; a rook from i0 cannot go to h1, so the pair was never looked for and the rook read as
+    # on h0. Its round outline stands 0.52 and 0.50 off the two.
+    known = _moved(START_SQUARES, "h0", "g2")
+    change = np.full(90, 0.05)
+    change[point_index("i0")], change[point_index("h0")], change[point_index("h1")] = 0.209, 0.207, 0.095
+    ref = _reading(known)
+    now = _reading(_moved(known, "i0", "h0"), i0={"occupied": 0.01, "density": 0.0},
+                   h0={"offset": (-0.28, -0.34)}, h1={"occupied": 0.99, "density": 0.2, "offset": (0.06, -0.37)})
+    squares, placed, nudged, misaligned = interpret(known, _pieces_view(["i0"]), ref,
+                                                    _pieces_view([], 1, ("h0", "h1")), now, TrackerConfig(),
+                                                    change=change)
+    assert misaligned == [(point_index("h1"), point_index("h0"))]
+    assert squares[point_index("i0")] == "." and squares[point_index("h0")] == squares[point_index("h1")] == "?"
+    assert not placed and not nudged
