@@ -1635,13 +1635,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # changed 0.095 at the level 0.154; liu game 242, ply 16: the red cannon b6 took g6 and was left towards g5,
         # which read 0.16 occupied; liu game 255, ply 29: the black pawn g6 took g5 and was left half-way back)
         v, c = vacated[0], captured[0]
-        standing = pieces_but(v, c)
+        others = pieces_but(v, c)  # (not `standing`: outline_half_way reads that one)
         beside = [k for k in neighbours(c) if k not in taken
                   and (k == v or (known[k] == "." and change[k] > 0.5 * lvl))]
-        half = [k for k in beside if len(standing) >= 5 and _half_way_between(view_circles(), c, k, standing, cfg)]
+        half = [k for k in beside if len(others) >= 5 and _half_way_between(view_circles(), c, k, others, cfg)]
         if len(half) == 1:
             _, near = find_discs(view_circles(), POINTS_UV[c:c + 1], reach=0.7, px=S)
-            if float(near[0]) >= 0.8 * float(np.median(outlines.discs()[standing])):
+            if float(near[0]) >= 0.8 * float(np.median(outlines.discs()[others])):
                 k = half[0]
                 misaligned.append((min(c, k), max(c, k)))
                 taken.update((c, k))
