@@ -1069,31 +1069,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     leaning: list[int] = []  # points showing only the ink of a piece on a neighbouring point: as they were
     emptied_too: list[int] = []  # the other point of a piece between two that left: empty as well
     standing = pieces_but(*was_occ)
-    def peaks_meet(a: int, b: int) -> bool:
-        """The ink peaks followed from a and b lie towards each other, together about a spacing (one piece's ink;
-        parallax left in)."""
-        d = POINTS_UV[b] - POINTS_UV[a]
-        pa, pb = float(np.dot(reading.offset[a], d)), float(np.dot(reading.offset[b], -d))
-        return pa >= 0.25 and pb >= 0.25 and 0.7 <= pa + pb <= 1.3
-
-    def outline_half_way(a: int, b: int) -> bool:
-        """The round outline stands half-way between a and b seen from both; or seen from one, where the other's
-        nearest strong outline is another's (a piece on the next point) and the two ink peaks meet."""
-        score = view_circles()
-        if _half_way_between(score, a, b, standing, cfg):
-            return True
-        return ((_half_way_towards(score, a, standing, cfg) == b or _half_way_towards(score, b, standing, cfg) == a)
-                and peaks_meet(a, b))
-
     if (len(arrived) == 2 and arrived[1] in neighbours(arrived[0]) and ref_view is not None and len(standing) >= 5
-            and outline_half_way(arrived[0], arrived[1])):
+            and _half_way_between(view_circles(), arrived[0], arrived[1], standing, cfg)):
         # Both points show ink of one piece: where its round outline stands half-way between them (the centre
         # `misaligned_from` or more off each), the piece stands between the two (5.10). The outline places it where
         # the ink peaks do not: parallax differs across the view, the ink peaks take the board's median (hard game
         # 387: the rook i8-d8 left between d8 and c8, its disc 0.50 off each; the ink peaks, less the median
-        # parallax, placed it 0.30 from c8). Seen from one of the two it is enough where the ink peaks meet (liu
-        # game 271, ply 9: the rook i8-d8 left towards d7, the disc 0.50 off d8; the strongest outline near d7 was
-        # 0.60 off it, across; the peaks 0.44 and 0.47 towards each other)
+        # parallax, placed it 0.30 from c8)
         misaligned.append((arrived[0], arrived[1]))
         taken.update(arrived)
         arrived = []

@@ -709,30 +709,3 @@ def test_a_piece_half_way_towards_a_neighbour_it_could_not_have_gone_to() -> Non
     assert misaligned == [(point_index("h1"), point_index("h0"))]
     assert squares[point_index("i0")] == "." and squares[point_index("h0")] == squares[point_index("h1")] == "?"
     assert not placed and not nudged
-
-
-def test_a_piece_half_way_seen_so_from_one_point_where_the_ink_peaks_meet() -> None:
-    # (liu game 271, scene 7271, ply 9) the rook i8-d8 left half-way towards d7: both points read a piece and
-    # changed, the outline stands 0.50 off d8 towards d7, but the strongest outline near d7 is another's, 0.60 off
-    # it and 0.28 across the line; the ink peaks lie 0.44 and 0.47 towards each other. Read as on d8.
-    known = _moved(START_SQUARES, "i9", "i8")
-    change = np.full(90, 0.01)
-    change[point_index("i8")], change[point_index("d8")], change[point_index("d7")] = 0.195, 0.096, 0.102
-    ref = _reading(known)
-    now = _reading(_moved(known, "i8", "d8"), i8={"occupied": 0.01, "density": 0.0},
-                   d8={"occupied": 0.95, "offset": (-0.03, 0.44)},
-                   d7={"occupied": 0.89, "red": 0.01, "density": 0.3, "offset": (-0.12, -0.47)})
-    # (the camera's parallax: the pieces' top faces seen 0.2 of a spacing down the view from their points, so that
-    # the two ink peaks, less it, place the piece 0.28 from d8)
-    now.offset[now.occupied > 0.5] += (0.0, 0.2)
-    now.offset[point_index("d8")], now.offset[point_index("d7")] = (-0.03, 0.44), (-0.12, -0.47)
-    view = _pieces_view([], 1, ("d8", "d7"))
-    x, y = _px("d7")
-    # (another piece's outline, stronger, 0.6 off d7 and across: a disc beside the board's line)
-    cv2.circle(view, (x + round(0.28 * S), y + round(0.53 * S)), round(0.44 * S), (235, 245, 250), -1, cv2.LINE_AA)
-    cv2.circle(view, (x + round(0.28 * S), y + round(0.53 * S)), round(0.36 * S), (10, 10, 150), 3, cv2.LINE_AA)
-    squares, placed, nudged, misaligned = interpret(known, _pieces_view(["i8"]), ref, view, now, TrackerConfig(),
-                                                    change=change)
-    assert misaligned == [(point_index("d8"), point_index("d7"))]
-    assert squares[point_index("i8")] == "." and squares[point_index("d8")] == squares[point_index("d7")] == "?"
-    assert not placed and not nudged
