@@ -1617,7 +1617,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # changed 0.095 at the level 0.154; liu game 242, ply 16: the red cannon b6 took g6 and was left towards g5,
         # which read 0.16 occupied; liu game 255, ply 29: the black pawn g6 took g5 and was left half-way back)
         v, c = vacated[0], captured[0]
-        others = pieces_but(v, c)  # (not `standing`: outline_half_way reads that one)
+        others = pieces_but(v, c)
         beside = [k for k in neighbours(c) if k not in taken
                   and (k == v or (known[k] == "." and change[k] > 0.5 * lvl))]
         half = [k for k in beside if len(others) >= 5 and _half_way_between(view_circles(), c, k, others, cfg)]
