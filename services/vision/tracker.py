@@ -880,6 +880,14 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         """How much each point not known to hold a piece saw an outline come (elsewhere 0)."""
         return np.where(is_piece, 0.0, outline_delta())
 
+    def set_down_near(src: int) -> list[int]:
+        """The empty points the piece on `src` could go to within half a spacing of where the hand's fingertips
+        went on to from where they took it up (`set_down`), before they drew back."""
+        if set_down is None:
+            return []
+        return [i for i in range(90) if known[i] in ".?" and i not in taken and _reaches(known, src, i)
+                and float(np.hypot(*(POINTS_UV[i] - POINTS_UV[src] - set_down))) < 0.5]
+
     # A change of the light (exposure, a passing shadow) raises every point's change a little; a move changes its
     # points far more: what counts as changed is judged against how much the board as a whole changed.
     lvl = _change_level(change, cfg)
@@ -1493,9 +1501,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 nudged = [i for i in nudged if i != dests[0]]
         elif (len(vacated) == 1 and set_down is not None and occ[vacated[0]] < 0.05
               and dens[vacated[0]] < 0.5 * ref_dens[vacated[0]]
-              and len(near := [i for i in range(90) if known[i] in ".?" and i not in taken
-                               and _reaches(known, vacated[0], i)
-                               and float(np.hypot(*(POINTS_UV[i] - POINTS_UV[vacated[0]] - set_down))) < 0.5]) == 1
+              and len(near := set_down_near(vacated[0])) == 1
               and (change[near[0]] > 0.3 * lvl or outline_delta()[near[0]] > 0.1)):
             # The point left lost most of its ink and no point it could go to changed clearly more than the others
             # (glare over the disc set down: hard game 820, ply 1, the black cannon b7-d7, d7 changed 0.069 at the
@@ -1524,13 +1530,25 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         nudged.extend(captured[1:])
         captured = captured[:1]
     if (not fresh and not arrived and not captured and len(vacated) <= 1 and ref_view is not None
-            and float(change.max()) > lvl):
+            and (float(change.max()) > lvl or set_down is not None)):
         # The inks and the changes found no whole move (a piece whose ink does not read: red ink on a yellow board,
         # glare; an emptied point whose printed marks read as ink), but the pieces' round outlines may: one known
         # piece's outline gone and one empty point's come, each clearly more than anywhere else (hard games 211,
         # 215, 219, 238: the source's outline fell by 0.46-0.59, the destination's rose by 0.24-0.57, no other
         # point's by more than 0.15).
         src, dst = _clearly_most(outline_fell(), 0.3), _clearly_most(outline_came(), 0.2)
+        if src is None and dst is None and len(vacated) == 1 and known[vacated[0]] in _CASED:
+            # A point already found emptied (no ink left, its outline gone) whose outline fell most, though under
+            # glare less clearly (other pieces' outlines wash out a little with the light), and one empty point
+            # it could go to where an outline came clearly most and which changed over the board's median: it
+            # went there (liu game 54, ply 34: the red cannon e6-e5 into a glare spot; e6's outline fell 0.29,
+            # the glared pawn c4's 0.18, e5's rose 0.18, no other point's over 0.08; e5 changed 0.021, the
+            # median 0.016)
+            v, k = vacated[0], _clearly_most(outline_came(), 0.15)
+            fell = outline_fell()
+            if (k is not None and known[k] == "." and k not in taken and _reaches(known, v, k)
+                    and fell[v] >= 0.2 and fell[v] >= float(fell.max()) and change[k] > float(np.median(change))):
+                src, dst = v, k
         gone = src is not None and known[src] in _CASED and src not in taken and vacated in ([], [src])
         pair = _pair_left(known, taken, view_circles(), ref_circles()) if src is None and not vacated else None
         if pair is not None and dst is not None and known[dst] == "." and dst not in taken:
@@ -1565,6 +1583,15 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             came_on = [k for k in now_on if not _stands_on(outlines, k, standing, before=True)]
             if len(now_on) == 1 and came_on == now_on:
                 dst = now_on[0]
+        if gone and dst is None and len(near := set_down_near(src)) == 1:
+            # Or the hand showed where (as where the ink told the point left): the one empty point it could go to
+            # near where the fingertips set it down, where an outline came a little and which changed over the
+            # board's median (liu game 54, ply 35: the black rook b5-d5 into a glare spot that read no ink at
+            # either; b5's outline fell 0.31, no other's over 0.08; d5's rose 0.09, changed 0.020, the median 0.016;
+            # the fingertips went on 1.6 files across)
+            k = near[0]
+            if outline_delta()[k] > 0.05 and change[k] > float(np.median(change)):
+                dst = k
         if gone and dst is None and not _stands_on(outlines, src, pieces_but(src)):
             # No disc came anywhere, and none stands on the source any more: the piece took. (One still standing
             # there, its outline fallen by a third, was touched: liu game 253, ply 16, the rook h0 nudged, its
