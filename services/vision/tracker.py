@@ -1572,6 +1572,19 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                     and all(known[k] in ".?" and k not in taken and _reaches(known, src, k) for k in (a, b))
                     and _half_way_between(view_circles(), a, b, pieces_but(src), cfg)):
                 dst = a
+        if gone and dst is None and len(pieces_but(src)) >= 5:
+            # Or two empty points side by side both changed, at least half the level, one of them where the piece
+            # could go, and its disc stands half-way between them, seen from each (5.10): it went to that one and
+            # was left towards the other, which need not be one it could go to (liu game 67, ply 36: the cannon
+            # c4-d4 left towards d3; d4 changed 0.093, d3 0.113 at the level 0.090, the disc 0.50 and 0.51 off the
+            # two; c4's outline fell 0.43 but its ink only by half, and the move read as the cannon pushed)
+            both = [k for k in range(90) if known[k] == "." and k not in taken and change[k] > 0.5 * lvl]
+            pairs = [(a, b) for a in both for b in neighbours(a) if b in both and a < b
+                     and (_reaches(known, src, a) or _reaches(known, src, b))
+                     and _half_way_between(view_circles(), a, b, pieces_but(src), cfg)]
+            if len(pairs) == 1:
+                a, b = pairs[0]
+                dst = a if _reaches(known, src, a) else b
         if gone and dst is None:
             # Or, where the outline rose less, the one empty point it could go to on which a round outline now
             # stands plainly and did not before, and which changed (liu game 54, ply 22: the red pawn e3-e4 on a
