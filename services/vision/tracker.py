@@ -1579,9 +1579,11 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # c4-d4 left towards d3; d4 changed 0.093, d3 0.113 at the level 0.090, the disc 0.50 and 0.51 off the
             # two; c4's outline fell 0.43 but its ink only by half, and the move read as the cannon pushed)
             both = [k for k in range(90) if known[k] == "." and k not in taken and change[k] > 0.5 * lvl]
+            standing = pieces_but(src)
             pairs = [(a, b) for a in both for b in neighbours(a) if b in both and a < b
                      and (_reaches(known, src, a) or _reaches(known, src, b))
-                     and _half_way_between(view_circles(), a, b, pieces_but(src), cfg)]
+                     and _plain_disc_near(view_circles(), [a, b], outlines.discs(), standing)
+                     and _half_way_between(view_circles(), a, b, standing, cfg)]
             if len(pairs) == 1:
                 a, b = pairs[0]
                 dst = a if _reaches(known, src, a) else b
@@ -1661,15 +1663,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         beside = [k for k in neighbours(c) if k not in taken
                   and (k == v or (known[k] == "." and change[k] > 0.5 * lvl))]
         half = [k for k in beside if len(others) >= 5 and _half_way_between(view_circles(), c, k, others, cfg)]
-        if len(half) == 1:
-            _, near = find_discs(view_circles(), POINTS_UV[c:c + 1], reach=0.7, px=S)
-            if float(near[0]) >= 0.8 * float(np.median(outlines.discs()[others])):
-                k = half[0]
-                misaligned.append((min(c, k), max(c, k)))
-                taken.update((c, k))
-                captured, fresh = [], [misaligned[-1]]
-                if k == v:
-                    vacated = []  # (its old point is one of the two)
+        if len(half) == 1 and _plain_disc_near(view_circles(), [c], outlines.discs(), others):
+            k = half[0]
+            misaligned.append((min(c, k), max(c, k)))
+            taken.update((c, k))
+            captured, fresh = [], [misaligned[-1]]
+            if k == v:
+                vacated = []  # (its old point is one of the two)
     if len(vacated) == 1 and len(arrived) == 1 and captured and not fresh:
         # A move goes to one point: an empty one, or one where it took. Where a piece arrived on an empty point and
         # a piece of the other side changed as well (a shadow passing over the board with the hand), it took there
@@ -1746,13 +1746,12 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         a, b = nudged
         standing = pieces_but(a, b)
         if (known[a] in _CASED and known[b] in _CASED and (_may_take(known, a, b) or _may_take(known, b, a))
-                and max(occ[a], occ[b]) < 0.8 and len(standing) >= 5):
-            median = float(np.median(outlines.discs()[standing]))
-            _, near = find_discs(view_circles(), POINTS_UV[[a, b]], reach=0.7, px=S)
-            if float(near.max()) >= 0.8 * median and _half_way_between(view_circles(), a, b, standing, cfg):
-                misaligned.append((a, b))
-                taken.update((a, b))
-                nudged, fresh = [], [misaligned[-1]]
+                and max(occ[a], occ[b]) < 0.8 and len(standing) >= 5
+                and _plain_disc_near(view_circles(), [a, b], outlines.discs(), standing)
+                and _half_way_between(view_circles(), a, b, standing, cfg)):
+            misaligned.append((a, b))
+            taken.update((a, b))
+            nudged, fresh = [], [misaligned[-1]]
     if (len(vacated) == 1 and len(arrived) == 1 and not captured and not fresh and ref_view is not None
             and arrived[0] in neighbours(vacated[0]) and known[vacated[0]] in _CASED):
         # A piece pushed towards an empty neighbour reads as having gone there where its ink now lies more on the
@@ -2053,6 +2052,14 @@ def _outline_moved(outlines: Outlines, i: int, pieces: list[int], cfg: TrackerCo
     own = max(float(np.hypot(*now)), float(np.hypot(*then))) < 0.6
     return ((own and float(np.hypot(*(now - then))) >= cfg.touch_moved)
             or float(outlines.rise()[i]) <= -cfg.lift_outline_fall)
+
+
+def _plain_disc_near(score: np.ndarray, points: list[int], discs: np.ndarray, standing: list[int]) -> bool:
+    """A round outline as plain as the standing pieces' (0.8 of their median, `discs` per point) is centred within
+    0.7 of one of `points` (a piece half-way between two points stands 0.5 from each): where none is, the strongest
+    circle nearby is the board's own print or its noise, and where it lies tells nothing."""
+    _, near = find_discs(score, POINTS_UV[points], reach=0.7, px=S)
+    return float(near.max()) >= 0.8 * float(np.median(discs[standing]))
 
 
 def _half_way_between(score: np.ndarray, a: int, b: int, pieces: list[int], cfg: TrackerConfig) -> bool:

@@ -786,3 +786,38 @@ def test_a_move_into_a_glare_spot_told_by_where_the_hand_set_the_piece_down() ->
     assert seen(None)[point_index("d5")] == "."
     assert seen(np.array([0.9, 0.1]))[point_index("c5")] == "."
     assert seen(np.array([1.62, 0.19]), {**rise, "d5": 0.02})[point_index("d5")] == "."
+
+
+def test_a_piece_gone_half_way_between_two_empty_points_that_both_changed(monkeypatch) -> None:
+    # (liu game 67, scene 7067, ply 37) the red cannon c4-d4 left half-way towards d3, which it could not go to.
+    # c4 changed 0.200 and its ink fell only by half (0.129 -> 0.066 density, 0.18 occupied); d4 changed 0.093 and
+    # d3 0.113 at the level 0.090, neither reading any ink (0.05, 0.03 occupied), and no outline rose at either
+    # point's own place (the disc stands 0.5 off each). Looked for within 0.7, the circle near d4 rose only 0.187
+    # (the cannon's own top face, seen towards d4, stood near it before), under the 0.2 `_disc_came` asks, so it
+    # found nothing (the drawn discs here rise fully: it is left out): the cannon read as pushed, and the pair was
+    # never reported. The disc between the two scored 0.74, the standing pieces' median 0.84.
+    monkeypatch.setattr(tracker_module, "_disc_came", lambda *a: None)
+    known = _moved(START_SQUARES, "b2", "c4")
+    change = np.full(90, 0.013)
+    change[point_index("c4")], change[point_index("d3")], change[point_index("d4")] = 0.200, 0.113, 0.093
+    ref = _reading(known)
+    faint = {"c4": {"occupied": 0.18, "density": 0.066}, "d4": {"occupied": 0.05, "density": 0.040},
+             "d3": {"occupied": 0.03, "density": 0.026}}
+    now = _reading(_moved(known, "c4", "d4"), **faint)
+    ref_view = _pieces_view(_standing(known))
+    view = _pieces_view(_standing(_moved(known, "c4", "d4"), "d4"), 1, ("d4", "d3"))
+
+    def seen(change: np.ndarray, view: np.ndarray = view) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
+        return interpret(known, ref_view, ref, view, now, TrackerConfig(), change=change)
+
+    squares, placed, nudged, misaligned = seen(change)
+    assert [set(pair) for pair in misaligned] == [{point_index("d4"), point_index("d3")}]
+    assert squares[point_index("c4")] == "." and squares[point_index("d4")] == squares[point_index("d3")] == "?"
+    assert not placed and not nudged
+    # Not where one of the two changed by less than half the level (d3 0.03): the disc between them is no reason
+    # to take a point that did not change for where the piece went
+    less = change.copy()
+    less[point_index("d3")] = 0.03
+    assert not seen(less)[3]
+    # nor where no disc stands between them (the piece is elsewhere, not looked for by this rule)
+    assert not seen(change, _pieces_view(_standing(_moved(known, "c4", "d4"), "d4"), 1))[3]
