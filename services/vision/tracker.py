@@ -457,7 +457,13 @@ class Tracker:
             # vacated edge point with its shadow), unless it was a moving hand a moment ago: a hand resting on a
             # piece (5.1 touch) stays a hand for `hand_rest_us`, or `hand_still_us` while it reaches in over the
             # edge of the board.
-            if moved is None or float(moved[hand_mask > 0].mean()) >= 0.02:
+            # (or, where a hand was over the board a frame ago, anything on the board moved as a hand moves: the
+            # mask's share alone is diluted where the mask is larger than the hand. Liu game 254, ply 24: a camera
+            # shifted by under a pixel made the hand's mask 68 cells, the fingers over g0 and h0 at the corner
+            # moved 800-1,700 px a frame, 1.2 % of the mask; the hand read as resting, was lined up at 3.6 cells,
+            # under an arm's 4, and gone, and the board read still at once with the fingers on it as touches)
+            if (moved is None or float(moved[hand_mask > 0].mean()) >= 0.02
+                    or (state.hand and _changed(moved) and _blobs_moved(moved))):
                 state = replace(state, hand_moved_at=t_us)
             elif not state.hand or state.hand_moved_at is None:
                 hand = False

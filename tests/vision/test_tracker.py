@@ -739,6 +739,21 @@ def test_a_camera_shifted_under_a_pixel_under_the_hand_leaves_no_arm(shared_data
     assert stable == [position.squares(), position.play(Move.parse("c0e2")).squares()]
 
 
+def test_fingers_moving_at_the_corner_under_a_shifted_camera_are_a_hand_moving(shared_data) -> None:
+    """Liu game 254 (scene 7254), ply 24: the camera, bumped at ply 15, was followed to under a pixel, so the hand's
+    mask against the last still board covered 68 cells, most of them lines; the fingers moving over g0 and h0 at the
+    corner changed 800-1,700 px a frame, 1.2 % of the mask, under the 2 % that counted as the hand moving. The hand
+    read as resting, lined up it was 3.6 cells, under an arm's 4, and so gone: the board read still at once with
+    the fingers on it, g0 and h0 as touched (false 5.1 touches), and h0 again at the next still board. (The whole
+    game as gamecheck runs it: the tracker's own following of the bump is what leaves the shift.)"""
+    from gamecheck import check_game, load_games
+
+    fen, moves = load_games(shared_data / "games" / "liu_dahua_iccs.jsonl", 255, 40)[254]
+    res = check_game(fen, moves, 7254, difficulty="hard", truth_fit=True, adopt="moves")
+    assert res.false_touched == []
+    assert res.inferred_ok == 40, res.wrong
+
+
 def test_a_piece_set_down_beside_another_does_not_touch_it(shared_data) -> None:
     """Hard game 830 (scene 1830), ply 39: the black cannon b7-b6, set down beside the pawn a6. The outline nearest
     a6 was then the cannon's, 0.92 of a spacing off towards b6, and the pawn read as touched (a false 5.1 touch)."""
@@ -1053,22 +1068,20 @@ def test_a_piece_moved_one_point_and_left_half_way_back_names_both(shared_data, 
     assert _first_moves(shared_data, 326, 25).inferred_ok < 25
 
 
-def test_where_a_piece_came_from_or_took_is_where_its_move_reaches(shared_data, monkeypatch) -> None:
+def test_where_a_piece_came_from_or_took_is_where_its_move_reaches(shared_data) -> None:
     """Hard game 350, move 28: the red cannon b5 took the black rook h5 over a screen, its red ink read as none: h5
     changed 0.049 and black pieces the cannon cannot reach up to 0.04, so that no capture was clearly most. Hard game
     358, move 6: the red horse h0-g2, h0 in a dim corner (read 0.10 occupied before the move): of the pieces whose
     points read empty, only the horse can reach g2. Before the pieces' moves were looked at, both games were lost
     there."""
-    from xqarb.vision import tracker as tracker_module
-
     for game, n in ((350, 29), (358, 7)):
         inferred, wrong = _first_moves_inferred(shared_data, game, n)
         assert inferred == n, (game, wrong)
-    monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
-    monkeypatch.setattr(tracker_module, "reach", lambda *a: None)  # every piece reaches anywhere
-    assert _first_moves_inferred(shared_data, 350, 29)[0] < 29
-    # (358's horse is now found without its reach too: of the pieces whose point changed at half the level, only
-    # the horse's round outline is gone; test_a_piece_gone_from_an_edge_point_that_still_reads_like_a_piece)
+    # (Both are now found without the pieces' reach too: 358's horse is the only piece whose round outline is gone,
+    # test_a_piece_gone_from_an_edge_point_that_still_reads_like_a_piece; and since a hand's moving is told by
+    # anything on the board moving, 350's still boards fall at other frames, and move 28 was read without it (why,
+    # not looked into). What the reach does on 350's readings of that move is shown by
+    # test_tracker_interpret.py::test_a_capture_whose_taker_reads_as_none_is_where_its_move_reaches.)
 
 
 def test_a_piece_left_between_two_points_that_takes(shared_data, monkeypatch) -> None:

@@ -821,3 +821,26 @@ def test_a_piece_gone_half_way_between_two_empty_points_that_both_changed(monkey
     assert not seen(less)[3]
     # nor where no disc stands between them (the piece is elsewhere, not looked for by this rule)
     assert not seen(change, _pieces_view(_standing(_moved(known, "c4", "d4"), "d4"), 1))[3]
+
+
+def test_a_capture_whose_taker_reads_as_none_is_where_its_move_reaches(monkeypatch) -> None:
+    # (hard game 350, scene 1350, move 28) the red cannon b5 took the black rook h5 over the screen e5, and its red
+    # ink read as none on h5: h5 changed 0.049, black pieces the cannon cannot reach up to 0.04 (a shadow passing),
+    # so that among all black pieces none changed clearly most; of those it can take, h5 changed clearly most.
+    known = _moved(_moved(_moved(START_SQUARES, "b2", "b5"), "a9", "h5"), "e6", "e5")
+    after = _moved(known, "b5", "h5")
+    change = np.full(90, 0.013)
+    change[point_index("b5")], change[point_index("h5")] = 0.30, 0.049
+    change[point_index("c6")], change[point_index("g6")] = 0.04, 0.035
+    ref = _reading(known, h5={"density": 0.165})
+    now = _reading(known, b5={"occupied": 0.01, "density": 0.002}, h5={"occupied": 0.2, "density": 0.027})
+    ref_view = _pieces_view(_standing(known))
+    view = _pieces_view(_standing(after), seed=1)
+
+    def seen() -> str:
+        return interpret(known, ref_view, ref, view, now, TrackerConfig(), change=change)[0]
+
+    assert seen() == after
+    # the cannon's reach does it: were every piece to reach anywhere, c6 and g6 changed about as much as h5
+    monkeypatch.setattr(tracker_module, "reach", lambda *a: None)
+    assert seen() != after
