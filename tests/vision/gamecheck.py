@@ -58,6 +58,7 @@ class GameResult:
     misaligned_reported: int = 0
     misaligned_false: int = 0  # pairs reported where no piece stood between those two points
     misaligned_missed: list[str] = field(default_factory=list)  # "ply N a/b": pieces half-way never reported
+    misaligned_false_pairs: list[str] = field(default_factory=list)  # "ply N a/b": pairs reported where none stood
     false_lifts: int = 0
     captured_lifts: int = 0  # of those, the taken piece lifted off the board by the taker's hand (a real lift)
     lifts_reported: int = 0
@@ -139,7 +140,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     ply = 0
     pending_designation: list[Move] = []
     truth_misaligned: dict[tuple[str, str], int] = {}  # each pair a piece stood half-way between: its ply
-    reported_misaligned: set[tuple[str, str]] = set()
+    reported_misaligned: dict[tuple[str, str], int] = {}  # each pair reported: the ply it was first reported at
     lifted_truth: set[str] = set()
     captured_truth: set[str] = set()  # points whose taken piece the hand lifted off the board
     # the points touched since the last BoardStable: nudged, or changed by a move, or a piece half-way
@@ -187,7 +188,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                     res.false_lifted.append(f"ply {tr.ply} {o.fields['point']}")
                     res.captured_lifts += o.fields["point"] in captured_truth
             elif o.type == "PieceMisaligned":
-                reported_misaligned.add(tuple(sorted(o.fields["points"])))
+                reported_misaligned.setdefault(tuple(sorted(o.fields["points"])), tr.ply)
             elif o.type == "PieceNudged":
                 res.nudges_reported += 1
                 if o.fields["point"] not in touched:
@@ -263,7 +264,9 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     res.moves = len(moves)
     res.misaligned_truth = len(truth_misaligned)
     res.misaligned_reported = len(truth_misaligned.keys() & reported_misaligned)
-    res.misaligned_false = len(reported_misaligned - truth_misaligned.keys())
+    res.misaligned_false = len(reported_misaligned.keys() - truth_misaligned.keys())
+    res.misaligned_false_pairs = [f"ply {k} {a}/{b}" for (a, b), k in reported_misaligned.items()
+                                  if (a, b) not in truth_misaligned]
     res.misaligned_missed = [f"ply {k} {a}/{b}" for (a, b), k in truth_misaligned.items()
                              if (a, b) not in reported_misaligned]
     res.seconds = time.time() - t0
@@ -327,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
               f"false lifts {r.false_lifts} ({r.captured_lifts} a taken piece), false touches {r.false_touches}, "
               f"{r.frames} frames, {r.seconds:.0f}s  "
               f"{r.wrong[:2]}" + (f"  half-way not reported: {r.misaligned_missed}" if r.misaligned_missed else "")
+              + (f"  pairs where none stood: {r.misaligned_false_pairs}" if r.misaligned_false_pairs else "")
               + (f"  touched where none: {r.false_touched}" if r.false_touched else "")
               + (f"  lifted where none: {r.false_lifted}" if r.false_lifted else ""),
               flush=True)
