@@ -1581,7 +1581,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         if gone and dst is None and len(pieces_but(src)) >= 5:
             # Or two empty points side by side both changed, at least half the level, one of them where the piece
             # could go, and its disc stands half-way between them, seen from each (5.10): it went to that one and
-            # was left towards the other, which need not be one it could go to (liu game 67, ply 36: the cannon
+            # was left towards the other, which need not be one it could go to (liu game 67, ply 37: the cannon
             # c4-d4 left towards d3; d4 changed 0.093, d3 0.113 at the level 0.090, the disc 0.50 and 0.51 off the
             # two; c4's outline fell 0.43 but its ink only by half, and the move read as the cannon pushed)
             both = [k for k in range(90) if known[k] == "." and k not in taken and change[k] > 0.5 * lvl]
