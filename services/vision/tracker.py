@@ -977,14 +977,17 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # ring or its shadow, reaches into the neighbour's disc but changes it far less than half a disc
             # does), unless the neighbour was left unsure by the same piece half-way before, seen again. And it
             # can only stand where no other piece still stands: the neighbour was empty or its piece left.
-            # (and not where a round outline stands plainly on either point, within 0.3: a piece touched whose ink
-            # leans over; hard game 9: the rook b0 pushed towards b1, b1's ink peak 0.47 towards b0, the rook's disc
-            # 0.16 off b0; or a piece gone to its neighbour, whose old point's printed marks read as ink leaning
-            # towards it: hard game 265, the pawn c3-c4)
+            # (and not where a round outline stands plainly on either point, short of half-way: a piece touched whose
+            # ink leans over; hard game 9: the rook b0 pushed towards b1, b1's ink peak 0.47 towards b0, the rook's disc
+            # 0.16 off b0; or a piece gone to its neighbour, whose old point's printed marks read as ink leaning towards
+            # it: hard game 265, the pawn c3-c4. A plain outline short of `misaligned_from` stands on its point, as the
+            # outline rules below judge a piece half-way: liu game 335, ply 16, the rook c9xc5 set down 0.31 off c5
+            # towards c6, its ink peak 0.32 towards c6 and c6's 0.56 towards c5 (parallax removed), read as between the
+            # two, both points then left unsure and the cannon a6xe6 six moves on read as the rook b6 taking)
             if (j is not None and j not in taken and (known[j] in ".?" or known[i] in ".?")
                     and (known[j] == "?" or change[j] > lvl) and occ[j] > 0.02
                     and _between(reading.offset[i], reading.offset[j], POINTS_UV[j] - POINTS_UV[i], parallax, cfg)
-                    and not any(_stands_on(outlines, k, pieces_but(k))
+                    and not any(_stands_on(outlines, k, pieces_but(k), within=cfg.misaligned_from)
                                 for k in (i, j))):
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
@@ -1120,13 +1123,19 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # and the neighbour's ink peak lies well over towards that point (its ink is the taker's). It keeps what
         # it was. So too where the colours do not read but the one piece that left could not go to the neighbour
         # and could take on the point beside it (hard game 370: the red rook c4 took c2 and leant towards d2, red
-        # ink reading dark on that board).
+        # ink reading dark on that board). So too where a round outline stands plainly on that point, short of
+        # half-way (`misaligned_from`), and none on the neighbour: the taker is there (liu game 335, ply 16: the
+        # rook c9xc5 set down 0.31 off c5 towards c6, the taken red pawn's ink mixed in, c5 read 0.33 red, not
+        # surely dark, and the move read as c9-c6).
         a = arrived[0]
         mover = vacated[0] if len(vacated) == 1 and known[vacated[0]] in _CASED else None
         for k in neighbours(a):
             if (k in was_occ and k not in taken
                     and (_colour_turned(known, k, reading, ref_reading)
-                         or (mover is not None and not _reaches(known, mover, a) and _may_take(known, mover, k)))
+                         or (mover is not None and not _reaches(known, mover, a) and _may_take(known, mover, k))
+                         or (ref_view is not None and len(pieces_but(k)) >= 5
+                             and _stands_on(outlines, k, pieces_but(k), within=cfg.misaligned_from)
+                             and not _stands_on(outlines, a, pieces_but(k), within=cfg.misaligned_from)))
                     and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= 0.5):
                 arrived, leaning = [], [a]
                 break
@@ -2039,12 +2048,12 @@ def _left_by_a_piece(i: int, ref_reading: PointReading | None, reading: PointRea
             and reading.density[i] < 0.5 * ref_reading.density[i])
 
 
-def _stands_on(outlines: Outlines, i: int, pieces: list[int], *, before: bool = False) -> bool:
+def _stands_on(outlines: Outlines, i: int, pieces: list[int], *, before: bool = False, within: float = 0.3) -> bool:
     """A piece's round outline stands plainly on point i: as strong as the standing `pieces`' (`_outline_gone`
-    not), centred within 0.3 of the point (where a piece set down carelessly or touched stands). `before`: on the
-    last still board's view instead of this one's."""
+    not), centred within `within` of the point (0.3: where a piece set down carelessly or touched stands). `before`:
+    on the last still board's view instead of this one's."""
     discs, score = (outlines.ref_discs(), outlines.ref()) if before else (outlines.discs(), outlines.view())
-    return not _outline_gone(discs, i, pieces) and float(np.hypot(*_disc_offset(score, i, pieces))) < 0.3
+    return not _outline_gone(discs, i, pieces) and float(np.hypot(*_disc_offset(score, i, pieces))) < within
 
 
 def _outline_moved(outlines: Outlines, i: int, pieces: list[int], cfg: TrackerConfig) -> bool:

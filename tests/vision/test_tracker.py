@@ -768,6 +768,23 @@ def test_a_piece_set_down_beside_another_does_not_touch_it(shared_data) -> None:
     assert stable == [position.squares(), position.play(Move.parse("b7b6")).squares()]
 
 
+def test_a_taker_set_down_short_of_half_way_stands_on_the_point_it_took(shared_data) -> None:
+    """Liu game 335 (scene 7335), ply 16: the black rook c9 takes the red pawn c5 and is set down 0.31 of a spacing
+    off c5 towards the empty c6 (as careless as a set-down comes, under half-way). Its ink peak and c6's leant
+    towards each other, and it was reported half-way between c5 and c6: a false 5.10 pair, both points left unsure,
+    and six moves on the cannon a6xe6 read as the rook b6 taking (18 of 40 moves lost). Read by the ink alone, the
+    taken pawn's red mixed in left c5 not surely dark, and the move read as c9-c6. The rook's round outline, plain
+    and 0.31 off c5, says it stands on c5. (The whole game as gamecheck runs it: from a true calibration at ply 15
+    the ink peaks do not pair, and only the second reading shows.)"""
+    from gamecheck import check_game, load_games
+
+    fen, moves = load_games(shared_data / "games" / "liu_dahua_iccs.jsonl", 336, 40)[335]
+    assert moves[15] == "c9c5"
+    res = check_game(fen, moves, 7335, difficulty="hard", truth_fit=True, adopt="moves")
+    assert res.misaligned_false_pairs == []
+    assert res.inferred_ok == 40, res.wrong
+
+
 def test_a_faint_capture_told_by_the_emptied_point_and_the_prey_that_changed(shared_data) -> None:
     """Liu game 269 (scene 7269), ply 8: the red rook h6 takes the black rook h9 on a board whose red ink reads
     faintly. h9 changed 0.071 at the level 0.090 and still read black; h6's ink fell to 0.15 of what it was (not
