@@ -92,10 +92,14 @@ class TrackerConfig:
     hand_cells: float = 2.4  # a changed blob this many grid cells large is a hand (a piece moved to a neighbour
     # point changes two discs side by side: about 1.3 cells)
     hand_rest_us: int = 500_000  # a hand blob still this long (not reaching in over the edge) has left
-    hand_still_us: int = 1_250_000  # even reaching in over the edge, a blob still this long is the board's
+    hand_still_us: int = 1_200_000  # even reaching in over the edge, a blob still this long is the board's
     # (2 s held a shadow over part of the board as an "arm" for longer than players pause between moves, 1-3 s in
     # the rendered games: two moves fell in one snapshot; 1.25 s gave hard 80-119 1467 -> 1509 and held-out
-    # 160-199 1353 -> 1377, 200-239 1164 -> 1175 moves, at a cost on hard 0-39 1460 -> 1439: game 30, 40 -> 4)
+    # 160-199 1353 -> 1377, 200-239 1164 -> 1175 moves, at a cost on hard 0-39 1460 -> 1439: game 30, 40 -> 4.
+    # 1.2 s: the same five frames at 4 a second, whose times jitter by a few ms: at 1.25 a blob still for five
+    # frames was the board's or an arm by the jitter's sign; hard game 835, ply 34: the advisor d9-e8's change at
+    # the edge held as an arm 1.247 s, until the next move's hand came, both moves in one snapshot; and liu game
+    # 314, ply 18, the same; both 38/40 -> 40/40, hard game 30 still 40/40)
     lift_outline_fall: float = 0.25  # a piece lifted: its round outline fell at least this much (circle score)
     touch_moved: float = 0.09  # a piece touched: its round outline moved this far (spacings), at least
     arm_cells: float = 4.0  # a blob at the edge of the view this many cells large is an arm reaching in (a hand
