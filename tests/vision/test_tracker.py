@@ -754,6 +754,20 @@ def test_fingers_moving_at_the_corner_under_a_shifted_camera_are_a_hand_moving(s
     assert res.inferred_ok == 40, res.wrong
 
 
+def test_a_still_change_at_the_edge_is_the_boards_after_five_frames_whatever_their_jitter(shared_data) -> None:
+    """Hard game 835 (scene 1835), ply 34: the advisor d9-e8 leaves a change at the edge of the view as large as an
+    arm reaching in. Still from the hand's last motion, it was held as an arm for 1.247 s, five frames at 4 a
+    second but 3 ms short of the 1.25 s after which a still blob is the board's; the next move's hand came at
+    1.5 s, and d9-e8 and e2-h2 fell in one snapshot that fits no legal move (two moves lost). The whole game as
+    gamecheck runs it: the hand's timing is the tracker's own."""
+    from gamecheck import check_game, load_games
+
+    fen, moves = load_games(shared_data / "games" / "ccpd_dev.jsonl", 836, 40)[835]
+    assert moves[33:35] == ["d9e8", "e2h2"]
+    res = check_game(fen, moves, 1835, difficulty="hard", truth_fit=True, adopt="moves")
+    assert res.inferred_ok == 40, res.wrong
+
+
 def test_a_piece_set_down_beside_another_does_not_touch_it(shared_data) -> None:
     """Hard game 830 (scene 1830), ply 39: the black cannon b7-b6, set down beside the pawn a6. The outline nearest
     a6 was then the cannon's, 0.92 of a spacing off towards b6, and the pawn read as touched (a false 5.1 touch)."""
