@@ -1153,7 +1153,7 @@ def test_a_piece_pushed_towards_its_neighbour_still_stands_on_its_point(shared_d
     inferred, wrong = _first_moves_inferred(shared_data, 218, 20)
     assert inferred == 20, wrong
     monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
-    monkeypatch.setattr(tracker_module, "_stands_on", lambda *a: False)
+    monkeypatch.setattr(tracker_module, "_stands_on", lambda *a, **k: False)
     assert _first_moves_inferred(shared_data, 218, 20)[0] < 20
 
 
@@ -1195,7 +1195,7 @@ def test_a_touched_piece_whose_ink_leans_over_is_not_between_two_points(shared_d
     inferred, wrong = _first_moves_inferred(shared_data, 9, 25)
     assert inferred == 25, wrong
     monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
-    monkeypatch.setattr(tracker_module, "_stands_on", lambda *a: False)
+    monkeypatch.setattr(tracker_module, "_stands_on", lambda *a, **k: False)
     assert _first_moves_inferred(shared_data, 9, 25)[1][:1] == ["ply 24: inferred b0b1, game b2b4"]
 
 
