@@ -97,7 +97,7 @@ class TrackerConfig:
     # the rendered games: two moves fell in one snapshot; 1.25 s gave hard 80-119 1467 -> 1509 and held-out
     # 160-199 1353 -> 1377, 200-239 1164 -> 1175 moves, at a cost on hard 0-39 1460 -> 1439: game 30, 40 -> 4.
     # 1.2 s: the same five frames at 4 a second, whose times jitter by a few ms: at 1.25 a blob still for five
-    # frames was the board's or an arm by the jitter's sign; hard game 835, ply 34: the advisor d9-e8's change at
+    # frames was the board's or an arm by the jitter's sign; hard game 835, ply 33: the advisor d9-e8's change at
     # the edge held as an arm 1.247 s, until the next move's hand came, both moves in one snapshot; and liu game
     # 314, ply 18, the same; both 38/40 -> 40/40, hard game 30 still 40/40)
     lift_outline_fall: float = 0.25  # a piece lifted: its round outline fell at least this much (circle score)
@@ -985,7 +985,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # ink leans over; hard game 9: the rook b0 pushed towards b1, b1's ink peak 0.47 towards b0, the rook's disc
             # 0.16 off b0; or a piece gone to its neighbour, whose old point's printed marks read as ink leaning towards
             # it: hard game 265, the pawn c3-c4. A plain outline short of `misaligned_from` stands on its point, as the
-            # outline rules below judge a piece half-way: liu game 335, ply 16, the rook c9xc5 set down 0.31 off c5
+            # outline rules below judge a piece half-way: liu game 335, ply 15, the rook c9xc5 set down 0.31 off c5
             # towards c6, its ink peak 0.32 towards c6 and c6's 0.56 towards c5 (parallax removed), read as between the
             # two, both points then left unsure and the cannon a6xe6 six moves on read as the rook b6 taking)
             if (j is not None and j not in taken and (known[j] in ".?" or known[i] in ".?")
@@ -1128,7 +1128,7 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         # it was. So too where the colours do not read but the one piece that left could not go to the neighbour
         # and could take on the point beside it (hard game 370: the red rook c4 took c2 and leant towards d2, red
         # ink reading dark on that board). So too where a round outline stands plainly on that point, short of
-        # half-way (`misaligned_from`), and none on the neighbour: the taker is there (liu game 335, ply 16: the
+        # half-way (`misaligned_from`), and none on the neighbour: the taker is there (liu game 335, ply 15: the
         # rook c9xc5 set down 0.31 off c5 towards c6, the taken red pawn's ink mixed in, c5 read 0.33 red, not
         # surely dark, and the move read as c9-c6).
         a = arrived[0]

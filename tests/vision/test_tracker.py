@@ -755,7 +755,7 @@ def test_fingers_moving_at_the_corner_under_a_shifted_camera_are_a_hand_moving(s
 
 
 def test_a_still_change_at_the_edge_is_the_boards_after_five_frames_whatever_their_jitter(shared_data) -> None:
-    """Hard game 835 (scene 1835), ply 34: the advisor d9-e8 leaves a change at the edge of the view as large as an
+    """Hard game 835 (scene 1835), ply 33: the advisor d9-e8 leaves a change at the edge of the view as large as an
     arm reaching in. Still from the hand's last motion, it was held as an arm for 1.247 s, five frames at 4 a
     second but 3 ms short of the 1.25 s after which a still blob is the board's; the next move's hand came at
     1.5 s, and d9-e8 and e2-h2 fell in one snapshot that fits no legal move (two moves lost). The whole game as
@@ -783,7 +783,7 @@ def test_a_piece_set_down_beside_another_does_not_touch_it(shared_data) -> None:
 
 
 def test_a_taker_set_down_short_of_half_way_stands_on_the_point_it_took(shared_data) -> None:
-    """Liu game 335 (scene 7335), ply 16: the black rook c9 takes the red pawn c5 and is set down 0.31 of a spacing
+    """Liu game 335 (scene 7335), ply 15: the black rook c9 takes the red pawn c5 and is set down 0.31 of a spacing
     off c5 towards the empty c6 (as careless as a set-down comes, under half-way). Its ink peak and c6's leant
     towards each other, and it was reported half-way between c5 and c6: a false 5.10 pair, both points left unsure,
     and six moves on the cannon a6xe6 read as the rook b6 taking (18 of 40 moves lost). Read by the ink alone, the
