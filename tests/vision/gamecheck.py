@@ -264,9 +264,9 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     res.moves = len(moves)
     res.misaligned_truth = len(truth_misaligned)
     res.misaligned_reported = len(truth_misaligned.keys() & reported_misaligned)
-    res.misaligned_false = len(reported_misaligned.keys() - truth_misaligned.keys())
     res.misaligned_false_pairs = [f"ply {k} {a}/{b}" for (a, b), k in reported_misaligned.items()
                                   if (a, b) not in truth_misaligned]
+    res.misaligned_false = len(res.misaligned_false_pairs)
     res.misaligned_missed = [f"ply {k} {a}/{b}" for (a, b), k in truth_misaligned.items()
                              if (a, b) not in reported_misaligned]
     res.seconds = time.time() - t0
