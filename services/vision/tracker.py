@@ -101,6 +101,8 @@ class TrackerConfig:
     # the edge held as an arm 1.247 s, until the next move's hand came, both moves in one snapshot; and liu game
     # 314, ply 18, the same; both 38/40 -> 40/40, hard game 30 still 40/40)
     lift_outline_fall: float = 0.25  # a piece lifted: its round outline fell at least this much (circle score)
+    lift_lines: float = 0.35  # ... and its point shows the printed lines at least this share as plainly as the
+    # board's empty points do (rendered games: points lifted from 0.65, a palm over a point 0.00)
     touch_moved: float = 0.09  # a piece touched: its round outline moved this far (spacings), at least
     arm_cells: float = 4.0  # a blob at the edge of the view this many cells large is an arm reaching in (a hand
     # with its forearm is at least two spacings by two; two pieces side by side on edge points with their shadows
@@ -504,6 +506,8 @@ class Tracker:
                 held = [i for i in range(90) if state.known[i] not in ".?"]
                 typical = float(np.median(state.ref_reading.density[held])) if held else 0.0
                 outlines: Outlines | None = None
+                grey: np.ndarray | None = None  # (the view in grey and the empty points' printed lines: once asked)
+                lines_typical = 0.0
                 for i in range(90):
                     if state.known[i] in ".?" or i in lifted:  # only a piece known to stand there is lifted
                         continue
@@ -527,6 +531,18 @@ class Tracker:
                                 outlines = outlines or Outlines(view, state.ref_view, state.ref_circles)
                                 if float(outlines.rise()[i]) > -cfg.lift_outline_fall:
                                     continue
+                            # and the point shows the board's printed lines, as a lifted piece leaves it: a palm
+                            # or a forearm the hand's mask missed (skin on yellow wood changes the view little)
+                            # hides them and the piece alike (hard game 974, ply 11: a palm over d8 as the cannon
+                            # c6 was lifted, the lines there 0.00 of the empty points' median)
+                            if grey is None:
+                                grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
+                                bare = [_line_contrast(grey, k) for k in range(90) if state.known[k] == "."
+                                        and not cover[min(_pt(k)[1], cover.shape[0] - 1),
+                                                      min(_pt(k)[0], cover.shape[1] - 1)]]
+                                lines_typical = float(np.median(bare)) if len(bare) >= 5 else 0.0
+                            if _line_contrast(grey, i) < cfg.lift_lines * lines_typical:
+                                continue
                             lifted.add(i)
                             emit("PieceLifted", point=point_name(i))
                         else:
@@ -1057,21 +1073,32 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     went_from = vacated[0] if len(vacated) == 1 else left_most(held) if not vacated and arrived and held else None
     if went_from is not None and known[went_from] in _CASED:
         arrived = went_where_it_could(went_from, _where_it_could_go(known, went_from, arrived, change, lvl))
-    if (went_from is not None and known[went_from] in _CASED and len(arrived) == 1 and known[arrived[0]] == "."
-            and ref_view is not None and len(pieces_but(went_from)) >= 5):
-        # The piece went where it could and its ink peak lies well over towards an empty neighbour, which changed
-        # though it reads under half a piece: where its round outline stands half-way between the two, it was left
-        # there (5.10; hard game 270: the cannon b7-e7 left between e7 and f7, f7 changed 0.10 and read 0.30
-        # occupied; the ink peaks, less a median parallax of 0.28 across, did not agree). The neighbour need not be
-        # a point the piece could go to (liu game 238, ply 16: the rook i0-h0 left towards h1, which changed 0.095
-        # at the level 0.151; the disc 0.52 and 0.50 off the two)
-        a = arrived[0]
-        towards = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > 0.5 * lvl
-                   and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= 0.25]
-        if len(towards) == 1 and _half_way_between(view_circles(), a, towards[0], pieces_but(went_from), cfg):
-            misaligned.append((min(a, towards[0]), max(a, towards[0])))
-            taken.update((a, towards[0]))
-            arrived = []
+    def left_towards(a: int, src: int) -> int | None:
+        """The piece from `src` went to the empty point a where it could and its ink peak lies well over towards an
+        empty neighbour, which changed though it reads under half a piece: where its round outline stands half-way
+        between the two, it was left there (5.10): that neighbour, else None. (Hard game 270: the cannon b7-e7 left
+        between e7 and f7, f7 changed 0.10 and read 0.30 occupied; the ink peaks, less a median parallax of 0.28
+        across, did not agree.) The neighbour need not be a point the piece could go to (liu game 238, ply 16: the
+        rook i0-h0 left towards h1, which changed 0.095 at the level 0.151; the disc 0.52 and 0.50 off the two), nor
+        have changed where its own ink rose many-fold: a disc as light as the wood (ccpd game 966, ply 7: the pawn
+        c3-c4 left half-way towards d4, d4 changed 0.025, its ink 0.001 -> 0.100). The ink peak at either point may
+        be the one leaning towards the other (liu game 321, ply 31: the horse i2-h4 left half-way towards h5, h4's
+        peak 0.13 towards h5, h5's 0.28 towards h4; the disc 0.47 and 0.54 off the two)."""
+        if known[a] != "." or ref_view is None or len(pieces_but(src)) < 5:
+            return None
+        towards = [k for k in neighbours(a) if known[k] == "." and k not in taken
+                   and (change[k] > 0.5 * lvl or dens[k] > 3.0 * ref_dens[k] + 0.05)
+                   and max(float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])),
+                           float(np.dot(reading.offset[k] - parallax, POINTS_UV[a] - POINTS_UV[k]))) >= 0.25]
+        if len(towards) == 1 and _half_way_between(view_circles(), a, towards[0], pieces_but(src), cfg):
+            return towards[0]
+        return None
+
+    if (went_from is not None and known[went_from] in _CASED and len(arrived) == 1
+            and (half_to := left_towards(arrived[0], went_from)) is not None):
+        misaligned.append((min(arrived[0], half_to), max(arrived[0], half_to)))
+        taken.update((arrived[0], half_to))
+        arrived = []
     if 1 <= len(vacated) <= 2 and len(arrived) == 1 and ref_view is not None:
         # A piece's point emptied, another piece's beside the point where ink arrived changed too: a piece that took
         # and was left half-way between the prey's point and that neighbour, half a disc on each; where its round
@@ -1226,9 +1253,23 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # Both emptied outright: the taker washed out where it stands (glare over its disc). Which of the two
             # took is not for the camera to guess from two blank discs: both unsure, the rules choose (only one of
             # the two captures is a legal move, as a rule).
-            unexplained = [a, b]
-            taken.update((a, b))
-            vacated = []
+            # But where a round outline as plain as the standing pieces' stands half-way between one's point and an
+            # empty neighbour, and the other may take there, the taker was left between the two (5.10; liu game
+            # 377, ply 28: the black cannon e8 took the red cannon e4 and was left towards e5, neither's ink read,
+            # the disc 0.51 and 0.50 off the two)
+            half = [(s, p, k) for s, p in ((a, b), (b, a)) if _may_take(known, s, p) and len(pieces_but(s, p)) >= 5
+                    for k in neighbours(p) if known[k] == "." and k not in taken
+                    and _half_way_between(view_circles(), p, k, pieces_but(s, p), cfg)
+                    and _plain_disc_near(view_circles(), [p, k], outlines.discs(), pieces_but(s, p))]
+            if len(half) == 1:
+                s, p, k = half[0]
+                misaligned.append((min(p, k), max(p, k)))
+                taken.update((p, k))
+                vacated, fresh = [s], [misaligned[-1]]
+            else:
+                unexplained = [a, b]
+                taken.update((a, b))
+                vacated = []
         elif (ref_view is not None and known[a] in _CASED and known[b] in _CASED
               and known[a].isupper() != known[b].isupper()):
             # Both still show a little ink (a board whose inks read faintly): the pieces' outlines tell which took.
@@ -1463,6 +1504,12 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 # between the two: liu game 275, ply 14, the advisor f0-e1 left half-way towards e2, e2 changed
                 # 0.113 and read 0.35 occupied, e1 0.071 and 0.14, at the level 0.09: read as gone to e2)
                 arrived = went_where_it_could(vacated[0], arrived)
+                if len(arrived) == 1 and (half_to := left_towards(arrived[0], vacated[0])) is not None:
+                    # (or left half-way from there: ccpd game 966, ply 7, the pawn c3-c4 towards d4, c4 changed
+                    # 0.085 at the level 0.090)
+                    misaligned.append((min(arrived[0], half_to), max(arrived[0], half_to)))
+                    taken.update((arrived[0], half_to))
+                    arrived = []
                 if not arrived:
                     fresh = [misaligned[-1]]
         elif bare and all((occ[i] < 0.05 and not _on_edge(i)) or change[bare[0]] > 0.8 * change[i]
@@ -1681,8 +1728,11 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         others = pieces_but(v, c)
         beside = [k for k in neighbours(c) if k not in taken
                   and (k == v or (known[k] == "." and change[k] > 0.5 * lvl))]
+        # (a disc 0.75 as plain as the standing pieces' will do, seen half-way from both points: ccpd game 820, ply
+        # 35, the horse b4 took the rook d5 and was left towards c5 under the noise of a small board, its disc 0.55
+        # against their median 0.70)
         half = [k for k in beside if len(others) >= 5 and _half_way_between(view_circles(), c, k, others, cfg)]
-        if len(half) == 1 and _plain_disc_near(view_circles(), [c], outlines.discs(), others):
+        if len(half) == 1 and _plain_disc_near(view_circles(), [c], outlines.discs(), others, share=0.75):
             k = half[0]
             misaligned.append((min(c, k), max(c, k)))
             taken.update((c, k))
@@ -2014,6 +2064,38 @@ def _between(off_i: np.ndarray, off_j: np.ndarray, d: np.ndarray, parallax: np.n
     return margin <= t <= 1.0 - margin
 
 
+def _line_arms(i: int) -> list[tuple[int, int]]:
+    """The directions (across, down the view) in which printed lines leave point i: none off the board's edge,
+    and no file line across the river but on the outer files."""
+    f, row = i % 9, i // 9  # row 0 is rank 9, the top of the view
+    arms = [(-1, 0)] if f > 0 else []
+    if f < 8:
+        arms.append((1, 0))
+    if row > 0 and not (row == 5 and f not in (0, 8)):
+        arms.append((0, -1))
+    if row < 9 and not (row == 4 and f not in (0, 8)):
+        arms.append((0, 1))
+    return arms
+
+
+def _line_contrast(grey: np.ndarray, i: int) -> float:
+    """How plainly point i shows the board's printed lines in the view `grey`: the wood beside its lines (22.5
+    degrees off each, clear of the palace's diagonals) less the lines themselves, 0.22-0.46 of a spacing out, where a
+    piece on the point covers them and a lifted one leaves them bare (median grey levels; about 0 where a piece,
+    a hand or glare covers the point)."""
+    x0, y0 = POINTS_PX[i]
+    h, w = grey.shape[:2]
+    on, off = [], []
+    c, s = float(np.cos(np.pi / 8)), float(np.sin(np.pi / 8))
+    for r in np.arange(0.22, 0.46, 0.04) * S:
+        for dx, dy in _line_arms(i):
+            on.append(grey[min(h - 1, round(y0 + dy * r)), min(w - 1, round(x0 + dx * r))])
+            for sn in (s, -s):
+                ox, oy = dx * c - dy * sn, dx * sn + dy * c
+                off.append(grey[min(h - 1, round(y0 + oy * r)), min(w - 1, round(x0 + ox * r))])
+    return float(np.median(off) - np.median(on))
+
+
 def _on_edge(i: int) -> bool:
     """Point i lies on the outer lines of the board (file a or i, rank 0 or 9)."""
     return i % 9 in (0, 8) or i // 9 in (0, 9)
@@ -2073,18 +2155,43 @@ def _outline_moved(outlines: Outlines, i: int, pieces: list[int], cfg: TrackerCo
             or float(outlines.rise()[i]) <= -cfg.lift_outline_fall)
 
 
-def _plain_disc_near(score: np.ndarray, points: list[int], discs: np.ndarray, standing: list[int]) -> bool:
-    """A round outline as plain as the standing pieces' (0.8 of their median, `discs` per point) is centred within
+def _plain_disc_near(score: np.ndarray, points: list[int], discs: np.ndarray, standing: list[int],
+                     share: float = 0.8) -> bool:
+    """A round outline as plain as the standing pieces' (`share` of their median, `discs` per point) is centred within
     0.7 of one of `points` (a piece half-way between two points stands 0.5 from each): where none is, the strongest
     circle nearby is the board's own print or its noise, and where it lies tells nothing."""
     _, near = find_discs(score, POINTS_UV[points], reach=0.7, px=S)
-    return float(near.max()) >= 0.8 * float(np.median(discs[standing]))
+    return float(near.max()) >= share * float(np.median(discs[standing]))
 
 
 def _half_way_between(score: np.ndarray, a: int, b: int, pieces: list[int], cfg: TrackerConfig) -> bool:
     """A disc stands half-way between the neighbouring points a and b: seen from each, `misaligned_from` or more off
     towards the other (from one alone, a disc set down 0.3 off the other point would do)."""
-    return (_half_way_towards(score, a, pieces, cfg) == b and _half_way_towards(score, b, pieces, cfg) == a)
+    return ((_half_way_towards(score, a, pieces, cfg) == b and _half_way_towards(score, b, pieces, cfg) == a)
+            or _disc_at_middle(score, a, b, pieces, cfg))
+
+
+def _disc_at_middle(score: np.ndarray, a: int, b: int, pieces: list[int], cfg: TrackerConfig) -> bool:
+    """A round outline as plain as the standing `pieces`' (0.8 of their median) is centred half-way between the
+    neighbouring points a and b: looked for within 0.3 of their midpoint, the camera's parallax removed, and found
+    `misaligned_from` or more off each, under 0.2 to the side of the line. (Seen from each point alone, the strongest
+    circle within 0.7 may be another's: liu game 271, ply 10, the rook i8-d8 left half-way towards d7, its disc
+    0.61 at 0.48 from d8; from d7 a stronger circle of the board's print 0.55 towards d6 was found, and the rook
+    was read as set down on d8.)"""
+    if len(pieces) < 5:
+        return False
+    found, plain = find_discs(score, POINTS_UV[pieces], reach=0.3, px=S)
+    par = fit_parallax(POINTS_UV[pieces], found)
+    mid = (POINTS_UV[a] + POINTS_UV[b]) / 2.0
+    seen = parallax_centres(mid[None], par)[0]
+    centre, value = find_discs(score, seen[None], reach=0.3, px=S)
+    off = centre[0] - (seen - mid) - POINTS_UV[a]  # the disc's foot, from a
+    d = POINTS_UV[b] - POINTS_UV[a]
+    along = float(np.dot(off, d)) / float(np.dot(d, d))
+    across = abs(float(off[0] * d[1] - off[1] * d[0])) / float(np.hypot(*d))
+    margin = cfg.misaligned_from - 0.05  # (as `_between`: found to a pixel or two)
+    return (margin <= along <= 1.0 - margin and across < 0.2
+            and float(value[0]) >= 0.8 * float(np.median(plain)))
 
 
 def _half_way_towards(score: np.ndarray, i: int, pieces: list[int], cfg: TrackerConfig) -> int | None:
