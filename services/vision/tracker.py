@@ -2185,12 +2185,14 @@ def _disc_at_middle(score: np.ndarray, a: int, b: int, pieces: list[int], cfg: T
     mid = (POINTS_UV[a] + POINTS_UV[b]) / 2.0
     seen = parallax_centres(mid[None], par)[0]
     centre, value = find_discs(score, seen[None], reach=0.3, px=S)
+    # (and stronger there than on either point: the shoulder of a disc standing on a point also peaks in the window)
+    _, on_points = find_discs(score, POINTS_UV[[a, b]] + (seen - mid), reach=0.15, px=S)
     off = centre[0] - (seen - mid) - POINTS_UV[a]  # the disc's foot, from a
     d = POINTS_UV[b] - POINTS_UV[a]
     along = float(np.dot(off, d)) / float(np.dot(d, d))
     across = abs(float(off[0] * d[1] - off[1] * d[0])) / float(np.hypot(*d))
     margin = cfg.misaligned_from - 0.05  # (as `_between`: found to a pixel or two)
-    return (margin <= along <= 1.0 - margin and across < 0.2
+    return (margin <= along <= 1.0 - margin and across < 0.2 and float(value[0]) > float(on_points.max())
             and float(value[0]) >= 0.8 * float(np.median(plain)))
 
 
