@@ -1703,9 +1703,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             # found at the edge of that window. Where its disc's centre, looked for further, lies at least
             # `misaligned_from` off the point towards an empty neighbour, it stands between the two (hard game
             # 235: the horse b0-c2 left between c2 and c1)
+            # (and seen half-way from the neighbour too, or at their midpoint: from one point alone, the strongest
+            # circle within 0.7 may be another's; hard game 984, ply 14: the horse b9-d8, its ink not read, a faint
+            # circle 0.55 off d8 towards c8 and 0.29 across, read as the horse between d8 and c8)
             standing = pieces_but(src, dst)
             j = _half_way_towards(view_circles(), dst, standing, cfg)
-            if j is not None and known[j] in ".?" and j not in taken and j != src:
+            if (j is not None and known[j] in ".?" and j not in taken and j != src
+                    and _half_way_between(view_circles(), dst, j, standing, cfg)):
                 misaligned.append((dst, j) if dst < j else (j, dst))
                 taken.update((dst, j))
                 arrived, fresh = [], [misaligned[-1]]
@@ -1770,8 +1774,12 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             k = twin[0]
             # half-way (its disc's centre, the camera's parallax removed, `misaligned_from` or more off towards the
             # other): both (hard game 27: the bishop g0-e2 left between e2 and f2, the disc rose by 0.25 and 0.27)
+            # (seen from the neighbour too, or at their midpoint: liu game 192, ply 23, the rook a0-a1 set down 0.21
+            # off a1 towards a2, whose shadow read as ink; from a2 the rook's disc lay 0.67 towards a1, from a1 it
+            # stood on a1, and it was reported between the two)
             standing = pieces_but(*vacated)
-            if _half_way_towards(view_circles(), a, standing, cfg) == k:
+            if (_half_way_towards(view_circles(), a, standing, cfg) == k
+                    and _half_way_between(view_circles(), a, k, standing, cfg)):
                 misaligned.append((a, k) if a < k else (k, a))
                 taken.update((a, k))
                 arrived, fresh = [], [misaligned[-1]]

@@ -1656,3 +1656,21 @@ def test_printed_lines_show_on_empty_points_and_not_under_pieces() -> None:
         pieces = [_line_contrast(grey, i) for i, c in enumerate(START_SQUARES) if c != "."]
         assert float(np.median(empty)) > 10.0, seed
         assert float(np.median(pieces)) < 0.35 * float(np.median(empty)), (seed, np.median(pieces))
+
+
+def test_a_piece_on_its_point_is_not_reported_half_way_from_one_side(shared_data) -> None:
+    """A disc seen half-way from one point alone may stand on the other (set down a little off it) or be another
+    circle (the board's print): a pair needs it half-way seen from both points or found at their midpoint. Hard game
+    984 (scene 1984), ply 14: the horse b9-d8, its ink not read; from d8 a faint circle 0.55 towards c8 (0.29
+    across), none seen from c8: reported between d8 and c8 in the 480-game run of 2026-12-04, now read as set down
+    on d8. (That run's other such pair, liu game 192, ply 23, the rook a0-a1 0.21 off a1 towards a2, shows only in
+    the whole game: gamecheck there reports no pair now.)"""
+    from xqarb.referee.rules import Move
+
+    fit, position, moves, frames, truths = _rendered_stretch(shared_data, "ccpd_dev.jsonl", 984, 1984, 13, 247, 283)
+    move = "b9d8"
+    assert moves[13] == move and not any(t.misaligned for t in truths)
+    seen = _observed(fit, position.squares(), frames)
+    assert [o for o in seen if o.type == "PieceMisaligned"] == []
+    stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
+    assert stable[-1] == position.play(Move.parse(move)).squares()
