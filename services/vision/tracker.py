@@ -503,6 +503,11 @@ class Tracker:
                 # sleeve at the edge, read as lifted)
                 k = round(0.7 * S) | 1
                 cover = cv2.dilate(_whole_hull(hand_mask), np.ones((k, k), np.uint8))
+
+                def under_hand(p: int) -> bool:
+                    x, y = _pt(p)
+                    return bool(cover[min(y, cover.shape[0] - 1), min(x, cover.shape[1] - 1)])
+
                 held = [i for i in range(90) if state.known[i] not in ".?"]
                 typical = float(np.median(state.ref_reading.density[held])) if held else 0.0
                 outlines: Outlines | None = None
@@ -511,8 +516,7 @@ class Tracker:
                 for i in range(90):
                     if state.known[i] in ".?" or i in lifted:  # only a piece known to stand there is lifted
                         continue
-                    x, y = _pt(i)
-                    if cover[min(y, cover.shape[0] - 1), min(x, cover.shape[1] - 1)]:
+                    if under_hand(i):
                         continue  # under the hand: nothing can be told
                     # and its own ink, not only its share of this frame's strongest (a hand's edges are strong
                     # ink too and lower every other point's share), is mostly gone
@@ -537,9 +541,8 @@ class Tracker:
                             # c6 was lifted, the lines there 0.00 of the empty points' median)
                             if grey is None:
                                 grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
-                                bare = [_line_contrast(grey, k) for k in range(90) if state.known[k] == "."
-                                        and not cover[min(_pt(k)[1], cover.shape[0] - 1),
-                                                      min(_pt(k)[0], cover.shape[1] - 1)]]
+                                bare = [_line_contrast(grey, k) for k in range(90)
+                                        if state.known[k] == "." and not under_hand(k)]
                                 lines_typical = float(np.median(bare)) if len(bare) >= 5 else 0.0
                             if _line_contrast(grey, i) < cfg.lift_lines * lines_typical:
                                 continue
