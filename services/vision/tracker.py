@@ -512,7 +512,7 @@ class Tracker:
                 typical = float(np.median(state.ref_reading.density[held])) if held else 0.0
                 outlines: Outlines | None = None
                 grey: np.ndarray | None = None  # (the view in grey and the empty points' printed lines: once asked)
-                lines_typical = 0.0
+                bare: list[float] = []
                 for i in range(90):
                     if state.known[i] in ".?" or i in lifted:  # only a piece known to stand there is lifted
                         continue
@@ -543,8 +543,7 @@ class Tracker:
                                 grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
                                 bare = [_line_contrast(grey, k) for k in range(90)
                                         if state.known[k] == "." and not under_hand(k)]
-                                lines_typical = float(np.median(bare)) if len(bare) >= 5 else 0.0
-                            if _line_contrast(grey, i) < cfg.lift_lines * lines_typical:
+                            if _lines_hidden(_line_contrast(grey, i), bare, cfg.lift_lines):
                                 continue
                             lifted.add(i)
                             emit("PieceLifted", point=point_name(i))
@@ -2105,6 +2104,15 @@ def _line_contrast(grey: np.ndarray, i: int) -> float:
                 ox, oy = dx * c - dy * sn, dx * sn + dy * c
                 off.append(grey[min(h - 1, round(y0 + oy * r)), min(w - 1, round(x0 + ox * r))])
     return float(np.median(off) - np.median(on))
+
+
+def _lines_hidden(contrast: float, bare: list[float], share: float) -> bool:
+    """A point whose printed lines show with `contrast` (`_line_contrast`) has them hidden: under `share` of the
+    median of the empty points clear of the hand (`bare`). With fewer than five such points there is no typical to
+    judge by (a hand over nearly the whole board), so nothing counts as hidden."""
+    if len(bare) < 5:
+        return False
+    return contrast < share * float(np.median(bare))
 
 
 def _on_edge(i: int) -> bool:

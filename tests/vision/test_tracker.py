@@ -1658,6 +1658,20 @@ def test_printed_lines_show_on_empty_points_and_not_under_pieces() -> None:
         assert float(np.median(pieces)) < 0.35 * float(np.median(empty)), (seed, np.median(pieces))
 
 
+def test_lines_count_as_hidden_only_against_enough_empty_points() -> None:
+    """`_lines_hidden`: a lift needs its point's printed lines at least `share` as plain as the median empty point
+    clear of the hand; with fewer than five such points (a hand over nearly the whole board) there is nothing to
+    judge by, and a lift is not dropped for it, whatever the point's own contrast (even below 0: glare)."""
+    from xqarb.vision.tracker import _lines_hidden
+
+    bare = [20.0, 22.0, 18.0, 25.0, 21.0]
+    assert _lines_hidden(0.5, bare, 0.35)  # a palm: no lines at all
+    assert not _lines_hidden(0.35 * 21.0 + 0.01, bare, 0.35)
+    assert _lines_hidden(0.35 * 21.0 - 0.01, bare, 0.35)
+    assert not _lines_hidden(-3.0, bare[:4], 0.35)
+    assert not _lines_hidden(-3.0, [], 0.35)
+
+
 def test_a_piece_on_its_point_is_not_reported_half_way_from_one_side(shared_data) -> None:
     """A disc seen half-way from one point alone may stand on the other (set down a little off it) or be another
     circle (the board's print): a pair needs it half-way seen from both points or found at their midpoint. Hard game
