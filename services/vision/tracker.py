@@ -2601,6 +2601,15 @@ def _changed_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
     return cv2.morphologyEx((changed > cfg.change_level).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
 
+def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """The 8-connected blobs of a 0/1 uint8 mask: their count (background included), labels and stats, as
+    `cv2.connectedComponentsWithStats` gives them. By Grana's block-based labelling, which gives the same labels
+    and stats as OpenCV's default for 8-connectivity (Spaghetti) at a third of the time on the top view (0.26 ms
+    against 0.77, one core): five calls a changing frame made it a tenth of the tracker's time."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    return n, labels, stats
+
+
 def _edges_touched(stat: np.ndarray, h: int, w: int) -> list[bool]:
     """Which edges of an h x w view a blob (its row of `connectedComponentsWithStats`' stats) touches: top,
     bottom, left, right."""
@@ -2621,7 +2630,7 @@ def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
     # fingers, knuckles and the arm show as separate outlines: join what lies within a fifth of a spacing
     k = round(0.2 * S) | 1
     m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(m)
+    n, labels, stats = _components(m)
     out = np.zeros_like(m)
     cell = S * S
     h, w = m.shape
@@ -2652,7 +2661,7 @@ def _hand_tip(mask: np.ndarray) -> tuple[float, float, int] | None:
     """Where the fingertips are of a hand reaching in over one edge of the view (`_hand_mask`'s largest blob that
     touches exactly one edge): (u, v) on the board's grid in spacings (the middle of the blob's part farthest from
     that edge, within 0.4 of a spacing), and the edge (0 top, 1 bottom, 2 left, 3 right); None where no blob does."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
+    n, labels, stats = _components(mask.astype(np.uint8))
     h, w = mask.shape
     best, best_edge = 0, -1
     for k in range(1, n):
@@ -2708,7 +2717,7 @@ def _blobs_moved(moved: np.ndarray) -> bool:
     board (hard game 481 at 25 moves, move 12).
     Measured over hard games 217, 389 and 481, frames with no hand and no move: specks of up to 180 pixels, but at
     most 0.17 % of the view in parts of 102 pixels and more, under the 0.2 % that counts as moving (`_changed`)."""
-    _, _, stats, _ = cv2.connectedComponentsWithStats(moved, connectivity=8)
+    _, _, stats = _components(moved)
     areas = stats[1:, cv2.CC_STAT_AREA]  # label 0 is what did not move
     return float(areas[areas >= S * S / 10].sum()) > _MOVED_SHARE * moved.size
 
@@ -2725,7 +2734,7 @@ def _creeping_in(changed: np.ndarray, step_change: np.ndarray, cfg: TrackerConfi
     if float(step_change.sum()) < least:
         return False
     m = _changed_mask(changed, cfg)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(m)
+    n, labels, stats = _components(m)
     h, w = m.shape
     for k in range(1, n):
         if stats[k, cv2.CC_STAT_AREA] > 0.2 * S * S and _touches_edge(stats[k], h, w):
@@ -2740,7 +2749,7 @@ def _reaches_in(mask: np.ndarray, cfg: TrackerConfig) -> bool:
     that covers nearly the whole view: that is the light (a lamp, the sun, a shadow over the board), which a hand
     does not change everywhere (hard game 21: the light changed while a hand was over the board; every point then
     differed from the last still board, and the "arm" was taken to stay until the next move's hand came)."""
-    n, _, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8))
+    n, _, stats = _components(mask.astype(np.uint8))
     h, w = mask.shape
     for k in range(1, n):
         area = stats[k, cv2.CC_STAT_AREA]

@@ -1688,3 +1688,39 @@ def test_a_piece_on_its_point_is_not_reported_half_way_from_one_side(shared_data
     assert [o for o in seen if o.type == "PieceMisaligned"] == []
     stable = [o.fields["squares"] for o in seen if o.type == "BoardStable"]
     assert stable[-1] == position.play(Move.parse(move)).squares()
+
+
+def test_blobs_are_labelled_as_opencvs_default_labelling_labels_them() -> None:
+    """`_components` (Grana's labelling, three times faster) gives the very labels and stats of
+    `cv2.connectedComponentsWithStats` (8-connected): on masks of specks, of opened changes and of grown blobs."""
+    from xqarb.vision.tracker import _components
+
+    rng = np.random.default_rng(4)
+    for trial in range(120):
+        m = (rng.random((336, 304)) < rng.uniform(0.001, 0.6)).astype(np.uint8)
+        if trial % 2:
+            m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        if trial % 3 == 0:
+            m = cv2.dilate(m, np.ones((5, 5), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(m)
+        got = _components(m)
+        assert got[0] == n and np.array_equal(got[1], labels) and np.array_equal(got[2], stats), trial
+
+
+def test_the_quick_reading_blurs_the_ink_at_the_points_as_the_whole_view_blur_does() -> None:
+    """`_blur_at_points`, the lift check's ink density taken at the 90 points alone, is the whole view's Gaussian
+    blur (OpenCV's kernel width, its reflected edges) sampled there, to float32's precision: on random ink, on ink
+    along the view's edges, and on a rendered board's."""
+    from xqarb.vision.occupancy import POINTS_PX, _blur_at_points, _ink, warp_board
+    from xqarb.vision.render import render_position
+
+    rng = np.random.default_rng(2)
+    edges = np.zeros((336, 304), np.float32)
+    edges[:6], edges[:, -5:] = 1.0, 0.5
+    shot = render_position(START_SQUARES, _scene(7))
+    rendered = _ink(warp_board(shot.image, _given_fit(shot).homography).bgr)[0]
+    for img in (rng.random((336, 304)).astype(np.float32), edges, rendered.astype(np.float32)):
+        for sigma in (6.4, 3.0):
+            whole = cv2.GaussianBlur(img, (0, 0), sigma)[POINTS_PX[:, 1], POINTS_PX[:, 0]]
+            at = _blur_at_points(img, sigma)
+            assert at.shape == (90,) and np.abs(at - whole).max() <= 1e-6 * max(float(whole.max()), 1e-3)
