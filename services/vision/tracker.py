@@ -2640,10 +2640,12 @@ def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
         # an arm reaches in over the edge; a piece on an edge point (with its shadow) can touch the edge too
         if area > cfg.hand_cells * cell or (at_edge and area > 1.1 * cell):
             # the inside of a hand or arm is uniform and shows little change once lighting is normalised away:
-            # the blob's convex hull is what it covers
-            ys, xs = np.nonzero(labels == k)
-            hull = cv2.convexHull(np.column_stack([xs, ys]).astype(np.int32))
-            cv2.fillPoly(out, [hull], 1)
+            # the blob's convex hull is what it covers (that of its outline, found within its bounding box: the
+            # same hull as of all its pixels, a twelfth of the time)
+            x0, y0, bw, bh = (int(v) for v in stats[k, :4])
+            blob = (labels[y0:y0 + bh, x0:x0 + bw] == k).astype(np.uint8)
+            outline, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
+            cv2.fillPoly(out, [cv2.convexHull(np.vstack(outline))], 1)
     return out
 
 
