@@ -48,7 +48,7 @@ from xqarb.vision.grid import POINTS_UV, apply_h, point_name
 from xqarb.vision.pieces import PieceClassifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from detect_rendered import tally  # (the same per-point tally as for rendered boards)
+from detect_rendered import breakdown, tally  # (the same per-point tally as for rendered boards)
 
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 BESIDE_BOARD = 0.7  # a box centre this many spacings outside the grid is a captured piece lying beside the board
@@ -153,18 +153,17 @@ def class_names(folder: Path) -> list[str] | None:
 
 
 def squares_from_fen(text: str, source: str) -> str:
-    """90 squares (rank 9 first) from a FEN or its board part."""
-    board = text.strip().split()[0] if text.strip() else ""
-    ranks = board.split("/")
-    if len(ranks) != 10:
-        raise LabelError(f"{source}: a FEN board has 10 ranks, this has {len(ranks)}: {board!r}")
-    out = []
-    for r in ranks:
-        row = "".join("." * int(ch) if ch.isdigit() else ch for ch in r)
-        if len(row) != 9 or any(ch not in ".KABNRCPkabnrcp" for ch in row):
-            raise LabelError(f"{source}: rank {r!r} is not 9 points of FEN letters and digits")
-        out.append(row)
-    return "".join(out)
+    """90 squares (rank 9 first) from a FEN or its board part (the renderer's parser), only FEN letters and '.'."""
+    from xqarb.vision.render import RenderError
+    from xqarb.vision.render import squares_from_fen as parse
+
+    try:
+        squares = parse(text.strip() or "(empty)")
+    except RenderError as exc:
+        raise LabelError(f"{source}: {exc}") from exc
+    if any(ch not in ".KABNRCPkabnrcp" for ch in squares):
+        raise LabelError(f"{source}: a label names every piece by its FEN letter, not X, x or '?': {text.strip()!r}")
+    return squares
 
 
 @dataclass(frozen=True)
@@ -235,8 +234,8 @@ def squares_from_boxes(boxes: list[Box], fit: BoardFit) -> BoxPosition:
             clashes.append(point_name(int(i)))
         sq[i] = b.letter
     squares = "".join(sq)
-    kings = {squares.find("K"), squares.find("k")}
-    if -1 not in kings and squares.find("K") < 27 and squares.find("k") >= 63:
+    red_king, black_king = squares.find("K"), squares.find("k")
+    if 0 <= red_king < 27 and black_king >= 63:
         squares = squares[::-1]  # the labels put Red at the top of the fit: read them the standard way round
     return BoxPosition(squares, int(inside.sum()), int((off[inside] <= ON_POINT).sum()), int((~inside).sum()),
                        clashes)
@@ -324,11 +323,17 @@ def measure(item: Labelled, root: Path, clf, overrides: dict[str, str | None]) -
     return PhotoResult(name, "read", tally(truth, got), wrong, seconds, note)
 
 
-def summary(results: list[PhotoResult]) -> dict:
+def totals(results: list[PhotoResult]) -> Counter:
+    """The photos' statuses counted and their points' tallies added up."""
     c: Counter = Counter()
     for r in results:
         c[r.status] += 1
         c += r.counts
+    return c
+
+
+def summary(results: list[PhotoResult]) -> dict:
+    c = totals(results)
     n = max(c["points"], 1)
     times = [r.seconds for r in results if r.status == "read"]
     return {
@@ -397,11 +402,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{s['board not found right']} board not found right, {s['unreadable']} unreadable; "
           f"{len(unlabelled)} photo(s) without labels left out); {s['points']} points: right {s['right'] / n:.2%}, "
           f"'?' {s['unsure'] / n:.2%}, wrong {s['wrong']} ({s['wrong'] / n:.2%})")
-    print(f"  empties {s['empties']}: right {s['empties right'] / max(s['empties'], 1):.2%}, '?' "
-          f"{s['empties unsure']}, read as a piece {s['empty read as piece']}")
-    print(f"  pieces {s['pieces']}: right (colour and type) {s['pieces right'] / max(s['pieces'], 1):.2%}, '?' "
-          f"{s['pieces unsure']}, read as empty {s['piece read as empty']}, wrong colour {s['wrong colour']}, "
-          f"wrong type {s['wrong type']}")
+    print("\n".join(breakdown(totals(results))))
     if s["seconds per photo (median)"] is not None:
         print(f"  time per photo (median, find_board and read_board): {s['seconds per photo (median)']:.2f} s")
     if args.json:

@@ -78,6 +78,15 @@ def tally(truth: str, got: str) -> Counter:
     return c
 
 
+def breakdown(c: Counter) -> list[str]:
+    """The two lines under a `tally` total: the empties and the pieces, right, '?' and how they went wrong."""
+    return [f"  empties {c['empties']}: right {c['empties right'] / max(c['empties'], 1):.2%}, '?' "
+            f"{c['empties unsure']}, read as a piece {c['empty read as piece']}",
+            f"  pieces {c['pieces']}: right (colour and type) {c['pieces right'] / max(c['pieces'], 1):.2%}, '?' "
+            f"{c['pieces unsure']}, read as empty {c['piece read as empty']}, wrong colour {c['wrong colour']}, "
+            f"wrong type {c['wrong type']}"]
+
+
 def real_report(crops_dir: Path) -> None:
     from xqarb.vision import detect as D
     from xqarb.vision.pieces_train import load_real
@@ -199,11 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{diff}: {c['boards read']}/{args.boards} boards read ({c['no board']} no board found, "
               f"{c['board not found right']} board not found right); {c['points']} points: right "
               f"{c['right'] / n:.2%}, '?' {c['unsure'] / n:.2%}, wrong {c['wrong']} ({c['wrong'] / n:.2%})")
-        print(f"  empties {c['empties']}: right {c['empties right'] / max(c['empties'], 1):.2%}, '?' "
-              f"{c['empties unsure']}, read as a piece {c['empty read as piece']}")
-        print(f"  pieces {c['pieces']}: right (colour and type) {c['pieces right'] / max(c['pieces'], 1):.2%}, '?' "
-              f"{c['pieces unsure']}, read as empty {c['piece read as empty']}, wrong colour {c['wrong colour']}, "
-              f"wrong type {c['wrong type']}")
+        print("\n".join(breakdown(c)))
         if t_read:
             print(f"  time per photo (median): find_board {np.median(t_find) * 1000:.0f} ms, read_board "
                   f"{np.median(t_read) * 1000:.0f} ms")

@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
+from xqarb.referee.inference import fen_of
 from xqarb.vision.board import find_board, fit_from_h, rotate_half_turn
 from xqarb.vision.detect import read_board
 from xqarb.vision.pieces import PieceClassifier
@@ -30,17 +31,7 @@ NAMES = ["board", "black_advisor", "black_cannon", "black_elephant", "black_hors
 
 
 def _fen(squares: str) -> str:
-    ranks = []
-    for r in range(10):
-        row, run = "", 0
-        for ch in squares[r * 9:(r + 1) * 9]:
-            if ch == ".":
-                run += 1
-                continue
-            row += (str(run) if run else "") + ch
-            run = 0
-        ranks.append(row + (str(run) if run else ""))
-    return "/".join(ranks)
+    return fen_of(squares, "red", 0, 1)
 
 
 def _class_of(letter: str) -> int:
@@ -84,7 +75,7 @@ def photo_sets(tmp_path_factory) -> tuple[Path, Path, list[tuple[str, str, np.nd
         shot = render.render_position(squares, scene, beside=BESIDE)
         data = cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
         (by_fen / f"p{k}.jpg").write_bytes(data)
-        (by_fen / f"p{k}.fen").write_text(_fen(squares) + " w - - 0 1\n")
+        (by_fen / f"p{k}.fen").write_text(_fen(squares) + "\n")
         (by_box / "train" / "images" / f"p{k}.jpg").write_bytes(data)
         (by_box / "train" / "labels" / f"p{k}.txt").write_text("\n".join(_boxes(scene, squares, shot.image.shape[:2])))
         truths.append((f"p{k}", squares, cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)))
@@ -107,7 +98,7 @@ def test_class_names_of_detection_sets_read_as_fen_letters() -> None:
 
 
 def test_fen_labels_are_read_and_checked() -> None:
-    assert photos.squares_from_fen(_fen(MIDDLE) + " b - - 0 1", "x") == MIDDLE
+    assert photos.squares_from_fen(fen_of(MIDDLE, "black", 0, 1), "x") == MIDDLE
     with pytest.raises(photos.LabelError, match="10 ranks"):
         photos.squares_from_fen("rnbakabnr/9/9", "x")
     with pytest.raises(photos.LabelError, match="9 points"):
