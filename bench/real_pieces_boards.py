@@ -1,6 +1,7 @@
 """Labelled board photos made of real pieces: each real photo's own pieces set out on a rendered board.
 
     OPENBLAS_NUM_THREADS=1 python bench/real_pieces_boards.py OUT [--per-photo 3] [--difficulty easy] [--seed 5]
+                                                             [--all-crops]
     OPENBLAS_NUM_THREADS=1 python bench/detect_photos.py OUT --verbose
 
 No labelled photos of whole real boards are reachable here; the nearest real thing is the piece crops
@@ -86,15 +87,15 @@ def place_pieces(squares: str, pool: dict[str, list[Cutout]],
     left = {k: list(v) for k, v in pool.items()}
     for v in left.values():
         rng.shuffle(v)
-    out, crops = list(squares), {}
+    out, pieces = list(squares), {}
     for i, ch in enumerate(squares):
         if ch == ".":
             continue
         if left.get(ch):
-            crops[i] = left[ch].pop()
+            pieces[i] = left[ch].pop()
         else:
             out[i] = "."
-    return "".join(out), crops
+    return "".join(out), pieces
 
 
 def cut_out(crop: np.ndarray) -> Cutout | None:
@@ -182,19 +183,19 @@ def paste_piece(image: np.ndarray, piece: Cutout, centre: np.ndarray, ex: np.nda
     roi[:] = np.clip(roi * (1 - a) + drawn * a, 0, 255).astype(np.uint8)
 
 
-def board_photo(crops: dict[int, Cutout], scene: render.Scene, rng: np.random.Generator) -> np.ndarray:
-    """The empty board as the scene draws it, with crops[i] pasted on point i (a little off it, as set by hand)."""
+def board_photo(pieces: dict[int, Cutout], scene: render.Scene, rng: np.random.Generator) -> np.ndarray:
+    """The empty board as the scene draws it, with pieces[i] pasted on point i (a little off it, as set by hand)."""
     shot = render.render_position("." * 90, scene)
     image = shot.image.copy()
     pts = shot.points.reshape(10, 9, 2)
     rho = scene.piece_diameter / 2
-    for i, crop in crops.items():
+    for i, piece in pieces.items():
         r, f = divmod(i, 9)
         # One file and one rank step there, in pixels (a rank is `aspect` files long on the board).
         ex = pts[r, f + 1] - pts[r, f] if f < 8 else pts[r, f] - pts[r, f - 1]
         ey = (pts[r + 1, f] - pts[r, f] if r < 9 else pts[r, f] - pts[r - 1, f]) / scene.board.aspect
         off = rng.uniform(-JITTER, JITTER, 2)
-        paste_piece(image, crop, pts[r, f] + off[0] * ex + off[1] * ey, rho * ex, rho * ey)
+        paste_piece(image, piece, pts[r, f] + off[0] * ex + off[1] * ey, rho * ex, rho * ey)
     return image
 
 
@@ -210,12 +211,12 @@ def write_boards(out: Path, samples: list[Sample], games: Path, per_photo: int, 
         for k in range(per_photo):
             j = n * per_photo + k
             rng = np.random.default_rng([seed, j])
-            squares, crops = place_pieces(positions[j], by_photo[photo], rng)
+            squares, pieces = place_pieces(positions[j], by_photo[photo], rng)
             if "K" not in squares or "k" not in squares:
                 skipped += 1
                 continue
             scene = render.random_scene(3000 + 41 * j, difficulty=difficulty)
-            image = board_photo(crops, scene, rng)
+            image = board_photo(pieces, scene, rng)
             ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
             if not ok:
                 raise RuntimeError("OpenCV could not encode a JPEG")

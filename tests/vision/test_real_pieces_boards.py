@@ -70,10 +70,10 @@ def test_place_pieces_gives_each_piece_its_own_crop_and_drops_what_has_none():
     pool = {"K": ["K1"], "k": ["k1"], "P": ["P1", "P2"]}
     squares = "....k" + "." * 76 + "P.P.P.K.."
     rng = np.random.default_rng(0)
-    placed, crops = boards.place_pieces(squares, pool, rng)
+    placed, pieces = boards.place_pieces(squares, pool, rng)
     assert placed.count("P") == 2 and placed.count("K") == 1 and placed.count("k") == 1
-    assert sorted(crops[i] for i, ch in enumerate(placed) if ch == "P") == ["P1", "P2"]
-    assert set(crops) == {i for i, ch in enumerate(placed) if ch != "."}
+    assert sorted(pieces[i] for i, ch in enumerate(placed) if ch == "P") == ["P1", "P2"]
+    assert set(pieces) == {i for i, ch in enumerate(placed) if ch != "."}
 
 
 def test_a_board_of_real_pieces_reads_back_as_labelled(shared_data, tmp_path):
