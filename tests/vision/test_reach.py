@@ -5,19 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from xqarb.referee.rules import Move, Position
 from xqarb.referee.rules.board import BLACK, RED, Board, point, square
 from xqarb.vision.grid import point_index, point_name
 from xqarb.vision.reach import reach
 
-GAMES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "games" / "ccpd_dev.jsonl"
 
-
-def _positions(n_games: int) -> list[Position]:
+def _positions(games: Path, n_games: int) -> list[Position]:
     out = []
-    with GAMES.open() as f:
+    with games.open() as f:
         for line, _ in zip(f, range(n_games), strict=False):
             g = json.loads(line)
             pos = Position.from_fen(g["start_fen"])
@@ -35,10 +31,9 @@ def _pseudo_targets(pos: Position, src: int) -> set[int]:
     return {point_index(point(m & 127)) for m in board.pseudo_moves(only=square(point_name(src)))}
 
 
-@pytest.mark.skipif(not GAMES.exists(), reason="the shared games data is not here")
-def test_reach_is_the_rules_cores_pseudo_moves_on_real_positions():
+def test_reach_is_the_rules_cores_pseudo_moves_on_real_positions(shared_data: Path):
     checked = 0
-    for pos in _positions(30):
+    for pos in _positions(shared_data / "games" / "ccpd_dev.jsonl", 30):
         squares = pos.squares()
         for src, piece in enumerate(squares):
             if piece == ".":
