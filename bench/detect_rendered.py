@@ -1,6 +1,7 @@
 """How well `xqarb vision detect` reads rendered photos: per-point accuracy, '?' share, time per photo.
 
     OPENBLAS_NUM_THREADS=1 python bench/detect_rendered.py [--boards 20] [--difficulties plain,easy,hard]
+                                                           [--positions game|composed]
     OPENBLAS_NUM_THREADS=1 python bench/detect_rendered.py --real   # the parts that real piece photos can check
 
 There are no labelled photos of whole real boards here. `--real` measures what the real piece crops
@@ -8,13 +9,16 @@ There are no labelled photos of whole real boards here. `--real` measures what t
 piece put at the top view's scale, and the classifier read as detect reads it (six crop variants, geometric mean)
 with detect's thresholds: how many crops it would print a letter for, and how many of those letters are wrong.
 
-Positions are real: a random ply of a random game among the first 400 of ../shared/data/games/ccpd_dev.jsonl
-(moves applied to the 90-character board, captures overwrite). Each is drawn by the renderer
-(`render_position`, scene `random_scene(seed, difficulty)`), JPEG-compressed at quality 90, and read as the command
-reads it: `find_board` then `detect.read_board`. A board whose fitted corners lie more than 0.3 grid spacings from
-the renderer's truth (either way round) is counted as "board not found right" and not read: that is the board
-finder's figure, not the reader's. Everything else is counted per point: a point is right, '?', or wrong; wrong
-points are split into empties read as pieces, pieces read as empty, wrong colour, wrong type.
+Positions are real: a random ply of a random game among the first 400 of ../shared/data/games/ccpd_dev.jsonl (moves
+applied to the 90-character board, captures overwrite). With `--positions composed` they are positions no game
+reached, as a photo of a study, a puzzle or a board being set up shows them: each side a king and from none to the
+full count of every other type, each piece on a point the rules let it stand on, kept only when the rules core
+accepts the whole (`Position.from_squares`: kings not facing, Black not in check with Red to move). Each is drawn
+by the renderer (`render_position`, scene `random_scene(seed, difficulty)`), JPEG-compressed at quality 90, and
+read as the command reads it: `find_board` then `detect.read_board`. A board whose fitted corners lie more than 0.3
+grid spacings from the renderer's truth (either way round) is counted as "board not found right" and not read: that
+is the board finder's figure, not the reader's. Everything else is counted per point: a point is right, '?', or
+wrong; wrong points are split into empties read as pieces, pieces read as empty, wrong colour, wrong type.
 Deterministic: the same arguments give the same boards.
 """
 
@@ -31,9 +35,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from xqarb.referee.rules import Position
+from xqarb.referee.rules.position import FenError
 from xqarb.vision import render
 from xqarb.vision.board import NoBoardFound, find_board
-from xqarb.vision.detect import read_board
+from xqarb.vision.detect import ALLOWED, LIMITS, read_board
 from xqarb.vision.grid import point_index
 from xqarb.vision.pieces import PieceClassifier
 
@@ -50,6 +56,26 @@ def game_positions(games_file: Path, n: int, seed: int) -> list[str]:
             a, b = point_index(move[:2]), point_index(move[2:])
             sq[b], sq[a] = sq[a], "."
         out.append("".join(sq))
+    return out
+
+
+def composed_positions(n: int, seed: int) -> list[str]:
+    """`n` legal positions that need not come from a game (see the module's docstring), the same for a seed."""
+    rng = np.random.default_rng(seed)
+    out: list[str] = []
+    while len(out) < n:
+        squares = ["."] * 90
+        for red in (True, False):
+            for kind, most in LIMITS.items():
+                free = sorted(i for i in ALLOWED[(kind, red)] if squares[i] == ".")
+                count = 1 if kind == "K" else int(rng.integers(0, most + 1))
+                for i in rng.choice(free, min(count, len(free)), replace=False):
+                    squares[int(i)] = kind if red else kind.lower()
+        try:
+            Position.from_squares("".join(squares), "red")
+        except FenError:  # kings facing, or Black in check with Red to move: not a position a board can show
+            continue
+        out.append("".join(squares))
     return out
 
 
@@ -152,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--difficulties", default="plain,easy,hard")
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--games", type=Path, default=None)
+    ap.add_argument("--positions", choices=("game", "composed"), default="game",
+                    help="game: a random ply of a real game; composed: legal positions no game reached")
     ap.add_argument("--verbose", action="store_true", help="one line per board")
     ap.add_argument("--real", action="store_true", help="measure on the real piece photos instead (see above)")
     ap.add_argument("--reader", choices=("detect", "points"), default="detect",
@@ -162,7 +190,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     diffs = args.difficulties.split(",")
     clf = PieceClassifier.load()
-    positions = game_positions(args.games or _default_games(), args.boards * len(render.DIFFICULTIES), args.seed)
+    n_positions = args.boards * len(render.DIFFICULTIES)
+    positions = (game_positions(args.games or _default_games(), n_positions, args.seed) if args.positions == "game"
+                 else composed_positions(n_positions, args.seed))
     for diff in diffs:
         j = render.DIFFICULTIES.index(diff)  # the same boards for a difficulty whichever others are asked for
         c: Counter = Counter()
