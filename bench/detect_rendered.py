@@ -9,16 +9,17 @@ There are no labelled photos of whole real boards here. `--real` measures what t
 piece put at the top view's scale, and the classifier read as detect reads it (six crop variants, geometric mean)
 with detect's thresholds: how many crops it would print a letter for, and how many of those letters are wrong.
 
-Positions are real: a random ply of a random game among the first 400 of ../shared/data/games/ccpd_dev.jsonl (moves
-applied to the 90-character board, captures overwrite). With `--positions composed` they are positions no game
-reached, as a photo of a study, a puzzle or a board being set up shows them: each side a king and from none to the
-full count of every other type, each piece on a point the rules let it stand on, kept only when the rules core
-accepts the whole (`Position.from_squares`: kings not facing, Black not in check with Red to move). Each is drawn
-by the renderer (`render_position`, scene `random_scene(seed, difficulty)`), JPEG-compressed at quality 90, and
-read as the command reads it: `find_board` then `detect.read_board`. A board whose fitted corners lie more than 0.3
-grid spacings from the renderer's truth (either way round) is counted as "board not found right" and not read: that
-is the board finder's figure, not the reader's. Everything else is counted per point: a point is right, '?', or
-wrong; wrong points are split into empties read as pieces, pieces read as empty, wrong colour, wrong type.
+By default the positions are real: a random ply of a random game among the first 400 of
+../shared/data/games/ccpd_dev.jsonl (moves applied to the 90-character board, captures overwrite). With
+`--positions composed` they are positions no game reached, as a photo of a study, a puzzle or a board being set up
+shows them: each side a king and from none to the full count of every other type, each piece on a point the rules
+let it stand on, kept only when the rules core accepts the whole (`Position.from_squares`: kings not facing, Black
+not in check with Red to move). Each is drawn by the renderer (`render_position`, scene `random_scene(seed,
+difficulty)`), JPEG-compressed at quality 90, and read as the command reads it: `find_board` then
+`detect.read_board`. A board whose fitted corners lie more than 0.3 grid spacings from the renderer's truth (either
+way round) is counted as "board not found right" and not read: that is the board finder's figure, not the reader's.
+Everything else is counted per point: a point is right, '?', or wrong; wrong points are split into empties read as
+pieces, pieces read as empty, wrong colour, wrong type.
 Deterministic: the same arguments give the same boards.
 """
 
