@@ -72,11 +72,12 @@ def composed_positions(n: int, seed: int) -> list[str]:
                 count = 1 if kind == "K" else int(rng.integers(0, most + 1))
                 for i in rng.choice(free, min(count, len(free)), replace=False):
                     squares[int(i)] = kind if red else kind.lower()
+        board = "".join(squares)
         try:
-            Position.from_squares("".join(squares), "red")
+            Position.from_squares(board, "red")
         except FenError:  # kings facing, or Black in check with Red to move: not a position a board can show
             continue
-        out.append("".join(squares))
+        out.append(board)
     return out
 
 
