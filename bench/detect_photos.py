@@ -8,9 +8,9 @@ labelled boards of those real pieces on rendered boards, for this to read). This
 of labelled board photos is put in a folder: the public ones come in one of two forms, and both are read.
 
 DIR (searched recursively) holds photos (.jpg .jpeg .png .bmp .webp) and, for each, either
-- its position: `IMAGE.fen` beside it (a FEN, or only its board part: rank 9 first, Red in upper case), or a line
-  `IMAGE,FEN` in a `positions.csv` in DIR; or
-- its pieces' boxes, as object-detection sets give them (YOLO, Roboflow's export): `IMAGE.txt` beside it or in
+- its position: `NAME.fen` (or `NAME.jpg.fen`) beside `NAME.jpg` (a FEN, or only its board part: rank 9 first, Red
+  in upper case), or a line `NAME.jpg,FEN` in a `positions.csv` in DIR; or
+- its pieces' boxes, as object-detection sets give them (YOLO, Roboflow's export): `NAME.txt` beside it or in
   the sibling `labels/` folder of its `images/` folder, one box a line, `class cx cy w h` as fractions of the
   image; the class names in a `data.yaml` (`names:`) or `classes.txt` in DIR. A name is read as a side and a
   piece (`red_horse`, `b_che`, `BlackGeneral`, `rk`, `红车`, `將`, or a FEN letter); classes that name no piece
@@ -267,11 +267,11 @@ def find_labelled(root: Path) -> tuple[list[Labelled], list[Path]]:
         if p.suffix.lower() not in PHOTO_SUFFIXES or not p.is_file():
             continue
         rel = p.relative_to(root).as_posix()
-        fen_file = p.with_suffix(".fen")
+        fen_file = next((f for f in (p.with_suffix(".fen"), p.with_name(p.name + ".fen")) if f.is_file()), None)
         txt = [p.with_suffix(".txt")]
         if p.parent.name == "images":
             txt.append(p.parent.parent / "labels" / (p.stem + ".txt"))
-        if fen_file.is_file():
+        if fen_file is not None:
             found.append(Labelled(p, fen=fen_file.read_text(encoding="utf-8")))
         elif rel in positions or p.name in positions:
             found.append(Labelled(p, fen=positions.get(rel, positions.get(p.name))))
@@ -378,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         overrides = read_overrides(args.names)
         items, unlabelled = find_labelled(args.folder)
         if not items:
-            print(f"{args.folder}: no labelled photos (a photo needs IMAGE.fen, a positions.csv line or YOLO "
+            print(f"{args.folder}: no labelled photos (a photo needs NAME.fen, a positions.csv line or YOLO "
                   "boxes)", file=sys.stderr)
             return 2
         clf = PieceClassifier.load()

@@ -113,6 +113,13 @@ def test_both_label_forms_give_detects_own_figures(photo_sets, capsys) -> None:
         direct.append(photos.tally(squares, read_board(image, find_board(image), clf).squares))
     found, unlabelled = photos.find_labelled(by_fen)
     assert [f.image.name for f in found] == ["p0.jpg", "p1.jpg"] and [p.name for p in unlabelled] == ["notes.png"]
+    # the label may also be named after the whole file name, as `p1.jpg.fen`
+    (by_fen / "p1.fen").rename(by_fen / "p1.jpg.fen")
+    try:
+        again, _ = photos.find_labelled(by_fen)
+    finally:
+        (by_fen / "p1.jpg.fen").rename(by_fen / "p1.fen")
+    assert [(f.image.name, f.fen) for f in again] == [(f.image.name, f.fen) for f in found]
     fen_results = [photos.measure(item, by_fen, clf, {}) for item in found]
     box_items, _ = photos.find_labelled(by_box)
     box_results = [photos.measure(item, by_box, clf, {}) for item in box_items]
