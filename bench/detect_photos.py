@@ -2,10 +2,12 @@
 
     OPENBLAS_NUM_THREADS=1 python bench/detect_photos.py DIR [--verbose] [--json OUT] [--names FILE]
 
-No labelled photos of whole real boards are reachable from the project's machines (../shared/data has single-piece
-crops only; bench/detect_rendered.py --real measures what those can tell, and bench/real_pieces_boards.py writes
-labelled boards of those real pieces on rendered boards, for this to read). This measures the rest the day a set
-of labelled board photos is put in a folder: the public ones come in one of two forms, and both are read.
+No set of labelled photos of whole real boards is reachable from the project's machines (../shared/data has
+single-piece crops only; bench/detect_rendered.py --real measures what those can tell, and
+bench/real_pieces_boards.py writes labelled boards of those real pieces on rendered boards, for this to read); two
+single labelled pictures were recovered and measured with this (bench/RESULTS.md, "detect on real pictures of
+boards"). This measures the rest the day a set of labelled board photos is put in a folder: the public ones come
+in one of two forms, and both are read.
 
 DIR (searched recursively) holds photos (.jpg .jpeg .png .bmp .webp) and, for each, either
 - its position: `NAME.fen` (or `NAME.jpg.fen`) beside `NAME.jpg` (a FEN, or only its board part: rank 9 first, Red
