@@ -225,9 +225,14 @@ def _row_problem(row: StoredRow, expected_seq: int, prev: str) -> str | None:
     """What is wrong with one stored entry given the chain so far, or None."""
     if row.seq != expected_seq:
         return f"entry {row.seq} stands where entry {expected_seq} should: an entry is missing or moved"
+    if not isinstance(row.body, bytes | bytearray) or not isinstance(row.hash, str):
+        # The store writes the body as the bytes that were hashed and the hash as hex text; anything else (a body
+        # rewritten as text by a hand-run UPDATE, a number where the hash was) was put there afterwards.
+        return (f"entry {row.seq} is stored as {type(row.body).__name__} / {type(row.hash).__name__}, not the "
+                "bytes and hex hash the ledger writes: it was altered after it was written")
     if row.prev_hash != prev:
-        return f"entry {row.seq} names previous hash {row.prev_hash[:12]}..., the chain has {prev[:12]}..."
-    recomputed = chain_hash(prev, row.body)
+        return f"entry {row.seq} names previous hash {str(row.prev_hash)[:12]}..., the chain has {prev[:12]}..."
+    recomputed = chain_hash(prev, bytes(row.body))
     if recomputed != row.hash:
         return (f"entry {row.seq}'s content does not match its hash (stored {row.hash[:12]}..., "
                 f"recomputed {recomputed[:12]}...): it was altered after it was written")

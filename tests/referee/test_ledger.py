@@ -97,6 +97,21 @@ def test_an_entry_edited_by_hand_fails_verification_at_that_entry(tmp_path: Path
     assert "entry 3" in (result.reason or "")
 
 
+def test_a_body_rewritten_as_text_is_reported_not_crashed_on(tmp_path: Path) -> None:
+    """A hand-run `UPDATE entries SET body = replace(body, ...)` stores text where the hashed bytes were: verification
+    names that entry instead of failing with a TypeError (and the API's verify answering 500)."""
+    path = tmp_path / "ledger.sqlite"
+    with SqliteLedger(path) as store:
+        store.append("g1", "7", [Pending("input", _press(i)) for i in range(1, 6)])
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE entries SET body = replace(body, 'red', 'black') WHERE game_id = 'g1' AND seq = 2")
+        assert db.execute("SELECT typeof(body) FROM entries WHERE game_id='g1' AND seq=2").fetchone()[0] == "text"
+    with SqliteLedger(path) as store:
+        result = store.verify("g1")
+    assert (result.ok, result.first_bad_seq) == (False, 2)
+    assert "altered" in (result.reason or "")
+
+
 def test_a_deleted_entry_is_found(tmp_path: Path) -> None:
     path = tmp_path / "ledger.sqlite"
     with SqliteLedger(path) as store:
