@@ -3,9 +3,12 @@
 For every input (observations, clock and arbiter events), in partition order:
   1. the board's state comes from memory, or is rebuilt from the ledger the first time the board is seen after
      a partition was assigned (the inputs of the board's latest game folded again: state = fold(events));
-  2. an input already in the ledger (found by its event id, in whatever game it went to) is a replay after a
-     crash or a rebalance: it changes nothing, and the outputs that followed it are published again (at least
-     once on `xq.game-events`; their event ids are stable, so consumers drop doubles);
+  2. an input already in the ledger (found by its event id, in whatever game it went to) changes nothing. Only
+     the very record appended before (the same topic, partition and offset: a redelivery after a crash or a
+     rebalance) has the outputs that followed it published again (at least once on `xq.game-events`; their event
+     ids are stable, so consumers drop doubles); the same event posted again (a replay: another record) publishes
+     nothing. An input whose event id the board already used with another time is refused too: an event id is
+     accepted once per board (remembered for the board's current and previous game, besides the ledger's key);
   3. otherwise the fold steps, and the input with its outputs is appended to the game's ledger in one
      transaction, then the outputs are published (acknowledged by the broker);
   4. offsets are committed only after the batch was appended and published.
@@ -44,6 +47,24 @@ def unassigned_chain(board_id: str) -> str:
 
 
 @dataclass
+class BoardIds:
+    """The input event ids a board used in its current and previous game (an event id is accepted once a board)."""
+
+    game_id: str | None = None
+    current: set[str] = field(default_factory=set)
+    previous: set[str] = field(default_factory=set)
+
+    def __contains__(self, event_id: str) -> bool:
+        return event_id in self.current or event_id in self.previous
+
+    def add(self, event_id: str, game_id: str | None) -> None:
+        if game_id is not None and game_id != self.game_id and not game_id.startswith(UNASSIGNED_PREFIX):
+            # A new game: the last one's ids are kept a game longer, older ones only in the ledger.
+            self.game_id, self.previous, self.current = game_id, self.current, set()
+        self.current.add(event_id)
+
+
+@dataclass
 class Referee:
     """The ledger-backed adapter around the fold, without Kafka: feed it inputs, it returns what to publish.
 
@@ -53,7 +74,10 @@ class Referee:
     ledger: Ledger
     _boards: dict[str, Any] = field(default_factory=dict)
     _partition_of: dict[str, tuple[str, int]] = field(default_factory=dict)
+    _ids: dict[str, BoardIds] = field(default_factory=dict)
     duplicates: int = 0
+    replays: int = 0  # inputs already in the ledger that came as another record: nothing published again
+    reused_ids: int = 0  # inputs whose event id their board had used for another input: refused
     appended: int = 0
 
     def handle_batch(self, items: Sequence[tuple[Event, Origin | None]]) -> tuple[Event, ...]:
@@ -71,11 +95,19 @@ class Referee:
         per_game: dict[str, tuple[str, list[Pending]]] = {}
         outputs: list[Event] = []
         seen: set[str] = set()
+        accepted: list[tuple[str, str, str]] = []  # (board, event id, game) of each input appended
         duplicates = 0
         for event, origin in items:
             if event.event_id in known:
                 duplicates += 1
-                outputs.extend(self._outputs_after(*known[event.event_id]))
+                game_id, seq = known[event.event_id]
+                if self._redelivered(game_id, seq, origin):
+                    outputs.extend(self._outputs_after(game_id, seq))
+                else:
+                    self.replays += 1  # posted again: the ledger has it, and its outputs were published
+                    log.warning("referee: input %s of board %s is already in the ledger (%s #%d) and came again as "
+                                "another record %s: nothing published again", event.event_id, event.board_id,
+                                game_id, seq, origin)
                 continue
             if event.event_id in seen:
                 duplicates += 1  # the same input twice in one batch (a device retry)
@@ -88,9 +120,15 @@ class Referee:
                 state = self._boards[board]
             else:
                 state = self.rebuild(board)
+            if event.event_id in self._ids.get(board, ()):
+                self.reused_ids += 1
+                log.warning("referee: input %s (%s) on board %s reuses the event id of an earlier input of the board "
+                            "with another time: refused", event.event_id, event.type, board)
+                continue
             new_state, result = step(state, event)
             staged[board] = new_state
             game_id = result.game_id or unassigned_chain(board)
+            accepted.append((board, event.event_id, game_id))
             chain = per_game.get(game_id)
             if chain is None:
                 chain = per_game[game_id] = (board, [])
@@ -102,6 +140,8 @@ class Referee:
             batches = [Batch(game_id, board, tuple(chain)) for game_id, (board, chain) in per_game.items()]
             self.appended += self.ledger.append_looked_up(batches)  # looked up above
         self._boards.update(staged)
+        for board, event_id, game_id in accepted:
+            self._ids.setdefault(board, BoardIds()).add(event_id, game_id)
         for event, origin in items:
             if origin is not None:
                 self._partition_of[event.board_id] = (origin.topic, origin.partition)
@@ -116,6 +156,8 @@ class Referee:
         if not games:
             return None
         inputs = [entry.event for entry in self.ledger.entries(games[-1].game_id) if entry.kind == "input"]
+        ids = self._ids[board_id] = BoardIds(games[-1].game_id)
+        ids.current.update(event.event_id for event in inputs)
         return fold(inputs)
 
     def release(self, topic: str, partitions: Iterable[int]) -> list[str]:
@@ -125,7 +167,16 @@ class Referee:
         for board in boards:
             self._boards.pop(board, None)
             self._partition_of.pop(board, None)
+            self._ids.pop(board, None)
         return boards
+
+    def _redelivered(self, game_id: str, seq: int, origin: Origin | None) -> bool:
+        """Whether the input at (game, seq) was appended from this very record (topic, partition, offset): a
+        redelivery after a crash, whose outputs may never have been published."""
+        if origin is None:
+            return False
+        stored = self.ledger.entries(game_id, after=seq - 1, limit=1)
+        return bool(stored) and stored[0].origin == origin
 
     def _outputs_after(self, game_id: str, seq: int) -> tuple[Event, ...]:
         outputs: list[Event] = []
