@@ -318,7 +318,20 @@ def json_post(
         error = "field_missing" if exc.problem == EventError.MISSING else "invalid_field"
         raise Refusal(400, error, str(exc)) from None
     check_event_values(event, id_given=id_given)
+    if event.type == "GameStarted":
+        check_game_start(event)
     return Posted(event, epoch, seq_given, f"{event.event_id}@{event.occurred_at}")
+
+
+def check_game_start(event: Event) -> None:
+    """A GameStarted the referee could not start (a rule set, level, time control or start position it refuses)
+    is refused here, with the referee's own reason, instead of leaving a game of one refused entry in the ledger."""
+    from xqarb.referee.game import GameStartError, start  # the referee's pure check, the one source of the rules
+
+    try:
+        start(event)
+    except GameStartError as exc:
+        raise Refusal(422, "invalid_game_start", f"game {event.game_id} cannot start: {exc}") from None
 
 
 def json_event(

@@ -94,6 +94,9 @@ def test_a_game_with_an_impossible_time_control_is_not_started(v: Venue) -> None
     start["time_control"] = {"scheme": "moves_in_time", "periods": [{"moves": 0, "ms": 1000}]}
     refused(v.ingest.post("/ingest/v1/boards/7/events", json=start, headers=auth("chief")), 422, "out_of_range")
     start["time_control"] = {"scheme": "increment", "base_ms": 600_000, "increment_ms": 5_000}
+    for bad in ({"ruleset": "cxa-1999"}, {"start_fen": "rnbakabnr/9/9 w"}):
+        refused(v.ingest.post("/ingest/v1/boards/7/events", json={**start, **bad}, headers=auth("chief")), 422,
+                "invalid_game_start")
     start["game_id"] = " "
     refused(v.ingest.post("/ingest/v1/boards/7/events", json=start, headers=auth("chief")), 400, "invalid_field")
     assert v.publisher.sent == []
