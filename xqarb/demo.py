@@ -244,8 +244,6 @@ class DemoBoard:
         self.rng = random.Random(zlib.crc32(f"{options.seed}/{board_id}".encode()))
         self._clock_seq = 0
         self._frame_seq = 0
-        # The devices count from 1 again in every run: a new epoch each run keeps their event ids new (ingest).
-        self._epoch = time.time_ns() // 1000
         self.thread = threading.Thread(target=self._run, name=f"xq-demo-{board_id}", daemon=True)
         self.follower = StreamFollower(self.url, board_id, stop) if options.clock_mode == "seen" else None
 
@@ -253,7 +251,7 @@ class DemoBoard:
         return post(
             f"{self.url}/ingest/v1/boards/{self.board_id}/{endpoint}",
             token,
-            json.dumps({**obj, "source_epoch": self._epoch}).encode(),
+            json.dumps(obj).encode(),
             {"Content-Type": "application/json"},
         )
 
@@ -499,7 +497,6 @@ class DemoBoard:
                 "Content-Type": "image/jpeg",
                 "X-Capture-Time": str(time.time_ns() // 1000),
                 "X-Sequence": str(self._frame_seq),
-                "X-Sequence-Epoch": str(self._epoch),
                 "X-Camera-Id": self.camera_id,
                 "X-Game-Id": self.game_id,
             },

@@ -18,9 +18,10 @@ tournament = "open"
 # optional, for a fixed camera: its image pixels of the corners a9, i9, i0, a0 (vision then does not look for the board)
 corners = [[412.0, 96.5], [868.0, 98.0], [902.5, 640.0], [380.0, 637.5]]
 
-[boards.7.devices]            # each device: its token and its role (camera, clock or scoresheet); a bare token
-"cam-7" = { token = "secret-token-cam-7", role = "camera" }      # (no role) may send what any device may, as
-"clock-7" = { token = "secret-token-clock-7", role = "clock" }   # before roles existed
+devices = { "cam-7" = "secret-token-cam-7", "clock-7" = "secret-token-clock-7" }
+# each device's role: camera, clock or scoresheet; a device without one may send what any device may (as before
+# roles existed). Also written inline: "cam-7" = { token = "...", role = "camera" }.
+roles = { "cam-7" = "camera", "clock-7" = "clock" }
 
 [arbiters.chief]
 token = "secret-token-chief"
@@ -172,9 +173,12 @@ def parse_config(raw: Mapping[str, Any]) -> VenueConfig:
         devices = b.get("devices", {})
         if not isinstance(devices, Mapping):
             raise ConfigError(f"boards.{board_id}.devices must map device ids to tokens")
+        roles = b.get("roles", {})
+        if not isinstance(roles, Mapping) or set(roles) - set(devices):
+            raise ConfigError(f"boards.{board_id}.roles must map device ids of boards.{board_id}.devices to roles")
         for device_id, entry in devices.items():
             where = f"boards.{board_id}.devices.{device_id}"
-            token, role = _device_entry(entry, where)
+            token, role = _device_entry(entry, roles.get(device_id), where)
             add_token(token, Principal(str(device_id), role, frozenset({board_id})), where)
     for arbiter_id, a in raw.get("arbiters", {}).items():
         watched = a.get("boards", ["*"])
@@ -191,19 +195,21 @@ def parse_config(raw: Mapping[str, Any]) -> VenueConfig:
     return VenueConfig(boards=boards, tokens=tokens, broadcast_delay_s=delays, limits=limits)
 
 
-def _device_entry(entry: Any, where: str) -> tuple[Any, str]:
-    """(token, role) of a device: a bare token (role "device", what any device may send, as before roles), or
-    `{token = ..., role = "camera" | "clock" | "scoresheet"}`."""
-    if not isinstance(entry, Mapping):
-        return entry, "device"
-    unknown = set(entry) - {"token", "role"}
-    if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {sorted(unknown)}; a device has a token and a role")
-    role = entry.get("role", "device")
+def _device_entry(entry: Any, listed_role: Any, where: str) -> tuple[Any, str]:
+    """(token, role) of a device: a token with its role in the board's `roles`, or `{token = ..., role = ...}`;
+    without a role, "device": what any device may send, as before roles existed."""
+    role = listed_role if listed_role is not None else "device"
+    token = entry
+    if isinstance(entry, Mapping):
+        unknown = set(entry) - {"token", "role"}
+        if unknown:
+            raise ConfigError(f"{where}: unknown key(s) {sorted(unknown)}; a device has a token and a role")
+        token = entry.get("token")
+        role = entry.get("role", role)
     if role not in DEVICE_ROLES:
         raise ConfigError(f"{where}: role must be one of {', '.join(sorted(DEVICE_ROLES))}, not {role!r} (arbiters "
                           "are configured under [arbiters])")
-    return entry.get("token"), str(role)
+    return token, str(role)
 
 
 def _corners(raw: Any, where: str) -> tuple[tuple[float, float], ...] | None:
@@ -247,10 +253,9 @@ def generate_config(board_ids: Iterable[str], *, tournament: str = "demo", delay
     for board_id in board_ids:
         boards[str(board_id)] = {
             "tournament": tournament,
-            "devices": {
-                f"cam-{board_id}": {"token": secrets.token_urlsafe(18), "role": "camera"},
-                f"clock-{board_id}": {"token": secrets.token_urlsafe(18), "role": "clock"},
-            },
+            "devices": {f"cam-{board_id}": secrets.token_urlsafe(18), f"clock-{board_id}": secrets.token_urlsafe(18)},
+            # Roles beside the tokens: whoever reads the devices' tokens from this file reads them as before.
+            "roles": {f"cam-{board_id}": "camera", f"clock-{board_id}": "clock"},
         }
     return {
         "limits": {},

@@ -7,8 +7,9 @@ For every input (observations, clock and arbiter events), in partition order:
      the very record appended before (the same topic, partition and offset: a redelivery after a crash or a
      rebalance) has the outputs that followed it published again (at least once on `xq.game-events`; their event
      ids are stable, so consumers drop doubles); the same event posted again (a replay: another record) publishes
-     nothing. An input whose event id the board already used with another time is refused too: an event id is
-     accepted once per board (remembered for the board's current and previous game, besides the ledger's key);
+     nothing. An input whose event id its game already holds with another time is refused too (the ledger's
+     key is the time and the id; the ids of the game a board plays are kept in memory). A device that counts
+     from 1 again in a later game (a restart, with no epoch) is not refused: its ids name another game's inputs;
   3. otherwise the fold steps, and the input with its outputs is appended to the game's ledger in one
      transaction, then the outputs are published (acknowledged by the broker);
   4. offsets are committed only after the batch was appended and published.
@@ -47,21 +48,20 @@ def unassigned_chain(board_id: str) -> str:
 
 
 @dataclass
-class BoardIds:
-    """The input event ids a board used in its current and previous game (an event id is accepted once a board)."""
+class GameIds:
+    """The input event ids of the game a board plays (an event id is accepted once in a game)."""
 
     game_id: str | None = None
-    current: set[str] = field(default_factory=set)
-    previous: set[str] = field(default_factory=set)
+    ids: set[str] = field(default_factory=set)
 
-    def __contains__(self, event_id: str) -> bool:
-        return event_id in self.current or event_id in self.previous
+    def holds(self, event_id: str, game_id: str | None) -> bool:
+        return game_id == self.game_id and event_id in self.ids
 
     def add(self, event_id: str, game_id: str | None) -> None:
-        if game_id is not None and game_id != self.game_id and not game_id.startswith(UNASSIGNED_PREFIX):
-            # A new game: the last one's ids are kept a game longer, older ones only in the ledger.
-            self.game_id, self.previous, self.current = game_id, self.current, set()
-        self.current.add(event_id)
+        if game_id != self.game_id:
+            # Another game (or the board's own chain): the last game's ids are left to the ledger.
+            self.game_id, self.ids = game_id, set()
+        self.ids.add(event_id)
 
 
 @dataclass
@@ -74,10 +74,10 @@ class Referee:
     ledger: Ledger
     _boards: dict[str, Any] = field(default_factory=dict)
     _partition_of: dict[str, tuple[str, int]] = field(default_factory=dict)
-    _ids: dict[str, BoardIds] = field(default_factory=dict)
+    _ids: dict[str, GameIds] = field(default_factory=dict)
     duplicates: int = 0
     replays: int = 0  # inputs already in the ledger that came as another record: nothing published again
-    reused_ids: int = 0  # inputs whose event id their board had used for another input: refused
+    reused_ids: int = 0  # inputs whose event id their game held for another input: refused
     appended: int = 0
 
     def handle_batch(self, items: Sequence[tuple[Event, Origin | None]]) -> tuple[Event, ...]:
@@ -120,14 +120,14 @@ class Referee:
                 state = self._boards[board]
             else:
                 state = self.rebuild(board)
-            if event.event_id in self._ids.get(board, ()):
-                self.reused_ids += 1
-                log.warning("referee: input %s (%s) on board %s reuses the event id of an earlier input of the board "
-                            "with another time: refused", event.event_id, event.type, board)
-                continue
             new_state, result = step(state, event)
-            staged[board] = new_state
             game_id = result.game_id or unassigned_chain(board)
+            if board in self._ids and self._ids[board].holds(event.event_id, game_id):
+                self.reused_ids += 1  # the step is dropped: the board stays as it was
+                log.warning("referee: input %s (%s) on board %s reuses the event id of an earlier input of game %s "
+                            "with another time: refused", event.event_id, event.type, board, game_id)
+                continue
+            staged[board] = new_state
             accepted.append((board, event.event_id, game_id))
             chain = per_game.get(game_id)
             if chain is None:
@@ -141,7 +141,7 @@ class Referee:
             self.appended += self.ledger.append_looked_up(batches)  # looked up above
         self._boards.update(staged)
         for board, event_id, game_id in accepted:
-            self._ids.setdefault(board, BoardIds()).add(event_id, game_id)
+            self._ids.setdefault(board, GameIds()).add(event_id, game_id)
         for event, origin in items:
             if origin is not None:
                 self._partition_of[event.board_id] = (origin.topic, origin.partition)
@@ -156,8 +156,7 @@ class Referee:
         if not games:
             return None
         inputs = [entry.event for entry in self.ledger.entries(games[-1].game_id) if entry.kind == "input"]
-        ids = self._ids[board_id] = BoardIds(games[-1].game_id)
-        ids.current.update(event.event_id for event in inputs)
+        self._ids[board_id] = GameIds(games[-1].game_id, {event.event_id for event in inputs})
         return fold(inputs)
 
     def release(self, topic: str, partitions: Iterable[int]) -> list[str]:

@@ -31,10 +31,10 @@ def venue_raw(max_json_bytes: int = 65_536) -> dict[str, Any]:
         "boards": {
             B7: {"devices": {
                 "cam-7": {"token": TOKENS["cam7"], "role": "camera"},
-                "clock-7": {"token": TOKENS["clock7"], "role": "clock"},
+                "clock-7": TOKENS["clock7"],
                 "sheet-7": {"token": TOKENS["sheet7"], "role": "scoresheet"},
-                "old-7": TOKENS["legacy7"],  # configured before roles: any device's events
-            }},
+                "old-7": TOKENS["legacy7"],  # configured without a role: any device's events
+            }, "roles": {"clock-7": "clock"}},
             B8: {"devices": {"cam-8": {"token": TOKENS["cam8"], "role": "camera"}}},
         },
         "arbiters": {"chief": {"token": TOKENS["chief"], "boards": ["*"]}},

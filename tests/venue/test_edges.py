@@ -191,13 +191,15 @@ def test_configuration_roles() -> None:
     assert config.principal(TOKENS["legacy7"]).role == "device"  # type: ignore[union-attr]
     assert config.device_tokens()[B7][0] == "cam-7"
     generated = generate_config(["1"])
-    assert {d["role"] for d in generated["boards"]["1"]["devices"].values()} == {"camera", "clock"}
+    assert all(isinstance(t, str) for t in generated["boards"]["1"]["devices"].values())  # read as before
     demo = parse_config(generated)
     assert [who.role for who in demo.tokens.values()] == ["camera", "clock", "arbiter"]
-    for entry, message in [({"token": "t" * 10, "role": "arbiter"}, "role must be"),
-                           ({"token": "t" * 10, "role": "camera", "x": 1}, "unknown key")]:
+    for board, message in [({"devices": {"d": {"token": "t" * 10, "role": "arbiter"}}}, "role must be"),
+                           ({"devices": {"d": {"token": "t" * 10, "role": "camera", "x": 1}}}, "unknown key"),
+                           ({"devices": {"d": "t" * 10}, "roles": {"d": "judge"}}, "role must be"),
+                           ({"devices": {"d": "t" * 10}, "roles": {"e": "camera"}}, "device ids")]:
         with pytest.raises(ConfigError, match=message):
-            parse_config({"boards": {"1": {"devices": {"d": entry}}}})
+            parse_config({"boards": {"1": board}})
 
 
 # --- sequences and games ----------------------------------------------------------------------------------------
@@ -362,3 +364,23 @@ def test_a_replayed_input_never_republishes_and_a_reused_event_id_is_refused(tmp
                             received_at=T0 + 99_000_000, side="red")
         fresh.handle_batch([(press_, Origin("xq.clock", 0, 7))])
         assert ledger.head("g-r")[0] > head[0]
+
+
+def test_a_device_counting_from_one_again_in_a_later_game_is_followed(tmp_path: Path) -> None:
+    """A venue restarted with devices that count from 1 again and send no epoch: their ids repeat those of the
+    board's earlier game, with other times. The ledger keeps both; the later game is followed."""
+    first = _inputs("6")
+    with SqliteLedger(tmp_path / "l.sqlite") as ledger:
+        Referee(ledger).handle_batch([(e, Origin("xq.observations", 0, i)) for i, e in enumerate(first)])
+        later = 3_600_000_000
+        started = make_event(
+            "GameStarted", "6", source="arbiter:chief", source_seq=2, occurred_at=T0 + later,
+            received_at=T0 + later, game_id="g-r2", red_player="C", black_player="D", recording_required=False,
+            time_control={"scheme": "increment", "base_ms": 3_600_000, "increment_ms": 30_000})
+        again = [make_event(e.type, "6", source=e.source, source_seq=e.source_seq, occurred_at=e.occurred_at + later,
+                            received_at=e.received_at + later, event_id=e.event_id, **e.data) for e in first[1:]]
+        restarted = Referee(ledger)  # a new process: the board is rebuilt from the ledger (game g-r)
+        outputs = restarted.handle_batch([(e, Origin("xq.observations", 1, i)) for i, e in
+                                          enumerate([started, *again])])
+        assert [o.data["iccs"] for o in outputs if o.type == "MoveMade"] == ["h2e2", "b9c7", "h0g2"]
+        assert restarted.reused_ids == 0 and restarted.replays == 0
