@@ -384,3 +384,20 @@ def test_a_device_counting_from_one_again_in_a_later_game_is_followed(tmp_path: 
                                           enumerate([started, *again])])
         assert [o.data["iccs"] for o in outputs if o.type == "MoveMade"] == ["h2e2", "b9c7", "h0g2"]
         assert restarted.reused_ids == 0 and restarted.replays == 0
+
+
+def test_a_game_not_found_is_looked_up_again_only_after_a_while() -> None:
+    from xqarb.ingest.games import NOT_FOUND_RETRY_S, GameBoards
+
+    calls: list[str] = []
+    now = [0.0]
+    ledger = {"g-1": "1"}
+    games = GameBoards(lambda g: calls.append(g) or ledger.get(g), clock=lambda: now[0])
+    assert games.board_of("g-2") is None and games.board_of("g-2") is None and calls == ["g-2"]
+    ledger["g-2"] = "2"  # the referee wrote the game's start meanwhile
+    now[0] += NOT_FOUND_RETRY_S
+    assert games.board_of("g-2") == "2" and games.board_of("g-2") == "2" and calls == ["g-2", "g-2"]
+    with pytest.raises(Refusal, match="played on board '2'"):
+        games.check("g-2", "1")
+    games.check("g-2", "2")
+    games.check(None, "1")
