@@ -139,7 +139,7 @@ def check_id(value: Any, name: str) -> None:
         raise Refusal(400, "invalid_field", f"{name} must be a non-empty string")
     if len(value) > MAX_ID_CHARS:
         raise Refusal(400, "invalid_field", f"{name} has {len(value)} characters; at most {MAX_ID_CHARS}")
-    if not _ID_RE.match(value):
+    if not _ID_RE.fullmatch(value):
         raise Refusal(400, "invalid_field", f"{name} {value[:40]!r} must be printable ASCII without spaces")
 
 

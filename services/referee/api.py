@@ -67,7 +67,7 @@ def decode_position(text: str | None) -> dict[int, int]:
     parts = text.split(",", MAX_POSITION_PARTS)
     out: dict[int, int] = {}
     for part in parts:
-        match = _POSITION_PART.match(part) if len(parts) <= MAX_POSITION_PARTS else None
+        match = _POSITION_PART.fullmatch(part) if len(parts) <= MAX_POSITION_PARTS else None
         if match is None:
             raise ApiError(
                 400, "bad_last_event_id", f"Last-Event-ID {text[:80]!r} is not a stream position like '0:15,3:27'"
@@ -477,13 +477,14 @@ def _error(exc: ApiError) -> Response:
 
 # The largest number a query parameter may hold: a ledger sequence number or a count is a 64-bit integer.
 MAX_INT_ARG = 2**63 - 1
+_INT_ARG = re.compile(r"^-?[0-9]{1,19}$")
 
 
 def _int_arg(name: str, default: int | None, *, minimum: int = 0) -> int | None:
     raw = request.args.get(name)
     if raw is None or raw == "":
         return default
-    if len(raw) > 19 or not raw.lstrip("-").isascii() or not raw.lstrip("-").isdigit():
+    if not _INT_ARG.fullmatch(raw):
         raise ApiError(400, "bad_parameter", f"{name} must be an integer of at most 19 digits, not {raw[:40]!r}")
     value = int(raw)
     if value < minimum or value > MAX_INT_ARG:
@@ -668,7 +669,7 @@ class RefereeApi:
         @bp.get("/api/games/<game_id>/frames/<sha256>")
         def frame(game_id: str, sha256: str) -> Response:
             self._game(game_id)
-            if not SHA256_RE.match(sha256):
+            if not SHA256_RE.fullmatch(sha256):
                 raise ApiError(400, "bad_sha256", f"{sha256!r} is not a SHA-256 in lowercase hex (64 characters)")
             data = self.load_frame(sha256)
             if data is None:

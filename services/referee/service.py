@@ -104,8 +104,10 @@ class Referee:
                 if self._redelivered(game_id, seq, origin):
                     outputs.extend(self._outputs_after(game_id, seq))
                 else:
-                    self.replays += 1  # posted again: the ledger has it, and its outputs were published
-                    log.warning("referee: input %s of board %s is already in the ledger (%s #%d) and came again as "
+                    # Posted again, or sent again by a vision process that restarted: the ledger has it, and its
+                    # outputs were published when it was appended.
+                    self.replays += 1
+                    log.info("referee: input %s of board %s is already in the ledger (%s #%d) and came again as "
                                 "another record %s: nothing published again", event.event_id, event.board_id,
                                 game_id, seq, origin)
                 continue

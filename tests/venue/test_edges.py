@@ -81,6 +81,7 @@ def test_absurd_values_never_reach_the_ledger(v: Venue) -> None:
     refused(post(press(3, event_id="e" * 60_000)), 400, "text_too_long")
     refused(post(press(4, event_id="e" * 200)), 400, "invalid_field")
     refused(post(press(5, event_id="has a space")), 400, "invalid_field")
+    refused(post(press(5, event_id="a-newline\n")), 400, "invalid_field")
     refused(post(press(2**62)), 400, "invalid_field")  # a counter beyond 2^53
     refused(post(press(-1)), 400, "invalid_field")
     assert v.publisher.sent == []
@@ -108,9 +109,12 @@ def test_a_game_with_an_impossible_time_control_is_not_started(v: Venue) -> None
 def test_huge_query_numbers_and_stream_positions_are_400(v: Venue) -> None:
     refused(v.api.get(f"/api/games/{v.game}/events?after=100000000000000000000"), 400, "bad_parameter")
     refused(v.api.get(f"/api/games/{v.game}/events?limit=" + "9" * 5000), 400, "bad_parameter")
-    refused(v.api.get(f"/api/games/{v.game}/state?seq=٣"), 400, "bad_parameter")  # an Arabic-Indic digit
+    for bad in ("٣", "--5", "-", "5\n", "1e3"):  # an Arabic-Indic digit, signs and forms int() would take
+        refused(v.api.get(f"/api/games/{v.game}/state", query_string={"seq": bad}), 400, "bad_parameter")
     for last in ("0:" + "9" * 5000, "1" * 5000 + ":1", "0:1," * 2000 + "0:1", "٣:1"):
         refused(v.api.get("/api/stream?once=1", headers={"Last-Event-ID": last}), 400, "bad_last_event_id")
+    refused(v.api.get("/api/stream", query_string={"once": "1", "last_event_id": "0:1\n"}), 400,
+            "bad_last_event_id")
     assert v.api.get(f"/api/games/{v.game}/events?after=9223372036854775807").status_code == 200
 
 
