@@ -197,7 +197,9 @@ def test_fuzz_frames(v: Venue) -> None:
 # --- the API's reads ----------------------------------------------------------------------------------------------
 
 NOT_A_COUNT = (
-    st.text(max_size=30).filter(lambda t: not re.fullmatch(r"[0-9]{1,19}", t) and t != "")
+    # forms that int() takes but a count is not written as, and forms that int() refuses
+    st.sampled_from(["--5", "-", "+5", "5\n", " 5", "1e3", "٣", "0x10", "1_000", "5.0", "∞", "NaN"])
+    | st.text(max_size=30).filter(lambda t: not re.fullmatch(r"[0-9]{1,19}", t) and t != "")
     | st.integers(min_value=20, max_value=5000).map(lambda n: "9" * n)
     | st.integers(max_value=-1).map(str)
 )
