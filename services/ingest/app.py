@@ -20,7 +20,9 @@ from werkzeug.exceptions import HTTPException
 
 from xqarb import metrics
 from xqarb.events import Event
+from xqarb.ingest.bounds import parse_json
 from xqarb.ingest.config import Principal, VenueConfig
+from xqarb.ingest.games import GameBoards
 from xqarb.ingest.validate import (
     CLOCK_TYPES,
     EVENT_TYPES,
@@ -28,10 +30,11 @@ from xqarb.ingest.validate import (
     TOPIC_CLOCK,
     TOPIC_FRAMES,
     FrameRequest,
+    Posted,
     Refusal,
     SequenceTracker,
     frame_event,
-    json_event,
+    json_post,
 )
 
 RETRY_AFTER_S = 1
@@ -49,6 +52,18 @@ class Publisher(Protocol):
     def dead_letter(self, reason: str, payload: bytes, *, board_id: str, source: str, topic: str) -> None:
         """Keep a refused message in xq.dlq with the reason (best effort: never blocks the answer for long)."""
         ...
+
+
+def publisher_ready(publisher: Any) -> tuple[bool, str]:
+    """Whether the publisher reaches its broker, as far as it can tell (`ready()` where it has one)."""
+    ready = getattr(publisher, "ready", None)
+    if ready is None:
+        return True, "the publisher cannot tell; assumed reachable"
+    try:
+        ok = bool(ready())
+    except Exception as exc:  # a probe: any failure of it means not ready, and the answer says which
+        return False, f"the broker probe failed: {type(exc).__name__}: {exc}"
+    return ok, "broker reachable" if ok else "the broker is not reachable"
 
 
 def json_error(status: int, error: str, detail: str, headers: dict[str, str] | None = None) -> Response:
@@ -83,6 +98,7 @@ class Ingest:
         self.config = config
         self.publisher = publisher
         self.sequences = SequenceTracker()
+        self.games = GameBoards()
         self._in_flight = threading.BoundedSemaphore(config.limits.max_in_flight)
         self._clock_us = clock_us or (lambda: time.time_ns() // 1000)
 
@@ -101,11 +117,19 @@ class Ingest:
             raise Refusal(403, "wrong_board", f"the token of {who.id} is not allowed to post for board {board_id!r}")
         return who
 
+    def authorize(self, who: Principal, event_type: str) -> None:
+        """Refusal (403) unless the token's role sends this type (a camera's token posts no clock press)."""
+        if not who.may_send(event_type):
+            raise Refusal(403, "wrong_role", f"{event_type} cannot be sent with the token of a {who.role} ({who.id})")
+
     def read_body(self, limit: int) -> bytes:
         length = request.content_length
         if length is not None and length > limit:
             raise Refusal(413, "too_large", f"the body is {length} bytes; at most {limit} are accepted here")
-        data = request.stream.read(limit + 1)
+        try:
+            data = request.stream.read(limit + 1)
+        except (OSError, ValueError) as exc:  # a chunked body badly framed, a connection cut mid-body
+            raise Refusal(400, "bad_body", f"the body could not be read: {exc}") from None
         if len(data) > limit:
             raise Refusal(413, "too_large", f"the body is over {limit} bytes, the most accepted here")
         if not data:
@@ -143,19 +167,35 @@ class Ingest:
 
     # --- endpoints -----------------------------------------------------------------------------------------------
 
+    def accept(self, posted: Posted) -> Event:
+        """The checks of an event built from a request that need this process's memory: its game is its board's,
+        its sequence number goes forward."""
+        event = posted.event
+        self.games.check(event.game_id, event.board_id, starting=event.type == "GameStarted")
+        if posted.seq_given:
+            self.sequences.reserve(
+                event.board_id, event.source, event.source_seq, epoch=posted.epoch, fingerprint=posted.fingerprint
+            )
+        return event
+
+    def published(self, resp: Response, event: Event) -> Response:
+        if resp.status_code == 202 and event.type == "GameStarted" and event.game_id:
+            self.games.learn(event.game_id, event.board_id)
+        return resp
+
     def post_frame(self, board_id: str) -> Response:
         payload = None
         source = "?"
         try:
             who = self.authenticate(board_id)
             source = who.id
+            self.authorize(who, "FrameCaptured")
             payload = self.read_body(self.config.limits.max_frame_bytes)
-            event = frame_event(
+            event = self.accept(frame_event(
                 FrameRequest(board_id, who.id, request.headers, payload),
                 now_us=self._clock_us(),
                 max_skew_s=self.config.limits.max_skew_s,
-            )
-            self.sequences.reserve(event.source, event.source_seq)
+            ))
         except Refusal as refusal:
             metrics.FRAMES_REFUSED.labels(refusal.error).inc()
             return self.refuse(refusal, payload, board_id=board_id, source=source, topic=TOPIC_FRAMES)
@@ -173,23 +213,18 @@ class Ingest:
             who = self.authenticate(board_id)
             source = who.id
             payload = self.read_body(self.config.limits.max_json_bytes)
-            try:
-                obj: Any = json.loads(payload)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise Refusal(400, "bad_json", f"the body is not JSON: {exc}") from None
-            event = json_event(
-                obj,
+            event = self.accept(json_post(
+                parse_json(payload),
                 board_id=board_id,
                 principal_id=who.id,
-                is_arbiter=who.is_arbiter,
+                role=who.role,
                 allowed=allowed,
                 now_us=self._clock_us(),
                 max_skew_s=self.config.limits.max_skew_s,
-            )
-            self.sequences.reserve(event.source, event.source_seq)
+            ))
         except Refusal as refusal:
             return self.refuse(refusal, payload, board_id=board_id, source=source, topic=topic)
-        return self.publish(topic, event)
+        return self.published(self.publish(topic, event), event)
 
     def blueprint(self) -> Blueprint:
         bp = Blueprint("ingest", __name__)
@@ -230,5 +265,12 @@ def create_app(config: VenueConfig, publisher: Publisher) -> Flask:
     @app.get("/healthz")
     def _health() -> dict[str, str]:
         return {"status": "ok"}
+
+    @app.get("/readyz")
+    def _ready() -> Response:
+        ok, detail = publisher_ready(publisher)
+        if not ok:
+            return json_error(503, "not_ready", detail)
+        return Response(json.dumps({"status": "ready", "detail": detail}), status=200, mimetype="application/json")
 
     return app

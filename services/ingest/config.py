@@ -15,16 +15,22 @@ broadcast_delay_s = 900       # the public stream shows this tournament's boards
 
 [boards.7]
 tournament = "open"
-devices = { "cam-7" = "secret-token-cam-7", "clock-7" = "secret-token-clock-7" }
 # optional, for a fixed camera: its image pixels of the corners a9, i9, i0, a0 (vision then does not look for the board)
 corners = [[412.0, 96.5], [868.0, 98.0], [902.5, 640.0], [380.0, 637.5]]
+
+devices = { "cam-7" = "secret-token-cam-7", "clock-7" = "secret-token-clock-7" }
+# each device's role: camera, clock or scoresheet; a device without one may send what any device may (as before
+# roles existed). Also written inline: "cam-7" = { token = "...", role = "camera" }.
+roles = { "cam-7" = "camera", "clock-7" = "clock" }
 
 [arbiters.chief]
 token = "secret-token-chief"
 boards = ["*"]                # or a list of the boards this arbiter watches
 ```
 
-Tokens are compared in constant time. A device token is bound to its board: it can post only for that board.
+Tokens are compared in constant time. A device token is bound to its board and its role: it can post only for
+that board, and only what its role sends (`xqarb.ingest.validate.ROLE_TYPES`: a camera frames, a clock its presses
+and offers, a scoresheet its entries and offers). An arbiter's token is never taken for a device's.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from xqarb.ingest.validate import DEVICE_ROLES, ROLE_TYPES
 
 
 class ConfigError(ValueError):
@@ -57,11 +65,15 @@ class Principal:
     """Who a bearer token belongs to: a device bound to one board, or an arbiter watching some boards."""
 
     id: str
-    role: str  # "device" or "arbiter"
+    role: str  # "camera", "clock", "scoresheet", "device" (a token without a role: any of these) or "arbiter"
     boards: frozenset[str]  # for a device exactly one; for an arbiter the boards, or {"*"} for all
 
     def may_post_for(self, board_id: str) -> bool:
         return "*" in self.boards or board_id in self.boards
+
+    def may_send(self, event_type: str) -> bool:
+        """Whether this token's role sends events of this type (ROLE_TYPES)."""
+        return event_type in ROLE_TYPES.get(self.role, frozenset())
 
     @property
     def is_arbiter(self) -> bool:
@@ -104,7 +116,7 @@ class VenueConfig:
         """board -> (device id, token) of the first device of each board (the demo's cameras use these)."""
         out: dict[str, tuple[str, str]] = {}
         for token, who in self.tokens.items():
-            if who.role == "device":
+            if who.may_send("FrameCaptured"):
                 board = next(iter(who.boards))
                 out.setdefault(board, (who.id, token))
         return out
@@ -113,7 +125,7 @@ class VenueConfig:
         """board -> [(device id, token), ...] in configuration order."""
         out: dict[str, list[tuple[str, str]]] = {}
         for token, who in self.tokens.items():
-            if who.role == "device":
+            if not who.is_arbiter:
                 out.setdefault(next(iter(who.boards)), []).append((who.id, token))
         return out
 
@@ -161,8 +173,13 @@ def parse_config(raw: Mapping[str, Any]) -> VenueConfig:
         devices = b.get("devices", {})
         if not isinstance(devices, Mapping):
             raise ConfigError(f"boards.{board_id}.devices must map device ids to tokens")
-        for device_id, token in devices.items():
-            add_token(token, Principal(str(device_id), "device", frozenset({board_id})), f"boards.{board_id}.devices")
+        roles = b.get("roles", {})
+        if not isinstance(roles, Mapping) or set(roles) - set(devices):
+            raise ConfigError(f"boards.{board_id}.roles must map device ids of boards.{board_id}.devices to roles")
+        for device_id, entry in devices.items():
+            where = f"boards.{board_id}.devices.{device_id}"
+            token, role = _device_entry(entry, roles.get(device_id), where)
+            add_token(token, Principal(str(device_id), role, frozenset({board_id})), where)
     for arbiter_id, a in raw.get("arbiters", {}).items():
         watched = a.get("boards", ["*"])
         if isinstance(watched, str):
@@ -176,6 +193,23 @@ def parse_config(raw: Mapping[str, Any]) -> VenueConfig:
             f"arbiters.{arbiter_id}",
         )
     return VenueConfig(boards=boards, tokens=tokens, broadcast_delay_s=delays, limits=limits)
+
+
+def _device_entry(entry: Any, listed_role: Any, where: str) -> tuple[Any, str]:
+    """(token, role) of a device: a token with its role in the board's `roles`, or `{token = ..., role = ...}`;
+    without a role, "device": what any device may send, as before roles existed."""
+    role = listed_role if listed_role is not None else "device"
+    token = entry
+    if isinstance(entry, Mapping):
+        unknown = set(entry) - {"token", "role"}
+        if unknown:
+            raise ConfigError(f"{where}: unknown key(s) {sorted(unknown)}; a device has a token and a role")
+        token = entry.get("token")
+        role = entry.get("role", role)
+    if role not in DEVICE_ROLES:
+        raise ConfigError(f"{where}: role must be one of {', '.join(sorted(DEVICE_ROLES))}, not {role!r} (arbiters "
+                          "are configured under [arbiters])")
+    return token, str(role)
 
 
 def _corners(raw: Any, where: str) -> tuple[tuple[float, float], ...] | None:
@@ -220,6 +254,8 @@ def generate_config(board_ids: Iterable[str], *, tournament: str = "demo", delay
         boards[str(board_id)] = {
             "tournament": tournament,
             "devices": {f"cam-{board_id}": secrets.token_urlsafe(18), f"clock-{board_id}": secrets.token_urlsafe(18)},
+            # Roles beside the tokens: whoever reads the devices' tokens from this file reads them as before.
+            "roles": {f"cam-{board_id}": "camera", f"clock-{board_id}": "clock"},
         }
     return {
         "limits": {},

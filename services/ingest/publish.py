@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 
 from xqarb import bus
 from xqarb.events import Event
@@ -10,16 +11,42 @@ from xqarb.ingest.app import BrokerUnavailable
 
 log = logging.getLogger(__name__)
 
+# How long a readiness probe waits for the broker to accept a connection: a broker on the venue's network answers
+# in milliseconds; a probe must never hold the load balancer's check for long.
+PROBE_TIMEOUT_S = 0.5
+
+
+def broker_reachable(bootstrap: str, timeout_s: float = PROBE_TIMEOUT_S) -> bool:
+    """Whether any of the bootstrap servers (HOST:PORT[,...]) accepts a TCP connection within `timeout_s`."""
+    for server in bootstrap.split(","):
+        host, _, port = server.strip().rpartition(":")
+        if not host or not port.isdigit():
+            continue
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s):
+                return True
+        except OSError:
+            continue
+    return False
+
 
 class BusPublisher:
     """Sends events keyed by board and dead letters with their reason; a missing acknowledgement is an error."""
 
-    def __init__(self, producer: bus.Producer) -> None:
+    def __init__(self, producer: bus.Producer, bootstrap: str | None = None) -> None:
         self.producer = producer
+        self.bootstrap = bootstrap
 
     @classmethod
     def connect(cls, bootstrap: str, *, ack_timeout_s: float = 10.0, client_id: str = "xq-ingest") -> BusPublisher:
-        return cls(bus.Producer(bootstrap, client_id=client_id, timeout_s=ack_timeout_s))
+        return cls(bus.Producer(bootstrap, client_id=client_id, timeout_s=ack_timeout_s), bootstrap)
+
+    def ready(self) -> bool:
+        """Whether a bootstrap server accepts a connection now (for /readyz): what ingest can honestly tell of the
+        broker without sending anything."""
+        if not self.bootstrap:
+            return True
+        return broker_reachable(self.bootstrap)
 
     def publish(self, topic: str, event: Event, timeout: float) -> tuple[int, int]:
         try:

@@ -54,18 +54,25 @@ def encode_position(position: Mapping[int, int]) -> str:
     return ",".join(f"{p}:{o}" for p, o in sorted(position.items()) if o > 0)
 
 
+# A stream position names at most this many partitions (DESIGN: the partition count is configuration, 12 by
+# default), each offset at most 18 digits (a 64-bit offset); anything longer is no position this server gave.
+MAX_POSITION_PARTS = 1024
+_POSITION_PART = re.compile(r"^([0-9]{1,9}):([0-9]{1,18})$")
+
+
 def decode_position(text: str | None) -> dict[int, int]:
     """The inverse of `encode_position`; ApiError 400 for anything else."""
     if not text:
         return {}
+    parts = text.split(",", MAX_POSITION_PARTS)
     out: dict[int, int] = {}
-    for part in text.split(","):
-        p, sep, o = part.partition(":")
-        if not sep or not p.isdigit() or not o.isdigit():
+    for part in parts:
+        match = _POSITION_PART.fullmatch(part) if len(parts) <= MAX_POSITION_PARTS else None
+        if match is None:
             raise ApiError(
-                400, "bad_last_event_id", f"Last-Event-ID {text!r} is not a stream position like '0:15,3:27'"
+                400, "bad_last_event_id", f"Last-Event-ID {text[:80]!r} is not a stream position like '0:15,3:27'"
             )
-        out[int(p)] = int(o)
+        out[int(match[1])] = int(match[2])
     return out
 
 
@@ -99,6 +106,8 @@ class StreamHub:
     _cond: threading.Condition = field(default_factory=threading.Condition)
     _listeners: list[Callable[[StreamItem], None]] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+    _probe: Callable[[], bool] | None = None  # the reader's own word on whether it reads its partitions
 
     def add(self, partition: int, offset: int, event: Event) -> StreamItem | None:
         with self._cond:
@@ -162,14 +171,25 @@ class StreamHub:
             return self.items[start:]
 
     def run(self, poll: Callable[[], Iterable[tuple[int, int, Event]]]) -> None:
+        self._probe = getattr(poll, "ready", None)
         while not self._stop.is_set():
             for partition, offset, event in poll():
                 self.add(partition, offset, event)
 
     def start(self, poll: Callable[[], Iterable[tuple[int, int, Event]]]) -> threading.Thread:
         thread = threading.Thread(target=self.run, args=(poll,), name="xq-stream-hub", daemon=True)
+        self._thread = thread
         thread.start()
         return thread
+
+    def readiness(self) -> tuple[bool, str]:
+        """(ready, why): a hub fed by a reader is ready while the reader runs and reads its partitions; a hub fed
+        directly (`add`) always is."""
+        if self._thread is not None and not self._thread.is_alive():
+            return False, "the reader of xq.game-events stopped"
+        if self._probe is not None and not self._probe():
+            return False, "the reader of xq.game-events has no partition assigned yet"
+        return True, "ok"
 
     def stop(self) -> None:
         self._stop.set()
@@ -217,6 +237,7 @@ def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC) -> Callabl
                     print(f"api: skipping undecodable message {tp.partition}:{rec.offset} on {topic}: {exc}")
         return out
 
+    poll.ready = lambda: bool(assigned)  # type: ignore[attr-defined]  # for StreamHub.readiness (/readyz)
     return poll
 
 
@@ -454,16 +475,20 @@ def _error(exc: ApiError) -> Response:
     return _json({"error": exc.error, "detail": exc.detail}, exc.status)
 
 
+# The largest number a query parameter may hold: a ledger sequence number or a count is a 64-bit integer.
+MAX_INT_ARG = 2**63 - 1
+_INT_ARG = re.compile(r"^-?[0-9]{1,19}$")
+
+
 def _int_arg(name: str, default: int | None, *, minimum: int = 0) -> int | None:
     raw = request.args.get(name)
     if raw is None or raw == "":
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ApiError(400, "bad_parameter", f"{name} must be an integer, not {raw!r}") from None
-    if value < minimum:
-        raise ApiError(400, "bad_parameter", f"{name} must be at least {minimum}, not {value}")
+    if not _INT_ARG.fullmatch(raw):
+        raise ApiError(400, "bad_parameter", f"{name} must be an integer of at most 19 digits, not {raw[:40]!r}")
+    value = int(raw)
+    if value < minimum or value > MAX_INT_ARG:
+        raise ApiError(400, "bad_parameter", f"{name} must be from {minimum} to {MAX_INT_ARG}, not {value}")
     return value
 
 
@@ -497,6 +522,31 @@ class RefereeApi:
         self.states = StateCache(fold_json)
         self.venue = VenueView(board_ids, self._players)
         hub.listen(self.venue.on_item)
+        if ingest is not None and getattr(ingest, "games", None) is not None and ingest.games.lookup is None:
+            ingest.games.lookup = self._board_of_game  # a frame naming another board's game is refused
+
+    def _board_of_game(self, game_id: str) -> str | None:
+        first = self.ledger.entries(game_id, 0, 1)
+        return first[0].event.board_id if first else None
+
+    def ready(self) -> tuple[bool, dict[str, str]]:
+        """Readiness as each part can tell: the ledger answers a query, the stream reader is running and reading
+        its partitions, and (with ingest here) the broker accepts a connection."""
+        checks: dict[str, str] = {}
+        ok = True
+        try:
+            self.ledger.head("readyz-probe")
+            checks["ledger"] = "ok"
+        except Exception as exc:  # a probe: any failure means not ready, and says which
+            ok, checks["ledger"] = False, f"{type(exc).__name__}: {exc}"
+        hub_ok, checks["stream"] = self.hub.readiness()
+        ok = ok and hub_ok
+        if self.ingest is not None:
+            from xqarb.ingest.app import publisher_ready
+
+            broker_ok, checks["broker"] = publisher_ready(self.ingest.publisher)
+            ok = ok and broker_ok
+        return ok, checks
 
     def _players(self, game_id: str) -> tuple[str, str] | None:
         for entry in self.ledger.entries(game_id, 0, 5):
@@ -619,7 +669,7 @@ class RefereeApi:
         @bp.get("/api/games/<game_id>/frames/<sha256>")
         def frame(game_id: str, sha256: str) -> Response:
             self._game(game_id)
-            if not SHA256_RE.match(sha256):
+            if not SHA256_RE.fullmatch(sha256):
                 raise ApiError(400, "bad_sha256", f"{sha256!r} is not a SHA-256 in lowercase hex (64 characters)")
             data = self.load_frame(sha256)
             if data is None:
@@ -642,7 +692,8 @@ class RefereeApi:
             if self.ingest is None:
                 raise ApiError(503, "no_ingest", "this API process does not accept arbiter actions")
             info = self._game(game_id)
-            from xqarb.ingest.validate import ARBITER_EVENT_TYPES, CLOCK_TYPES, TOPIC_ARBITER, Refusal, json_event
+            from xqarb.ingest.bounds import parse_json
+            from xqarb.ingest.validate import ARBITER_EVENT_TYPES, CLOCK_TYPES, TOPIC_ARBITER, Refusal, json_post
 
             payload = None
             source = "?"
@@ -652,25 +703,34 @@ class RefereeApi:
                 if not who.is_arbiter:
                     raise Refusal(403, "arbiter_only", "arbiter actions need an arbiter's token")
                 payload = self.ingest.read_body(self.ingest.config.limits.max_json_bytes)
-                try:
-                    obj = json.loads(payload)
-                except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                    raise Refusal(400, "bad_json", f"the body is not JSON: {exc}") from None
+                obj = parse_json(payload)
                 if isinstance(obj, dict):
                     if obj.get("game_id") not in (None, game_id):
                         raise Refusal(
-                            400, "game_mismatch", f"the action names game {obj['game_id']!r}, not {game_id!r}"
+                            400, "game_mismatch", f"the action names game {str(obj['game_id'])[:60]!r}, not {game_id!r}"
                         )
                     obj = {**obj, "game_id": game_id}
-                event = json_event(
-                    obj, board_id=info.board_id, principal_id=who.id, is_arbiter=True,
-                    allowed=ARBITER_EVENT_TYPES | CLOCK_TYPES - {"GameStarted"}, now_us=time.time_ns() // 1000,
+                # An action is on a game that exists: it cannot start one (GameStarted goes through ingest).
+                event = self.ingest.accept(json_post(
+                    obj, board_id=info.board_id, principal_id=who.id, role=who.role,
+                    allowed=(ARBITER_EVENT_TYPES | CLOCK_TYPES) - {"GameStarted"}, now_us=time.time_ns() // 1000,
                     max_skew_s=self.ingest.config.limits.max_skew_s,
-                )
-                self.ingest.sequences.reserve(event.source, event.source_seq)
+                ))
             except Refusal as refusal:
                 return self.ingest.refuse(refusal, payload, board_id=info.board_id, source=source, topic=TOPIC_ARBITER)
             return self.ingest.publish(TOPIC_ARBITER, event)
+
+        @bp.get("/healthz")
+        def healthz() -> Response:
+            return _json({"status": "ok"})
+
+        @bp.get("/readyz")
+        def readyz() -> Response:
+            ok, checks = self.ready()
+            if not ok:
+                failing = "; ".join(f"{k}: {v}" for k, v in checks.items() if v != "ok")
+                return _json({"error": "not_ready", "detail": failing, "checks": checks}, 503)
+            return _json({"status": "ready", "checks": checks})
 
         @bp.get("/api/stream")
         def stream() -> Response:

@@ -3,9 +3,13 @@
 For every input (observations, clock and arbiter events), in partition order:
   1. the board's state comes from memory, or is rebuilt from the ledger the first time the board is seen after
      a partition was assigned (the inputs of the board's latest game folded again: state = fold(events));
-  2. an input already in the ledger (found by its event id, in whatever game it went to) is a replay after a
-     crash or a rebalance: it changes nothing, and the outputs that followed it are published again (at least
-     once on `xq.game-events`; their event ids are stable, so consumers drop doubles);
+  2. an input already in the ledger (found by its event id, in whatever game it went to) changes nothing. Only
+     the very record appended before (the same topic, partition and offset: a redelivery after a crash or a
+     rebalance) has the outputs that followed it published again (at least once on `xq.game-events`; their event
+     ids are stable, so consumers drop doubles); the same event posted again (a replay: another record) publishes
+     nothing. An input whose event id its game already holds with another time is refused too (the ledger's
+     key is the time and the id; the ids of the game a board plays are kept in memory). A device that counts
+     from 1 again in a later game (a restart, with no epoch) is not refused: its ids name another game's inputs;
   3. otherwise the fold steps, and the input with its outputs is appended to the game's ledger in one
      transaction, then the outputs are published (acknowledged by the broker);
   4. offsets are committed only after the batch was appended and published.
@@ -44,6 +48,23 @@ def unassigned_chain(board_id: str) -> str:
 
 
 @dataclass
+class GameIds:
+    """The input event ids of the game a board plays (an event id is accepted once in a game)."""
+
+    game_id: str | None = None
+    ids: set[str] = field(default_factory=set)
+
+    def holds(self, event_id: str, game_id: str | None) -> bool:
+        return game_id == self.game_id and event_id in self.ids
+
+    def add(self, event_id: str, game_id: str | None) -> None:
+        if game_id != self.game_id:
+            # Another game (or the board's own chain): the last game's ids are left to the ledger.
+            self.game_id, self.ids = game_id, set()
+        self.ids.add(event_id)
+
+
+@dataclass
 class Referee:
     """The ledger-backed adapter around the fold, without Kafka: feed it inputs, it returns what to publish.
 
@@ -53,7 +74,10 @@ class Referee:
     ledger: Ledger
     _boards: dict[str, Any] = field(default_factory=dict)
     _partition_of: dict[str, tuple[str, int]] = field(default_factory=dict)
+    _ids: dict[str, GameIds] = field(default_factory=dict)
     duplicates: int = 0
+    replays: int = 0  # inputs already in the ledger that came as another record: nothing published again
+    reused_ids: int = 0  # inputs whose event id their game held for another input: refused
     appended: int = 0
 
     def handle_batch(self, items: Sequence[tuple[Event, Origin | None]]) -> tuple[Event, ...]:
@@ -71,11 +95,21 @@ class Referee:
         per_game: dict[str, tuple[str, list[Pending]]] = {}
         outputs: list[Event] = []
         seen: set[str] = set()
+        accepted: list[tuple[str, str, str]] = []  # (board, event id, game) of each input appended
         duplicates = 0
         for event, origin in items:
             if event.event_id in known:
                 duplicates += 1
-                outputs.extend(self._outputs_after(*known[event.event_id]))
+                game_id, seq = known[event.event_id]
+                if self._redelivered(game_id, seq, origin):
+                    outputs.extend(self._outputs_after(game_id, seq))
+                else:
+                    # Posted again, or sent again by a vision process that restarted: the ledger has it, and its
+                    # outputs were published when it was appended.
+                    self.replays += 1
+                    log.info("referee: input %s of board %s is already in the ledger (%s #%d) and came again as "
+                                "another record %s: nothing published again", event.event_id, event.board_id,
+                                game_id, seq, origin)
                 continue
             if event.event_id in seen:
                 duplicates += 1  # the same input twice in one batch (a device retry)
@@ -89,8 +123,14 @@ class Referee:
             else:
                 state = self.rebuild(board)
             new_state, result = step(state, event)
-            staged[board] = new_state
             game_id = result.game_id or unassigned_chain(board)
+            if board in self._ids and self._ids[board].holds(event.event_id, game_id):
+                self.reused_ids += 1  # the step is dropped: the board stays as it was
+                log.warning("referee: input %s (%s) on board %s reuses the event id of an earlier input of game %s "
+                            "with another time: refused", event.event_id, event.type, board, game_id)
+                continue
+            staged[board] = new_state
+            accepted.append((board, event.event_id, game_id))
             chain = per_game.get(game_id)
             if chain is None:
                 chain = per_game[game_id] = (board, [])
@@ -102,6 +142,8 @@ class Referee:
             batches = [Batch(game_id, board, tuple(chain)) for game_id, (board, chain) in per_game.items()]
             self.appended += self.ledger.append_looked_up(batches)  # looked up above
         self._boards.update(staged)
+        for board, event_id, game_id in accepted:
+            self._ids.setdefault(board, GameIds()).add(event_id, game_id)
         for event, origin in items:
             if origin is not None:
                 self._partition_of[event.board_id] = (origin.topic, origin.partition)
@@ -116,6 +158,7 @@ class Referee:
         if not games:
             return None
         inputs = [entry.event for entry in self.ledger.entries(games[-1].game_id) if entry.kind == "input"]
+        self._ids[board_id] = GameIds(games[-1].game_id, {event.event_id for event in inputs})
         return fold(inputs)
 
     def release(self, topic: str, partitions: Iterable[int]) -> list[str]:
@@ -125,7 +168,16 @@ class Referee:
         for board in boards:
             self._boards.pop(board, None)
             self._partition_of.pop(board, None)
+            self._ids.pop(board, None)
         return boards
+
+    def _redelivered(self, game_id: str, seq: int, origin: Origin | None) -> bool:
+        """Whether the input at (game, seq) was appended from this very record (topic, partition, offset): a
+        redelivery after a crash, whose outputs may never have been published."""
+        if origin is None:
+            return False
+        stored = self.ledger.entries(game_id, after=seq - 1, limit=1)
+        return bool(stored) and stored[0].origin == origin
 
     def _outputs_after(self, game_id: str, seq: int) -> tuple[Event, ...]:
         outputs: list[Event] = []
