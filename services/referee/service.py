@@ -55,6 +55,7 @@ class Referee:
     _partition_of: dict[str, tuple[str, int]] = field(default_factory=dict)
     duplicates: int = 0
     appended: int = 0
+    last_games: tuple[str, ...] = ()  # the ledger chains the last batch appended to (for signed tree heads)
 
     def handle_batch(self, items: Sequence[tuple[Event, Origin | None]]) -> tuple[Event, ...]:
         """Fold a batch of inputs in order and append them all in one ledger transaction.
@@ -101,6 +102,7 @@ class Referee:
         if per_game:
             batches = [Batch(game_id, board, tuple(chain)) for game_id, (board, chain) in per_game.items()]
             self.appended += self.ledger.append_looked_up(batches)  # looked up above
+        self.last_games = tuple(per_game)
         self._boards.update(staged)
         for event, origin in items:
             if origin is not None:
@@ -150,6 +152,7 @@ class RefereeService:
         poll_timeout_s: float = 0.5,
         on_outputs: Callable[[Sequence[Event]], None] | None = None,
         hold_s: float = 10.0,
+        tree_heads: Any | None = None,  # head_publisher.TreeHeadPublisher: signed heads after each append
     ) -> None:
         from xqarb import bus
         from xqarb.referee.ordering import EventTimeOrder
@@ -161,6 +164,7 @@ class RefereeService:
         self.game_events_topic = game_events_topic
         self.poll_timeout_s = poll_timeout_s
         self.on_outputs = on_outputs
+        self.tree_heads = tree_heads
         self._stop = threading.Event()
         self.producer = bus.Producer(bootstrap, client_id=f"xqarb-{group_id}")
         self.consumer = bus.Consumer(
@@ -207,6 +211,10 @@ class RefereeService:
                 [(r.event, Origin(r.topic, r.partition, r.offset)) for r in records]
             ))  # fmt: skip
             self._observe(records, outputs, self.referee.appended - appended_before)
+            if self.tree_heads is not None:
+                self.tree_heads.touched(self.referee.last_games)
+        if self.tree_heads is not None:  # after the games' own outputs, and also when a quiet game's head is due
+            outputs.extend(self.tree_heads.due(time.monotonic(), time.time_ns() // 1000))
         if outputs:
             self.producer.send_many(self.game_events_topic, outputs)
             if self.on_outputs is not None:
@@ -259,7 +267,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     db = Path(args.db) if getattr(args, "db", None) else ledger_path()
     bus.ensure_topics(args.bootstrap_servers, partitions=getattr(args, "partitions", None) or bus.DEFAULT_PARTITIONS)
     ledger = SqliteLedger(db)
-    service = RefereeService(args.bootstrap_servers, ledger, group_id=getattr(args, "group", None) or DEFAULT_GROUP)
+    from xqarb.referee.head_publisher import TreeHeadPublisher
+
+    service = RefereeService(args.bootstrap_servers, ledger, group_id=getattr(args, "group", None) or DEFAULT_GROUP,
+                             tree_heads=TreeHeadPublisher.for_venue(ledger))
 
     def stop(signum: int, frame: object) -> None:
         service.stop()
