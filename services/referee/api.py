@@ -737,6 +737,9 @@ def create_app(api: RefereeApi, ingest: Any | None = None) -> Any:
     if ingest is not None:
         app.register_blueprint(ingest.blueprint())
     app.register_blueprint(api.blueprint())
+    from xqarb.referee.proof_api import proof_blueprint  # tree heads, inclusion and consistency proofs
+
+    app.register_blueprint(proof_blueprint(api.ledger, api.hub))
     app.extensions["xq_api"] = api
     return app
 
