@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -67,8 +68,14 @@ class TreeHeadPublisher:
         for game_id in sorted(self._dirty):
             if now_s - self._last_at.get(game_id, float("-inf")) < self.min_interval_s:
                 continue
+            try:
+                signed = self.sign_current(game_id, now_us)
+            except (sqlite3.Error, ValueError) as exc:  # ValueError: EventError, a head the catalogue refuses
+                # A head that cannot be made now must not hold back the rulings published with it: the game stays
+                # marked, and the next poll tries again.
+                log.warning("tree head of %s not signed this time: %s", game_id, exc)
+                continue
             self._dirty.discard(game_id)
-            signed = self.sign_current(game_id, now_us)
             if signed is None:
                 continue
             self._last_at[game_id] = now_s

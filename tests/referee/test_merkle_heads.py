@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import stat
 from pathlib import Path
 
@@ -177,3 +178,26 @@ def test_the_referee_says_which_games_a_batch_appended_to(tmp_path: Path) -> Non
     assert sorted(referee.last_games) == ["g1", "g2"]
     referee.handle_batch([(e, None) for e in one])  # all replays: nothing appended
     assert referee.last_games == ()
+
+
+def test_a_head_that_cannot_be_made_now_is_tried_again_at_the_next_poll(tmp_path: Path) -> None:
+    ledger = _game_ledger(tmp_path / "l.sqlite", "h2e2")
+
+    class Flaky:
+        """The ledger, failing its first read as a locked database would."""
+
+        failed = False
+
+        def stored_rows(self, game_id: str, after: int = 0) -> list:
+            if not Flaky.failed:
+                Flaky.failed = True
+                raise sqlite3.OperationalError("database is locked")
+            return ledger.stored_rows(game_id, after)
+
+        def board_of(self, game_id: str) -> str | None:
+            return ledger.board_of(game_id)
+
+    publisher = TreeHeadPublisher(Flaky(), Ed25519PrivateKey.generate(), min_interval_s=1.0)
+    publisher.touched(["g1"])
+    assert publisher.due(10.0, T_SIGN) == []
+    assert [e.type for e in publisher.due(10.5, T_SIGN)] == ["TreeHead"]
