@@ -29,6 +29,7 @@ import binascii
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from itertools import pairwise
 from typing import Any
 
@@ -129,6 +130,14 @@ class ProofReport:
                 "warnings": self.warnings}
 
 
+def _when(timestamp_us: int) -> str:
+    """A head's time for a person: UTC, to the second."""
+    try:
+        return datetime.fromtimestamp(timestamp_us / 1e6, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    except (OverflowError, OSError, ValueError):
+        return f"{timestamp_us} us"
+
+
 def _hex32(value: Any, what: str) -> bytes:
     if not isinstance(value, str):
         raise ProofFileError(f"{what} is 64 hex digits, not {value!r:.80}")
@@ -204,7 +213,7 @@ def _check_heads(heads: Sequence[SignedTreeHead], game: str, public: Ed25519Publ
     by_size: dict[int, SignedTreeHead] = {}
     for signed in heads:
         h = signed.head
-        name = f"head of size {h.tree_size} signed at {h.timestamp}"
+        name = f"head of size {h.tree_size} signed at {_when(h.timestamp)}"
         if h.game_id != game:
             report.problems.append(f"{name} is about game {h.game_id!r}, not {game!r}")
             continue
@@ -238,7 +247,7 @@ def _check_entries(entries: list[bytes], game: str, board: str, heads: Sequence[
     report.checked.append(f"{len(entries)} entries read")
     for signed in heads:
         h = signed.head
-        name = f"head of size {h.tree_size} signed at {h.timestamp}"
+        name = f"head of size {h.tree_size} signed at {_when(h.timestamp)}"
         if h.board_id != board:
             report.problems.append(f"{name} was signed for board {h.board_id!r}; the ledger now gives board "
                                    f"{board!r}: the game was moved to another board after it was published")
