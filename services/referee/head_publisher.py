@@ -2,8 +2,9 @@
 tree_head.py): the venue's key, each game's growing Merkle tree, and how often a head goes out.
 
 After a batch is appended, each game it touched is marked; `due` signs a head for every marked game whose last
-head is at least `min_interval_s` old, so a game gets at most one head per interval, and the last entries of a
-game that went quiet still get theirs at the referee's next poll (within half a second of the interval). The
+head is old enough: `min_interval_s` when the referee published outputs for the game (moves, rulings, its end),
+`quiet_interval_s` when it only gained inputs. A game gets at most one head per interval, and the last entries of
+a game that went quiet still get theirs at a later poll of the referee (every half second or so). The
 chains of board events that belong to no game (`board:<id>`) get none: they are not games, and a head is read as
 a game's by the stream's readers.
 
@@ -29,24 +30,29 @@ from xqarb.referee.venue_key import key_path, load_or_create_key
 
 log = logging.getLogger("xqarb.referee.heads")
 
-# At most one signed head per game a second: a broadcaster anchors a move within about a second of it being
-# appended, and the extra traffic on xq.game-events stays at one small message per active board a second (a batch
-# of observations, clock presses and outputs would otherwise each bring one).
+# A game whose referee spoke (a move, a ruling, its end) gets a head within about a second, at most one a second:
+# what a broadcaster shows is anchored as it is shown, at about one head per move (a move every 30 s or so a board).
 HEAD_INTERVAL_S = 1.0
+# A game that only gained inputs (observations, clock presses: several a second while a hand is over the board)
+# gets one at most every 30 s: a head per batch would outnumber everything else on xq.game-events (and in the
+# stream's buffer) tenfold, while the window in which unanchored inputs could be rewritten stays half a minute.
+QUIET_INTERVAL_S = 30.0
 
 
 class TreeHeadPublisher:
     """Which games need a new signed head, and the heads themselves. Not thread-safe: the referee loop owns it."""
 
-    def __init__(self, ledger: Any, key: Ed25519PrivateKey, *, min_interval_s: float = HEAD_INTERVAL_S) -> None:
+    def __init__(self, ledger: Any, key: Ed25519PrivateKey, *, min_interval_s: float = HEAD_INTERVAL_S,
+                 quiet_interval_s: float = QUIET_INTERVAL_S) -> None:
         self.ledger = ledger  # needs stored_rows(game, after) and board_of(game) (SqliteLedger has them)
         self.key = key
         self.min_interval_s = min_interval_s
+        self.quiet_interval_s = quiet_interval_s
         self.latest: dict[str, SignedTreeHead] = {}
         self._trees: dict[str, CompactTree] = {}
         self._boards: dict[str, str] = {}
         self._last_at: dict[str, float] = {}
-        self._dirty: set[str] = set()
+        self._dirty: dict[str, float] = {}  # game -> the interval its next head waits for
 
     @classmethod
     def for_venue(cls, ledger: Any, environ: Mapping[str, str] = os.environ) -> TreeHeadPublisher:
@@ -58,15 +64,21 @@ class TreeHeadPublisher:
             log.info("venue signing key created at %s (mode 0600)", path)
         return cls(ledger, key)
 
-    def touched(self, game_ids: Iterable[str]) -> None:
-        """These games' ledgers were appended to."""
-        self._dirty.update(g for g in game_ids if not g.startswith(UNASSIGNED_PREFIX))
+    def touched(self, game_ids: Iterable[str], outputs: Iterable[Event] = ()) -> None:
+        """These games' ledgers were appended to, and the referee published these outputs for them."""
+        games = {g for g in game_ids if not g.startswith(UNASSIGNED_PREFIX)}
+        for game_id in games:
+            self._dirty[game_id] = min(self._dirty.get(game_id, self.quiet_interval_s), self.quiet_interval_s)
+        for event in outputs:
+            game_id = event.data.get("game_id")
+            if game_id in games:
+                self._dirty[game_id] = self.min_interval_s
 
     def due(self, now_s: float, now_us: int) -> list[Event]:
         """The TreeHead events to publish now (`now_s`: a monotonic clock; `now_us`: the time to sign)."""
         events: list[Event] = []
-        for game_id in sorted(self._dirty):
-            if now_s - self._last_at.get(game_id, float("-inf")) < self.min_interval_s:
+        for game_id, interval in sorted(self._dirty.items()):
+            if now_s - self._last_at.get(game_id, float("-inf")) < interval:
                 continue
             try:
                 signed = self.sign_current(game_id, now_us)
@@ -75,7 +87,7 @@ class TreeHeadPublisher:
                 # marked, and the next poll tries again.
                 log.warning("tree head of %s not signed this time: %s", game_id, exc)
                 continue
-            self._dirty.discard(game_id)
+            del self._dirty[game_id]
             if signed is None:
                 continue
             self._last_at[game_id] = now_s

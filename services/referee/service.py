@@ -212,7 +212,7 @@ class RefereeService:
             ))  # fmt: skip
             self._observe(records, outputs, self.referee.appended - appended_before)
             if self.tree_heads is not None:
-                self.tree_heads.touched(self.referee.last_games)
+                self.tree_heads.touched(self.referee.last_games, outputs)
         if self.tree_heads is not None:  # after the games' own outputs, and also when a quiet game's head is due
             outputs.extend(self.tree_heads.due(time.monotonic(), time.time_ns() // 1000))
         if outputs:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -141,22 +142,33 @@ def test_the_publisher_signs_the_root_of_the_games_entries(tmp_path: Path) -> No
     assert head_problem(signed, key.public_key()) is None
 
 
-def test_the_publisher_keeps_to_its_interval_and_catches_up_a_quiet_game(tmp_path: Path) -> None:
+def test_heads_follow_outputs_within_a_second_and_inputs_alone_every_30_s(tmp_path: Path) -> None:
     ledger = _game_ledger(tmp_path / "l.sqlite", "h2e2")
-    publisher = TreeHeadPublisher(ledger, Ed25519PrivateKey.generate(), min_interval_s=1.0)
+    publisher = TreeHeadPublisher(ledger, Ed25519PrivateKey.generate())  # 1 s and 30 s
     publisher.touched(["g1"])
     first = publisher.due(100.0, T_SIGN)
-    assert len(first) == 1
-    publisher.touched(["g1"])
-    assert publisher.due(100.5, T_SIGN + 500_000) == []  # within the interval: waits
-    assert publisher.due(101.0, T_SIGN + 1_000_000) == []  # due, but no new entry: no second head of that size
     size = SignedTreeHead.from_event(first[0]).head.tree_size
-    press = make_event("ClockPressed", "b1", source="clock-b1", source_seq=99, occurred_at=T_SIGN,
-                       received_at=T_SIGN, side="black", red_ms=None, black_ms=None)
-    ledger.append("g1", "b1", [Pending("input", press)])
-    publisher.touched(["g1"])
-    later = publisher.due(102.0, T_SIGN + 2_000_000)
-    assert [SignedTreeHead.from_event(e).head.tree_size for e in later] == [size + 1]
+
+    def sizes(now_s: float) -> list[int]:
+        return [SignedTreeHead.from_event(e).head.tree_size for e in publisher.due(now_s, T_SIGN + int(now_s))]
+
+    ledger.append("g1", "b1", [Pending("input", _press(1))])
+    publisher.touched(["g1"])  # an input, no output
+    assert sizes(101.0) == [] and sizes(129.9) == []
+    assert sizes(130.0) == [size + 1]  # the quiet game's entry is anchored half a minute on
+    ruling = make_event("Ruling", "b1", source="referee:g1", source_seq=9, occurred_at=T_SIGN, received_at=T_SIGN,
+                        game_id="g1", kind="foul", side="red", article="8.1.7", message="pressed without a move")
+    ledger.append("g1", "b1", [Pending("input", _press(2)), Pending("output", ruling)])
+    publisher.touched(["g1"], [ruling])  # the referee spoke: a head within a second
+    assert sizes(130.5) == []
+    assert sizes(131.0) == [size + 3]
+    publisher.touched(["g1"], [ruling])
+    assert sizes(200.0) == []  # nothing new: no second head of the same size
+
+
+def _press(n: int) -> Any:
+    return make_event("ClockPressed", "b1", source="clock-b1", source_seq=99 + n, occurred_at=T_SIGN + n,
+                      received_at=T_SIGN + n, side="black", red_ms=None, black_ms=None)
 
 
 def test_a_publisher_started_after_a_restart_reads_the_tree_from_the_ledger(tmp_path: Path) -> None:

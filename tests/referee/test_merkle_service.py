@@ -41,7 +41,7 @@ def test_the_referee_publishes_signed_heads_after_its_outputs(broker: str, uniqu
             broker, ledger, group_id="referee-heads", poll_timeout_s=0.2, hold_s=1.0,
             topics=(topics["observations"], topics["clock"], topics["arbiter"]),
             game_events_topic=topics["game_events"],
-            tree_heads=TreeHeadPublisher(ledger, key, min_interval_s=0.0),
+            tree_heads=TreeHeadPublisher(ledger, key, min_interval_s=0.0, quiet_interval_s=0.0),
         )
         try:
             with bus.Producer(broker) as producer:

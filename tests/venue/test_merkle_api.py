@@ -59,7 +59,7 @@ def test_the_latest_published_head_is_served(proofs: dict[str, Any]) -> None:
     first = _publish(proofs, 0, 0.0)
     assert c.get("/api/games/g1/tree-head").get_json() == first.to_json()
     proofs["ledger"].append("g1", "b1", [Pending("input", _press(1))])
-    second = _publish(proofs, 1, 10.0)
+    second = _publish(proofs, 1, 100.0)
     assert second.head.tree_size == first.head.tree_size + 1
     assert c.get("/api/games/g1/tree-head").get_json() == second.to_json()
 
@@ -84,7 +84,7 @@ def test_consistency_proofs_link_an_earlier_head_to_the_latest(proofs: dict[str,
     c = proofs["client"]
     first = _publish(proofs, 0, 0.0)
     proofs["ledger"].append("g1", "b1", [Pending("input", _press(n)) for n in range(3, 8)])
-    second = _publish(proofs, 1, 10.0)
+    second = _publish(proofs, 1, 100.0)
     answer = c.get(f"/api/games/g1/proof/consistency?from={first.head.tree_size}").get_json()
     assert (answer["from_size"], answer["to_size"]) == (first.head.tree_size, second.head.tree_size)
     path = [bytes.fromhex(p) for p in answer["consistency_path"]]
