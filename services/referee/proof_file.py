@@ -245,6 +245,9 @@ def _check_entries(entries: list[bytes], game: str, board: str, heads: Sequence[
                                    f"{claims[2]!r}, the document says entry {seq} of {game!r} on {board!r}")
     leaves = [leaf_hash(b) for b in entries]
     report.checked.append(f"{len(entries)} entries read")
+    roots = {s.head.tree_size: root_of(leaves, 0, s.head.tree_size).hex() for s in heads
+             if s.head.tree_size <= len(entries)}
+    matching = [s.head.tree_size for s in heads if roots.get(s.head.tree_size) == s.head.root_hash]
     for signed in heads:
         h = signed.head
         name = f"head of size {h.tree_size} signed at {_when(h.timestamp)}"
@@ -255,10 +258,13 @@ def _check_entries(entries: list[bytes], game: str, board: str, heads: Sequence[
             report.problems.append(f"{name} covers {h.tree_size} entries; the ledger has only {len(entries)}: "
                                    f"entries were removed from its end")
             continue
-        root = root_of(leaves, 0, h.tree_size).hex()
+        root = roots[h.tree_size]
         if root != h.root_hash:
+            # A smaller head that still matches bounds where the change is: after it, up to this one.
+            after = max((m for m in matching if m < h.tree_size), default=0)
             report.problems.append(f"{name}: entries 1..{h.tree_size} have root {root[:16]}..., the head signed "
-                                   f"{h.root_hash[:16]}...: an entry among them was changed, removed or rewritten")
+                                   f"{h.root_hash[:16]}...: an entry among {after + 1}..{h.tree_size} was changed, "
+                                   "removed or rewritten")
         else:
             report.checked.append(f"{name}: entries 1..{h.tree_size} have its root")
     latest = max((s.head.tree_size for s in heads), default=0)

@@ -107,7 +107,35 @@ def test_rewriting_the_chain_from_an_entry_to_the_end_is_caught(venue: dict, cap
     assert _chain_verifies(venue, capsys)
     rc, report = _verify_proof(venue, capsys)
     assert rc == 1
-    assert any("changed, removed or rewritten" in p for p in report["problems"]), report
+    assert any(f"an entry among 1..{venue['size']} was changed" in p for p in report["problems"]), report
+
+
+def test_a_head_kept_before_the_change_narrows_where_it_is(venue: dict, capsys: pytest.CaptureFixture,
+                                                           tmp_path: Path) -> None:
+    with SqliteLedger(venue["db"]) as ledger:
+        ledger.append("g1", "b1", [Pending("input", _press(n)) for n in range(4)])
+        publisher = TreeHeadPublisher(ledger, load_or_create_key(key_path()))
+        publisher.touched(["g1"])
+        (later,) = publisher.due(0.0, T_SIGN + 1)
+    with venue["kept"].open("a") as kept:
+        kept.write(json.dumps(later.to_json_dict()) + "\n")
+    db = sqlite3.connect(venue["db"])
+    last = venue["size"] + 2
+    (body,) = db.execute("SELECT body FROM entries WHERE game_id = 'g1' AND seq = ?", (last,)).fetchone()
+    db.execute("UPDATE entries SET body = ? WHERE game_id = 'g1' AND seq = ?", (body.replace(b'"red"', b'"xxx"'),
+                                                                             last))
+    db.commit()
+    db.close()
+    rc, report = _verify_proof(venue, capsys)
+    assert rc == 1
+    assert any(f"an entry among {venue['size'] + 1}..{venue['size'] + 4} was changed" in p
+               for p in report["problems"]), report
+    assert any(f"entries 1..{venue['size']} have its root" in line for line in report["checked"])
+
+
+def _press(n: int) -> Any:
+    return make_event("ClockPressed", "b1", source="clock-b1", source_seq=700 + n, occurred_at=T_SIGN + n,
+                      received_at=T_SIGN + n, side="red", red_ms=None, black_ms=None)
 
 
 def test_moving_the_game_to_another_board_is_caught(venue: dict, capsys: pytest.CaptureFixture) -> None:
