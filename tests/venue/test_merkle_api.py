@@ -128,3 +128,13 @@ def test_an_unknown_game_has_no_proofs(proofs: dict[str, Any]) -> None:
     for query in ("inclusion?seq=1", "consistency?from=1"):
         r = proofs["client"].get(f"/api/games/nope/proof/{query}")
         assert r.status_code == 404 and r.get_json()["error"] == "unknown_game"
+
+
+def test_a_late_head_of_the_boards_previous_game_leaves_the_board_view_alone(proofs: dict[str, Any]) -> None:
+    from xqarb.referee.api import BoardView, apply_to_view
+
+    head = _publish(proofs, 0, 0.0)
+    view = BoardView("b1")
+    view.game_id, view.ply = "g2", 4  # the board's next game is on
+    apply_to_view(view, head.to_event())
+    assert (view.game_id, view.ply) == ("g2", 4)
