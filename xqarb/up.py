@@ -182,9 +182,11 @@ class System:
                 print(f"demo: {line.rstrip()}", flush=True)
 
     def _start_referee(self, bootstrap: str) -> None:
+        from xqarb.referee.head_publisher import TreeHeadPublisher
         from xqarb.referee.service import RefereeService
 
-        service = RefereeService(bootstrap, self.ledger)  # it keeps its own metrics (ledger appends, latencies)
+        # it keeps its own metrics (ledger appends, latencies); the venue's signing key is made on the first run
+        service = RefereeService(bootstrap, self.ledger, tree_heads=TreeHeadPublisher.for_venue(self.ledger))
         self.services.append(service)
         thread = threading.Thread(target=self._guard, args=("referee", service.run), name="xq-referee", daemon=True)
         thread.start()

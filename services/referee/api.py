@@ -285,6 +285,8 @@ START_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0
 
 def apply_to_view(view: BoardView, event: Event) -> None:
     """Fold one xq.game-events event into a board's summary (pure apart from mutating `view`)."""
+    if event.type == "TreeHead":
+        return  # a signed head says nothing about the board, and a late one may be of the board's previous game
     data = event.data
     game_id = data.get("game_id")
     if game_id and game_id != view.game_id:
@@ -795,6 +797,9 @@ def create_app(api: RefereeApi, ingest: Any | None = None) -> Any:
     if ingest is not None:
         app.register_blueprint(ingest.blueprint())
     app.register_blueprint(api.blueprint())
+    from xqarb.referee.proof_api import proof_blueprint  # tree heads, inclusion and consistency proofs
+
+    app.register_blueprint(proof_blueprint(api.ledger, api.hub))
     app.extensions["xq_api"] = api
     return app
 

@@ -9,8 +9,8 @@
   BoardStable snapshot after each move and the mover's clock press) and goes through the same fold. Prints each
   move in the three notations, the rulings with their articles and the result; with `--json` the referee's
   output events as JSON lines, each with game_id "<file name>#<game number>".
-- `xqarb verify --game ID [--db PATH] [--json]` and `xqarb referee serve ...` call the ledger's and the service's
-  commands.
+- `xqarb verify --game ID [--db PATH] [--json]`, `xqarb verify --proof FILE [--public-key KEY]` (proof_cli.py)
+  and `xqarb referee serve ...` call the ledger's, the proofs' and the service's commands.
 """
 
 from __future__ import annotations
@@ -61,11 +61,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     web.add_argument("--evidence-dir", default=None, help="evidence frames (default: the configured directory)")
     web.set_defaults(handler=_delegate("xqarb.referee.api", "cmd_web", "referee web"))
 
-    v = subparsers.add_parser("verify", help="verify a game's hash-chained ledger")
-    v.add_argument("--game", required=True, help="the game id")
+    v = subparsers.add_parser("verify", help="verify a game's hash-chained ledger, or a proof against signed heads")
+    what = v.add_mutually_exclusive_group(required=True)
+    what.add_argument("--game", help="the game id")
+    what.add_argument("--proof", metavar="FILE", help="check a proof document without the server (proof_cli.py)")
+    what.add_argument("--show-public-key", action="store_true", help="print the venue's public signing key")
     v.add_argument("--db", default=None, help="the SQLite ledger (default: the configured ledger path)")
+    v.add_argument("--export-proof", metavar="OUT", help="with --game: write the game's proof document to OUT")
+    v.add_argument("--public-key", metavar="KEY", help="with --proof: the venue's public key (PEM file or hex)")
+    v.add_argument("--head", action="append", metavar="FILE", help="signed tree heads kept when published "
+                                                                  "(JSON, JSON list or the stream's JSON lines)")
     v.add_argument("--json", action="store_true")
-    v.set_defaults(handler=_delegate("xqarb.referee.ledger", "cmd_verify", "verify"))
+    v.set_defaults(handler=_delegate("xqarb.referee.proof_cli", "cmd_verify", "verify"))
 
 
 def _delegate(module: str, function: str, name: str) -> Callable[[argparse.Namespace], int]:

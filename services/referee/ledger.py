@@ -494,6 +494,16 @@ class SqliteLedger:
             raise UnknownGame(f"no game {game_id!r} in the ledger {self.path}")
         return verify_rows(game_id, self._iter_rows(game_id))
 
+    def stored_rows(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredRow]:
+        """The entries as stored, hashed bytes included: the leaves of the game's Merkle tree (merkle.py)."""
+        return self._rows(game_id, after, limit)
+
+    def board_of(self, game_id: str) -> str | None:
+        """The board the games table gives for a game (None: no such game); signed tree heads bind it."""
+        with self._lock:
+            row = self._db.execute("SELECT board_id FROM games WHERE game_id = ?", (game_id,)).fetchone()
+        return row[0] if row else None
+
     def latest_snapshot(self, game_id: str) -> tuple[int, bytes] | None:
         """The newest snapshot whose entry still has the hash it had when the snapshot was taken."""
         with self._lock:

@@ -79,6 +79,7 @@ class Referee:
     replays: int = 0  # inputs already in the ledger that came as another record: nothing published again
     reused_ids: int = 0  # inputs whose event id their game held for another input: refused
     appended: int = 0
+    last_games: tuple[str, ...] = ()  # the ledger chains the last batch appended to (for signed tree heads)
 
     def handle_batch(self, items: Sequence[tuple[Event, Origin | None]]) -> tuple[Event, ...]:
         """Fold a batch of inputs in order and append them all in one ledger transaction.
@@ -141,6 +142,7 @@ class Referee:
         if per_game:
             batches = [Batch(game_id, board, tuple(chain)) for game_id, (board, chain) in per_game.items()]
             self.appended += self.ledger.append_looked_up(batches)  # looked up above
+        self.last_games = tuple(per_game)
         self._boards.update(staged)
         for board, event_id, game_id in accepted:
             self._ids.setdefault(board, GameIds()).add(event_id, game_id)
@@ -202,6 +204,7 @@ class RefereeService:
         poll_timeout_s: float = 0.5,
         on_outputs: Callable[[Sequence[Event]], None] | None = None,
         hold_s: float = 10.0,
+        tree_heads: Any | None = None,  # head_publisher.TreeHeadPublisher: signed heads after each append
     ) -> None:
         from xqarb import bus
         from xqarb.referee.ordering import EventTimeOrder
@@ -213,6 +216,7 @@ class RefereeService:
         self.game_events_topic = game_events_topic
         self.poll_timeout_s = poll_timeout_s
         self.on_outputs = on_outputs
+        self.tree_heads = tree_heads
         self._stop = threading.Event()
         self.producer = bus.Producer(bootstrap, client_id=f"xqarb-{group_id}")
         self.consumer = bus.Consumer(
@@ -259,6 +263,10 @@ class RefereeService:
                 [(r.event, Origin(r.topic, r.partition, r.offset)) for r in records]
             ))  # fmt: skip
             self._observe(records, outputs, self.referee.appended - appended_before)
+            if self.tree_heads is not None:
+                self.tree_heads.touched(self.referee.last_games, outputs)
+        if self.tree_heads is not None:  # after the games' own outputs, and also when a quiet game's head is due
+            outputs.extend(self.tree_heads.due(time.monotonic(), time.time_ns() // 1000))
         if outputs:
             self.producer.send_many(self.game_events_topic, outputs)
             if self.on_outputs is not None:
@@ -311,7 +319,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     db = Path(args.db) if getattr(args, "db", None) else ledger_path()
     bus.ensure_topics(args.bootstrap_servers, partitions=getattr(args, "partitions", None) or bus.DEFAULT_PARTITIONS)
     ledger = SqliteLedger(db)
-    service = RefereeService(args.bootstrap_servers, ledger, group_id=getattr(args, "group", None) or DEFAULT_GROUP)
+    from xqarb.referee.head_publisher import TreeHeadPublisher
+
+    service = RefereeService(args.bootstrap_servers, ledger, group_id=getattr(args, "group", None) or DEFAULT_GROUP,
+                             tree_heads=TreeHeadPublisher.for_venue(ledger))
 
     def stop(signum: int, frame: object) -> None:
         service.stop()

@@ -91,6 +91,8 @@ _FIELDS: dict[str, dict] = {
     },
     "GameEnded": {"game_id": "r3-b07", "result": "1-0", "article": "6.3", "reason": "Black's flag fell"},
     "AttentionNeeded": {"game_id": None, "reason": "board change is no legal move: e3 and e6 both emptied"},
+    "TreeHead": {"game_id": "r3-b07", "tree_size": 41, "root_hash": "ab" * 32, "timestamp": 1_767_225_600_000_000,
+                 "key_id": "cd" * 32, "signature": "c2lnbmF0dXJl"},
 }
 
 
