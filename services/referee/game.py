@@ -447,6 +447,35 @@ def apply(state: GameState, event: Event) -> tuple[GameState, tuple[Out, ...]]:
     return st.s, outs
 
 
+END_OF_INPUT = "EndOfInput"  # the type of the stand-in cause of what `finish` folds (never a real input)
+
+
+def finish(state: GameState) -> tuple[GameState, tuple[Out, ...]]:
+    """The end of the input (`xqarb referee run`, `xqarb replay`): no camera report will come any more.
+
+    What waits for the camera's next still board is folded as that board would fold it, the board as last seen
+    standing unchanged: a clock press not yet followed by a move is a press without a move (8.1.7; the second
+    loses, 4.1.9), pieces nudged are touches (5.1-5.5), pieces reported between two points are judged (5.10).
+    The outputs' cause is the pending press where there is one (the ruling's evidence); their time is the last
+    input's (nothing later is known). A game with a result, or with nothing waiting, gives nothing.
+    """
+    if state.result is not None:
+        return state, ()
+    pending = state.press_pending
+    event = Event(type=END_OF_INPUT, event_id=pending[1] if pending is not None else f"end-of-input:{state.game_id}",
+                  board_id=state.board_id, source="referee", source_seq=0, occurred_at=state.last_at,
+                  received_at=state.last_at, data={})
+    st = _Step(state, event)
+    _press_without_move(st)  # (a press waiting for the opponent's designation, 5.10, still waits)
+    if st.s.result is None:
+        _settle_nudges(st, moved=False)
+    if st.s.result is None:
+        _settle_misaligned(st)
+    outs = tuple(st.outs)
+    st.s.__dict__["out_count"] += len(outs)
+    return st.s, outs
+
+
 # --------------------------------------------------------------------------------------------- time
 
 
