@@ -25,7 +25,7 @@ from xqarb.referee.inference import (
     moves_between,
     squares_after,
 )
-from xqarb.referee.outputs import Out
+from xqarb.referee.outputs import Out, output_id
 from xqarb.referee.recording import (
     RecordingState,
     add_entry,
@@ -37,7 +37,14 @@ from xqarb.referee.recording import (
 )
 from xqarb.referee.rules import START_FEN, FenError, IllegalMove, Move, Position, wxf_and_chinese
 from xqarb.referee.rules.limits import HistoryError, insufficient_material, natural_limit_count
-from xqarb.referee.rules.repetition import judge_repetition
+from xqarb.referee.rules.repetition import (
+    RepetitionVerdict,
+    alert_words,
+    find_cycle,
+    judge_repetition,
+    repeated_after_order,
+    ruling_article,
+)
 from xqarb.referee.ruleset import RuleConfig, RuleConfigError
 from xqarb.referee.touch import Obligation, Touch, obligation, touch_foul, unmet_obligation
 
@@ -116,6 +123,26 @@ class Misalignment:
         return {"article": "5.10", "points": list(self.points), "stage": self.stage, "side": who}
 
 
+@dataclass(frozen=True, slots=True)
+class RepetitionAlert:
+    """A repeating cycle found live and told to the arbiter (23.2), waiting for the arbiter to confirm or overrule
+    the ruling it points to (`outcome`: loss, draw, must_vary or judgment, as the rules core's 棋例 rules it)."""
+
+    alert_id: str  # the AttentionNeeded's event id (an ArbiterDecision names it in `alert`)
+    ply: int
+    outcome: str
+    side: str | None
+    result: str | None
+    article: str
+    patterns: tuple[tuple[str, str], ...]
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"alert": self.alert_id, "ply": self.ply, "outcome": self.outcome, "side": self.side,
+                "result": self.result, "article": self.article, "patterns": dict(self.patterns),
+                "reason": self.reason}
+
+
 def _pair(red: Any, black: Any) -> dict[str, Any]:
     return {"red": red, "black": black}
 
@@ -173,7 +200,11 @@ class GameState:
     settled_points: frozenset[frozenset[str]] = frozenset()
     nudges: tuple[tuple[str, str, int, str], ...] = ()  # (side, point, at, event id), judged at the BoardStable
     vary_order: tuple[str, int] | None = None
+    vary_forced: bool = False  # the arbiter ordered the vary (26.4): the next repetition loses whatever its moves
     repetition_pending: bool = False
+    # Position keys of the cycles already told to the arbiter (each cycle once, 23.2), and the alert still open.
+    repetition_alerted: frozenset[int] = frozenset()
+    repetition_alert: RepetitionAlert | None = None
     result: Result | None = None
     foul_just_given: str | None = None
     out_count: int = 0
@@ -235,9 +266,12 @@ class GameState:
         if insufficient_material(self.position):
             pending.append({"kind": "material", "article": self.cfg.article("draw_material"),
                             "text": "neither side has a piece that can attack: a draw for the arbiter to confirm"})
-        if self.repetition_pending:
-            pending.append({"kind": "repetition", "text": "the position has come round three times (待判局面): "
-                                                          "a ruling may be asked"})
+        if self.repetition_pending or self.repetition_alert is not None:
+            rep: dict[str, Any] = {"kind": "repetition", "text": "the position has come round three times (待判局面): "
+                                                                 "a ruling may be asked"}
+            if self.repetition_alert is not None:
+                rep["alert"] = self.repetition_alert.to_json()
+            pending.append(rep)
         if self.offer_pending is not None:
             pending.append({"kind": "draw_offer", "side": self.offer_pending})
         if self.press_pending is not None:
@@ -666,21 +700,66 @@ def _repetition_count(s: GameState) -> int:
 
 
 def _repetition(st: _Step) -> None:
-    """After a move: a side told to vary (26.4) that completes the cycle once more loses (4.1.5 / 2011 4.1.7).
+    """After a move: a side told to vary (26.4) that completes the cycle once more loses (4.1.5 / 2011 4.1.7);
+    a cycle not yet told to the arbiter is told (AttentionNeeded, `_alert_repetition`).
 
-    A pending position (待判局面) is otherwise ruled on only when asked (a player's claim, entered by the arbiter as
-    ArbiterDecision with the pending-position article and no result): real games run through threefold
-    repetitions that nobody claims, and the rules make the ruling follow a claim (23.1; the arbiter *may* step in
-    unasked, 23.2). The state shows the pending position meanwhile.
+    A pending position (待判局面) is ruled on when asked (a player's claim, entered by the arbiter as ArbiterDecision
+    with the pending-position article and no result, 23.1) or when the arbiter, told of the cycle, confirms the
+    ruling it points to (23.2: the arbiter steps in unasked); real games run through threefold repetitions that
+    nobody claims, so the referee tells and does not rule on its own.
     """
     s = st.s
     count = _repetition_count(s)
     st.set(repetition_pending=count >= 3)
-    if s.vary_order is None or count < 3:
+    if count < 3:
         return
-    verdict = judge_repetition(s.hist_positions, s.hist_moves, s.cfg.ruleset, vary_order=s.vary_order)
-    if verdict is not None and verdict.outcome == "loss" and verdict.side is not None:
-        st.end(loss_result(verdict.side), verdict.article, f"pending position (待判局面): {verdict.reason}")
+    verdict = None
+    if s.vary_order is not None:
+        verdict = judge_repetition(s.hist_positions, s.hist_moves, s.cfg.ruleset, vary_order=s.vary_order)
+        if verdict is not None and verdict.outcome == "loss" and verdict.side is not None:
+            st.end(loss_result(verdict.side), verdict.article, f"pending position (待判局面): {verdict.reason}")
+            return
+        told, at = s.vary_order
+        if s.vary_forced and verdict is not None and repeated_after_order(verdict.cycle, s.vary_order,
+                                                                           len(s.hist_moves)):
+            # 26.4 / 24.3: the arbiter ordered the vary; the cycle came round once more: the told side loses.
+            st.end(loss_result(told), ruling_article("not_varied", s.cfg.ruleset),
+                   f"pending position (待判局面): {told} was told by the arbiter to vary at ply {at} and repeated "
+                   f"the cycle once more: {told} loses")
+            return
+    _alert_repetition(st, verdict)
+
+
+def _alert_repetition(st: _Step, verdict: RepetitionVerdict | None) -> None:
+    """23.2: tell the arbiter of a repeating cycle, once per cycle: each side's moves named (25.2), the ruling
+    the cycle points to and its articles. The game goes on until the arbiter confirms or overrules it."""
+    s = st.s
+    cycle = find_cycle(s.hist_positions)
+    if cycle is None:
+        return
+    keys = frozenset(p.key for p in s.hist_positions[cycle.start: cycle.end + 1])
+    if keys <= s.repetition_alerted:
+        return  # this cycle going round again: already told
+    if verdict is None:
+        verdict = judge_repetition(s.hist_positions, s.hist_moves, s.cfg.ruleset, vary_order=s.vary_order)
+    if verdict is None:
+        return
+    alert = RepetitionAlert(
+        output_id(st.e.event_id, len(st.outs)), len(s.hist_moves), verdict.outcome, verdict.side, verdict.result,
+        verdict.article, tuple((side, verdict.patterns.get(side, "")) for side in ("red", "black")),
+        verdict.reason)
+    st.set(repetition_alerted=s.repetition_alerted | keys, repetition_alert=alert)
+    what = "confirm it or overrule it" if verdict.outcome != "judgment" else \
+        "give a result, or order a side to vary (26.4)"
+    st.emit("AttentionNeeded", reason=f"{alert_words(verdict)}. The arbiter may step in unasked "
+                                      f"({st.art('pending_position')}): {what}",
+            evidence=st.evidence(), kind="repetition", outcome=verdict.outcome, result=verdict.result or "",
+            side=verdict.side, article=verdict.article, patterns=dict(verdict.patterns))
+
+
+def _claimed(st: _Step) -> str:
+    who = st.e.data.get("claimed_by")
+    return f" (claimed by {who})" if who else ""
 
 
 def _judge_pending(st: _Step, asked: str) -> None:
@@ -695,8 +774,9 @@ def _judge_pending(st: _Step, asked: str) -> None:
         st.attention(f"a ruling on a pending position was asked ({asked}), but the position has not come round "
                      f"three times in a cycle: no pending position")
         return
+    st.set(repetition_alert=None)
     what = f"pending position (待判局面): {verdict.reason}; red {verdict.patterns.get('red')}, " \
-           f"black {verdict.patterns.get('black')}"
+           f"black {verdict.patterns.get('black')}{_claimed(st)}"
     if verdict.outcome == "draw":
         st.end("1/2-1/2", verdict.article, what)
     elif verdict.outcome == "loss" and verdict.side is not None:
@@ -706,6 +786,65 @@ def _judge_pending(st: _Step, asked: str) -> None:
         st.ruling("obligation", verdict.side, verdict.article, f"{what}: {verdict.side} must vary its move")
     else:
         st.attention(f"{what} ({verdict.article}): the arbiter must judge")
+
+
+REPETITION_ACTIONS = ("confirm", "overrule", "vary")
+
+
+def _repetition_action(st: _Step, action: str, article: str, note: str) -> None:
+    """An arbiter's answer to a repetition alert (23.2): confirm the ruling it points to, overrule it (play goes
+    on), or order a side to vary (26.4, where the referee referred the cycle to the arbiter or the arbiter rules
+    otherwise): that side then loses by 4.1.5 (2011: 4.1.7) if the cycle comes round once more."""
+    s = st.s
+    d = st.e.data
+    alert = s.repetition_alert
+    named = d.get("alert") or ""
+    if named and (alert is None or named != alert.alert_id):
+        open_words = f"the open one is {alert.alert_id}" if alert is not None else "no repetition alert is open"
+        st.attention(f"ArbiterDecision {action} answers alert {named}, but {open_words}; not applied")
+        return
+    if action == "confirm":
+        if alert is None:
+            _judge_pending(st, article or st.art("pending_position"))  # no alert: as if asked (23.1)
+            return
+        _confirm_alert(st, alert, note)
+        return
+    if alert is None and not s.repetition_pending:
+        st.attention(f"ArbiterDecision {action}: there is no repeating cycle (no alert open, no pending position); "
+                     f"not applied")
+        return
+    if action == "overrule":
+        st.set(repetition_alert=None)
+        was = f" (it pointed to {alert.outcome}{' for ' + alert.side if alert.side else ''}, {alert.article})" \
+            if alert is not None else ""
+        st.ruling("correction", None, article or st.art("pending_position"),
+                  note or f"the arbiter overrules the repetition alert{was}{_claimed(st)}: play goes on")
+        return
+    side = d.get("side")
+    if side not in ("red", "black"):
+        st.attention(f"ArbiterDecision vary needs the side that must vary (red or black), got {side!r}; not applied")
+        return
+    ruleset = s.cfg.ruleset
+    st.set(vary_order=(side, len(s.hist_moves)), vary_forced=True, repetition_alert=None)
+    # The obligation is 26.4's (2011 24.3), whatever article the decision cites.
+    st.ruling("obligation", side, ruling_article("must_vary", ruleset),
+              note or f"the arbiter orders {side} to vary its move{_claimed(st)}: repeating the cycle once more "
+                      f"loses ({ruling_article('not_varied', ruleset)})")
+
+
+def _confirm_alert(st: _Step, alert: RepetitionAlert, note: str) -> None:
+    if alert.outcome == "judgment":
+        st.attention(f"the repetition alert {alert.alert_id} leaves the ruling to the arbiter ({alert.article}): "
+                     f"there is nothing to confirm; give a result, or order a side to vary (action vary)")
+        return
+    st.set(repetition_alert=None)
+    what = f"pending position (待判局面), confirmed by the arbiter{_claimed(st)}: {alert.reason}; " + \
+        ", ".join(f"{side} {pattern}" for side, pattern in alert.patterns) + (f"; {note}" if note else "")
+    if alert.result is not None:
+        st.end(alert.result, alert.article, what)  # 4.1.4 one-sided perpetual check; 4.2.3 a draw
+    elif alert.outcome == "must_vary" and alert.side is not None:
+        st.set(vary_order=(alert.side, len(st.s.hist_moves)))
+        st.ruling("obligation", alert.side, alert.article, f"{what}: {alert.side} must vary its move")
 
 
 def _illegal_move(st: _Step, move: Move, reason: str) -> None:
@@ -1198,11 +1337,19 @@ def _foul_reported(st: _Step) -> None:
 def _arbiter_decision(st: _Step) -> None:
     d = st.e.data
     result, article, note = d["result"], d["article"], d.get("note") or ""
+    action = d.get("action") or ""
     if result in RESULTS:
-        st.end(result, article, note or f"arbiter's decision ({article})")
+        st.set(repetition_alert=None)
+        st.end(result, article, note or f"arbiter's decision ({article}){_claimed(st)}")
         return
     if result:
         st.attention(f"ArbiterDecision result {result!r} is not one of {', '.join(RESULTS)}")
+        return
+    if action:
+        if action not in REPETITION_ACTIONS:
+            st.attention(f"ArbiterDecision action {action!r} is not one of {', '.join(REPETITION_ACTIONS)}")
+            return
+        _repetition_action(st, action, article, note)
         return
     pending_article = st.art("pending_position")
     if article == pending_article or article.startswith(pending_article + "."):

@@ -356,3 +356,22 @@ def test_a_move_pressed_on_the_last_line_gives_nothing_more_at_the_end_of_the_in
     b = Board().move("h2e2").move("h9g7")  # the last line is Black's press after its move, seen by the camera
     out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
     assert [e["type"] for e in out] == ["MoveMade", "MoveMade"], out
+
+
+def test_a_perpetual_check_is_told_to_the_arbiter_unasked_and_confirming_it_ends_the_game(xq, tmp_path, schemas):
+    """23.2: red checks round one cycle (i8i9 e9e8 i9i8 e8e9 ...): AttentionNeeded names each side's moves and the
+    ruling it points to, once; the arbiter's confirmation ends the game by 4.1.4."""
+    b = Board(fen="4k4/8R/9/9/9/9/9/9/9/3K5 w - - 0 1")
+    for m in ["i8i9", "e9e8", "i9i8", "e8e9"] * 3:  # six checks
+        b.move(m)
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    for e in out:
+        check_output_event(e, schemas)
+    alerts = [e for e in out if e["type"] == "AttentionNeeded"]
+    assert len(alerts) == 1 and not [e for e in out if e["type"] in ("Ruling", "GameEnded")], out
+    a = alerts[0]
+    assert (a["kind"], a["outcome"], a["side"], a["result"]) == ("repetition", "loss", "red", "0-1")
+    assert a["patterns"] == {"red": "长将", "black": "闲"} and a["article"].startswith("4.1.4")
+    b.add("ArbiterDecision", result="", article="23", action="confirm", alert=a["event_id"])
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    assert out[-1]["type"] == "GameEnded" and out[-1]["result"] == "0-1" and out[-1]["article"].startswith("4.1.4")

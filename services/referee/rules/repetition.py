@@ -771,6 +771,23 @@ def _rule(terms: dict[str, list[Term]], ruleset: str) -> tuple[Outcome, Side | N
             f"{s} makes forbidden moves ({_pattern(terms[s])}) against allowed ones: {s} must vary")
 
 
+def ruling_article(ruling: str, ruleset: str = "cxa-2021") -> str:
+    """The articles of one of 24 / 26's rulings in the numbering of `ruleset`: `perpetual_check`, `both_allowed`,
+    `both_forbidden`, `mutual_check`, `must_vary`, `not_varied` or `judgment`."""
+    arts = _RULINGS[RULESETS[_check_ruleset(ruleset)]]
+    if ruling not in arts:
+        raise ValueError(f"no ruling {ruling!r}: expected one of {', '.join(arts)}")
+    return arts[ruling]
+
+
+def repeated_after_order(cycle: Cycle, vary_order: tuple[Side, int], moves_now: int) -> bool:
+    """26.4 / 24.3: whether the side told to vary at ply `at` (vary_order = (side, at)) has since played the
+    cycle once more without varying: the cycle's repeating stretch began no later than the order and a whole
+    cycle's plies have been played since it (`moves_now`: the moves of the game so far)."""
+    _, at = vary_order
+    return cycle.stretch_start <= at and moves_now - at >= cycle.length
+
+
 def judge_repetition(
     positions: Sequence[Position],
     moves: Sequence[Move],
@@ -852,7 +869,7 @@ def judge_repetition(
     if outcome == "must_vary" and vary_order is not None:
         told, at = vary_order
         # 26.4 / 24.3: told to vary at ply `at`, the same side played the cycle once more within the same stretch.
-        if told == side and cycle.stretch_start <= at and len(moves) - at >= cycle.length:
+        if told == side and repeated_after_order(cycle, vary_order, len(moves)):
             return RepetitionVerdict(
                 ruleset, cycle, classes, patterns, forbidden, "loss", side, _RULINGS[ruleset]["not_varied"],
                 f"{side} was told to vary at ply {at} and repeated the cycle once more: {side} loses",
@@ -865,3 +882,15 @@ def judge_repetition(
                      f"nobody claims it ({where})")
     return RepetitionVerdict(ruleset, cycle, classes, patterns, forbidden, outcome, side, article, reason,
                              tuple(notes), unclaimed)
+
+
+def alert_words(verdict: RepetitionVerdict) -> str:
+    """An arbiter's alert on a cycle found live (23.2: the arbiter steps in unasked): how often the position came
+    round, each side's moves named (25.2, 28) and the ruling the cycle points to, with its articles."""
+    c = verdict.cycle
+    sides = []
+    for s in ("red", "black"):
+        named = ", ".join(f"{m.move} {m.term}" for m in verdict.moves if m.side == s)
+        sides.append(f"{s} {verdict.patterns.get(s, '')} ({named})")
+    return (f"repetition (循环反复): the position has come round {c.occurrences} times in a {c.length}-ply cycle; "
+            f"{'; '.join(sides)}. The ruling it points to: {verdict.reason} ({verdict.article})")
