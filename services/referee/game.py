@@ -50,6 +50,9 @@ from xqarb.referee.touch import Obligation, Touch, obligation, touch_foul, unmet
 
 RESULTS = ("1-0", "0-1", "1/2-1/2")
 RESTORE_WINDOW_PLIES = 10  # 5.8.2 / 5.8.3: errors found within five rounds
+# 23.3: the arbiter counts the rounds when the natural limit is claimed; told this many rounds before the limit
+# falls due (and again when it has), the arbiter can be at the board to count (4.2.4, 自然限着).
+NATURAL_LIMIT_NOTICE_ROUNDS = 5
 
 
 class GameStartError(ValueError):
@@ -205,6 +208,10 @@ class GameState:
     # Position keys of the cycles already told to the arbiter (each cycle once, 23.2), and the alert still open.
     repetition_alerted: frozenset[int] = frozenset()
     repetition_alert: RepetitionAlert | None = None
+    # The natural-limit notices given in the current stretch without a capture: (the ply the stretch began at,
+    # 0 none, 1 coming due, 2 reached), and the notice still open (its AttentionNeeded's event id).
+    limit_noticed: tuple[int, int] = (0, 0)
+    limit_alert: str | None = None
     result: Result | None = None
     foul_just_given: str | None = None
     out_count: int = 0
@@ -272,6 +279,9 @@ class GameState:
             if self.repetition_alert is not None:
                 rep["alert"] = self.repetition_alert.to_json()
             pending.append(rep)
+        if self.limit_alert is not None:
+            pending.append({"kind": "natural_limit", "alert": self.limit_alert, "reached": self.limit_noticed[1] >= 2,
+                            "article": self.cfg.article("draw_natural")})
         if self.offer_pending is not None:
             pending.append({"kind": "draw_offer", "side": self.offer_pending})
         if self.press_pending is not None:
@@ -672,6 +682,8 @@ def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:
             st.lose(loser, "stalemate", f"{loser} has no legal move (困毙) after {move.iccs} ({record.chinese})")
         return
     _repetition(st)
+    if st.s.result is None:
+        _natural_limit_notice(st)
 
 
 def _press_was_for_this_move(s: GameState, pressed_at: int, seen_at: int) -> bool:
@@ -755,6 +767,73 @@ def _alert_repetition(st: _Step, verdict: RepetitionVerdict | None) -> None:
                                       f"({st.art('pending_position')}): {what}",
             evidence=st.evidence(), kind="repetition", outcome=verdict.outcome, result=verdict.result or "",
             side=verdict.side, article=verdict.article, patterns=dict(verdict.patterns))
+
+
+def _natural_limit_notice(st: _Step) -> None:
+    """23.3 / 4.2.4: tell the arbiter when the natural move limit (自然限着) is coming due and when it is reached,
+    once each per stretch without a capture; the draw still waits for a claim or the arbiter's confirmation."""
+    s = st.s
+    cfg = s.cfg
+    limit = cfg.limit_rounds
+    plies = s.position.plies_since_capture
+    began, level = s.limit_noticed
+    stretch = len(s.hist_moves) - plies  # the same for every move of one stretch without a capture
+    if began != stretch:
+        level = 0
+        if s.limit_alert is not None or began != 0:  # a capture began a new stretch: the old notice is moot
+            st.set(limit_noticed=(stretch, 0), limit_alert=None)
+    # Rounds counted never exceed the rounds played (23.3 only takes checks off): a cheap gate before counting.
+    due_from = max(0, limit - NATURAL_LIMIT_NOTICE_ROUNDS)
+    if level >= 2 or plies // 2 < (limit if level == 1 else due_from):
+        return
+    try:
+        count = natural_limit_count(s.hist_positions, s.hist_moves, None, ruleset=cfg.ruleset, rapid=cfg.rapid,
+                                    rounds=limit, checks_cap=cfg.checks_cap)
+    except (HistoryError, ValueError):
+        return  # a history an arbiter cut: a claim is still checked (and says why it cannot be) when made
+    new_level = 2 if count.reached else (1 if count.counted_rounds >= due_from else 0)
+    if new_level <= level:
+        return
+    alert_id = output_id(st.e.event_id, len(st.outs))
+    st.set(limit_noticed=(stretch, new_level), limit_alert=alert_id)
+    article = st.art("draw_natural")
+    if new_level == 2:
+        st.emit("AttentionNeeded", reason=f"natural move limit (自然限着) reached: {count.reason}. A draw "
+                                          f"({article}) when claimed (23.3) or the arbiter confirms it",
+                evidence=st.evidence(), kind="natural_limit", outcome="draw", result="1/2-1/2", article=article)
+    else:
+        st.emit("AttentionNeeded", reason=f"natural move limit (自然限着) coming due: {count.reason}; "
+                                          f"{limit - count.counted_rounds} more rounds without a capture make it a "
+                                          f"draw ({article})",
+                evidence=st.evidence(), kind="natural_limit", article=article)
+
+
+def _limit_action(st: _Step, action: str, note: str) -> None:
+    """An arbiter's answer to a natural-limit notice: confirm (the draw, 4.2.4, if the count reaches the limit)
+    or overrule (play goes on)."""
+    s = st.s
+    if action == "overrule":
+        st.set(limit_alert=None)
+        st.ruling("correction", None, st.art("draw_natural"),
+                  note or f"the arbiter overrules the natural-limit notice{_claimed(st)}: play goes on")
+        return
+    if action != "confirm":
+        st.attention(f"ArbiterDecision {action} does not apply to a natural-limit notice (confirm or overrule)")
+        return
+    cfg = s.cfg
+    try:
+        count = natural_limit_count(s.hist_positions, s.hist_moves, st.e.data.get("claimed_by"),
+                                    ruleset=cfg.ruleset, rapid=cfg.rapid, rounds=cfg.limit_rounds,
+                                    checks_cap=cfg.checks_cap)
+    except (HistoryError, ValueError) as exc:
+        st.attention(f"the natural-limit count cannot be checked: {exc}")
+        return
+    if not count.reached:
+        st.attention(f"the natural move limit is not reached: {count.reason}; nothing to confirm")
+        return
+    st.set(limit_alert=None)
+    st.end("1/2-1/2", st.art("draw_natural"), f"natural move limit confirmed by the arbiter{_claimed(st)}: "
+                                              f"{count.reason}")
 
 
 def _claimed(st: _Step) -> str:
@@ -1339,7 +1418,7 @@ def _arbiter_decision(st: _Step) -> None:
     result, article, note = d["result"], d["article"], d.get("note") or ""
     action = d.get("action") or ""
     if result in RESULTS:
-        st.set(repetition_alert=None)
+        st.set(repetition_alert=None, limit_alert=None)
         st.end(result, article, note or f"arbiter's decision ({article}){_claimed(st)}")
         return
     if result:
@@ -1348,6 +1427,11 @@ def _arbiter_decision(st: _Step) -> None:
     if action:
         if action not in REPETITION_ACTIONS:
             st.attention(f"ArbiterDecision action {action!r} is not one of {', '.join(REPETITION_ACTIONS)}")
+            return
+        named, s = d.get("alert") or "", st.s
+        if (named and named == s.limit_alert) or (not named and s.repetition_alert is None
+                                                  and s.limit_alert is not None and action != "vary"):
+            _limit_action(st, action, note)
             return
         _repetition_action(st, action, article, note)
         return

@@ -375,3 +375,16 @@ def test_a_perpetual_check_is_told_to_the_arbiter_unasked_and_confirming_it_ends
     b.add("ArbiterDecision", result="", article="23", action="confirm", alert=a["event_id"])
     out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
     assert out[-1]["type"] == "GameEnded" and out[-1]["result"] == "0-1" and out[-1]["article"].startswith("4.1.4")
+
+
+def test_a_natural_limit_coming_due_is_told_to_the_arbiter(xq, tmp_path, schemas):
+    """23.3 / 4.2.4: 55 of 60 rounds without a capture: AttentionNeeded (kind natural_limit), once."""
+    b = Board(fen="rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 106 54")
+    for m in ["h0g2", "h9g7", "b0c2", "b9c7", "g2h0", "g7h9"]:
+        b.move(m)
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    for e in out:
+        check_output_event(e, schemas)
+    notices = [e for e in out if e["type"] == "AttentionNeeded"]
+    assert [(e["kind"], e["article"]) for e in notices] == [("natural_limit", "4.2.4")], out
+    assert "55 of 60 rounds" in notices[0]["reason"] and not [e for e in out if e["type"] in ("Ruling", "GameEnded")]
