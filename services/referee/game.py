@@ -778,10 +778,9 @@ def _natural_limit_notice(st: _Step) -> None:
     plies = s.position.plies_since_capture
     began, level = s.limit_noticed
     stretch = len(s.hist_moves) - plies  # the same for every move of one stretch without a capture
-    if began != stretch:
+    if began != stretch:  # a capture began a new stretch (or the game its first): an old notice is moot
         level = 0
-        if s.limit_alert is not None or began != 0:  # a capture began a new stretch: the old notice is moot
-            st.set(limit_noticed=(stretch, 0), limit_alert=None)
+        st.set(limit_noticed=(stretch, 0), limit_alert=None)
     # Rounds counted never exceed the rounds played (23.3 only takes checks off): a cheap gate before counting.
     due_from = max(0, limit - NATURAL_LIMIT_NOTICE_ROUNDS)
     if level >= 2 or plies // 2 < (limit if level == 1 else due_from):
@@ -861,7 +860,7 @@ def _judge_pending(st: _Step, asked: str) -> None:
     elif verdict.outcome == "loss" and verdict.side is not None:
         st.end(loss_result(verdict.side), verdict.article, what)
     elif verdict.outcome == "must_vary" and verdict.side is not None:
-        st.set(vary_order=(verdict.side, len(s.hist_moves)))
+        st.set(vary_order=(verdict.side, len(s.hist_moves)), vary_forced=False)
         st.ruling("obligation", verdict.side, verdict.article, f"{what}: {verdict.side} must vary its move")
     else:
         st.attention(f"{what} ({verdict.article}): the arbiter must judge")
@@ -922,7 +921,7 @@ def _confirm_alert(st: _Step, alert: RepetitionAlert, note: str) -> None:
     if alert.result is not None:
         st.end(alert.result, alert.article, what)  # 4.1.4 one-sided perpetual check; 4.2.3 a draw
     elif alert.outcome == "must_vary" and alert.side is not None:
-        st.set(vary_order=(alert.side, len(st.s.hist_moves)))
+        st.set(vary_order=(alert.side, len(st.s.hist_moves)), vary_forced=False)
         st.ruling("obligation", alert.side, alert.article, f"{what}: {alert.side} must vary its move")
 
 
