@@ -42,8 +42,10 @@ from xqarb.referee.rules.repetition import (
     alert_words,
     find_cycle,
     judge_repetition,
+    pattern_of,
     repeated_after_order,
     ruling_article,
+    ruling_for_terms,
 )
 from xqarb.referee.ruleset import RuleConfig, RuleConfigError
 from xqarb.referee.touch import Obligation, Touch, obligation, touch_foul, unmet_obligation
@@ -139,11 +141,14 @@ class RepetitionAlert:
     article: str
     patterns: tuple[tuple[str, str], ...]
     reason: str
+    # The cycle's moves as named (28): (ply as in MoveMade, side, ICCS, term); the arbiter may rename one.
+    terms: tuple[tuple[int, str, str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"alert": self.alert_id, "ply": self.ply, "outcome": self.outcome, "side": self.side,
                 "result": self.result, "article": self.article, "patterns": dict(self.patterns),
-                "reason": self.reason}
+                "reason": self.reason,
+                "moves": [{"ply": p, "side": side, "iccs": m, "term": t} for p, side, m, t in self.terms]}
 
 
 def _pair(red: Any, black: Any) -> dict[str, Any]:
@@ -756,10 +761,11 @@ def _alert_repetition(st: _Step, verdict: RepetitionVerdict | None) -> None:
         verdict = judge_repetition(s.hist_positions, s.hist_moves, s.cfg.ruleset, vary_order=s.vary_order)
     if verdict is None:
         return
+    first_ply = len(s.moves) - len(s.hist_moves) + 1  # the game's ply of hist_moves[0] (a set position cuts it)
     alert = RepetitionAlert(
         output_id(st.e.event_id, len(st.outs)), len(s.hist_moves), verdict.outcome, verdict.side, verdict.result,
         verdict.article, tuple((side, verdict.patterns.get(side, "")) for side in ("red", "black")),
-        verdict.reason)
+        verdict.reason, tuple((first_ply + m.ply, m.side, m.move, m.term) for m in verdict.moves))
     st.set(repetition_alerted=s.repetition_alerted | keys, repetition_alert=alert)
     what = "confirm it or overrule it" if verdict.outcome != "judgment" else \
         "give a result, or order a side to vary (26.4)"
@@ -866,7 +872,8 @@ def _judge_pending(st: _Step, asked: str) -> None:
         st.attention(f"{what} ({verdict.article}): the arbiter must judge")
 
 
-REPETITION_ACTIONS = ("confirm", "overrule", "vary")
+REPETITION_ACTIONS = ("confirm", "overrule", "vary", "reclassify")
+TERMS = ("将", "杀", "捉", "闲")  # 28: check, mate threat, chase, idle
 
 
 def _repetition_action(st: _Step, action: str, article: str, note: str) -> None:
@@ -886,6 +893,12 @@ def _repetition_action(st: _Step, action: str, article: str, note: str) -> None:
             _judge_pending(st, article or st.art("pending_position"))  # no alert: as if asked (23.1)
             return
         _confirm_alert(st, alert, note)
+        return
+    if action == "reclassify":
+        if alert is None:
+            st.attention("ArbiterDecision reclassify: no repetition alert is open; not applied")
+            return
+        _reclassify(st, alert, note)
         return
     if alert is None and not s.repetition_pending:
         st.attention(f"ArbiterDecision {action}: there is no repeating cycle (no alert open, no pending position); "
@@ -908,6 +921,35 @@ def _repetition_action(st: _Step, action: str, article: str, note: str) -> None:
     st.ruling("obligation", side, ruling_article("must_vary", ruleset),
               note or f"the arbiter orders {side} to vary its move{_claimed(st)}: repeating the cycle once more "
                       f"loses ({ruling_article('not_varied', ruleset)})")
+
+
+def _reclassify(st: _Step, alert: RepetitionAlert, note: str) -> None:
+    """The arbiter names one move of the cycle otherwise (28; e.g. 27.3's key defensive point makes a chase idle):
+    the alert then points to the ruling of 24 / 26 on the terms so named, for the arbiter to confirm."""
+    d = st.e.data
+    ply, term = d.get("ply"), d.get("term") or ""
+    if term not in TERMS:
+        st.attention(f"ArbiterDecision reclassify needs a term ({', '.join(TERMS)}), got {term!r}; not applied")
+        return
+    at = [i for i, (p, *_rest) in enumerate(alert.terms) if p == ply]
+    if not at:
+        plies = ", ".join(str(p) for p, *_rest in alert.terms)
+        st.attention(f"ArbiterDecision reclassify: ply {ply} is not a move of the repeating cycle (plies {plies}); "
+                     f"not applied")
+        return
+    terms = list(alert.terms)
+    p, side, iccs, _old = terms[at[0]]
+    terms[at[0]] = (p, side, iccs, term)
+    by_side = {s_: [t for _p, who, _m, t in terms if who == s_] for s_ in ("red", "black")}
+    outcome, loser, article, reason = ruling_for_terms(by_side, st.s.cfg.ruleset)
+    result = loss_result(loser) if outcome == "loss" and loser else ("1/2-1/2" if outcome == "draw" else None)
+    patterns = tuple((s_, pattern_of(by_side[s_])) for s_ in ("red", "black"))
+    st.set(repetition_alert=replace(alert, outcome=outcome, side=loser, result=result, article=article,
+                                    patterns=patterns, reason=reason, terms=tuple(terms)))
+    named = ", ".join(f"{s_} {pat}" for s_, pat in patterns)
+    st.ruling("correction", side, article,
+              note or f"the arbiter names ply {p} ({side} {iccs}) {term}{_claimed(st)}: {named}; the cycle now "
+                      f"points to: {reason} ({article}); confirm or overrule")
 
 
 def _confirm_alert(st: _Step, alert: RepetitionAlert, note: str) -> None:

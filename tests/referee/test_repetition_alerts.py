@@ -172,3 +172,36 @@ def test_alerts_are_deterministic(scenario):
     s = scenario(start_fen=CHASE_FEN).moves(*CHASE * 3)
     assert s.run().describe() == s.run().describe()
 
+
+
+def test_the_arbiter_may_name_one_move_otherwise_and_confirm_the_ruling_that_follows(scenario):
+    # 27.3: the arbiter finds Red's rook holds a key defensive point: its chase of the elephant at ply 5 is idle.
+    s = scenario(start_fen=ELEPHANT_FEN).moves(*ELEPHANT * 2)
+    r = s.run()
+    alert = _alert_id(r)
+    moves = r.game.repetition_alert.to_json()["moves"]
+    assert [(m["ply"], m["side"], m["iccs"], m["term"]) for m in moves] == [
+        (5, "red", "i3g3", "捉"), (6, "black", "g9i7", "闲"), (7, "red", "g3i3", "捉"), (8, "black", "i7g9", "闲")]
+    s.add("ArbiterDecision", result="", article="27.3", action="reclassify", ply=5, term="闲", alert=alert)
+    r = s.run()
+    fix = r.rulings("correction")
+    assert len(fix) == 1 and fix[0]["side"] == "red" and fix[0]["article"].startswith("4.2.3")
+    assert "red 1捉1闲 (允许着法)" in fix[0]["message"] and "draw" in fix[0]["message"]
+    opened = r.game.repetition_alert
+    assert (opened.alert_id, opened.outcome, opened.result) == (alert, "draw", "1/2-1/2")
+    s.add("ArbiterDecision", result="", article="23", action="confirm", alert=alert)
+    r = s.run()
+    assert r.ended["result"] == "1/2-1/2" and r.ended["article"].startswith("4.2.3")
+
+
+def test_renaming_the_idle_side_s_move_a_chase_makes_both_forbidden_a_draw(scenario):
+    s = scenario(start_fen=CHASE_FEN).moves(*CHASE * 2)
+    s.add("ArbiterDecision", result="", article="23", action="reclassify", ply=6, term="捉")
+    s.add("ArbiterDecision", result="", article="23", action="reclassify", ply=8, term="捉")
+    r = s.run()
+    assert r.game.repetition_alert.outcome == "draw"
+    assert dict(r.game.repetition_alert.patterns) == {"red": "长捉", "black": "长捉"}
+    s.add("ArbiterDecision", result="", article="23", action="reclassify", ply=3, term="捉")  # not in the cycle
+    s.add("ArbiterDecision", result="", article="23", action="reclassify", ply=5, term="吃")  # no such term
+    r = s.run()
+    assert "not a move of the repeating cycle" in r.attention[-2] and "needs a term" in r.attention[-1]

@@ -726,6 +726,11 @@ def _pattern(terms: Sequence[Term]) -> str:
     return pairs.get(frozenset(kinds), "将杀捉交替")
 
 
+def pattern_of(terms: Sequence[Term]) -> str:
+    """25.2's name for one side's moves in a cycle (长将, 长捉, 一将一捉, 闲, 2捉1闲 (允许着法) ...)."""
+    return _pattern(terms)
+
+
 def _effective_terms(classes: Sequence[MoveClass], alts: frozenset[int]) -> tuple[dict[str, list[Term]], bool]:
     """Each side's terms under one reading (the moves in `alts` take their alternative), with 27.2 applied:
     pawn chases count as 捉 only when both sides then attack at every move (相互长打)."""
