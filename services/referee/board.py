@@ -119,6 +119,20 @@ def _game_started(board: BoardState, event: Event) -> tuple[BoardState, Step]:
     return board, Step(gid, materialize(event, outs, 0, gid))
 
 
+def end_of_input(board: BoardState) -> tuple[BoardState, Step]:
+    """The end of a finite input (`referee run`, `replay`): the game folds what still waits for the camera
+    (`game.finish`). The outputs' envelopes come from a stand-in cause named after the game, at the last input's
+    time, so the same inputs give the same outputs."""
+    g = board.game
+    if g is None:
+        return board, Step(None, ())
+    new_game, outs = game_mod.finish(g)
+    cause = Event(type=game_mod.END_OF_INPUT, event_id=f"{g.game_id}#end-of-input", board_id=board.board_id,
+                  source="referee", source_seq=0, occurred_at=g.last_at, received_at=g.last_at, data={})
+    board = BoardState(board.board_id, new_game, board.games_started)
+    return board, Step(g.game_id, materialize(cause, outs, g.out_count + 1, g.game_id))
+
+
 def fold(events: Iterable[Event], board_state: BoardState | None = None) -> BoardState:
     """The state after one board's events (outputs dropped; use `run` to keep them)."""
     state = board_state

@@ -4,11 +4,14 @@
   `source_seq`, `received_at` may be omitted and are filled from the file name and line number), folded through
   the referee with no Kafka; every output event is printed as a JSON line. A line that is no valid event is
   reported on standard error with its number and the fold goes on (exit status 1 at the end).
+  At the end of the input, what still waits for the camera is folded (`game.finish`): a clock press that no
+  move followed is a press without a move (8.1.7).
 - `xqarb replay FILE [--json]`: game records (PGN, one or many games, ICCS or Chinese moves) refereed without
   cameras: each game becomes the input events a camera board would give (GameStarted with the record's FEN, a
   BoardStable snapshot after each move and the mover's clock press) and goes through the same fold. Prints each
   move in the three notations, the rulings with their articles and the result; with `--json` the referee's
   output events as JSON lines, each with game_id "<file name>#<game number>".
+  The end of each record is the end of its input, as for `referee run`.
 - `xqarb verify --game ID [--db PATH] [--json]`, `xqarb verify --proof FILE [--public-key KEY]` (proof_cli.py)
   and `xqarb referee serve ...` call the ledger's, the proofs' and the service's commands.
 """
@@ -125,7 +128,7 @@ def _known_fields(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from xqarb.referee.board import step
+    from xqarb.referee.board import end_of_input, step
     from xqarb.referee.ordering import Arrival, EventTimeOrder
 
     if args.file == "-":
@@ -157,6 +160,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         order.add([Arrival.of(event, number)], now=0.0)
         fold(order.release(now=0.0))
     fold(order.release(now=float("inf")))
+    for board_id in list(boards):  # the end of the input: nothing more will be seen (game.finish)
+        boards[board_id], st = end_of_input(boards[board_id])
+        for o in st.outputs:
+            out.write(o.to_json() + "\n")
     for e in errors:
         print(f"xqarb referee run: {source} {e}; skipped", file=sys.stderr)
     return 1 if errors else 0
@@ -256,7 +263,7 @@ def read_record_text(data: bytes) -> str:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from xqarb.referee.board import step
+    from xqarb.referee.board import end_of_input, step
     from xqarb.referee.rules import read_pgn
 
     path = Path(args.file)
@@ -287,6 +294,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         outputs = []
         for e in events:
             board, st = step(board, e)
+            outputs.extend(st.outputs)
+        if board is not None:  # the end of the record: what still waits for the camera is folded
+            board, st = end_of_input(board)
             outputs.extend(st.outputs)
         if args.json:
             for o in outputs:

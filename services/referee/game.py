@@ -25,7 +25,7 @@ from xqarb.referee.inference import (
     moves_between,
     squares_after,
 )
-from xqarb.referee.outputs import Out
+from xqarb.referee.outputs import Out, output_id
 from xqarb.referee.recording import (
     RecordingState,
     add_entry,
@@ -37,12 +37,24 @@ from xqarb.referee.recording import (
 )
 from xqarb.referee.rules import START_FEN, FenError, IllegalMove, Move, Position, wxf_and_chinese
 from xqarb.referee.rules.limits import HistoryError, insufficient_material, natural_limit_count
-from xqarb.referee.rules.repetition import judge_repetition
+from xqarb.referee.rules.repetition import (
+    RepetitionVerdict,
+    alert_words,
+    find_cycle,
+    judge_repetition,
+    pattern_of,
+    repeated_after_order,
+    ruling_article,
+    ruling_for_terms,
+)
 from xqarb.referee.ruleset import RuleConfig, RuleConfigError
 from xqarb.referee.touch import Obligation, Touch, obligation, touch_foul, unmet_obligation
 
 RESULTS = ("1-0", "0-1", "1/2-1/2")
 RESTORE_WINDOW_PLIES = 10  # 5.8.2 / 5.8.3: errors found within five rounds
+# 23.3: the arbiter counts the rounds when the natural limit is claimed; told this many rounds before the limit
+# falls due (and again when it has), the arbiter can be at the board to count (4.2.4, 自然限着).
+NATURAL_LIMIT_NOTICE_ROUNDS = 5
 
 
 class GameStartError(ValueError):
@@ -116,6 +128,29 @@ class Misalignment:
         return {"article": "5.10", "points": list(self.points), "stage": self.stage, "side": who}
 
 
+@dataclass(frozen=True, slots=True)
+class RepetitionAlert:
+    """A repeating cycle found live and told to the arbiter (23.2), waiting for the arbiter to confirm or overrule
+    the ruling it points to (`outcome`: loss, draw, must_vary or judgment, as the rules core's 棋例 rules it)."""
+
+    alert_id: str  # the AttentionNeeded's event id (an ArbiterDecision names it in `alert`)
+    ply: int
+    outcome: str
+    side: str | None
+    result: str | None
+    article: str
+    patterns: tuple[tuple[str, str], ...]
+    reason: str
+    # The cycle's moves as named (28): (ply as in MoveMade, side, ICCS, term); the arbiter may rename one.
+    terms: tuple[tuple[int, str, str, str], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"alert": self.alert_id, "ply": self.ply, "outcome": self.outcome, "side": self.side,
+                "result": self.result, "article": self.article, "patterns": dict(self.patterns),
+                "reason": self.reason,
+                "moves": [{"ply": p, "side": side, "iccs": m, "term": t} for p, side, m, t in self.terms]}
+
+
 def _pair(red: Any, black: Any) -> dict[str, Any]:
     return {"red": red, "black": black}
 
@@ -173,7 +208,15 @@ class GameState:
     settled_points: frozenset[frozenset[str]] = frozenset()
     nudges: tuple[tuple[str, str, int, str], ...] = ()  # (side, point, at, event id), judged at the BoardStable
     vary_order: tuple[str, int] | None = None
+    vary_forced: bool = False  # the arbiter ordered the vary (26.4): the next repetition loses whatever its moves
     repetition_pending: bool = False
+    # Position keys of the cycles already told to the arbiter (each cycle once, 23.2), and the alert still open.
+    repetition_alerted: frozenset[int] = frozenset()
+    repetition_alert: RepetitionAlert | None = None
+    # The natural-limit notices given in the current stretch without a capture: (the ply the stretch began at,
+    # 0 none, 1 coming due, 2 reached), and the notice still open (its AttentionNeeded's event id).
+    limit_noticed: tuple[int, int] = (0, 0)
+    limit_alert: str | None = None
     result: Result | None = None
     foul_just_given: str | None = None
     out_count: int = 0
@@ -235,9 +278,15 @@ class GameState:
         if insufficient_material(self.position):
             pending.append({"kind": "material", "article": self.cfg.article("draw_material"),
                             "text": "neither side has a piece that can attack: a draw for the arbiter to confirm"})
-        if self.repetition_pending:
-            pending.append({"kind": "repetition", "text": "the position has come round three times (待判局面): "
-                                                          "a ruling may be asked"})
+        if self.repetition_pending or self.repetition_alert is not None:
+            rep: dict[str, Any] = {"kind": "repetition", "text": "the position has come round three times (待判局面): "
+                                                                 "a ruling may be asked"}
+            if self.repetition_alert is not None:
+                rep["alert"] = self.repetition_alert.to_json()
+            pending.append(rep)
+        if self.limit_alert is not None:
+            pending.append({"kind": "natural_limit", "alert": self.limit_alert, "reached": self.limit_noticed[1] >= 2,
+                            "article": self.cfg.article("draw_natural")})
         if self.offer_pending is not None:
             pending.append({"kind": "draw_offer", "side": self.offer_pending})
         if self.press_pending is not None:
@@ -447,6 +496,35 @@ def apply(state: GameState, event: Event) -> tuple[GameState, tuple[Out, ...]]:
     return st.s, outs
 
 
+END_OF_INPUT = "EndOfInput"  # the type of the stand-in cause of what `finish` folds (never a real input)
+
+
+def finish(state: GameState) -> tuple[GameState, tuple[Out, ...]]:
+    """The end of the input (`xqarb referee run`, `xqarb replay`): no camera report will come any more.
+
+    What waits for the camera's next still board is folded as that board would fold it, the board as last seen
+    standing unchanged: a clock press not yet followed by a move is a press without a move (8.1.7; the second
+    loses, 4.1.9), pieces nudged are touches (5.1-5.5), pieces reported between two points are judged (5.10).
+    The outputs' cause is the pending press where there is one (the ruling's evidence); their time is the last
+    input's (nothing later is known). A game with a result, or with nothing waiting, gives nothing.
+    """
+    if state.result is not None:
+        return state, ()
+    pending = state.press_pending
+    event = Event(type=END_OF_INPUT, event_id=pending[1] if pending is not None else f"end-of-input:{state.game_id}",
+                  board_id=state.board_id, source="referee", source_seq=0, occurred_at=state.last_at,
+                  received_at=state.last_at, data={})
+    st = _Step(state, event)
+    _press_without_move(st)  # (a press waiting for the opponent's designation, 5.10, still waits)
+    if st.s.result is None:
+        _settle_nudges(st, moved=False)
+    if st.s.result is None:
+        _settle_misaligned(st)
+    outs = tuple(st.outs)
+    st.s.__dict__["out_count"] += len(outs)
+    return st.s, outs
+
+
 # --------------------------------------------------------------------------------------------- time
 
 
@@ -609,6 +687,8 @@ def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:
             st.lose(loser, "stalemate", f"{loser} has no legal move (困毙) after {move.iccs} ({record.chinese})")
         return
     _repetition(st)
+    if st.s.result is None:
+        _natural_limit_notice(st)
 
 
 def _press_was_for_this_move(s: GameState, pressed_at: int, seen_at: int) -> bool:
@@ -637,21 +717,133 @@ def _repetition_count(s: GameState) -> int:
 
 
 def _repetition(st: _Step) -> None:
-    """After a move: a side told to vary (26.4) that completes the cycle once more loses (4.1.5 / 2011 4.1.7).
+    """After a move: a side told to vary (26.4) that completes the cycle once more loses (4.1.5 / 2011 4.1.7);
+    a cycle not yet told to the arbiter is told (AttentionNeeded, `_alert_repetition`).
 
-    A pending position (待判局面) is otherwise ruled on only when asked (a player's claim, entered by the arbiter as
-    ArbiterDecision with the pending-position article and no result): real games run through threefold
-    repetitions that nobody claims, and the rules make the ruling follow a claim (23.1; the arbiter *may* step in
-    unasked, 23.2). The state shows the pending position meanwhile.
+    A pending position (待判局面) is ruled on when asked (a player's claim, entered by the arbiter as ArbiterDecision
+    with the pending-position article and no result, 23.1) or when the arbiter, told of the cycle, confirms the
+    ruling it points to (23.2: the arbiter steps in unasked); real games run through threefold repetitions that
+    nobody claims, so the referee tells and does not rule on its own.
     """
     s = st.s
     count = _repetition_count(s)
     st.set(repetition_pending=count >= 3)
-    if s.vary_order is None or count < 3:
+    if count < 3:
         return
-    verdict = judge_repetition(s.hist_positions, s.hist_moves, s.cfg.ruleset, vary_order=s.vary_order)
-    if verdict is not None and verdict.outcome == "loss" and verdict.side is not None:
-        st.end(loss_result(verdict.side), verdict.article, f"pending position (待判局面): {verdict.reason}")
+    verdict = None
+    if s.vary_order is not None:
+        verdict = judge_repetition(s.hist_positions, s.hist_moves, s.cfg.ruleset, vary_order=s.vary_order)
+        if verdict is not None and verdict.outcome == "loss" and verdict.side is not None:
+            st.end(loss_result(verdict.side), verdict.article, f"pending position (待判局面): {verdict.reason}")
+            return
+        told, at = s.vary_order
+        if s.vary_forced and verdict is not None and repeated_after_order(verdict.cycle, s.vary_order,
+                                                                           len(s.hist_moves)):
+            # 26.4 / 24.3: the arbiter ordered the vary; the cycle came round once more: the told side loses.
+            st.end(loss_result(told), ruling_article("not_varied", s.cfg.ruleset),
+                   f"pending position (待判局面): {told} was told by the arbiter to vary at ply {at} and repeated "
+                   f"the cycle once more: {told} loses")
+            return
+    _alert_repetition(st, verdict)
+
+
+def _alert_repetition(st: _Step, verdict: RepetitionVerdict | None) -> None:
+    """23.2: tell the arbiter of a repeating cycle, once per cycle: each side's moves named (25.2), the ruling
+    the cycle points to and its articles. The game goes on until the arbiter confirms or overrules it."""
+    s = st.s
+    cycle = find_cycle(s.hist_positions)
+    if cycle is None:
+        return
+    keys = frozenset(p.key for p in s.hist_positions[cycle.start: cycle.end + 1])
+    if keys <= s.repetition_alerted:
+        return  # this cycle going round again: already told
+    if verdict is None:
+        verdict = judge_repetition(s.hist_positions, s.hist_moves, s.cfg.ruleset, vary_order=s.vary_order)
+    if verdict is None:
+        return
+    first_ply = len(s.moves) - len(s.hist_moves) + 1  # the game's ply of hist_moves[0] (a set position cuts it)
+    alert = RepetitionAlert(
+        output_id(st.e.event_id, len(st.outs)), len(s.hist_moves), verdict.outcome, verdict.side, verdict.result,
+        verdict.article, tuple((side, verdict.patterns.get(side, "")) for side in ("red", "black")),
+        verdict.reason, tuple((first_ply + m.ply, m.side, m.move, m.term) for m in verdict.moves))
+    st.set(repetition_alerted=s.repetition_alerted | keys, repetition_alert=alert)
+    what = "confirm it or overrule it" if verdict.outcome != "judgment" else \
+        "give a result, or order a side to vary (26.4)"
+    st.emit("AttentionNeeded", reason=f"{alert_words(verdict)}. The arbiter may step in unasked "
+                                      f"({st.art('pending_position')}): {what}",
+            evidence=st.evidence(), kind="repetition", outcome=verdict.outcome, result=verdict.result or "",
+            side=verdict.side, article=verdict.article, patterns=dict(verdict.patterns))
+
+
+def _natural_limit_notice(st: _Step) -> None:
+    """23.3 / 4.2.4: tell the arbiter when the natural move limit (自然限着) is coming due and when it is reached,
+    once each per stretch without a capture; the draw still waits for a claim or the arbiter's confirmation."""
+    s = st.s
+    cfg = s.cfg
+    limit = cfg.limit_rounds
+    plies = s.position.plies_since_capture
+    began, level = s.limit_noticed
+    stretch = len(s.hist_moves) - plies  # the same for every move of one stretch without a capture
+    if began != stretch:  # a capture began a new stretch (or the game its first): an old notice is moot
+        level = 0
+        st.set(limit_noticed=(stretch, 0), limit_alert=None)
+    # Rounds counted never exceed the rounds played (23.3 only takes checks off): a cheap gate before counting.
+    due_from = max(0, limit - NATURAL_LIMIT_NOTICE_ROUNDS)
+    if level >= 2 or plies // 2 < (limit if level == 1 else due_from):
+        return
+    try:
+        count = natural_limit_count(s.hist_positions, s.hist_moves, None, ruleset=cfg.ruleset, rapid=cfg.rapid,
+                                    rounds=limit, checks_cap=cfg.checks_cap)
+    except (HistoryError, ValueError):
+        return  # a history an arbiter cut: a claim is still checked (and says why it cannot be) when made
+    new_level = 2 if count.reached else (1 if count.counted_rounds >= due_from else 0)
+    if new_level <= level:
+        return
+    alert_id = output_id(st.e.event_id, len(st.outs))
+    st.set(limit_noticed=(stretch, new_level), limit_alert=alert_id)
+    article = st.art("draw_natural")
+    if new_level == 2:
+        st.emit("AttentionNeeded", reason=f"natural move limit (自然限着) reached: {count.reason}. A draw "
+                                          f"({article}) when claimed (23.3) or the arbiter confirms it",
+                evidence=st.evidence(), kind="natural_limit", outcome="draw", result="1/2-1/2", article=article)
+    else:
+        st.emit("AttentionNeeded", reason=f"natural move limit (自然限着) coming due: {count.reason}; "
+                                          f"{limit - count.counted_rounds} more rounds without a capture make it a "
+                                          f"draw ({article})",
+                evidence=st.evidence(), kind="natural_limit", article=article)
+
+
+def _limit_action(st: _Step, action: str, note: str) -> None:
+    """An arbiter's answer to a natural-limit notice: confirm (the draw, 4.2.4, if the count reaches the limit)
+    or overrule (play goes on)."""
+    s = st.s
+    if action == "overrule":
+        st.set(limit_alert=None)
+        st.ruling("correction", None, st.art("draw_natural"),
+                  note or f"the arbiter overrules the natural-limit notice{_claimed(st)}: play goes on")
+        return
+    if action != "confirm":
+        st.attention(f"ArbiterDecision {action} does not apply to a natural-limit notice (confirm or overrule)")
+        return
+    cfg = s.cfg
+    try:
+        count = natural_limit_count(s.hist_positions, s.hist_moves, st.e.data.get("claimed_by"),
+                                    ruleset=cfg.ruleset, rapid=cfg.rapid, rounds=cfg.limit_rounds,
+                                    checks_cap=cfg.checks_cap)
+    except (HistoryError, ValueError) as exc:
+        st.attention(f"the natural-limit count cannot be checked: {exc}")
+        return
+    if not count.reached:
+        st.attention(f"the natural move limit is not reached: {count.reason}; nothing to confirm")
+        return
+    st.set(limit_alert=None)
+    st.end("1/2-1/2", st.art("draw_natural"), f"natural move limit confirmed by the arbiter{_claimed(st)}: "
+                                              f"{count.reason}")
+
+
+def _claimed(st: _Step) -> str:
+    who = st.e.data.get("claimed_by")
+    return f" (claimed by {who})" if who else ""
 
 
 def _judge_pending(st: _Step, asked: str) -> None:
@@ -666,17 +858,113 @@ def _judge_pending(st: _Step, asked: str) -> None:
         st.attention(f"a ruling on a pending position was asked ({asked}), but the position has not come round "
                      f"three times in a cycle: no pending position")
         return
+    st.set(repetition_alert=None)
     what = f"pending position (待判局面): {verdict.reason}; red {verdict.patterns.get('red')}, " \
-           f"black {verdict.patterns.get('black')}"
+           f"black {verdict.patterns.get('black')}{_claimed(st)}"
     if verdict.outcome == "draw":
         st.end("1/2-1/2", verdict.article, what)
     elif verdict.outcome == "loss" and verdict.side is not None:
         st.end(loss_result(verdict.side), verdict.article, what)
     elif verdict.outcome == "must_vary" and verdict.side is not None:
-        st.set(vary_order=(verdict.side, len(s.hist_moves)))
+        st.set(vary_order=(verdict.side, len(s.hist_moves)), vary_forced=False)
         st.ruling("obligation", verdict.side, verdict.article, f"{what}: {verdict.side} must vary its move")
     else:
         st.attention(f"{what} ({verdict.article}): the arbiter must judge")
+
+
+REPETITION_ACTIONS = ("confirm", "overrule", "vary", "reclassify")
+TERMS = ("将", "杀", "捉", "闲")  # 28: check, mate threat, chase, idle
+
+
+def _repetition_action(st: _Step, action: str, article: str, note: str) -> None:
+    """An arbiter's answer to a repetition alert (23.2): confirm the ruling it points to, overrule it (play goes
+    on), or order a side to vary (26.4, where the referee referred the cycle to the arbiter or the arbiter rules
+    otherwise): that side then loses by 4.1.5 (2011: 4.1.7) if the cycle comes round once more."""
+    s = st.s
+    d = st.e.data
+    alert = s.repetition_alert
+    named = d.get("alert") or ""
+    if named and (alert is None or named != alert.alert_id):
+        open_words = f"the open one is {alert.alert_id}" if alert is not None else "no repetition alert is open"
+        st.attention(f"ArbiterDecision {action} answers alert {named}, but {open_words}; not applied")
+        return
+    if action == "confirm":
+        if alert is None:
+            _judge_pending(st, article or st.art("pending_position"))  # no alert: as if asked (23.1)
+            return
+        _confirm_alert(st, alert, note)
+        return
+    if action == "reclassify":
+        if alert is None:
+            st.attention("ArbiterDecision reclassify: no repetition alert is open; not applied")
+            return
+        _reclassify(st, alert, note)
+        return
+    if alert is None and not s.repetition_pending:
+        st.attention(f"ArbiterDecision {action}: there is no repeating cycle (no alert open, no pending position); "
+                     f"not applied")
+        return
+    if action == "overrule":
+        st.set(repetition_alert=None)
+        was = f" (it pointed to {alert.outcome}{' for ' + alert.side if alert.side else ''}, {alert.article})" \
+            if alert is not None else ""
+        st.ruling("correction", None, article or st.art("pending_position"),
+                  note or f"the arbiter overrules the repetition alert{was}{_claimed(st)}: play goes on")
+        return
+    side = d.get("side")
+    if side not in ("red", "black"):
+        st.attention(f"ArbiterDecision vary needs the side that must vary (red or black), got {side!r}; not applied")
+        return
+    ruleset = s.cfg.ruleset
+    st.set(vary_order=(side, len(s.hist_moves)), vary_forced=True, repetition_alert=None)
+    # The obligation is 26.4's (2011 24.3), whatever article the decision cites.
+    st.ruling("obligation", side, ruling_article("must_vary", ruleset),
+              note or f"the arbiter orders {side} to vary its move{_claimed(st)}: repeating the cycle once more "
+                      f"loses ({ruling_article('not_varied', ruleset)})")
+
+
+def _reclassify(st: _Step, alert: RepetitionAlert, note: str) -> None:
+    """The arbiter names one move of the cycle otherwise (28; e.g. 27.3's key defensive point makes a chase idle):
+    the alert then points to the ruling of 24 / 26 on the terms so named, for the arbiter to confirm."""
+    d = st.e.data
+    ply, term = d.get("ply"), d.get("term") or ""
+    if term not in TERMS:
+        st.attention(f"ArbiterDecision reclassify needs a term ({', '.join(TERMS)}), got {term!r}; not applied")
+        return
+    at = [i for i, (p, *_rest) in enumerate(alert.terms) if p == ply]
+    if not at:
+        plies = ", ".join(str(p) for p, *_rest in alert.terms)
+        st.attention(f"ArbiterDecision reclassify: ply {ply} is not a move of the repeating cycle (plies {plies}); "
+                     f"not applied")
+        return
+    terms = list(alert.terms)
+    p, side, iccs, _old = terms[at[0]]
+    terms[at[0]] = (p, side, iccs, term)
+    by_side = {s_: [t for _p, who, _m, t in terms if who == s_] for s_ in ("red", "black")}
+    outcome, loser, article, reason = ruling_for_terms(by_side, st.s.cfg.ruleset)
+    result = loss_result(loser) if outcome == "loss" and loser else ("1/2-1/2" if outcome == "draw" else None)
+    patterns = tuple((s_, pattern_of(by_side[s_])) for s_ in ("red", "black"))
+    st.set(repetition_alert=replace(alert, outcome=outcome, side=loser, result=result, article=article,
+                                    patterns=patterns, reason=reason, terms=tuple(terms)))
+    named = ", ".join(f"{s_} {pat}" for s_, pat in patterns)
+    st.ruling("correction", side, article,
+              note or f"the arbiter names ply {p} ({side} {iccs}) {term}{_claimed(st)}: {named}; the cycle now "
+                      f"points to: {reason} ({article}); confirm or overrule")
+
+
+def _confirm_alert(st: _Step, alert: RepetitionAlert, note: str) -> None:
+    if alert.outcome == "judgment":
+        st.attention(f"the repetition alert {alert.alert_id} leaves the ruling to the arbiter ({alert.article}): "
+                     f"there is nothing to confirm; give a result, or order a side to vary (action vary)")
+        return
+    st.set(repetition_alert=None)
+    what = f"pending position (待判局面), confirmed by the arbiter{_claimed(st)}: {alert.reason}; " + \
+        ", ".join(f"{side} {pattern}" for side, pattern in alert.patterns) + (f"; {note}" if note else "")
+    if alert.result is not None:
+        st.end(alert.result, alert.article, what)  # 4.1.4 one-sided perpetual check; 4.2.3 a draw
+    elif alert.outcome == "must_vary" and alert.side is not None:
+        st.set(vary_order=(alert.side, len(st.s.hist_moves)), vary_forced=False)
+        st.ruling("obligation", alert.side, alert.article, f"{what}: {alert.side} must vary its move")
 
 
 def _illegal_move(st: _Step, move: Move, reason: str) -> None:
@@ -1169,11 +1457,24 @@ def _foul_reported(st: _Step) -> None:
 def _arbiter_decision(st: _Step) -> None:
     d = st.e.data
     result, article, note = d["result"], d["article"], d.get("note") or ""
+    action = d.get("action") or ""
     if result in RESULTS:
-        st.end(result, article, note or f"arbiter's decision ({article})")
+        st.set(repetition_alert=None, limit_alert=None)
+        st.end(result, article, note or f"arbiter's decision ({article}){_claimed(st)}")
         return
     if result:
         st.attention(f"ArbiterDecision result {result!r} is not one of {', '.join(RESULTS)}")
+        return
+    if action:
+        if action not in REPETITION_ACTIONS:
+            st.attention(f"ArbiterDecision action {action!r} is not one of {', '.join(REPETITION_ACTIONS)}")
+            return
+        named, s = d.get("alert") or "", st.s
+        if (named and named == s.limit_alert) or (not named and s.repetition_alert is None
+                                                  and s.limit_alert is not None and action != "vary"):
+            _limit_action(st, action, note)
+            return
+        _repetition_action(st, action, article, note)
         return
     pending_article = st.art("pending_position")
     if article == pending_article or article.startswith(pending_article + "."):

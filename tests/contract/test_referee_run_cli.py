@@ -305,3 +305,86 @@ def test_camera_lagging_behind_the_clock_is_not_a_press_without_move(xq, tmp_pat
     out = json_lines(_run(xq, tmp_path, "".join(json.dumps(x) + "\n" for x in lines)).stdout)
     assert [(e["type"], e.get("iccs") or e.get("article")) for e in out] == [
         ("MoveMade", "h2e2"), ("MoveMade", "h9g7"), ("MoveMade", "h0g2")]
+
+
+def _two_presses_without_a_move_black_last() -> Board:
+    """Red and Black each press once without moving, three moves follow, and Black presses again without a move:
+    the last line of the file. No camera report comes after it."""
+    b = Board()
+    b.press("red", dt=3.0).stable(fen_squares(START_FEN), dt=1.0)  # Red's 8.1.7 foul
+    b.press("black", dt=2.0)  # Black's 8.1.7 foul, settled by Red's move that the camera sees next
+    b.move("h2e2").move("h9g7").move("h0g2")
+    return b.press("black", dt=3.0)
+
+
+def test_a_press_without_a_move_on_the_last_line_is_folded_at_the_end_of_the_input(xq, tmp_path, schemas):
+    b = _two_presses_without_a_move_black_last()
+    r = _run(xq, tmp_path, b.jsonl())
+    assert r.returncode == 0, r.stderr
+    out = json_lines(r.stdout)
+    for e in out:
+        check_output_event(e, schemas)
+    assert [(e["type"], e.get("side"), e.get("article") or e.get("iccs")) for e in out] == [
+        ("Ruling", "red", "8.1.7"), ("MoveMade", "red", "h2e2"), ("Ruling", "black", "8.1.7"),
+        ("MoveMade", "black", "h9g7"), ("MoveMade", "red", "h0g2"), ("GameEnded", None, "4.1.9")]
+    end = out[-1]
+    assert end["result"] == "1-0" and "black" in end["reason"]
+    # Its time is the last input's (nothing later is known), and it follows the game's own output numbering.
+    assert end["occurred_at"] == b.lines[-1]["occurred_at"]
+    assert end["source"] == "referee:g1" and end["source_seq"] == out[-2]["source_seq"] + 1
+    # The same file again gives the same bytes; from standard input, the same outputs (ids aside: the inputs'
+    # ids are filled in from the source's name).
+    again = xq("referee", "run", str(tmp_path / "in.jsonl"))
+    assert again.returncode == 0 and again.stdout.encode() == r.stdout.encode()
+    piped = json_lines(xq("referee", "run", "-", stdin=b.jsonl()).stdout)
+    assert [{k: v for k, v in e.items() if k not in ("event_id", "source", "evidence")} for e in piped] == [
+        {k: v for k, v in e.items() if k not in ("event_id", "source", "evidence")} for e in out]
+
+
+def test_a_first_press_without_a_move_on_the_last_line_is_a_foul_with_the_press_as_evidence(xq, tmp_path):
+    b = Board().move("h2e2").move("h9g7")
+    b.press("red", dt=3.0)  # the last line: Red presses and the camera never shows a move
+    b.lines[-1]["event_id"] = "press-without-move"
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    rulings = [e for e in out if e["type"] == "Ruling"]
+    assert [(e["kind"], e["side"], e["article"]) for e in rulings] == [("foul", "red", "8.1.7")], out
+    assert not [e for e in out if e["type"] == "GameEnded"]
+    assert rulings[0]["evidence"] == ["press-without-move"]
+
+
+def test_a_move_pressed_on_the_last_line_gives_nothing_more_at_the_end_of_the_input(xq, tmp_path):
+    b = Board().move("h2e2").move("h9g7")  # the last line is Black's press after its move, seen by the camera
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    assert [e["type"] for e in out] == ["MoveMade", "MoveMade"], out
+
+
+def test_a_perpetual_check_is_told_to_the_arbiter_unasked_and_confirming_it_ends_the_game(xq, tmp_path, schemas):
+    """23.2: red checks round one cycle (i8i9 e9e8 i9i8 e8e9 ...): AttentionNeeded names each side's moves and the
+    ruling it points to, once; the arbiter's confirmation ends the game by 4.1.4."""
+    b = Board(fen="4k4/8R/9/9/9/9/9/9/9/3K5 w - - 0 1")
+    for m in ["i8i9", "e9e8", "i9i8", "e8e9"] * 3:  # six checks
+        b.move(m)
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    for e in out:
+        check_output_event(e, schemas)
+    alerts = [e for e in out if e["type"] == "AttentionNeeded"]
+    assert len(alerts) == 1 and not [e for e in out if e["type"] in ("Ruling", "GameEnded")], out
+    a = alerts[0]
+    assert (a["kind"], a["outcome"], a["side"], a["result"]) == ("repetition", "loss", "red", "0-1")
+    assert a["patterns"] == {"red": "长将", "black": "闲"} and a["article"].startswith("4.1.4")
+    b.add("ArbiterDecision", result="", article="23", action="confirm", alert=a["event_id"])
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    assert out[-1]["type"] == "GameEnded" and out[-1]["result"] == "0-1" and out[-1]["article"].startswith("4.1.4")
+
+
+def test_a_natural_limit_coming_due_is_told_to_the_arbiter(xq, tmp_path, schemas):
+    """23.3 / 4.2.4: 55 of 60 rounds without a capture: AttentionNeeded (kind natural_limit), once."""
+    b = Board(fen="rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 106 54")
+    for m in ["h0g2", "h9g7", "b0c2", "b9c7", "g2h0", "g7h9"]:
+        b.move(m)
+    out = json_lines(_run(xq, tmp_path, b.jsonl()).stdout)
+    for e in out:
+        check_output_event(e, schemas)
+    notices = [e for e in out if e["type"] == "AttentionNeeded"]
+    assert [(e["kind"], e["article"]) for e in notices] == [("natural_limit", "4.2.4")], out
+    assert "55 of 60 rounds" in notices[0]["reason"] and not [e for e in out if e["type"] in ("Ruling", "GameEnded")]

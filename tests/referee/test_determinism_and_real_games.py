@@ -82,7 +82,10 @@ def _replay_and_check(records, name: str) -> int:
         for e in events:
             state, st = step(state, e)
             for o in st.outputs:
-                assert o.type in ("MoveMade", "GameEnded"), f"{name}#{number}: {o.to_json()}"
+                # Real games run through repetitions nobody claimed (23.2) and long stretches without a capture
+                # (23.3): the arbiter is told, nothing is ruled.
+                told = o.type == "AttentionNeeded" and o.data["kind"] in ("repetition", "natural_limit")
+                assert o.type in ("MoveMade", "GameEnded") or told, f"{name}#{number}: {o.to_json()}"
                 if o.type == "GameEnded":  # only the checkmate a record ends with
                     assert o.data["article"] == "4.1.1" and e is events[-2], o.to_json()
         game = state.game

@@ -54,7 +54,9 @@ def test_arbiter_decision_ends_the_game_and_nothing_changes_a_result(scenario):
 def test_repetition_is_ruled_when_asked_perpetual_check_loses_4_1_4(scenario):
     s = scenario(start_fen=PERPETUAL_FEN).moves(*PERPETUAL)
     r = s.run()
-    assert r.quiet() and r.game.to_json()["pending"][0]["kind"] == "repetition"  # shown, not ruled unasked
+    # Shown and told to the arbiter (23.2), not ruled unasked.
+    assert r.ended is None and not r.rulings() and r.game.to_json()["pending"][0]["kind"] == "repetition"
+    assert [a["kind"] for a in r.of("AttentionNeeded")] == ["repetition"]
     s.add("ArbiterDecision", result="", article="23", note="Black asks for a ruling")
     r = s.run()
     assert r.ended["result"] == "0-1" and r.ended["article"].startswith("4.1.4") and "长将" in r.ended["reason"]

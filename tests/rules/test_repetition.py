@@ -443,3 +443,34 @@ def test_moves_that_do_not_match_the_positions_are_refused():
     wrong = [*moves[:-1], Move.parse("e8e7")]
     with pytest.raises(HistoryError):
         judge_repetition(positions, wrong)
+
+
+def test_alert_words_name_each_sides_moves_and_the_ruling():
+    from xqarb.referee.rules.repetition import alert_words
+
+    fen = "4k4/8R/9/9/9/9/9/9/9/3K5 w - - 0 1"
+    positions, moves = line(fen, ["i8i9", "e9e8", "i9i8", "e8e9"] * 2)
+    v = judge_repetition(positions, moves)
+    assert v is not None and v.outcome == "loss" and v.side == "red"
+    words = alert_words(v)
+    assert "3 times in a 4-ply cycle" in words
+    assert "red 长将 (i8i9 将, i9i8 将)" in words and "black 闲 (e9e8 闲, e8e9 闲)" in words
+    assert words.endswith(f"({v.article})") and "4.1.4" in words
+    assert pyffish_outcome(fen, moves) == ("loss", "red")
+
+
+def test_ruling_articles_and_the_repeat_after_an_order_to_vary():
+    from xqarb.referee.rules.repetition import repeated_after_order, ruling_article
+
+    assert ruling_article("not_varied") == "4.1.5; 23, 25"
+    assert ruling_article("not_varied", "cxa-2011") == "4.1.7; 24.3, 26.4"
+    with pytest.raises(ValueError, match="no ruling"):
+        ruling_article("forfeit")
+    with pytest.raises(UnknownRuleset):
+        ruling_article("must_vary", "axf")
+    fen = "4k4/9/9/9/9/1c7/R8/9/9/3K5 w - - 0 1"
+    positions, _ = line(fen, ["a3a4", "b4b3", "a4a3", "b3b4"] * 3)
+    cycle = find_cycle(positions)
+    assert cycle is not None and cycle.length == 4 and cycle.stretch_start == 0
+    assert repeated_after_order(cycle, ("red", 8), 12)  # told at ply 8, a whole cycle since
+    assert not repeated_after_order(cycle, ("red", 9), 12)  # three plies since: not yet

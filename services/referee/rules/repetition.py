@@ -726,6 +726,11 @@ def _pattern(terms: Sequence[Term]) -> str:
     return pairs.get(frozenset(kinds), "将杀捉交替")
 
 
+def pattern_of(terms: Sequence[Term]) -> str:
+    """25.2's name for one side's moves in a cycle (长将, 长捉, 一将一捉, 闲, 2捉1闲 (允许着法) ...)."""
+    return _pattern(terms)
+
+
 def _effective_terms(classes: Sequence[MoveClass], alts: frozenset[int]) -> tuple[dict[str, list[Term]], bool]:
     """Each side's terms under one reading (the moves in `alts` take their alternative), with 27.2 applied:
     pawn chases count as 捉 only when both sides then attack at every move (相互长打)."""
@@ -769,6 +774,23 @@ def _rule(terms: dict[str, list[Term]], ruleset: str) -> tuple[Outcome, Side | N
     s = "red" if forbidden["red"] else "black"
     return ("must_vary", s, arts["must_vary"],
             f"{s} makes forbidden moves ({_pattern(terms[s])}) against allowed ones: {s} must vary")
+
+
+def ruling_article(ruling: str, ruleset: str = "cxa-2021") -> str:
+    """The articles of one of 24 / 26's rulings in the numbering of `ruleset`: `perpetual_check`, `both_allowed`,
+    `both_forbidden`, `mutual_check`, `must_vary`, `not_varied` or `judgment`."""
+    arts = _RULINGS[RULESETS[_check_ruleset(ruleset)]]
+    if ruling not in arts:
+        raise ValueError(f"no ruling {ruling!r}: expected one of {', '.join(arts)}")
+    return arts[ruling]
+
+
+def repeated_after_order(cycle: Cycle, vary_order: tuple[Side, int], moves_now: int) -> bool:
+    """26.4 / 24.3: whether the side told to vary at ply `at` (vary_order = (side, at)) has since played the
+    cycle once more without varying: the cycle's repeating stretch began no later than the order and a whole
+    cycle's plies have been played since it (`moves_now`: the moves of the game so far)."""
+    _, at = vary_order
+    return cycle.stretch_start <= at and moves_now - at >= cycle.length
 
 
 def judge_repetition(
@@ -852,7 +874,7 @@ def judge_repetition(
     if outcome == "must_vary" and vary_order is not None:
         told, at = vary_order
         # 26.4 / 24.3: told to vary at ply `at`, the same side played the cycle once more within the same stretch.
-        if told == side and cycle.stretch_start <= at and len(moves) - at >= cycle.length:
+        if told == side and repeated_after_order(cycle, vary_order, len(moves)):
             return RepetitionVerdict(
                 ruleset, cycle, classes, patterns, forbidden, "loss", side, _RULINGS[ruleset]["not_varied"],
                 f"{side} was told to vary at ply {at} and repeated the cycle once more: {side} loses",
@@ -865,3 +887,15 @@ def judge_repetition(
                      f"nobody claims it ({where})")
     return RepetitionVerdict(ruleset, cycle, classes, patterns, forbidden, outcome, side, article, reason,
                              tuple(notes), unclaimed)
+
+
+def alert_words(verdict: RepetitionVerdict) -> str:
+    """An arbiter's alert on a cycle found live (23.2: the arbiter steps in unasked): how often the position came
+    round, each side's moves named (25.2, 28) and the ruling the cycle points to, with its articles."""
+    c = verdict.cycle
+    sides = []
+    for s in ("red", "black"):
+        named = ", ".join(f"{m.move} {m.term}" for m in verdict.moves if m.side == s)
+        sides.append(f"{s} {verdict.patterns.get(s, '')} ({named})")
+    return (f"repetition (循环反复): the position has come round {c.occurrences} times in a {c.length}-ply cycle; "
+            f"{'; '.join(sides)}. The ruling it points to: {verdict.reason} ({verdict.article})")
