@@ -360,12 +360,13 @@ class VenueView:
                         self._known_players[gid] = found
                 v["red_player"], v["black_player"] = self._known_players.get(gid, ("", ""))
 
-        def key(v: dict[str, Any]) -> tuple[int, int, str]:
-            # Alerts first (most alerts first), then by board number where the ids are numbers.
-            bid = v["board_id"]
-            return (-len(v["alerts"]), int(bid) if bid.isdigit() else 1 << 30, bid)
+        return sorted(views, key=board_order)
 
-        return sorted(views, key=key)
+
+def board_order(v: Mapping[str, Any]) -> tuple[int, int, str]:
+    """Alerts first (most alerts first), then by board number where the ids are numbers."""
+    bid = v["board_id"]
+    return (-len(v["alerts"]), int(bid) if bid.isdigit() else 1 << 30, bid)
 
 
 # --- PGN (pure) -------------------------------------------------------------------------------------------------
@@ -524,6 +525,12 @@ class RefereeApi:
         self.states = StateCache(fold_json)
         self.venue = VenueView(board_ids, self._players)
         hub.listen(self.venue.on_item)
+        from xqarb.referee.public_reads import PublicReads  # the broadcast delay on every public read
+
+        self.public = PublicReads(ledger=ledger, delay_for_board=delay_for_board,
+                                  principal=ingest.config.principal if ingest is not None else None)
+        self.public.view = VenueView(board_ids, self._players)
+        hub.listen(self.public.on_item)
         if ingest is not None and getattr(ingest, "games", None) is not None and ingest.games.lookup is None:
             ingest.games.lookup = self._board_of_game  # a frame naming another board's game is refused
 
@@ -563,6 +570,25 @@ class RefereeApi:
         if not first:
             raise ApiError(404, "unknown_game", f"no game {game_id!r} in the ledger")
         return GameRef(game_id, first[0].event.board_id, seq, head)
+
+    def _public_game(self, game_id: str) -> GameRef:
+        """The game as this request may see it: live for an arbiter of its board, else its public prefix (the
+        board's broadcast delay); a game with nothing public yet is unknown to the public."""
+        from xqarb.ingest.app import bearer_token
+        from xqarb.referee.public_reads import UnknownToken
+
+        info = self._game(game_id)
+        try:
+            if self.public.live_for(bearer_token(), info.board_id):
+                return info
+        except UnknownToken as exc:
+            raise ApiError(401, "unauthorized", str(exc)) from None
+        seq = self.public.visible_seq(game_id, info.board_id, info.entries)
+        if seq == info.entries:
+            return info
+        if seq == 0:
+            raise ApiError(404, "unknown_game", f"no game {game_id!r} public yet (the board's broadcast delay)")
+        return GameRef(game_id, info.board_id, seq, self.ledger.entries(game_id, seq - 1, 1)[0].hash)
 
     def _state(self, game_id: str, seq: int) -> dict[str, Any]:
         def inputs() -> list[Event]:
@@ -620,7 +646,15 @@ class RefereeApi:
 
         @bp.get("/api/boards")
         def boards() -> Response:
-            return _json({"boards": self.venue.boards()})
+            from xqarb.ingest.app import bearer_token
+            from xqarb.referee.public_reads import UnknownToken
+
+            try:
+                shown = self.public.boards(self.venue.boards(), bearer_token(), board_order,
+                                           lambda board: BoardView(board).to_json())
+            except UnknownToken as exc:
+                raise ApiError(401, "unauthorized", str(exc)) from None
+            return _json({"boards": shown})
 
         @bp.get("/api/games")
         def games() -> Response:
@@ -634,19 +668,19 @@ class RefereeApi:
 
         @bp.get("/api/games/<game_id>")
         def game(game_id: str) -> Response:
-            info = self._game(game_id)
+            info = self._public_game(game_id)
             out = self._state(game_id, info.entries)
             out.update({"board_id": info.board_id, "entries": info.entries, "head_hash": info.head_hash})
             return _json(out)
 
         @bp.get("/api/games/<game_id>/events")
         def events(game_id: str) -> Response:
-            info = self._game(game_id)
+            info = self._public_game(game_id)
             after = _int_arg("after", 0)
             limit = _int_arg("limit", 1000, minimum=1)
             assert after is not None and limit is not None
-            limit = min(limit, 5000)
-            entries = self.ledger.entries(game_id, after, limit)
+            limit = max(0, min(limit, 5000, info.entries - after))
+            entries = self.ledger.entries(game_id, after, limit) if limit else []
             return _json(
                 {"game_id": game_id, "board_id": info.board_id, "head_seq": info.entries,
                  "entries": [e.to_json() for e in entries]}
@@ -654,7 +688,7 @@ class RefereeApi:
 
         @bp.get("/api/games/<game_id>/state")
         def state(game_id: str) -> Response:
-            info = self._game(game_id)
+            info = self._public_game(game_id)
             seq = _int_arg("seq", info.entries)
             assert seq is not None
             if seq > info.entries:
@@ -670,10 +704,15 @@ class RefereeApi:
 
         @bp.get("/api/games/<game_id>/frames/<sha256>")
         def frame(game_id: str, sha256: str) -> Response:
-            self._game(game_id)
+            info = self._public_game(game_id)
             if not SHA256_RE.fullmatch(sha256):
                 raise ApiError(400, "bad_sha256", f"{sha256!r} is not a SHA-256 in lowercase hex (64 characters)")
-            data = self.load_frame(sha256)
+            from xqarb.ingest.app import bearer_token
+
+            # A frame is stored before the referee rules on it: the public sees only those its public entries name.
+            live = self.public.live_for(bearer_token(), info.board_id)
+            public = live or self.public.frame_is_public(game_id, info.entries, sha256)
+            data = self.load_frame(sha256) if public else None
             if data is None:
                 raise ApiError(404, "unknown_frame", f"no evidence frame {sha256}")
             resp = Response(data, mimetype="image/jpeg")
@@ -683,8 +722,8 @@ class RefereeApi:
 
         @bp.get("/api/games/<game_id>/pgn")
         def pgn(game_id: str) -> Response:
-            self._game(game_id)
-            entries = [e.to_json() for e in self.ledger.entries(game_id, 0, None)]
+            info = self._public_game(game_id)
+            entries = [e.to_json() for e in self.ledger.entries(game_id, 0, info.entries)]
             resp = Response(pgn_of(game_id, entries), mimetype="application/x-chess-pgn")
             resp.headers["Content-Disposition"] = f'attachment; filename="{game_id}.pgn"'
             return resp

@@ -94,7 +94,10 @@ const XQ = (() => {
   }
 
   async function getJson(url) {
-    const r = await fetch(url, { cache: "no-store" });
+    // An arbiter's token (kept by the review page) sees the boards live; without one, the broadcast delay holds.
+    const token = sessionStorage.getItem("xq-arbiter-token");
+    const headers = token ? { "Authorization": `Bearer ${token}` } : {};
+    const r = await fetch(url, { cache: "no-store", headers });
     if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text()}`);
     return r.json();
   }
