@@ -297,7 +297,13 @@ def apply_to_view(view: BoardView, event: Event) -> None:
         view.alerts = []
         view.red_player = view.black_player = ""
     view.updated_at = event.received_at
-    if event.type == "MoveMade":
+    if event.type == "GameStarted":
+        view.red_player, view.black_player = data.get("red_player") or "", data.get("black_player") or ""
+    elif event.type in ("ClockPressed", "ClockPaused", "ClockResumed"):
+        # The clock's own reading at the press (the stream carries presses so that overlays can run clocks).
+        view.red_ms = data.get("red_ms") if data.get("red_ms") is not None else view.red_ms
+        view.black_ms = data.get("black_ms") if data.get("black_ms") is not None else view.black_ms
+    elif event.type == "MoveMade":
         view.fen = data["fen_after"]
         view.ply = data["ply"]
         view.last_move = data["chinese"] or data["iccs"]
@@ -358,7 +364,8 @@ class VenueView:
                     found = self._players(gid)
                     if found:
                         self._known_players[gid] = found
-                v["red_player"], v["black_player"] = self._known_players.get(gid, ("", ""))
+                found = self._known_players.get(gid, (v["red_player"], v["black_player"]))
+                v["red_player"], v["black_player"] = found
 
         return sorted(views, key=board_order)
 

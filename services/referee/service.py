@@ -40,6 +40,9 @@ log = logging.getLogger("xqarb.referee")
 UNASSIGNED_PREFIX = "board:"
 INPUT_TOPICS: tuple[str, ...] = ("xq.observations", "xq.clock", "xq.arbiter")
 DEFAULT_GROUP = "xq-referee"
+# Inputs published on xq.game-events as they are appended, besides the referee's outputs (DESIGN, /api/stream): an
+# overlay learns the players from GameStarted and runs the clocks from each press and pause.
+STREAM_INPUTS = frozenset({"GameStarted", "ClockPressed", "ClockPaused", "ClockResumed"})
 
 
 def unassigned_chain(board_id: str) -> str:
@@ -103,6 +106,8 @@ class Referee:
                 duplicates += 1
                 game_id, seq = known[event.event_id]
                 if self._redelivered(game_id, seq, origin):
+                    if event.type in STREAM_INPUTS:
+                        outputs.append(event)
                     outputs.extend(self._outputs_after(game_id, seq))
                 else:
                     # Posted again, or sent again by a vision process that restarted: the ledger has it, and its
@@ -136,6 +141,8 @@ class Referee:
             if chain is None:
                 chain = per_game[game_id] = (board, [])
             chain[1].append(Pending("input", event, origin))
+            if event.type in STREAM_INPUTS:
+                outputs.append(event)
             if result.outputs:
                 chain[1].extend(Pending("output", out) for out in result.outputs)
                 outputs.extend(result.outputs)
