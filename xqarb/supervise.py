@@ -54,6 +54,7 @@ class Backoff:
 UP = "up"
 DOWN = "down"  # waiting for its restart
 FAILED = "failed"  # given up on
+WAITING = "waiting"  # stopped because a part it needs went down; started again once that part is back
 STARTING = "starting"
 
 
@@ -111,6 +112,19 @@ def due(state: PartState, now: float) -> bool:
     return state.status == DOWN and state.restart_at is not None and now >= state.restart_at
 
 
+def held(state: PartState, now: float, reason: str) -> PartState:
+    """The part was stopped at `now` because a part it needs went down: not a crash of its own."""
+    return dataclasses.replace(
+        state, status=WAITING, down_since=now if state.down_since is None else state.down_since,
+        restart_at=None, last_exit=reason,
+    )  # fmt: skip
+
+
+def released(state: PartState, now: float) -> PartState:
+    """The part it needs is back: start it now."""
+    return dataclasses.replace(state, status=DOWN, restart_at=now) if state.status == WAITING else state
+
+
 def settled(state: PartState, now: float, policy: Backoff) -> PartState:
     """A part up for `stable_s` is healthy again: its crash count (and crash loop) are cleared."""
     stable = state.status == UP and state.started_at is not None and now - state.started_at >= policy.stable_s
@@ -141,6 +155,10 @@ class Part(Protocol):
 
     def finish_stop(self) -> None:
         """Wait for it to have stopped, forcing it after a while."""
+        ...
+
+    def halt(self) -> None:
+        """Stop it at once: a part it needs went down, and what it held is gone with that part anyway."""
         ...
 
 
@@ -186,6 +204,9 @@ class BrokerPart:
     def finish_stop(self) -> None:
         self.broker.stop()
 
+    def halt(self) -> None:
+        self.broker.stop()
+
 
 # A vision process stops on SIGINT after closing its consumer; this long is allowed before it is killed.
 VISION_STOP_S = 10.0
@@ -224,6 +245,14 @@ class VisionProcess:
         try:
             self.process.wait(VISION_STOP_S)
         except subprocess.TimeoutExpired:  # it did not stop in time
+            self.process.kill()
+            self.process.wait(5)
+
+    def halt(self) -> None:
+        # Killed, not interrupted: closing its consumer would wait for the broker that is gone; the frames it had
+        # not finished went with the broker's memory.
+        if self.alive():
+            assert self.process is not None
             self.process.kill()
             self.process.wait(5)
 
@@ -288,6 +317,10 @@ class RefereeThread:
             close_quietly(self.service)
             self.service = None
 
+    def halt(self) -> None:
+        self.begin_stop()
+        self.finish_stop()
+
 
 def close_quietly(service: Any) -> None:
     """Close a service whose broker may be gone: what it still held is said, not raised (the restart goes on)."""
@@ -305,8 +338,11 @@ def close_quietly(service: Any) -> None:
 class Supervisor:
     """Watches the parts, restarts them by the policy, and says so (log, metrics, `parts()` for the API).
 
-    `after_restart[name]` runs after that part was started again (e.g. after the broker: the referee and the
-    stream reader start over on the new, empty topics).
+    `when_down[name]` runs when that part was seen down, `after_restart[name]` after it was started again (the
+    broker: the live stream's reader waits, then starts over on the new, empty topics). `needs[name]` names the
+    part that one needs: when it goes down, the parts needing it are stopped (WAITING) and started again once it
+    is back. Their Kafka consumer groups cannot outlive a restarted in-memory broker: a member that kept its old
+    generation was seen polling nothing, silently, until it tried to commit.
     """
 
     def __init__(
@@ -317,18 +353,24 @@ class Supervisor:
         clock: Callable[[], float] = time.monotonic,
         say: Callable[[str], None] | None = None,
         after_restart: dict[str, Callable[[], None]] | None = None,
+        when_down: dict[str, Callable[[], None]] | None = None,
+        needs: dict[str, str] | None = None,
     ) -> None:
         self.parts = list(parts)
         self.policy = policy or Backoff()
         self.clock = clock
         self.say = say or (lambda text: print(text, file=sys.stderr, flush=True))
         self.after_restart = dict(after_restart or {})
+        self.when_down = dict(when_down or {})
+        self.needs = dict(needs or {})
         self.states = {p.name: PartState(p.name) for p in self.parts}
         self._lock = threading.Lock()  # tick() in the main thread, parts() in HTTP threads
 
-    def add(self, part: Part) -> None:
-        """A part started outside (first start): supervised from now on."""
+    def add(self, part: Part, needs: str | None = None) -> None:
+        """A part started outside (first start): supervised from now on; `needs`: the part it cannot do without."""
         self.parts.append(part)
+        if needs is not None:
+            self.needs[part.name] = needs
         with self._lock:
             self.states[part.name] = started(PartState(part.name), self.clock())
         _gauges(part.name, self.states[part.name])
@@ -355,8 +397,33 @@ class Supervisor:
                 self.states[part.name] = state
             if state.status == UP and not part.alive():
                 self._went_down(part, now, part.exit_reason())
+                hook = self.when_down.get(part.name)
+                if hook is not None:
+                    hook()
+                self._hold_dependents(part.name)
             elif due(state, now):
                 self._restart(part)
+
+    def _dependents(self, name: str) -> list[Part]:
+        return [p for p in self.parts if self.needs.get(p.name) == name]
+
+    def _hold_dependents(self, name: str) -> None:
+        """Stop the parts that need `name` until it is back."""
+        waiting = [p for p in self._dependents(name) if self.states[p.name].status in (UP, DOWN)]
+        for part in waiting:
+            part.halt()
+            with self._lock:
+                state = self.states[part.name] = held(self.states[part.name], self.clock(), f"{name} went down")
+            _gauges(part.name, state)
+        if waiting:
+            self.say(f"xqarb up: {', '.join(p.name for p in waiting)} stopped until {name} is back")
+
+    def _release_dependents(self, name: str) -> None:
+        now = self.clock()
+        for part in self._dependents(name):
+            with self._lock:
+                self.states[part.name] = released(self.states[part.name], now)
+            self._restart(part)
 
     def _went_down(self, part: Part, now: float, reason: str) -> None:
         from xqarb import metrics
@@ -396,6 +463,7 @@ class Supervisor:
             f"xqarb up: {part.name} restarted{f' (pid {pid})' if pid else ''} after {down_s:.1f} s down "
             f"(restart {state.restarts})"
         )
+        self._release_dependents(part.name)
 
     def parts_view(self) -> list[dict[str, Any]]:
         """Every part's state for `/api/venue/parts` (durations in seconds, relative to now)."""
@@ -423,8 +491,7 @@ class Supervisor:
             return all(s.status == UP for s in self.states.values())
 
     def blueprint(self) -> Any:
-        """`GET /api/venue/parts` (the venue page shows it), `/healthz` (the process answers) and `/readyz`
-        (every part up: 200, else 503 with the parts)."""
+        """`GET /api/venue/parts`, for the venue page and the operators (`/readyz` is the API's own)."""
         from flask import Blueprint, jsonify
 
         bp = Blueprint("xq_supervise", __name__)
@@ -432,16 +499,6 @@ class Supervisor:
         @bp.get("/api/venue/parts")
         def venue_parts() -> Any:
             return jsonify({"all_up": self.all_up(), "parts": self.parts_view()})
-
-        @bp.get("/healthz")
-        def healthz() -> Any:
-            return jsonify({"status": "ok"})
-
-        @bp.get("/readyz")
-        def readyz() -> Any:
-            ready = self.all_up()
-            body = jsonify({"status": "ready" if ready else "not_ready", "parts": self.parts_view()})
-            return body, 200 if ready else 503
 
         return bp
 
@@ -463,6 +520,10 @@ def vision_command(bootstrap: str, evidence_dir: Path, config_path: Path) -> lis
     ]  # fmt: skip
 
 
+# While the broker is down the stream's reader sleeps this long per poll (its usual poll waits 0.2 s).
+PAUSED_POLL_S = 0.2
+
+
 class StreamReader:
     """The live stream's poll of xq.game-events, made anew after the broker restarted (`renew`).
 
@@ -470,6 +531,8 @@ class StreamReader:
     the new reader's offsets are shifted past everything already streamed (per partition): ids keep growing,
     the hub takes the new events, and a client resuming with an id from before the restart misses nothing.
     A poll that was under way when the broker went away returns nothing (its offsets meant the old topics).
+    While the broker is down (`pause`) it does not poll at all: a client asking a restarted broker for a topic
+    before `up` created it would have it made with the broker's default partition count.
     """
 
     def __init__(self, make: Callable[[], Callable[[], Any]], position: Callable[[], dict[int, int]]) -> None:
@@ -479,15 +542,34 @@ class StreamReader:
         self._generation = 0
         self._poll: Callable[[], Any] | None = make()
         self._base: dict[int, int] = {}
+        self._paused = False
+
+    def pause(self) -> None:
+        with self._lock:
+            self._generation += 1
+            self._poll = None
+            self._paused = True
+
+    def ready(self) -> bool:
+        """For the stream hub's readiness (/readyz): not while the broker is down, nor before the reader made
+        after its restart reads its partitions."""
+        with self._lock:
+            poll, paused = self._poll, self._paused
+        probe = getattr(poll, "ready", None)
+        return not paused and poll is not None and (probe is None or bool(probe()))
 
     def renew(self) -> None:
         with self._lock:
             self._generation += 1
             self._poll = None
+            self._paused = False
 
     def __call__(self) -> list[tuple[int, int, Any]]:
         with self._lock:
-            generation, poll, base = self._generation, self._poll, self._base
+            generation, poll, base, paused = self._generation, self._poll, self._base, self._paused
+        if paused:
+            time.sleep(PAUSED_POLL_S)
+            return []
         if poll is None:
             base = dict(self._position())
             poll = self._make()

@@ -92,6 +92,7 @@ class FakePart:
         self.running = False
         self.starts = 0
         self.fail_starts = fail_starts
+        self.halts = 0
 
     def start(self) -> None:
         self.starts += 1
@@ -114,6 +115,10 @@ class FakePart:
 
     def finish_stop(self) -> None:
         return
+
+    def halt(self) -> None:
+        self.running = False
+        self.halts += 1
 
 
 class Clock:
