@@ -205,3 +205,80 @@ def test_stream_reader_shifts_offsets_past_what_was_streamed_after_a_renewal() -
 def test_supervision_metrics_are_registered(name: str) -> None:
     text = metrics.metrics_response()[0].decode()
     assert f"# HELP {name}" in text
+
+
+def test_parts_that_need_the_broker_wait_for_it_and_start_after_it() -> None:
+    clock, said = Clock(), []
+    broker, referee, vision = FakePart("broker-test-c"), FakePart("referee-test-c"), FakePart("vision-test-c")
+    sup = Supervisor([], POLICY, clock=clock, say=said.append)
+    sup.add(broker)
+    sup.add(referee, needs="broker-test-c")
+    sup.add(vision, needs="broker-test-c")
+    broker.running = False  # killed
+    broker.fail_starts = 1  # and its first restart fails
+    sup.tick()
+    # Stopped at once (their groups cannot outlive the broker), not counted as crashes of their own.
+    assert (referee.halts, vision.halts) == (1, 1)
+    view = {p["part"]: p for p in sup.parts_view()}
+    assert [view[n]["status"] for n in ("broker-test-c", "referee-test-c", "vision-test-c")] == [
+        DOWN, "waiting", "waiting"]
+    assert view["referee-test-c"]["last_exit"] == "broker-test-c went down"
+    assert view["referee-test-c"]["crashes_in_a_row"] == 0
+    clock.t += 0.5
+    sup.tick()
+    assert broker.starts == 1 and (referee.starts, vision.starts) == (0, 0)  # never before the broker
+    clock.t += 1.0
+    sup.tick()
+    assert broker.running and referee.running and vision.running
+    assert [p["restarts"] for p in sup.parts_view()] == [1, 1, 1]
+    assert said[-3:] == [
+        "xqarb up: broker-test-c restarted (pid 4242) after 1.5 s down (restart 1)",
+        "xqarb up: referee-test-c restarted (pid 4242) after 1.5 s down (restart 1)",
+        "xqarb up: vision-test-c restarted (pid 4242) after 1.5 s down (restart 1)",
+    ]
+
+
+def test_a_referee_thread_that_raises_is_restarted_with_a_new_service() -> None:
+    import threading
+
+    from xqarb.supervise import RefereeThread
+
+    made: list[object] = []
+    release = threading.Event()
+
+    class Service:
+        def __init__(self) -> None:
+            self.closed = False
+            self.stopped = threading.Event()
+
+        def run(self) -> None:
+            if len(made) == 1:
+                raise RuntimeError("ledger locked")
+            self.stopped.wait(5)
+            release.set()
+
+        def stop(self) -> None:
+            self.stopped.set()
+
+        def close(self) -> None:
+            self.closed = True
+
+    def make() -> Service:
+        made.append(Service())
+        return made[-1]  # type: ignore[return-value]
+
+    part = RefereeThread(make)
+    clock, said = Clock(), []
+    sup = Supervisor([], POLICY, clock=clock, say=said.append)
+    part.start()
+    sup.add(part)
+    assert part.thread is not None
+    part.thread.join(2)
+    sup.tick()
+    assert "referee went down (RuntimeError: ledger locked); restarting in 0.5 s" in said[-1]
+    clock.t += 0.5
+    sup.tick()
+    assert len(made) == 2 and made[0].closed and part.alive()  # type: ignore[attr-defined]
+    part.begin_stop()
+    part.finish_stop()
+    assert release.is_set() and made[1].closed and not part.alive()  # type: ignore[attr-defined]
