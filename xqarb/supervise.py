@@ -565,19 +565,27 @@ class StreamReader:
             self._paused = False
 
     def __call__(self) -> list[tuple[int, int, Any]]:
+        from kafka.errors import KafkaError
+
         with self._lock:
             generation, poll, base, paused = self._generation, self._poll, self._base, self._paused
         if paused:
             time.sleep(PAUSED_POLL_S)
             return []
-        if poll is None:
-            base = dict(self._position())
-            poll = self._make()
-            with self._lock:
-                if generation != self._generation:
-                    return []
-                self._poll, self._base = poll, base
-        items = poll()
+        try:
+            if poll is None:
+                base = dict(self._position())
+                poll = self._make()
+                with self._lock:
+                    if generation != self._generation:
+                        return []
+                    self._poll, self._base = poll, base
+            items = poll()
+        except (KafkaError, OSError) as exc:
+            # The hub's thread must not die of it (the venue would serve stale boards): said, and tried again.
+            print(f"xqarb up: the live stream's reader: {type(exc).__name__}: {exc}; trying again", flush=True)
+            time.sleep(PAUSED_POLL_S)
+            return []
         with self._lock:
             if generation != self._generation:
                 return []

@@ -282,3 +282,21 @@ def test_a_referee_thread_that_raises_is_restarted_with_a_new_service() -> None:
     part.begin_stop()
     part.finish_stop()
     assert release.is_set() and made[1].closed and not part.alive()  # type: ignore[attr-defined]
+
+
+def test_stream_reader_survives_a_reader_that_cannot_be_made_yet() -> None:
+    from kafka.errors import NoBrokersAvailable
+
+    tries = []
+
+    def make():
+        tries.append(1)
+        if len(tries) == 2:
+            raise NoBrokersAvailable()
+        return lambda: [(0, 0, "x")]
+
+    reader = StreamReader(make, lambda: {0: 3})
+    reader.renew()
+    assert reader() == []  # the broker is not answering yet: nothing, and no exception into the hub's thread
+    assert reader() == [(0, 3, "x")]
+    assert len(tries) == 3
