@@ -156,6 +156,9 @@ def referee_in_process(rounds: int) -> list[dict[str, float]]:
     venue = Venue(base, data)
     out = []
     try:
+        ready = f"bench-referee-ready-{int(time.time())}"  # the referee at work before its first fault
+        assert venue.start_game(ready) == 202
+        until(lambda: (system.supervise(), venue.in_ledger(ready))[1], timeout=60)
         for n in range(rounds):
             part = next(p for p in system.supervisor.parts if p.name == "referee")
             service = part.service

@@ -293,6 +293,7 @@ class RefereeThread:
         self.service.stop()
         if self.thread is not None:
             self.thread.join(REFEREE_STOP_S)
+        finish_joining(getattr(self.service, "consumer", None))
         close_quietly(self.service)
 
     def alive(self) -> bool:
@@ -320,6 +321,29 @@ class RefereeThread:
     def halt(self) -> None:
         self.begin_stop()
         self.finish_stop()
+
+
+# A consumer that leaves its group while joining it was seen to leave the embedded broker's group stuck: the next
+# member was never assigned anything (over 90 s, with a rebalance timeout of 15 s as well as 300 s), while one that
+# finished joining first (about 5 s here) and then left made way at once. This long is given to finish joining.
+REFEREE_JOIN_S = 15.0
+
+
+def finish_joining(consumer: Any, timeout_s: float = REFEREE_JOIN_S) -> None:
+    """Poll a group member that holds no partitions until it does, so that leaving does not wedge the group.
+    What it reads is dropped uncommitted: the next member reads it again."""
+    from kafka.errors import KafkaError
+
+    from xqarb.bus import BusError
+
+    if consumer is None or consumer.assignment():
+        return
+    deadline = time.monotonic() + timeout_s
+    while not consumer.assignment() and time.monotonic() < deadline:
+        try:
+            consumer.poll(0.5)
+        except (BusError, KafkaError, OSError):
+            return
 
 
 def close_quietly(service: Any) -> None:
