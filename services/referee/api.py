@@ -397,7 +397,8 @@ def pgn_of(game_id: str, entries: Iterable[Mapping[str, Any]]) -> str:
         date = time.strftime("%Y.%m.%d", time.gmtime(started["occurred_at"] / 1e6))
     tags = [
         ("Game", "Chinese Chess"),
-        ("Event", started.get("event", "") if started else ""),
+        ("Event", (started.get("event") or "") if started else ""),
+        ("Round", str(started["round"]) if started and started.get("round") is not None else ""),
         ("Site", f"board {started.get('board_id', '')}" if started else ""),
         ("Date", date),
         ("Red", started.get("red_player", "") if started else ""),
