@@ -801,6 +801,9 @@ def create_app(api: RefereeApi, ingest: Any | None = None) -> Any:
     from xqarb.referee.proof_api import proof_blueprint  # tree heads, inclusion and consistency proofs
 
     app.register_blueprint(proof_blueprint(api.ledger, api.hub))
+    from xqarb.referee.tournament_api import tournament_blueprint
+
+    app.register_blueprint(tournament_blueprint(api.ledger))  # /api/tournament*, /tournament.html
     app.extensions["xq_api"] = api
     return app
 

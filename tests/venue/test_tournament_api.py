@@ -1,0 +1,139 @@
+"""`/api/tournament`, `/api/tournament/standings`, a round's PGN and the standings page, derived from a real
+ledger and the organiser's definition file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from xqarb.events import make_event
+from xqarb.referee.ledger import Pending, SqliteLedger
+from xqarb.referee.tournament_api import tournament_blueprint
+
+T0 = 1_760_000_000_000_000
+DEFINITION = {
+    "name": "Demo Open", "system": "swiss", "rounds": 2,
+    "players": [
+        {"no": 1, "name": "甲", "rating": 2300, "club": "北京"}, {"no": 2, "name": "乙", "rating": 2200},
+        {"no": 3, "name": "丙", "rating": 2100}, {"no": 4, "name": "丁", "rating": 2000},
+    ],
+}  # fmt: skip
+
+
+def record(ledger: SqliteLedger, game: str, board: str, rnd: int, board_no: int, red: str, black: str, at: int,
+           result: str | None = None, black_fouls: int = 0, event: str | None = "Demo Open") -> None:  # fmt: skip
+    def ev(type_: str, seq: int, **fields: Any) -> Any:
+        return make_event(type_, board, source="test", source_seq=seq, occurred_at=at + seq, received_at=at + seq,
+                          game_id=game, **fields)  # fmt: skip
+
+    tournament = {"event": event, "round": rnd, "board_no": board_no} if event else {}
+    entries = [Pending("input", ev(
+        "GameStarted", 1, red_player=red, black_player=black, **tournament,
+        time_control={"scheme": "increment", "base_ms": 900_000, "increment_ms": 10_000},
+    ))]  # fmt: skip
+    for i in range(black_fouls):
+        entries.append(Pending("output", ev("Ruling", 10 + i, kind="foul", side="black", article="8.1.7",
+                                            message="clock pressed without a move")))  # fmt: skip
+    if result:
+        entries.append(Pending("output", ev("GameEnded", 50, result=result, article="4.1.12", reason="resigned")))
+    ledger.append(game, board, entries)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Any:
+    from flask import Flask
+
+    ledger = SqliteLedger(tmp_path / "ledger.sqlite")
+    path = tmp_path / "tournament.json"
+    path.write_text(json.dumps(DEFINITION, ensure_ascii=False), encoding="utf-8")
+    # Round 1: 甲-丁 1-0 (丁 one foul), 丙-乙 drawn; round 2: 甲-乙 under way.
+    record(ledger, "r1b1", "1", 1, 1, "甲", "丁", T0, "1-0", black_fouls=1)
+    record(ledger, "r1b2", "2", 1, 2, "丙", "乙", T0, "1/2-1/2")
+    record(ledger, "r2b1", "1", 2, 1, "乙", "甲", T0 + 10**9)
+    record(ledger, "other", "3", 1, 1, "X", "Y", T0, "0-1", event="Another Cup")
+    record(ledger, "plain", "4", 1, 1, "P", "Q", T0, event=None)  # a game with no event is in no tournament
+    app = Flask("test")
+    app.register_blueprint(tournament_blueprint(ledger, lambda: path))
+    c = app.test_client()
+    c.definition_path = path  # type: ignore[attr-defined]
+    yield c
+    ledger.close()
+
+
+def test_tournament_gives_event_rounds_and_pairings(client: Any) -> None:
+    data = client.get("/api/tournament").get_json()
+    assert data["event"]["name"] == "Demo Open" and data["event"]["rounds"] == 2
+    assert data["event"]["scheme"] == {"win": 2, "loss": 0, "draw_red": 1, "draw_black": 1}
+    ranking = [r["name"] for r in data["event"]["ranking"]]
+    assert ranking == ["积分", "对手分", "胜局", "犯规", "后走局数", "第1轮后积分"]
+    assert [p["name"] for p in data["players"]] == ["甲", "乙", "丙", "丁"] and data["players"][0]["club"] == "北京"
+    r1, r2 = data["rounds"]
+    assert [(p["board"], p["red"]["name"], p["black"]["name"], p["result"], p["game_id"]) for p in r1["pairings"]] == [
+        (1, "甲", "丁", "1-0", "r1b1"), (2, "丙", "乙", "1/2-1/2", "r1b2")
+    ]  # fmt: skip
+    assert [(p["red"]["no"], p["black"]["no"], p["result"]) for p in r2["pairings"]] == [(2, 1, None)]
+
+
+def test_standings_in_order_with_tiebreaks(client: Any) -> None:
+    data = client.get("/api/tournament/standings").get_json()
+    # After round 1 (2-1-0): 甲 2; 乙 and 丙 1 each, 对手分 1 each (each other), no wins, no fouls; 乙 played
+    # Black, 丙 did not: 乙 first (后走局数). 丁 0, with one foul.
+    assert data["after_round"] == 1
+    assert [(r["rank"], r["name"], r["points"]) for r in data["standings"]] == [
+        (1, "甲", 2), (2, "乙", 1), (3, "丙", 1), (4, "丁", 0)
+    ]  # fmt: skip
+    values = {r["name"]: {t["key"]: t["value"] for t in r["tiebreaks"]} for r in data["standings"]}
+    assert values["乙"] == {"duishoufen": 1, "wins": 0, "fouls": 0, "black_games": 1, "points_after_round_1": 1}
+    assert values["丁"]["fouls"] == 1 and values["甲"]["duishoufen"] == 0
+    assert [t["name"] for t in data["tiebreaks"]] == ["对手分", "胜局", "犯规", "后走局数", "第1轮后积分"]
+
+
+def test_another_event_by_name_and_unknown_ones(client: Any) -> None:
+    other = client.get("/api/tournament/standings?event=Another Cup").get_json()
+    assert [(r["name"], r["points"]) for r in other["standings"]] == [("Y", 2), ("X", 0)]
+    r = client.get("/api/tournament?event=Nope")
+    assert r.status_code == 404 and r.get_json()["error"] == "unknown_event"
+    assert client.get("/api/tournament?event=").status_code == 400
+
+
+def test_without_definition_the_latest_event_is_served(client: Any) -> None:
+    client.definition_path.unlink()
+    data = client.get("/api/tournament").get_json()
+    assert data["event"]["name"] == "Demo Open"  # its round-2 game started last
+    assert [p["name"] for p in data["players"]] == ["甲", "丁", "丙", "乙"]  # in the order the games name them
+
+
+def test_a_broken_definition_is_a_clear_error(client: Any) -> None:
+    client.definition_path.write_text('{"name": "x", "scheme": "5-0"}')
+    r = client.get("/api/tournament")
+    assert r.status_code == 503 and "unknown point scheme" in r.get_json()["detail"]
+
+
+def test_round_pgn_has_every_game_with_event_and_round(client: Any) -> None:
+    r = client.get("/api/tournament/rounds/1/pgn")
+    assert r.status_code == 200 and r.mimetype == "application/x-chess-pgn"
+    text = r.get_data(as_text=True)
+    assert text.count('[Event "Demo Open"]') == 2 and text.count('[Round "1"]') == 2
+    assert '[Red "甲"]' in text and '[Black "乙"]' in text and '[Result "1/2-1/2"]' in text
+    assert client.get("/api/tournament/rounds/3/pgn").status_code == 404
+
+
+def test_standings_page(client: Any) -> None:
+    r = client.get("/tournament.html")
+    page = r.get_data(as_text=True)
+    assert r.status_code == 200 and "<h1>Demo Open</h1>" in page
+    assert page.index("甲") < page.index("乙") < page.index("丙") < page.index("丁")
+    assert "<th title='14.3.1'>对手分</th>" in page
+
+
+def test_no_tournament_at_all(tmp_path: Path) -> None:
+    from flask import Flask
+
+    app = Flask("empty")
+    with SqliteLedger(tmp_path / "l.sqlite") as ledger:
+        app.register_blueprint(tournament_blueprint(ledger, lambda: tmp_path / "none.json"))
+        r = app.test_client().get("/api/tournament/standings")
+    assert r.status_code == 404 and r.get_json()["error"] == "no_tournament"
