@@ -23,10 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from xqarb.tournament.model import Event, Game, Player
 
-Values = dict[int, float]
+Values = dict[Any, float]
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Criterion:
     key: str  # a stable ASCII name for programs
     name: str  # the rules' own name
     article: str
-    values: Callable[[Stats, Sequence[int]], Values]  # for the players of a tied group
+    values: Callable[[Any, Sequence[Any]], Values]  # for the players (or teams) of a tied group
     higher_is_better: bool = True
     group_relative: bool = False  # values that depend on which players are still tied (直胜, 对局时后走)
 
@@ -206,41 +207,50 @@ def criteria_for(event: Event) -> tuple[Criterion, list[Criterion]]:
     return primary, [LEIJINFEN, WINS, FOULS, BLACK_GAMES] + [_leijinfen_cut(k) for k in range(1, rounds)]
 
 
-def _split(values: Values, group: Sequence[int], higher_is_better: bool) -> list[list[int]]:
+def _split(values: Values, group: Sequence[Any], higher_is_better: bool) -> list[list[Any]]:
     ordered = sorted(set(values[no] for no in group), reverse=higher_is_better)
     return [sorted(no for no in group if values[no] == v) for v in ordered]
+
+
+def ranked(
+    ids: Sequence[Any], primary: Values, chain: Sequence[Criterion], stats: Any
+) -> list[tuple[int, Any, dict[str, float | None]]]:
+    """(rank, id, the tie-break values shown) in rank order: by `primary`, then each criterion of `chain` in turn
+    among the ids still tied; ids nothing separates share a rank. Shared by individual and team standings."""
+    shown: dict[Any, dict[str, float | None]] = {i: {} for i in ids}
+    for c in chain:
+        if not c.group_relative:
+            for i, v in c.values(stats, ids).items():
+                shown[i][c.key] = v
+
+    def order(group: list[Any], rest: Sequence[Criterion]) -> list[list[Any]]:
+        if len(group) == 1 or not rest:
+            return [group]
+        c = rest[0]
+        values = c.values(stats, group)
+        if c.group_relative:
+            for i, v in values.items():
+                shown[i][c.key] = v
+        out: list[list[Any]] = []
+        for part in _split(values, group, c.higher_is_better):
+            out += order(part, rest[1:])
+        return out
+
+    out: list[tuple[int, Any, dict[str, float | None]]] = []
+    rank = 1
+    for tier in _split(primary, ids, True):
+        for tied in order(tier, chain):
+            out += [(rank, i, shown[i]) for i in tied]
+            rank += len(tied)
+    return out
 
 
 def standings(event: Event) -> list[Row]:
     """Every player in rank order: rank (shared where nothing separates them), points, tie-break values."""
     stats = Stats(event)
     primary, chain = criteria_for(event)
-    shown: dict[int, dict[str, float | None]] = {no: {} for no in stats.numbers}
-    for c in chain:
-        if not c.group_relative:
-            for no, v in c.values(stats, stats.numbers).items():
-                shown[no][c.key] = v
-
-    def order(group: list[int], rest: list[Criterion]) -> list[list[int]]:
-        if len(group) == 1 or not rest:
-            return [group]
-        c = rest[0]
-        values = c.values(stats, group)
-        if c.group_relative:
-            for no, v in values.items():
-                shown[no][c.key] = v
-        out: list[list[int]] = []
-        for part in _split(values, group, c.higher_is_better):
-            out += order(part, rest[1:])
-        return out
-
     primary_values = primary.values(stats, stats.numbers)
-    rows: list[Row] = []
-    rank = 1
-    for tier in _split(primary_values, stats.numbers, True):
-        for tied in order(tier, chain):
-            for no in tied:
-                tbs = tuple((c, shown[no].get(c.key)) for c in chain)
-                rows.append(Row(rank, event.player(no), primary_values[no], tbs))
-            rank += len(tied)
-    return rows
+    return [
+        Row(rank, event.player(no), primary_values[no], tuple((c, shown.get(c.key)) for c in chain))
+        for rank, no, shown in ranked(stats.numbers, primary_values, chain, stats)
+    ]
