@@ -2,7 +2,8 @@
 
 - `GET /api/tournament[?event=NAME]`: the event (settings, players), its rounds and their pairings with results;
 - `GET /api/tournament/standings[?event=NAME]`: every player in rank order with rank, name, points and the
-  tie-break values in the order article 14 applies them;
+  tie-break values in the order article 14 applies them (and, where players have teams, the teams' standings by
+  13.2 and 14.5 / 14.6 under `teams`);
 - `GET /api/tournament/rounds/<n>/pgn[?event=NAME]`: every game of a round in one PGN file;
 - `GET /tournament.html[?event=NAME]`: the standings as a page (server-rendered, refreshing itself).
 
@@ -27,6 +28,7 @@ from flask import Blueprint, Response, request
 from xqarb.tournament.facts import Definition, GameFacts, build_event, definition_from_json, event_names
 from xqarb.tournament.model import Event, TournamentError
 from xqarb.tournament.standings import criteria_for, standings
+from xqarb.tournament.teams import team_standings
 
 TOURNAMENT_ENV = "XQARB_TOURNAMENT"
 # GameStarted is a game's first ledger entry; a few more are read in case an input was ordered before it.
@@ -164,13 +166,16 @@ def event_json(event: Event) -> dict[str, Any]:
 
 def standings_json(event: Event) -> dict[str, Any]:
     primary, chain = criteria_for(event)
-    return {
+    out: dict[str, Any] = {
         "event": event.name,
         "after_round": max((g.round for g in event.games if g.result is not None or g.is_bye), default=0),
         "points": {"key": primary.key, "name": primary.name, "article": primary.article},
         "tiebreaks": [{"key": c.key, "name": c.name, "article": c.article} for c in chain],
         "standings": [row.to_json() for row in standings(event)],
     }
+    if any(p.team for p in event.players):  # a team event (13.2, 14.5 to 14.7): the teams' standings too
+        out["teams"] = [row.to_json() for row in team_standings(event)]
+    return out
 
 
 def standings_page(data: dict[str, Any]) -> str:

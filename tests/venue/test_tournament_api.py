@@ -89,6 +89,16 @@ def test_standings_in_order_with_tiebreaks(client: Any) -> None:
     assert values["乙"] == {"duishoufen": 1, "wins": 0, "fouls": 0, "black_games": 1, "points_after_round_1": 1}
     assert values["丁"]["fouls"] == 1 and values["甲"]["duishoufen"] == 0
     assert [t["name"] for t in data["tiebreaks"]] == ["对手分", "胜局", "犯规", "后走局数", "第1轮后积分"]
+    assert "teams" not in data  # no player has a team
+
+
+def test_team_standings_where_players_have_teams(client: Any) -> None:
+    teams = {"甲": "北京队", "乙": "上海队", "丙": "北京队", "丁": "上海队"}
+    definition = {**DEFINITION, "players": [{**p, "team": teams[p["name"]]} for p in DEFINITION["players"]]}
+    client.definition_path.write_text(json.dumps(definition, ensure_ascii=False), encoding="utf-8")
+    data = client.get("/api/tournament/standings").get_json()
+    # Round 1 is one match, 北京 (甲, 丙) against 上海 (丁, 乙): 局分 北京 2 + 1 = 3, 上海 0 + 1 = 1: 场分 2 : 0.
+    assert [(t["rank"], t["team"], t["points"]) for t in data["teams"]] == [(1, "北京队", 2), (2, "上海队", 0)]
 
 
 def test_another_event_by_name_and_unknown_ones(client: Any) -> None:
