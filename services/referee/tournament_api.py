@@ -9,8 +9,8 @@
 
 Nothing about the tournament is stored here: each request derives it from the organiser's definition (a JSON file,
 `$XQARB_TOURNAMENT` or `<data dir>/tournament.json`, optional) and the ledger's games (GameStarted's event, round
-and board number; GameEnded's result; the fouls ruled). Without `?event=` the event is the definition's, else the
-one whose game started last.
+and board number; GameEnded's result; the fouls ruled). The definition may name CSV or TRF-like files to import
+(`with_imports`). Without `?event=` the event is the definition's, else the one whose game started last.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from xqarb.tournament.facts import Definition, GameFacts, build_event, definition_from_json, event_names
-from xqarb.tournament.model import Event, TournamentError
+from xqarb.tournament.importing import parse_pairings_csv, parse_players_csv, parse_trf
+from xqarb.tournament.model import Event, Player, TournamentError
 from xqarb.tournament.standings import criteria_for, standings
 from xqarb.tournament.teams import team_standings
 
@@ -67,10 +68,10 @@ class TournamentSource:
         if not path.is_file():
             return None
         try:
-            return definition_from_json(json.loads(path.read_text(encoding="utf-8")))
+            return definition_from_json(with_imports(json.loads(path.read_text(encoding="utf-8")), path.parent))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise TournamentApiError(503, "bad_tournament_definition", f"{path}: not JSON: {exc}") from exc
-        except TournamentError as exc:
+        except (TournamentError, OSError) as exc:
             raise TournamentApiError(503, "bad_tournament_definition", f"{path}: {exc}") from exc
 
     def _game_started(self, game_id: str) -> dict[str, Any] | None:
@@ -135,6 +136,30 @@ class TournamentSource:
             return build_event(definition, facts, name)
         except TournamentError as exc:
             raise TournamentApiError(409, "inconsistent_tournament", str(exc)) from exc
+
+
+def with_imports(obj: Any, base: Path) -> Any:
+    """The definition with the files it names read in: `"players_csv"`, `"pairings_csv"` (CSV as exported by
+    tournament programs) or `"trf"` (a TRF-like report: name, players and rounds with results), relative to the
+    definition's folder. Players or pairings given inline stay as given."""
+    if not isinstance(obj, dict):
+        return obj
+    out = dict(obj)
+    players: tuple[Player, ...] = ()
+    if isinstance(obj.get("trf"), str):
+        name, players, games = parse_trf((base / obj["trf"]).read_text(encoding="utf-8"))
+        out.setdefault("name", name)
+        out.setdefault("pairings", [g.to_json() for g in games])
+    if isinstance(obj.get("players_csv"), str):
+        players = parse_players_csv((base / obj["players_csv"]).read_text(encoding="utf-8"))
+    if players:
+        out.setdefault("players", [p.to_json() for p in players])
+    if isinstance(obj.get("pairings_csv"), str):
+        inline = [p for p in out.get("players", []) if isinstance(p, dict)]
+        known = players or tuple(Player(int(p.get("no", i)), str(p.get("name", ""))) for i, p in enumerate(inline, 1))
+        games = parse_pairings_csv((base / obj["pairings_csv"]).read_text(encoding="utf-8"), known)
+        out.setdefault("pairings", [g.to_json() for g in games])
+    return out
 
 
 def event_json(event: Event) -> dict[str, Any]:

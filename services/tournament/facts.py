@@ -64,9 +64,11 @@ def definition_from_json(obj: Any) -> Definition:
     pairings = []
     for q in _field(obj, "pairings", list, []):
         try:
-            pairings.append(Game(int(q["round"]), int(q["board"]), int(q["red"]),
-                                 None if q.get("black") is None else int(q["black"])))  # fmt: skip
-        except (KeyError, TypeError, ValueError) as exc:
+            black = None if q.get("black") is None else int(q["black"])
+            # A result given here (a game played away from the cameras, a round imported from another program)
+            # stands until a recorded game of the pairing says otherwise.
+            pairings.append(Game(int(q["round"]), int(q["board"]), int(q["red"]), black, q.get("result")))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise TournamentError(f"tournament definition: pairing {q!r} needs round, board, red, black") from exc
     definition = Definition(
         name=_field(obj, "name", str, ""), system=_field(obj, "system", str, "swiss"),
@@ -84,7 +86,8 @@ def definition_to_json(d: Definition) -> dict[str, Any]:
     return {
         "name": d.name, "system": d.system, "rounds": d.rounds, "scheme": d.scheme,
         "swiss_tiebreak": d.swiss_tiebreak, "cycles": d.cycles, "players": [p.to_json() for p in d.players],
-        "pairings": [{"round": g.round, "board": g.board, "red": g.red, "black": g.black} for g in d.pairings],
+        "pairings": [{"round": g.round, "board": g.board, "red": g.red, "black": g.black, "result": g.result}
+                     for g in d.pairings],
     }  # fmt: skip
 
 

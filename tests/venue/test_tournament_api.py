@@ -147,3 +147,26 @@ def test_no_tournament_at_all(tmp_path: Path) -> None:
         app.register_blueprint(tournament_blueprint(ledger, lambda: tmp_path / "none.json"))
         r = app.test_client().get("/api/tournament/standings")
     assert r.status_code == 404 and r.get_json()["error"] == "no_tournament"
+
+
+def test_definition_imports_players_and_pairings_from_csv(client: Any) -> None:
+    folder = client.definition_path.parent
+    players = "序号,姓名,等级分,单位\n1,甲,2300,北京\n2,乙,2200,上海\n3,丙,2100,\n4,丁,2000,\n"
+    (folder / "players.csv").write_text(players, encoding="utf-8")
+    # Round 1 as the organiser's program exported it, with a result entered by hand for board 2 (no camera);
+    # the ledger's own games of round 1 still decide board 1 and fill board 2's game in.
+    (folder / "pairings.csv").write_text("round,board,red,black,result\n1,1,甲,丁,\n1,2,丙,乙,1-0\n",
+                                         encoding="utf-8")  # fmt: skip
+    client.definition_path.write_text(json.dumps({"name": "Demo Open", "rounds": 2, "players_csv": "players.csv",
+                                                  "pairings_csv": "pairings.csv"}), encoding="utf-8")  # fmt: skip
+    data = client.get("/api/tournament").get_json()
+    assert data["players"][0] == {"no": 1, "name": "甲", "rating": 2300, "club": "北京", "team": ""}
+    r1 = data["rounds"][0]["pairings"]
+    # Both boards were played under the cameras: the recorded results replace the file's.
+    assert [(p["board"], p["result"], p["game_id"]) for p in r1] == [(1, "1-0", "r1b1"), (2, "1/2-1/2", "r1b2")]
+    (folder / "pairings.csv").write_text("round,board,red,black,result\n3,1,甲,丙,0-1\n", encoding="utf-8")
+    data = client.get("/api/tournament").get_json()
+    assert data["rounds"][2]["pairings"][0]["result"] == "0-1"  # a hand-entered result with no game stands
+    (folder / "pairings.csv").write_text("round,board,red,black,result\n1,1,甲,戊,\n", encoding="utf-8")
+    r = client.get("/api/tournament")
+    assert r.status_code == 503 and "line 2: no player '戊'" in r.get_json()["detail"]
