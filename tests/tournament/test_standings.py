@@ -208,3 +208,22 @@ def test_unfinished_games_score_nothing_yet() -> None:
 def test_impossible_events_are_refused(games: tuple[Game, ...], message: str) -> None:
     with pytest.raises(TournamentError, match=message):
         Event("bad", players(3), games)
+
+
+def test_standings_do_not_depend_on_the_order_of_players_or_games() -> None:
+    import random
+
+    ev = Event("sw", players(6), SWISS, system="swiss")
+    rng = random.Random(3)
+    ps, gs = list(ev.players), list(ev.games)
+    rng.shuffle(ps)
+    rng.shuffle(gs)
+    again = Event("sw", tuple(ps), tuple(gs), system="swiss")
+    assert [r.to_json() for r in standings(again)] == [r.to_json() for r in standings(ev)]
+
+
+def test_a_round_robin_bye_is_no_game() -> None:
+    # Three players, Berger with a dummy: R1 3 has the bye, 1-2 1-0. In a round robin the bye scores nothing.
+    games = (Game(1, 1, 1, 2, "1-0"), Game(1, 2, 3, None))
+    rows = table(Event("rr", players(3), games, system="round_robin"))
+    assert [(no, pts) for _, no, pts, _ in rows] == [(1, 2), (2, 0), (3, 0)]

@@ -93,3 +93,15 @@ def test_a_round_waits_for_the_results_of_its_own_games(tmp_path: Path) -> None:
     assert demo._missing(1, {1: b1}) == [1]
     views[:] = [view("new", "1-0")]
     assert demo._missing(1, {1: b1}) == []
+
+
+def test_a_bye_is_published_in_the_definition(tmp_path: Path) -> None:
+    path = write_definition(tmp_path, 5, 2, "s")
+    config = parse_config(generate_config(["1", "2"]))
+    demo = TournamentDemo("http://x", config, ["1", "2"], DemoOptions(), path)
+    event = build_event(definition_from_json(json.loads(path.read_text())), [])
+    byes = [g for g in next_round(event) if g.is_bye]
+    assert [g.red for g in byes] == [5]  # the lowest seed of an odd field (14.4)
+    demo._publish_byes(byes)
+    again = build_event(definition_from_json(json.loads(path.read_text())), [])
+    assert [g for g in again.games if g.is_bye] == [Game(1, 3, 5, None)]
