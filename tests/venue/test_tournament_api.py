@@ -43,7 +43,8 @@ def record(ledger: SqliteLedger, game: str, board: str, rnd: int, board_no: int,
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Any:
+def tournament_app(tmp_path: Path) -> Any:
+    """A Flask app with only the tournament blueprint, over a ledger with two rounds of a four-player Swiss."""
     from flask import Flask
 
     ledger = SqliteLedger(tmp_path / "ledger.sqlite")
@@ -57,10 +58,16 @@ def client(tmp_path: Path) -> Any:
     record(ledger, "plain", "4", 1, 1, "P", "Q", T0, event=None)  # a game with no event is in no tournament
     app = Flask("test")
     app.register_blueprint(tournament_blueprint(ledger, lambda: path))
-    c = app.test_client()
-    c.definition_path = path  # type: ignore[attr-defined]
-    yield c
+    app.config["definition_path"] = path
+    yield app
     ledger.close()
+
+
+@pytest.fixture
+def client(tournament_app: Any) -> Any:
+    c = tournament_app.test_client()
+    c.definition_path = tournament_app.config["definition_path"]
+    return c
 
 
 def test_tournament_gives_event_rounds_and_pairings(client: Any) -> None:
