@@ -148,7 +148,9 @@ class TournamentDemo:
                     raise DemoTournamentError(f"round {self.round} was played but the API does not show it")
                 self.play_round(event, pairings)
                 event = self.event()
-        except (DemoTournamentError, TournamentError, OSError, KeyError, ValueError) as exc:
+        # HttpError and DemoTournamentError are RuntimeErrors: a refusal or a round that cannot finish is said in the
+        # progress line, as the plain demo says a board's errors, and the demo stops.
+        except (RuntimeError, TournamentError, OSError, KeyError, ValueError) as exc:
             self.failed = f"{type(exc).__name__}: {exc}"
 
     def play_round(self, event: Event, pairings: list[Game]) -> None:
