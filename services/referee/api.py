@@ -803,7 +803,7 @@ def create_app(api: RefereeApi, ingest: Any | None = None) -> Any:
     app.register_blueprint(proof_blueprint(api.ledger, api.hub))
     from xqarb.referee.tournament_api import tournament_blueprint
 
-    app.register_blueprint(tournament_blueprint(api.ledger))  # /api/tournament*, /tournament.html
+    app.register_blueprint(tournament_blueprint(api.ledger, delay_for_board=api.delay_for_board))  # /api/tournament*
     app.extensions["xq_api"] = api
     return app
 

@@ -19,6 +19,7 @@ import html
 import json
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -56,11 +57,16 @@ class TournamentSource:
     Caches only what cannot change: a game's GameStarted (its first entries are immutable), and a game's
     result and fouls per ledger head (a new entry changes the head)."""
 
-    def __init__(self, ledger: Any, definition_path: Callable[[], Path] = default_definition_path) -> None:
+    def __init__(
+        self, ledger: Any, definition_path: Callable[[], Path] = default_definition_path,
+        delay_for_board: Callable[[str], float] = lambda board: 0.0, clock: Callable[[], float] = time.time,
+    ) -> None:  # fmt: skip
         self.ledger = ledger
         self.definition_path = definition_path
+        self.delay_for_board = delay_for_board
+        self.clock = clock
         self._started: dict[str, dict[str, Any] | None] = {}
-        self._tails: dict[str, tuple[int, tuple[str | None, int, int]]] = {}
+        self._tails: dict[str, tuple[int, tuple[str | None, int, int, int]]] = {}
         self._lock = threading.Lock()
 
     def definition(self) -> Definition | None:
@@ -86,19 +92,19 @@ class TournamentSource:
             self._started[game_id] = found
         return found
 
-    def _tail(self, game_id: str, head: int) -> tuple[str | None, int, int]:
-        """(result, red fouls, black fouls) of a game from its ledger."""
+    def _tail(self, game_id: str, head: int) -> tuple[str | None, int, int, int]:
+        """(result, red fouls, black fouls, when the result was recorded in microseconds) of a game."""
         cached = self._tails.get(game_id)
         if cached and cached[0] == head:
             return cached[1]
-        result, fouls = None, {"red": 0, "black": 0}
+        result, ended_at, fouls = None, 0, {"red": 0, "black": 0}
         for entry in self.ledger.entries(game_id, 0, None):
             ev = entry.event
             if ev.type == "GameEnded":
-                result = ev.data["result"]
+                result, ended_at = ev.data["result"], ev.received_at
             elif ev.type == "Ruling" and ev.data.get("kind") == "foul" and ev.data.get("side") in fouls:
                 fouls[ev.data["side"]] += 1
-        value = (result, fouls["red"], fouls["black"])
+        value = (result, fouls["red"], fouls["black"], ended_at)
         self._tails[game_id] = (head, value)
         return value
 
@@ -109,7 +115,10 @@ class TournamentSource:
                 started = self._game_started(info.game_id)
                 if not started or not started.get("event") or started.get("round") is None:
                     continue
-                result, red_fouls, black_fouls = self._tail(info.game_id, info.entries)
+                result, red_fouls, black_fouls, ended_at = self._tail(info.game_id, info.entries)
+                # Public reads keep the board's broadcast delay (DESIGN): a result shows once the delay passed.
+                if result is not None and ended_at / 1e6 + self.delay_for_board(info.board_id) > self.clock():
+                    result = None
                 out.append(GameFacts(
                     info.game_id, started["event"], int(started["round"]), started.get("board_no"),
                     started["red_player"], started["black_player"], int(started["occurred_at"]),
@@ -242,8 +251,12 @@ def _json(obj: Any, status: int = 200) -> Response:
     return Response(json.dumps(obj, ensure_ascii=False), status=status, mimetype="application/json")
 
 
-def tournament_blueprint(ledger: Any, definition_path: Callable[[], Path] = default_definition_path) -> Blueprint:
-    source = TournamentSource(ledger, definition_path)
+def tournament_blueprint(
+    ledger: Any, definition_path: Callable[[], Path] = default_definition_path,
+    delay_for_board: Callable[[str], float] = lambda board: 0.0,
+) -> Blueprint:  # fmt: skip
+    """The routes; `delay_for_board` is the venue's broadcast delay (seconds) of each board's tournament."""
+    source = TournamentSource(ledger, definition_path, delay_for_board)
     bp = Blueprint("tournament_api", __name__)
 
     @bp.errorhandler(TournamentApiError)

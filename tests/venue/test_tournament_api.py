@@ -11,7 +11,7 @@ import pytest
 
 from xqarb.events import make_event
 from xqarb.referee.ledger import Pending, SqliteLedger
-from xqarb.referee.tournament_api import tournament_blueprint
+from xqarb.referee.tournament_api import TournamentSource, tournament_blueprint
 
 T0 = 1_760_000_000_000_000
 DEFINITION = {
@@ -59,6 +59,7 @@ def tournament_app(tmp_path: Path) -> Any:
     app = Flask("test")
     app.register_blueprint(tournament_blueprint(ledger, lambda: path))
     app.config["definition_path"] = path
+    app.config["ledger"] = ledger
     yield app
     ledger.close()
 
@@ -177,3 +178,16 @@ def test_definition_imports_players_and_pairings_from_csv(client: Any) -> None:
     (folder / "pairings.csv").write_text("round,board,red,black,result\n1,1,甲,戊,\n", encoding="utf-8")
     r = client.get("/api/tournament")
     assert r.status_code == 503 and "line 2: no player '戊'" in r.get_json()["detail"]
+
+
+def test_results_keep_the_broadcast_delay(tournament_app: Any) -> None:
+    ledger, path = tournament_app.config["ledger"], tournament_app.config["definition_path"]
+    ended = (T0 + 50) / 1e6  # when the round-1 games' GameEnded were recorded
+    delays = {"1": 60.0, "2": 0.0}  # board 1's tournament is broadcast 60 s late
+
+    def results(now: float) -> list[str | None]:
+        source = TournamentSource(ledger, lambda: path, lambda board: delays.get(board, 0.0), clock=lambda: now)
+        return [g.result for g in source.event(None).games if g.round == 1]
+
+    assert results(ended + 30) == [None, "1/2-1/2"]  # board 1's result is not public yet
+    assert results(ended + 61) == ["1-0", "1/2-1/2"]
