@@ -1,4 +1,5 @@
-"""`xqarb up --demo --players N --rounds R`: a small Swiss tournament played on the demo boards, end to end.
+"""`xqarb up --demo --players N --rounds R`: a small tournament played on the demo boards, end to end: a round
+robin (Berger tables) where R rounds let everyone meet everyone, else a Swiss.
 
 The demo acts as the organiser and the players: before each round it reads the event back from
 `GET /api/tournament` (the pairings and results the system recorded), pairs the next round with the tournament
@@ -43,10 +44,13 @@ def demo_definition(players: int, rounds: int, name: str = DEMO_EVENT) -> dict[s
     """The organiser's definition of the demo event (what `xqarb up` writes to <data dir>/tournament.json)."""
     if players < 2:
         raise TournamentError(f"a tournament needs at least 2 players, not {players}")
-    if not 1 <= rounds <= players - 1 + players % 2:
-        raise TournamentError(f"{players} players can play 1 to {players - 1 + players % 2} rounds without a rematch")
+    full = players - 1 + players % 2  # the rounds of a round robin (an odd field adds a bye to each round)
+    if not 1 <= rounds <= full:
+        raise TournamentError(f"{players} players can play 1 to {full} rounds without a rematch")
+    # 10.1: where the rounds let everyone meet everyone, a round robin (Berger tables); otherwise a Swiss (10.3).
+    system = "round_robin" if rounds == full else "swiss"
     return {
-        "name": name, "system": "swiss", "rounds": rounds, "scheme": "2-1-0", "swiss_tiebreak": "14.3.1",
+        "name": name, "system": system, "rounds": rounds, "scheme": "2-1-0", "swiss_tiebreak": "14.3.1",
         "players": [
             {"no": i, "name": f"选手{i:02d}", "rating": TOP_RATING - RATING_STEP * (i - 1),
              "club": CLUBS[(i - 1) % len(CLUBS)]}
@@ -66,7 +70,7 @@ def event_from_api(data: dict[str, Any]) -> Event:
              p.get("game_id") or "")
         for r in data["rounds"] for p in r["pairings"]
     )  # fmt: skip
-    return Event(ev["name"], players, games, system=ev["system"], rounds=ev["rounds"])
+    return Event(ev["name"], players, games, system=ev["system"], rounds=ev["rounds"], cycles=ev.get("cycles", 1))
 
 
 class TournamentBoard(DemoBoard):

@@ -105,3 +105,11 @@ def test_a_bye_is_published_in_the_definition(tmp_path: Path) -> None:
     demo._publish_byes(byes)
     again = build_event(definition_from_json(json.loads(path.read_text())), [])
     assert [g for g in again.games if g.is_bye] == [Game(1, 3, 5, None)]
+
+
+def test_when_the_rounds_let_everyone_meet_the_demo_is_a_round_robin() -> None:
+    assert demo_definition(4, 3)["system"] == "round_robin" and demo_definition(5, 5)["system"] == "round_robin"
+    assert demo_definition(8, 3)["system"] == "swiss"
+    event = build_event(definition_from_json(demo_definition(4, 3)), [])
+    # Berger round 1 for four (12.1: the first-listed has Red): 1-4, 2-3.
+    assert [(g.red, g.black) for g in next_round(event)] == [(1, 4), (2, 3)]
