@@ -587,7 +587,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--strict-clock", action="store_true", help="press 2 s after each move, seen or not")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--run-id", default=str(int(time.time())))
-    p.add_argument("--players", type=int, default=None, help="a Swiss tournament of N players (xqarb.demo_tournament)")
+    p.add_argument("--players", type=int, default=None, help="a tournament of N players (xqarb.demo_tournament)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--tournament", help="the tournament's definition file (with --players)")
     args = p.parse_args(argv)

@@ -39,7 +39,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--partitions", type=int, default=None, help="partitions per topic (default 12)")
     p.add_argument("--fps", type=float, default=2.0, help="demo camera frames per second (default 2)")
     p.add_argument("--moves", type=int, default=None, help="demo: play only the first N plies of each game")
-    p.add_argument("--players", type=int, default=None, help="demo: a Swiss tournament of N players")
+    p.add_argument(
+        "--players", type=int, default=None,
+        help="demo: a tournament of N players (a round robin where --rounds lets all meet, else a Swiss)",
+    )
     p.add_argument("--rounds", type=int, default=3, help="demo: rounds of the tournament (with --players)")
     p.add_argument("--calm", action="store_true", help="demo: no touched pieces, misplaced pieces or stray presses")
     p.add_argument("--seed", type=int, default=0, help="demo: which games and scenes")
