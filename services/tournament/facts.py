@@ -104,7 +104,9 @@ def build_event(definition: Definition | None, facts: Sequence[GameFacts], name:
     facts. A game whose players the definition does not list adds them (by name, next start numbers): what was
     played is never dropped. A pairing played twice in a round (a game started again) keeps the later game."""
     d = definition or Definition(name=name or "")
-    mine = sorted((f for f in facts if f.event == d.name), key=lambda f: (f.round, f.started_at, f.game_id))
+    # A round or board below 1 places a game nowhere (ingest refuses it; an older ledger may hold one): left out.
+    mine = sorted((f for f in facts if f.event == d.name and f.round >= 1 and (f.board_no is None or f.board_no >= 1)),
+                  key=lambda f: (f.round, f.started_at, f.game_id))  # fmt: skip
     players = list(d.players)
     by_name = {p.name: p.no for p in players}
 

@@ -143,6 +143,8 @@ class Event:
         known = set(numbers)
         seen: set[tuple[int, int]] = set()
         for g in self.games:
+            if g.round < 1 or g.board < 1:
+                raise TournamentError(f"round {g.round} board {g.board}: rounds and boards count from 1")
             for no in (g.red, g.black):
                 if no is not None and no not in known:
                     raise TournamentError(f"round {g.round} board {g.board}: no player with start number {no}")

@@ -59,3 +59,9 @@ def test_event_names_latest_first() -> None:
 def test_bad_definitions_are_refused(change: dict[str, object], message: str) -> None:
     with pytest.raises(TournamentError, match=message):
         definition_from_json({**DEFINITION, **change})
+
+
+def test_a_game_placed_in_no_round_is_left_out() -> None:
+    ev = build_event(None, [facts("g1", 0, 1, "A", "B", "1-0", 1), facts("g2", 1, 0, "C", "D", None, 2),
+                            facts("g3", 1, None, "E", "F", DRAW, 3)], name="Demo Open")  # fmt: skip
+    assert [g.game_id for g in ev.games] == ["g3"]

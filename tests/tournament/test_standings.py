@@ -203,6 +203,7 @@ def test_unfinished_games_score_nothing_yet() -> None:
         ((Game(1, 1, 1, 9, None),), "no player with start number 9"),
         ((Game(1, 1, 1, 2, None), Game(1, 2, 2, 3, None)), "paired twice"),
         ((Game(1, 1, 1, 2, "2-0"),), "result"),
+        ((Game(0, 1, 1, 2, None),), "count from 1"),
     ],
 )
 def test_impossible_events_are_refused(games: tuple[Game, ...], message: str) -> None:
