@@ -41,6 +41,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--partitions", type=int, default=None, help="partitions per topic (default 12)")
     p.add_argument("--fps", type=float, default=2.0, help="demo camera frames per second (default 2)")
     p.add_argument("--moves", type=int, default=None, help="demo: play only the first N plies of each game")
+    p.add_argument(
+        "--players", type=int, default=None,
+        help="demo: a tournament of N players (a round robin where --rounds lets all meet, else a Swiss)",
+    )
+    p.add_argument("--rounds", type=int, default=3, help="demo: rounds of the tournament (with --players)")
     p.add_argument("--calm", action="store_true", help="demo: no touched pieces, misplaced pieces or stray presses")
     p.add_argument("--seed", type=int, default=0, help="demo: which games and scenes")
     p.add_argument(
@@ -71,6 +76,7 @@ class System:
         self.server: Any = None
         self.demo: Any = None
         self.demo_summary: dict[str, Any] = {}
+        self.tournament_path: Path | None = None
         self.hub: Any = None
         self.ledger: Any = None
         self.publisher: Any = None
@@ -115,6 +121,12 @@ class System:
         if self.broker is not None:
             self.supervisor.add(BrokerPart(self.broker, ensure_topics))
 
+        if args.demo and args.players:  # a board for every pairing, and the organiser's definition for the API
+            from xqarb.demo_tournament import write_definition
+
+            args.boards = max(args.boards, args.players // 2)
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+            self.tournament_path = write_definition(data, args.players, args.rounds, stamp)
         if args.config:
             config_path = Path(args.config)
             config = load_config(config_path)
@@ -184,6 +196,9 @@ class System:
         ]
         if args.moves:
             cmd += ["--moves", str(args.moves)]
+        if args.players:
+            cmd += ["--players", str(args.players), "--rounds", str(args.rounds), "--tournament",
+                    str(self.tournament_path)]
         if args.calm:
             cmd.append("--calm")
         if args.strict_clock:

@@ -397,7 +397,8 @@ def pgn_of(game_id: str, entries: Iterable[Mapping[str, Any]]) -> str:
         date = time.strftime("%Y.%m.%d", time.gmtime(started["occurred_at"] / 1e6))
     tags = [
         ("Game", "Chinese Chess"),
-        ("Event", started.get("event", "") if started else ""),
+        ("Event", (started.get("event") or "") if started else ""),
+        ("Round", str(started["round"]) if started and started.get("round") is not None else ""),
         ("Site", f"board {started.get('board_id', '')}" if started else ""),
         ("Date", date),
         ("Red", started.get("red_player", "") if started else ""),
@@ -800,6 +801,9 @@ def create_app(api: RefereeApi, ingest: Any | None = None) -> Any:
     from xqarb.referee.proof_api import proof_blueprint  # tree heads, inclusion and consistency proofs
 
     app.register_blueprint(proof_blueprint(api.ledger, api.hub))
+    from xqarb.referee.tournament_api import tournament_blueprint
+
+    app.register_blueprint(tournament_blueprint(api.ledger, delay_for_board=api.delay_for_board))  # /api/tournament*
     app.extensions["xq_api"] = api
     return app
 
