@@ -697,6 +697,7 @@ class RefereeApi:
             info = self._game(game_id)
             from xqarb.ingest.bounds import parse_json
             from xqarb.ingest.validate import ARBITER_EVENT_TYPES, CLOCK_TYPES, TOPIC_ARBITER, Refusal, json_post
+            from xqarb.referee.scoresheet_api import prepare_action
 
             payload = None
             source = "?"
@@ -713,6 +714,7 @@ class RefereeApi:
                             400, "game_mismatch", f"the action names game {str(obj['game_id'])[:60]!r}, not {game_id!r}"
                         )
                     obj = {**obj, "game_id": game_id}
+                obj = prepare_action(self, game_id, obj)  # 9: a scoresheet sign-off only once the game has ended
                 # An action is on a game that exists: it cannot start one (GameStarted goes through ingest).
                 event = self.ingest.accept(json_post(
                     obj, board_id=info.board_id, principal_id=who.id, role=who.role,
@@ -804,6 +806,9 @@ def create_app(api: RefereeApi, ingest: Any | None = None) -> Any:
     from xqarb.referee.tournament_api import tournament_blueprint
 
     app.register_blueprint(tournament_blueprint(api.ledger, delay_for_board=api.delay_for_board))  # /api/tournament*
+    from xqarb.referee.scoresheet_api import scoresheet_blueprint
+
+    app.register_blueprint(scoresheet_blueprint(api))  # /api/games/<id>/scoresheet, /games/<id>/scoresheet.html
     app.extensions["xq_api"] = api
     return app
 
