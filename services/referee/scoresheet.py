@@ -288,26 +288,25 @@ def _side_word(side: str) -> str:
 
 
 _CSS = """
-@page { size: A4; margin: 12mm; }
+@page { size: A4; margin: 10mm 12mm; }
 * { box-sizing: border-box; }
 body { font-family: "Noto Serif CJK SC", "Noto Sans CJK SC", "WenQuanYi Micro Hei", serif; color: #111;
-       margin: 0 auto; max-width: 186mm; padding: 8mm 0; font-size: 10.5pt; }
-h1 { text-align: center; font-size: 16pt; margin: 0 0 1mm; letter-spacing: .2em; }
-h1 small { display: block; font-size: 9pt; letter-spacing: 0; font-weight: normal; color: #444; }
+       margin: 0 auto; max-width: 186mm; padding: 6mm 0; font-size: 9.5pt; line-height: 1.25; }
+h1 { text-align: center; font-size: 15pt; margin: 0 0 1mm; letter-spacing: .2em; }
+h1 small { display: block; font-size: 8pt; letter-spacing: 0; font-weight: normal; color: #444; }
 table { border-collapse: collapse; width: 100%; }
-td, th { border: 0.3mm solid #222; padding: 1mm 1.5mm; vertical-align: top; }
-th { background: #eee; font-weight: normal; white-space: nowrap; }
-.info th { width: 18%; text-align: left; }
+td, th { border: 0.25mm solid #222; padding: .6mm 1.2mm; vertical-align: top; }
+th { background: #eee; font-weight: normal; white-space: nowrap; text-align: left; }
 .red { color: #b3261e; }
-.moves { display: flex; gap: 4mm; margin-top: 3mm; }
-.moves table td, .moves table th { text-align: center; padding: .6mm 1mm; height: 5.2mm; }
-.moves td.n { width: 9mm; color: #444; }
-section { margin-top: 3mm; }
-h2 { font-size: 11pt; margin: 0 0 1mm; }
-.sign { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 6mm; margin-top: 8mm; }
-.sign div { border-top: 0.3mm solid #222; padding-top: 1mm; text-align: center; min-height: 14mm; }
-.ledger { font-family: monospace; font-size: 8pt; word-break: break-all; color: #333; }
-.signed { border: 0.5mm solid #1b5e20; padding: 2mm; margin-top: 3mm; }
+.moves { display: flex; gap: 4mm; margin-top: 2mm; }
+.moves table td, .moves table th { text-align: center; padding: 0 1mm; height: 4.1mm; font-size: 9pt; }
+.moves td.n { width: 8mm; color: #444; }
+section { margin-top: 2mm; }
+h2 { font-size: 10pt; margin: 0 0 1mm; }
+.sign { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 6mm; margin-top: 12mm; }
+.sign div { border-top: 0.3mm solid #222; padding-top: 1mm; text-align: center; }
+.ledger { font-family: monospace; font-size: 7.5pt; word-break: break-all; color: #333; margin: 1mm 0 0; }
+.signed { border: 0.5mm solid #1b5e20; padding: 1.5mm; margin-top: 2mm; }
 .actions { text-align: right; }
 @media print { .actions { display: none; } body { padding: 0; max-width: none; }
   .moves, .sign, .signed { break-inside: avoid; } }
@@ -374,6 +373,32 @@ def _signatures(sheet: Scoresheet) -> str:
     return out
 
 
+# After a sign-off is accepted the page reloads this much later (ms): the referee writes it to the ledger first.
+RELOAD_AFTER_SIGN_MS = 1500
+
+
+def _actions(sheet: Scoresheet) -> str:
+    """Print, and (for an ended, unsigned game) the arbiter's sign-off; none of it is printed."""
+    out = '<div class="actions"><button onclick="window.print()">打印 Print</button>'
+    if sheet.ended and sheet.sign_off is None:
+        game = json.dumps(sheet.game_id).replace("<", "\\u003c")
+        out += (
+            ' <input id="token" type="password" placeholder="arbiter token" size="14">'
+            ' <button id="sign">裁判签认 Sign off</button> <span id="answer"></span>'
+            f"<script>const G = {game};"
+            'document.getElementById("sign").addEventListener("click", async () => {'
+            ' const token = document.getElementById("token").value.trim();'
+            ' const r = await fetch(`/api/games/${encodeURIComponent(G)}/actions`, {method: "POST",'
+            '  body: JSON.stringify({type: "ArbiterDecision", action: "sign_off"}),'
+            '  headers: {"Content-Type": "application/json", "Authorization": `Bearer ${token}`}});'
+            ' const a = await r.json();'
+            ' document.getElementById("answer").textContent = r.status === 202 ? "signed" : `${a.error}: ${a.detail}`;'
+            f" if (r.status === 202) setTimeout(() => location.reload(), {RELOAD_AFTER_SIGN_MS});"
+            "});</script>"
+        )
+    return out + "</div>"
+
+
 def render_html(sheet: Scoresheet) -> str:
     """The sheet as one self-contained HTML page, laid out for A4 (@page, @media print)."""
     e = html.escape
@@ -382,8 +407,8 @@ def render_html(sheet: Scoresheet) -> str:
     return (
         '<!doctype html><html lang="zh-Hans"><head><meta charset="utf-8">'
         f"<title>{e(title)}</title><style>{_CSS}</style></head><body>"
-        '<div class="actions"><button onclick="window.print()">打印 Print</button></div>'
-        f"<h1>象棋对局记录表<small>Xiangqi scoresheet (article {e(article)}) · game {e(sheet.game_id)}</small></h1>"
+        + _actions(sheet)
+        + f"<h1>象棋对局记录表<small>Xiangqi scoresheet (article {e(article)}) · game {e(sheet.game_id)}</small></h1>"
         + _info_table(sheet) + _moves_tables(sheet)
         + f"<section><h2>犯规 Fouls</h2>{_fouls_table(sheet)}</section>"
         + _signatures(sheet)
