@@ -154,3 +154,19 @@ def test_html_is_a_printable_a4_sheet_with_signature_lines_and_the_ledger_tie() 
     assert f"ledger seq 11 · hash {11:064x}" in signed
     led.entries[0]["event"]["red_player"] = "<script>x</script>"
     assert "<script>x" not in render_html(scoresheet_of(led.entries))  # names are escaped, not markup
+
+
+def test_the_fold_never_ends_a_game_on_a_sign_off_and_ignores_it_after_the_result() -> None:
+    from tests.referee.conftest import Scenario
+
+    # Posted past the actions route (which refuses it with 409), a sign-off during play changes nothing.
+    early = Scenario().moves("h2e2", "h9g7").add("ArbiterDecision", result="1-0", article="9", action="sign_off")
+    r = early.run()
+    assert r.ended is None and r.moves == ["h2e2", "h9g7"]
+    assert r.attention == ["ArbiterDecision sign_off before the game has ended: the scoresheet is signed once the "
+                           "result stands (9); not applied"]
+    late = Scenario().move("h2e2").add("ArbiterDecision", result="0-1", article="4.1.12")
+    late.add("ArbiterDecision", result="0-1", article="9", action="sign_off")
+    r = late.run()
+    assert r.ended is not None and r.ended["result"] == "0-1" and r.attention == []
+    assert [o.type for o in r.outputs] == ["MoveMade", "GameEnded"]

@@ -101,6 +101,9 @@ def test_sign_off_round_trip(served: dict[str, Any], topics: str) -> None:
     head_seq, head_hash = served["ledger"].head(game)
     status, sheet = http(f"{base}/api/games/{game}/scoresheet")
     assert sheet["result"] == "0-1" and sheet["result_article"] == "4.1.12"
+    # The referee's clock, stopped at the result: Red thought 5.5 s over each of its two moves (increments are
+    # given back); Black's clock ran from Red's last press until the arbiter's decision, at least its own 5.5 s.
+    assert sheet["red_used_ms"] == 11_000 and sheet["black_used_ms"] > 5_500
     signed = sheet["sign_off"]
     assert (signed["by"], signed["seq"], signed["hash"], signed["event_id"]) == (
         "arbiter:chief", head_seq, head_hash, event.event_id)
