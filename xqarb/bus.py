@@ -204,6 +204,9 @@ class Producer:
             "max_request_size": MAX_REQUEST_BYTES,
             "max_block_ms": int(timeout_s * 1000),
             "request_timeout_ms": int(timeout_s * 1000),
+            # Topics are made by ensure_topics only: after a broker restart, a client asking for one first would
+            # have it made with the broker's default partition count (range assignment needs the same count).
+            "allow_auto_create_topics": False,
         }
         settings.update(config)
         try:
@@ -432,6 +435,7 @@ class Consumer:
             # partition count everywhere (ensure_topics) and key = board, all of a board's inputs (observations,
             # clock, arbiter) then reach one referee process.
             "partition_assignment_strategy": (RangePartitionAssignor,),
+            "allow_auto_create_topics": False,  # ensure_topics makes them (see Producer)
         }
         settings.update(config)
         try:
@@ -590,6 +594,7 @@ class Reader:
             "group_id": None,
             "client_id": client_id,
             "enable_auto_commit": False,
+            "allow_auto_create_topics": False,  # ensure_topics makes them (see Producer)
         }
         settings.update(config)
         try:

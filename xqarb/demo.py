@@ -587,6 +587,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--strict-clock", action="store_true", help="press 2 s after each move, seen or not")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--run-id", default=str(int(time.time())))
+    p.add_argument("--players", type=int, default=None, help="a tournament of N players (xqarb.demo_tournament)")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--tournament", help="the tournament's definition file (with --players)")
     args = p.parse_args(argv)
     config = load_config(args.config)
     calm = {"misplace_rate": 0.0, "nudge_rate": 0.0, "press_without_move_rate": 0.0} if args.calm else {}
@@ -595,6 +598,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # With --moves (a short check) one game a board; otherwise one game after another until stopped.
         games_per_board=1 if args.moves else None, clock_mode="strict" if args.strict_clock else "seen", **calm,
     )  # fmt: skip
+    if args.players:
+        from xqarb.demo_tournament import run as run_tournament
+
+        return run_tournament(args, config, options)
     demo = DemoBoards(args.url, config, list(config.boards)[: args.boards], options)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

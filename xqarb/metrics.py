@@ -50,6 +50,16 @@ RULINGS = Counter("xq_rulings_total", "rulings by article and kind", ["article",
 GAME_EVENTS = Counter("xq_game_events_total", "events seen on xq.game-events, by type", ["type"])
 LEDGER_APPENDS = Counter("xq_ledger_appends_total", "entries appended to game ledgers")
 STREAM_CLIENTS = Gauge("xq_stream_clients", "open server-sent-event connections on /api/stream")
+# `xqarb up`'s supervision (xqarb/supervise.py): per part (broker, vision-N, referee).
+RESTARTS = Counter("xq_restarts_total", "parts of `xqarb up` started again after they went down", ["part"])
+PART_CRASHES = Counter("xq_part_crashes_total", "parts of `xqarb up` that went down (or failed to restart)", ["part"])
+PART_UP = Gauge("xq_part_up", "1 while a part of `xqarb up` is up, 0 while it is down", ["part"])
+PART_CRASH_LOOP = Gauge("xq_part_crash_loop", "1 while a part of `xqarb up` is in a crash loop", ["part"])
+DEAD_LETTERS_DROPPED = Counter(
+    "xq_dead_letters_dropped_total",
+    "refused messages whose copy for xq.dlq the broker did not take in time",
+    ["service"],
+)
 
 
 def observe_game_event(event_type: str, data: Mapping[str, Any]) -> None:

@@ -6,6 +6,8 @@ Kafka-compatible broker runs as a child process unless `--bootstrap-servers` nam
 its Prometheus metrics in this process: one `/metrics` shows them all.
 
 Ctrl-C (SIGINT) or SIGTERM stops everything in order: demo boards, HTTP, services, broker.
+The broker, the referee and the vision processes are supervised (xqarb/supervise.py): restarted with backoff when
+they go down, shown on `/api/venue/parts`, the venue page and `xq_part_up`; one given up on stops everything.
 """
 
 from __future__ import annotations
@@ -39,6 +41,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--partitions", type=int, default=None, help="partitions per topic (default 12)")
     p.add_argument("--fps", type=float, default=2.0, help="demo camera frames per second (default 2)")
     p.add_argument("--moves", type=int, default=None, help="demo: play only the first N plies of each game")
+    p.add_argument(
+        "--players", type=int, default=None,
+        help="demo: a tournament of N players (a round robin where --rounds lets all meet, else a Swiss)",
+    )
+    p.add_argument("--rounds", type=int, default=3, help="demo: rounds of the tournament (with --players)")
     p.add_argument("--calm", action="store_true", help="demo: no touched pieces, misplaced pieces or stray presses")
     p.add_argument("--seed", type=int, default=0, help="demo: which games and scenes")
     p.add_argument(
@@ -69,12 +76,14 @@ class System:
         self.server: Any = None
         self.demo: Any = None
         self.demo_summary: dict[str, Any] = {}
+        self.tournament_path: Path | None = None
         self.hub: Any = None
         self.ledger: Any = None
         self.publisher: Any = None
         self.failed = False
-        self.visions: list[subprocess.Popen[bytes]] = []
         self._vision_log: Any = None
+        self.supervisor: Any = None
+        self.stream_reader: Any = None
 
     def start(self) -> str:
         from xqarb import bus, metrics
@@ -84,6 +93,7 @@ class System:
         from xqarb.ingest.server import ServerThread
         from xqarb.referee.api import RefereeApi, StreamHub, create_app, frame_loader, kafka_game_events
         from xqarb.referee.ledger import SqliteLedger
+        from xqarb.supervise import BrokerPart, StreamReader, Supervisor
 
         args = self.args
         data = Path(args.data_dir or os.environ.get("XQARB_DATA_DIR") or "var").resolve()
@@ -97,8 +107,26 @@ class System:
             self.broker = EmbeddedBroker().start()
             bootstrap = self.broker.bootstrap
         self.say(f"broker: {bootstrap}{' (embedded)' if self.broker else ''}")
-        bus.ensure_topics(bootstrap, partitions=args.partitions or bus.DEFAULT_PARTITIONS)
 
+        def ensure_topics(servers: str) -> None:
+            bus.ensure_topics(servers, partitions=args.partitions or bus.DEFAULT_PARTITIONS)
+
+        ensure_topics(bootstrap)
+        self.supervisor = Supervisor(
+            [],
+            say=self.say,
+            when_down={"broker": self._broker_down},
+            after_restart={"broker": self._broker_back},
+        )
+        if self.broker is not None:
+            self.supervisor.add(BrokerPart(self.broker, ensure_topics))
+
+        if args.demo and args.players:  # a board for every pairing, and the organiser's definition for the API
+            from xqarb.demo_tournament import write_definition
+
+            args.boards = max(args.boards, args.players // 2)
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+            self.tournament_path = write_definition(data, args.players, args.rounds, stamp)
         if args.config:
             config_path = Path(args.config)
             config = load_config(config_path)
@@ -121,7 +149,8 @@ class System:
         ingest = Ingest(config, self.publisher)
         self.hub = StreamHub()
         self.hub.listen(_stream_latency)
-        self.threads.append(self.hub.start(kafka_game_events(bootstrap)))
+        self.stream_reader = StreamReader(lambda: kafka_game_events(bootstrap), self.hub.position)
+        self.threads.append(self.hub.start(self.stream_reader))
         api = RefereeApi(
             ledger=self.ledger,
             hub=self.hub,
@@ -130,7 +159,9 @@ class System:
             ingest=ingest,
             delay_for_board=config.delay_for_board,
         )
-        self.server = ServerThread(create_app(api, ingest), args.host, args.port).start()
+        app = create_app(api, ingest)
+        app.register_blueprint(self.supervisor.blueprint())  # /api/venue/parts
+        self.server = ServerThread(app, args.host, args.port).start()
         url = self.server.url
         sampler = metrics.LagSampler(
             metrics.kafka_lag(
@@ -165,6 +196,9 @@ class System:
         ]
         if args.moves:
             cmd += ["--moves", str(args.moves)]
+        if args.players:
+            cmd += ["--players", str(args.players), "--rounds", str(args.rounds), "--tournament",
+                    str(self.tournament_path)]
         if args.calm:
             cmd.append("--calm")
         if args.strict_clock:
@@ -184,13 +218,26 @@ class System:
     def _start_referee(self, bootstrap: str) -> None:
         from xqarb.referee.head_publisher import TreeHeadPublisher
         from xqarb.referee.service import RefereeService
+        from xqarb.supervise import RefereeThread
 
-        # it keeps its own metrics (ledger appends, latencies); the venue's signing key is made on the first run
-        service = RefereeService(bootstrap, self.ledger, tree_heads=TreeHeadPublisher.for_venue(self.ledger))
-        self.services.append(service)
-        thread = threading.Thread(target=self._guard, args=("referee", service.run), name="xq-referee", daemon=True)
-        thread.start()
-        self.threads.append(thread)
+        # It keeps its own metrics (ledger appends, latencies); restarted, it rebuilds its boards from the ledger.
+        # The venue's signing key is made on the first run.
+        part = RefereeThread(
+            lambda: RefereeService(bootstrap, self.ledger, tree_heads=TreeHeadPublisher.for_venue(self.ledger))
+        )
+        part.start()
+        self.supervisor.add(part, needs="broker" if self.broker is not None else None)
+
+    def _broker_down(self) -> None:
+        if self.stream_reader is not None:
+            self.stream_reader.pause()
+
+    def _broker_back(self) -> None:
+        """The embedded broker came back empty (memory storage) with its topics created again: the live stream
+        reads them afresh. The referee and vision, stopped while it was down, are started again by the supervisor
+        (the referee rebuilds its boards from the ledger)."""
+        if self.stream_reader is not None:
+            self.stream_reader.renew()
 
     def _start_vision(self, bootstrap: str, data: Path, config_path: Path) -> None:
         """Vision in a child process (`xqarb vision serve`): it is the CPU-heavy part, and a process of its own
@@ -200,43 +247,18 @@ class System:
         if importlib.util.find_spec("xqarb.vision.service") is None:
             self.say("vision: not built yet (no xqarb.vision.service); frames are accepted but not seen")
             return
+        from xqarb.supervise import VisionProcess, vision_command
+
         log_path = data / "vision.log"
         self._vision_log = log_path.open("ab")
-        cmd = [
-            sys.executable,
-            "-m",
-            "xqarb.cli",
-            "vision",
-            "serve",
-            "--bootstrap-servers",
-            bootstrap,
-            "--evidence-dir",
-            str(data / "evidence"),
-            "--config",  # boards whose corners the venue gives start from them
-            str(config_path),
-        ]
-        for _ in range(max(1, self.args.vision_processes)):
-            self.visions.append(subprocess.Popen(cmd, stdout=self._vision_log, stderr=subprocess.STDOUT))
-        pids = ", ".join(str(p.pid) for p in self.visions)
-        self.say(f"vision: {len(self.visions)} process(es) in group xq-vision (pid {pids}, log {log_path})")
-        for proc in self.visions:
-            threading.Thread(target=self._watch_vision, args=(proc,), name="xq-vision-watch", daemon=True).start()
-
-    def _watch_vision(self, proc: subprocess.Popen[bytes]) -> None:
-        code = proc.wait()
-        if not self.stopping.is_set():
-            self.failed = True
-            print(f"xqarb up: the vision service exited with code {code} (see its log)", file=sys.stderr, flush=True)
-            self.stopping.set()
-
-    def _guard(self, name: str, fn: Any) -> None:
-        try:
-            fn()
-        except Exception as exc:  # a service dying must be said loudly, and stop the whole system
-            if not self.stopping.is_set():
-                self.failed = True
-                print(f"xqarb up: the {name} service stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-                self.stopping.set()
+        cmd = vision_command(bootstrap, data / "evidence", config_path)
+        count = max(1, self.args.vision_processes)
+        parts = [VisionProcess(f"vision-{i}", cmd, self._vision_log) for i in range(1, count + 1)]
+        for part in parts:
+            part.start()
+            self.supervisor.add(part, needs="broker" if self.broker is not None else None)
+        pids = ", ".join(str(p.pid()) for p in parts)
+        self.say(f"vision: {count} process(es) in group xq-vision (pid {pids}, log {log_path})")
 
     def say(self, text: str) -> None:
         print(text, flush=True)
@@ -264,6 +286,16 @@ class System:
                 line += f", {s['errors']} errors ({s['last_error'][:120]})"
         return line
 
+    def supervise(self) -> None:
+        """One look at the parts (from the main loop); a part given up on stops everything (never half up)."""
+        if self.supervisor is None or self.stopping.is_set():
+            return
+        self.supervisor.tick()
+        if self.supervisor.failed:
+            self.failed = True
+            print(f"xqarb up: gave up on {', '.join(self.supervisor.failed)}: stopping", file=sys.stderr, flush=True)
+            self.stopping.set()
+
     def stop(self) -> None:
         self.stopping.set()
         if self.demo is not None:
@@ -278,23 +310,19 @@ class System:
             self.server.stop()
         if self.hub is not None:
             self.hub.stop()
-        for proc in self.visions:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGINT)  # the vision service stops cleanly on an interrupt
+        parts = [] if self.supervisor is None else [p for p in self.supervisor.parts if p.name != "broker"]
+        for part in parts:  # all asked at once, then waited for
+            part.begin_stop()
         for service in self.services:
             service.stop()
         for thread in self.threads:
             thread.join(10)
+        for part in parts:
+            part.finish_stop()
         for service in self.services:
             close = getattr(service, "close", None)
             if close is not None:
                 close()
-        for proc in self.visions:
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:  # it did not stop in time
-                proc.kill()
-                proc.wait(5)
         if self._vision_log is not None:
             self._vision_log.close()
         if self.publisher is not None:
@@ -311,6 +339,10 @@ def _stream_latency(item: Any) -> None:
     if item.event.type == "MoveMade":
         # The move's occurred_at is the capture time of the frame it was seen in (the referee keeps it).
         metrics.CAPTURE_TO_STREAM.observe(max(0.0, (time.time_ns() // 1000 - item.event.occurred_at) / 1e6))
+
+
+# How often the main loop looks at the parts: a crashed part is noticed within this (plus its backoff).
+SUPERVISE_EVERY_S = 0.25
 
 
 def run(args: argparse.Namespace) -> int:
@@ -339,7 +371,8 @@ def run(args: argparse.Namespace) -> int:
     )
     last = 0.0
     while not stop.is_set() and not system.stopping.is_set():
-        stop.wait(0.5)
+        stop.wait(SUPERVISE_EVERY_S)
+        system.supervise()
         if not args.quiet and time.monotonic() - last >= 5:
             last = time.monotonic()
             print(system.progress(), flush=True)

@@ -44,6 +44,10 @@ MAX_COUNTER = 2**53 - 1
 # A scoresheet line's ply (7.x): the natural limit (10.x) ends any game long before.
 MAX_PLY = 2_000
 
+# A tournament's round or pairing board number (GameStarted.round, .board_no): a Swiss of thousands has a few
+# thousand boards and a few dozen rounds.
+MAX_TOURNAMENT_NUMBER = 10_000
+
 _ID_RE = re.compile(r"^[\x21-\x7e]+$")  # printable ASCII, no spaces: ids travel in headers, URLs and logs
 
 
@@ -208,3 +212,7 @@ def check_event_values(event: Event, *, id_given: bool) -> None:
         tc = event.data.get("time_control")
         if isinstance(tc, Mapping):
             check_time_control(tc)
+        for key in ("round", "board_no"):  # a tournament's round and pairing board count from 1
+            value = event.data.get(key)
+            if value is not None and not 1 <= value <= MAX_TOURNAMENT_NUMBER:
+                raise Refusal(422, "out_of_range", f"{key} must be from 1 to {MAX_TOURNAMENT_NUMBER}, not {value}")

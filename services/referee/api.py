@@ -405,7 +405,8 @@ def pgn_of(game_id: str, entries: Iterable[Mapping[str, Any]]) -> str:
         date = time.strftime("%Y.%m.%d", time.gmtime(started["occurred_at"] / 1e6))
     tags = [
         ("Game", "Chinese Chess"),
-        ("Event", started.get("event", "") if started else ""),
+        ("Event", (started.get("event") or "") if started else ""),
+        ("Round", str(started["round"]) if started and started.get("round") is not None else ""),
         ("Site", f"board {started.get('board_id', '')}" if started else ""),
         ("Date", date),
         ("Red", started.get("red_player", "") if started else ""),
@@ -742,6 +743,7 @@ class RefereeApi:
             info = self._game(game_id)
             from xqarb.ingest.bounds import parse_json
             from xqarb.ingest.validate import ARBITER_EVENT_TYPES, CLOCK_TYPES, TOPIC_ARBITER, Refusal, json_post
+            from xqarb.referee.scoresheet_api import prepare_action
 
             payload = None
             source = "?"
@@ -758,6 +760,7 @@ class RefereeApi:
                             400, "game_mismatch", f"the action names game {str(obj['game_id'])[:60]!r}, not {game_id!r}"
                         )
                     obj = {**obj, "game_id": game_id}
+                obj = prepare_action(self, game_id, obj)  # 9: a scoresheet sign-off only once the game has ended
                 # An action is on a game that exists: it cannot start one (GameStarted goes through ingest).
                 event = self.ingest.accept(json_post(
                     obj, board_id=info.board_id, principal_id=who.id, role=who.role,
@@ -846,6 +849,12 @@ def create_app(api: RefereeApi, ingest: Any | None = None) -> Any:
     from xqarb.referee.proof_api import proof_blueprint  # tree heads, inclusion and consistency proofs
 
     app.register_blueprint(proof_blueprint(api.ledger, api.hub))
+    from xqarb.referee.tournament_api import tournament_blueprint
+
+    app.register_blueprint(tournament_blueprint(api.ledger, delay_for_board=api.delay_for_board))  # /api/tournament*
+    from xqarb.referee.scoresheet_api import scoresheet_blueprint
+
+    app.register_blueprint(scoresheet_blueprint(api))  # /api/games/<id>/scoresheet, /games/<id>/scoresheet.html
     app.extensions["xq_api"] = api
     return app
 

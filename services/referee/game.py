@@ -873,6 +873,7 @@ def _judge_pending(st: _Step, asked: str) -> None:
 
 
 REPETITION_ACTIONS = ("confirm", "overrule", "vary", "reclassify")
+SIGN_OFF = "sign_off"  # 9: the arbiter signs the scoresheet of an ended game (services/referee/scoresheet.py)
 TERMS = ("将", "杀", "捉", "闲")  # 28: check, mate threat, chase, idle
 
 
@@ -1458,6 +1459,10 @@ def _arbiter_decision(st: _Step) -> None:
     d = st.e.data
     result, article, note = d["result"], d["article"], d.get("note") or ""
     action = d.get("action") or ""
+    if action == SIGN_OFF:
+        st.attention("ArbiterDecision sign_off before the game has ended: the scoresheet is signed once the result "
+                     "stands (9); not applied")
+        return
     if result in RESULTS:
         st.set(repetition_alert=None, limit_alert=None)
         st.end(result, article, note or f"arbiter's decision ({article}){_claimed(st)}")
@@ -1590,8 +1595,8 @@ def _after_result(st: _Step) -> None:
         rec, _ = add_entry(st.s.recording, d["side"], d["ply"], d["text"], st.s.hist_positions, st.s.hist_moves)
         st.set(recording=rec)  # 7.3: filling in after the game is allowed
         return
-    if e.type in _QUIET_AFTER_RESULT:
-        return
+    if e.type in _QUIET_AFTER_RESULT or (e.type == "ArbiterDecision" and e.data.get("action") == SIGN_OFF):
+        return  # 9: the arbiter's sign-off of the scoresheet comes after the result and changes nothing
     r = st.s.result
     assert r is not None
     st.attention(f"{e.type} after the result already stands ({r.result}, {r.article}: {r.reason}); not applied")
