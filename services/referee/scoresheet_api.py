@@ -36,8 +36,8 @@ def _remaining(state: Mapping[str, Any]) -> tuple[int, int] | None:
 
 def sheet_for(api: Any, game_id: str) -> Scoresheet:
     """The game's scoresheet from the ledger (404 through the API's own error when there is no such game)."""
-    info = api._game(game_id)
-    entries = [e.to_json() for e in api.ledger.entries(game_id, 0, None)]
+    info = api._public_game(game_id)  # the board's broadcast delay for the public; live for its arbiter
+    entries = [e.to_json() for e in api.ledger.entries(game_id, 0, info.entries)]
     state = api._state(game_id, info.entries).get("state") or {}
     return scoresheet_of(entries, _remaining(state))
 

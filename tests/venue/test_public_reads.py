@@ -116,3 +116,11 @@ def test_an_unknown_token_is_refused_not_served_the_delayed_view(delayed: dict[s
     for path in ("/api/boards", f"/api/games/{g}/events", f"/api/games/{g}/state"):
         r = c.get(path, headers=bad)
         assert r.status_code == 401 and r.get_json()["error"] == "unauthorized", path
+
+
+def test_the_scoresheet_shows_the_public_moves_only(delayed: dict[str, Any]) -> None:
+    c, g = delayed["client"], delayed["game"]
+    public = c.get(f"/api/games/{g}/scoresheet").get_json()
+    assert public["rounds"] == [[1, MOVES[0][2], ""]]  # Red's first move; Black's not public yet
+    live = c.get(f"/api/games/{g}/scoresheet", headers=delayed["chief"]).get_json()
+    assert len(live["rounds"]) == 2  # four moves: two rounds
