@@ -666,11 +666,18 @@ class RefereeApi:
 
         @bp.get("/api/games")
         def games() -> Response:
+            from xqarb.ingest.app import bearer_token
+            from xqarb.referee.public_reads import UnknownToken
+
             board = request.args.get("board")
+            try:
+                shown = self.public.listing(self.ledger.games(board), bearer_token())
+            except UnknownToken as exc:
+                raise ApiError(401, "unauthorized", str(exc)) from None
             return _json(
                 {"games": [
-                    {"game_id": g.game_id, "board_id": g.board_id, "entries": g.entries, "head_hash": g.head_hash}
-                    for g in self.ledger.games(board)
+                    {"game_id": g.game_id, "board_id": g.board_id, "entries": entries, "head_hash": head}
+                    for g, entries, head in shown
                 ]}
             )
 

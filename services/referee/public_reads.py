@@ -94,6 +94,9 @@ class PublicReads:
         if self.delay_for_board(board_id) <= 0 or head_seq == 0:
             return head_seq
         cutoff = self.cutoff_us(board_id)
+        last = self.ledger.entries(game_id, head_seq - 1, 1)
+        if last and last[0].event.received_at <= cutoff:
+            return head_seq  # the usual case of a game quiet for longer than the delay: one look-up
         first_hidden = head_seq + 1
         after = head_seq
         while after > 0:
@@ -105,6 +108,21 @@ class PublicReads:
             first_hidden = min(hidden)
             after = start
         return first_hidden - 1
+
+    def listing(self, games: Iterable[Any], token: str | None) -> list[tuple[Any, int, str]]:
+        """(game, entries, head hash) of each game as the asker may see it; games with nothing public are left out
+        (`games`: the ledger's GameInfo rows)."""
+        out: list[tuple[Any, int, str]] = []
+        for g in games:
+            if self.live_for(token, g.board_id):
+                out.append((g, g.entries, g.head_hash))
+                continue
+            seq = self.visible_seq(g.game_id, g.board_id, g.entries)
+            if seq == g.entries:
+                out.append((g, g.entries, g.head_hash))
+            elif seq > 0:
+                out.append((g, seq, self.ledger.entries(g.game_id, seq - 1, 1)[0].hash))
+        return out
 
     def frame_is_public(self, game_id: str, visible: int, sha256: str) -> bool:
         """Whether one of the game's first `visible` entries names the frame (scanned once, then incrementally)."""

@@ -124,3 +124,18 @@ def test_the_scoresheet_shows_the_public_moves_only(delayed: dict[str, Any]) -> 
     assert public["rounds"] == [[1, MOVES[0][2], ""]]  # Red's first move; Black's not public yet
     live = c.get(f"/api/games/{g}/scoresheet", headers=delayed["chief"]).get_json()
     assert len(live["rounds"]) == 2  # four moves: two rounds
+
+
+def test_the_games_list_shows_public_heads_and_hides_games_not_yet_public(delayed: dict[str, Any]) -> None:
+    c, g = delayed["client"], delayed["game"]
+
+    def listed(headers: dict[str, str] | None = None) -> dict[str, Any] | None:
+        games = c.get("/api/games", headers=headers or {}).get_json()["games"]
+        return next((x for x in games if x["game_id"] == g), None)
+
+    public, live = listed(), listed(delayed["chief"])
+    assert public is not None and live is not None
+    assert (public["entries"], live["entries"]) == (4, 14)
+    assert public["head_hash"] == c.get(f"/api/games/{g}/events").get_json()["entries"][-1]["hash"]
+    delayed["now"][0] = delayed["t0"] / 1e6 + DELAY_S - 1
+    assert listed() is None and listed(delayed["chief"]) == live
