@@ -106,3 +106,12 @@ def test_overlay_in_chinese(overlay: dict[str, Any]) -> None:
     text = b.evaluate("document.body.innerText")
     assert "第3轮" in text and "红方" not in text  # the players' names, not the placeholders
     assert "Round" not in text and _body(b, "running") == "red"
+    # The board's next game starts on the open stream: the overlay follows it, with its event, round and table.
+    overlay["hub"].add(0, overlay["next_offset"], make_event(
+        "GameStarted", overlay["board"], source="arbiter:chief", source_seq=7, occurred_at=2, received_at=2,
+        game_id=f"{overlay['game']}-next", red_player="王天一", black_player="郑惟桐", event="全国象棋甲级联赛",
+        round=5, board_no=2, time_control={"scheme": "increment", "base_ms": 1_500_000, "increment_ms": 10_000}))
+    b.wait_for("document.body.innerText.includes('王天一')")
+    text = b.evaluate("document.body.innerText")
+    assert "全国象棋甲级联赛 · 第5轮 · 第2台" in text and "等待第一步" in text
+    assert _body(b, "moves") == "0" and _body(b, "running") == "red" and "25:00" in text
