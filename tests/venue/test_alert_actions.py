@@ -29,32 +29,45 @@ CHECKS = ["i8i9", "e9e8", "i9i8", "e8e9"]
 
 
 @pytest.fixture
-def served_alert(tmp_path: Path, venue: dict[str, Any], ingest_client: Any) -> Any:
-    """The API over real HTTP on a ledger holding the perpetual-check game with its open alert."""
+def serve_game(tmp_path: Path, venue: dict[str, Any], ingest_client: Any) -> Any:
+    """`serve_game(fen, moves, name)`: the API over real HTTP on a ledger holding that game, played just now."""
     from xqarb.ingest.app import Ingest
     from xqarb.referee.api import RefereeApi, StreamHub, create_app
 
-    board, game = venue["b7"], f"g-checks-{venue['tag']}"
+    board, token = venue["b7"], f"tok-chief-{venue['tag']}"
     ledger = SqliteLedger(tmp_path / "ledger.sqlite")
-    events = Scenario(board=board, game=game, start_fen=CHECKS_FEN).moves(*CHECKS * 2).events()
-    # Played just now: the decision the API stamps with the present time comes while the clocks still run.
-    shift = time.time_ns() // 1000 - 5_000_000 - events[-1].received_at
-    events = [replace(e, occurred_at=e.occurred_at + shift, received_at=e.received_at + shift) for e in events]
-    referee = Referee(ledger)
-    referee.handle_batch([(e, Origin("xq.observations", 0, i)) for i, e in enumerate(events)])
-    ingest = Ingest(venue["config"], ingest_client.application.extensions["xq_ingest"].publisher)
-    api = RefereeApi(ledger=ledger, hub=StreamHub(), board_ids=venue["config"].boards, load_frame=lambda sha: None,
-                     ingest=ingest)
-    app = create_app(api)
-    token = f"tok-chief-{venue['tag']}"
-    app.add_url_rule("/test-harness.html", "harness", lambda: HARNESS % {"token": token, "game": game})
-    server = ServerThread(app, port=0).start()
+    servers: list[Any] = []
+
+    def serve(fen: str, moves: list[str], name: str) -> dict[str, Any]:
+        game = f"g-{name}-{venue['tag']}"
+        events = Scenario(board=board, game=game, start_fen=fen).moves(*moves).events()
+        # Played just now: the decision the API stamps with the present time comes while the clocks still run.
+        shift = time.time_ns() // 1000 - 5_000_000 - events[-1].received_at
+        events = [replace(e, occurred_at=e.occurred_at + shift, received_at=e.received_at + shift) for e in events]
+        referee = Referee(ledger)
+        referee.handle_batch([(e, Origin("xq.observations", 0, i)) for i, e in enumerate(events)])
+        ingest = Ingest(venue["config"], ingest_client.application.extensions["xq_ingest"].publisher)
+        api = RefereeApi(ledger=ledger, hub=StreamHub(), board_ids=venue["config"].boards,
+                         load_frame=lambda sha: None, ingest=ingest)
+        app = create_app(api)
+        app.add_url_rule("/test-harness.html", "harness", lambda: HARNESS % {"token": token, "game": game})
+        server = ServerThread(app, port=0).start()
+        servers.append(server)
+        return {"url": server.url, "app": app, "ledger": ledger, "referee": referee, "game": game, "board": board,
+                "token": token}
+
     try:
-        yield {"url": server.url, "app": app, "ledger": ledger, "referee": referee, "game": game, "board": board,
-               "token": token}
+        yield serve
     finally:
-        server.stop()
+        for server in servers:
+            server.stop()
         ledger.close()
+
+
+@pytest.fixture
+def served_alert(serve_game: Any) -> dict[str, Any]:
+    """The perpetual-check game with its open alert."""
+    return serve_game(CHECKS_FEN, CHECKS * 2, "checks")
 
 
 def _get(url: str) -> dict[str, Any]:
@@ -160,3 +173,50 @@ def test_review_page_shows_the_alert_and_its_confirm_button_posts_the_decision(
     assert "answered confirm" in dom
     outputs = _fold_posted(s, topics, alert["alert"])
     assert [(o.data["result"], o.data["article"][:5]) for o in outputs if o.type == "GameEnded"] == [("0-1", "4.1.4")]
+
+
+# Red's rook follows an elephant: 27.3 may make it idle (a key defensive point), so the referee refers the cycle.
+ELEPHANT_FEN = "2bakab2/9/9/9/9/9/8R/9/9/3K5 w - - 0 1"
+ELEPHANT = ["i3g3", "g9i7", "g3i3", "i7g9"]
+# The start position with 106 plies (53 rounds) played without a capture; 14 more plies reach 60 rounds (4.2.4).
+NEAR_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 106 54"
+SHUFFLE = ["h0g2", "h9g7", "b0c2", "b9c7", "g2h0", "g7h9", "c2b0", "c7b9", "h0i2", "h9i7", "i2h0", "i7h9", "b0a2",
+           "b9a7"]
+
+
+def test_a_referred_cycle_offers_vary_and_the_order_is_an_obligation(
+    serve_game: Any, topics: str, tmp_path: Path
+) -> None:
+    from tests.venue.test_pages import CHROMIUM, browse
+
+    s = serve_game(ELEPHANT_FEN, ELEPHANT * 2, "elephant")
+    alert = _open_alert(s["url"], s["game"])
+    assert alert["outcome"] == "judgment"
+    if CHROMIUM is not None:
+        dom = browse(f"{s['url']}/review.html?game={s['game']}", tmp_path)
+        assert "points to: referred: the arbiter must judge" in dom
+        assert 'data-action="vary"' in dom and 'data-action="overrule"' in dom and 'data-action="confirm"' not in dom
+        assert f'id="vary-{alert["alert"]}"' in dom
+    body = {"type": "ArbiterDecision", "result": "", "article": alert["article"], "action": "vary", "side": "red",
+            "alert": alert["alert"]}
+    assert _post(f"{s['url']}/api/games/{s['game']}/actions", body, s["token"])[0] == 202
+    outputs = _fold_posted(s, topics, alert["alert"])
+    [ruling] = [o for o in outputs if o.type == "Ruling"]
+    assert (ruling.data["kind"], ruling.data["side"]) == ("obligation", "red") and "vary" in ruling.data["message"]
+
+
+def test_a_reached_natural_limit_is_confirmed_drawn_4_2_4(serve_game: Any, topics: str, tmp_path: Path) -> None:
+    from tests.venue.test_pages import CHROMIUM, browse
+
+    s = serve_game(NEAR_FEN, SHUFFLE, "limit")
+    pending = _get(f"{s['url']}/api/games/{s['game']}")["state"]["pending"]
+    [limit] = [p for p in pending if p["kind"] == "natural_limit"]
+    assert limit["reached"] is True
+    if CHROMIUM is not None:
+        dom = browse(f"{s['url']}/review.html?game={s['game']}", tmp_path)
+        assert "natural move limit (自然限着) reached" in dom and "points to: draw: 1/2-1/2 (4.2.4)" in dom
+        assert 'data-action="confirm"' in dom and f'data-alert="{limit["alert"]}"' in dom
+    body = {"type": "ArbiterDecision", "result": "", "article": "4.2.4", "action": "confirm", "alert": limit["alert"]}
+    assert _post(f"{s['url']}/api/games/{s['game']}/actions", body, s["token"])[0] == 202
+    [ended] = [o for o in _fold_posted(s, topics, limit["alert"]) if o.type == "GameEnded"]
+    assert (ended.data["result"], ended.data["article"]) == ("1/2-1/2", "4.2.4")
