@@ -83,7 +83,10 @@ class Browser:
     def wait_for(self, expression: str, timeout_s: float = 15.0) -> Any:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            value = self.evaluate(expression)
+            try:
+                value = self.evaluate(expression)
+            except RuntimeError:  # the page navigating (a reload): its old context is gone, the new one not yet
+                value = None
             if value:
                 return value
             time.sleep(0.1)

@@ -42,7 +42,8 @@ def delayed(api_setup: dict[str, Any], venue: dict[str, Any], tmp_path: Path) ->
     api.public.clock = lambda: now[0]
     for i, entry in enumerate(e for e in ledger.entries(game) if e.kind == "output"):
         api.hub.add(0, i, entry.event)
-    return {"client": create_app(api).test_client(), "now": now, "t0": t0, "game": game, "board": board,
+    app = create_app(api)
+    return {"client": app.test_client(), "app": app, "now": now, "t0": t0, "game": game, "board": board,
             "shas": api_setup["shas"], "chief": {"Authorization": f"Bearer tok-chief-{venue['tag']}"},
             "floor": {"Authorization": f"Bearer tok-floor-{venue['tag']}"}}
 
@@ -139,3 +140,34 @@ def test_the_games_list_shows_public_heads_and_hides_games_not_yet_public(delaye
     assert public["head_hash"] == c.get(f"/api/games/{g}/events").get_json()["entries"][-1]["hash"]
     delayed["now"][0] = delayed["t0"] / 1e6 + DELAY_S - 1
     assert listed() is None and listed(delayed["chief"]) == live
+
+
+def test_review_page_is_delayed_without_the_token_and_live_with_it(delayed: dict[str, Any], tmp_path: Path) -> None:
+    """In headless Chromium: the review page without a token shows the public prefix; with the arbiter's token
+    (kept by the page) every entry, and the evidence frames inside the delay load too (fetched with the token)."""
+    from tests.venue.test_pages import CHROMIUM
+
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed")
+    from tests.venue.cdp import Browser
+    from xqarb.ingest.server import ServerThread
+
+    server = ServerThread(delayed["app"], port=0).start()
+    browser = Browser(tmp_path / "profile")
+    rows = "document.querySelectorAll('#timeline tr').length"
+    frames_loaded = ("[...document.querySelectorAll('#frames img')].length > 0 && "
+                     "[...document.querySelectorAll('#frames img')].every(i => i.complete && i.naturalWidth > 0)")
+    try:
+        browser.open(f"{server.url}/review.html?game={delayed['game']}")
+        browser.wait_for("document.body.dataset.ready === '1'")
+        assert browser.evaluate(rows) == 4
+        browser.wait_for(frames_loaded)
+        token = delayed["chief"]["Authorization"].split()[1]
+        browser.evaluate(f"sessionStorage.setItem('xq-arbiter-token', '{token}'); location.reload()")
+        browser.wait_for(f"document.body.dataset.ready === '1' && {rows} === 14")
+        browser.wait_for(frames_loaded)
+        srcs = browser.evaluate("[...document.querySelectorAll('#frames img')].map(i => i.dataset.src).join(' ')")
+        assert delayed["shas"][-1] in srcs  # the last move's frame, not public yet, shown to the arbiter
+    finally:
+        browser.close()
+        server.stop()
