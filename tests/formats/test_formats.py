@@ -294,3 +294,12 @@ def test_a_game_from_a_position_with_black_to_move(tmp_path: Path) -> None:
     game = read_xqf_oracle.read_from_xqf(str(path))
     assert game.init_board.to_fen().split()[0] == fen.split()[0]
     assert game.dump_iccs_moves()[0] == [m.iccs for m in facts.moves]
+
+
+def test_cchess_reads_our_iccs_pgn_to_the_same_moves(real_games: list[Any], tmp_path: Path) -> None:
+    read_pgn_oracle = pytest.importorskip("cchess.read_pgn")
+    for n, facts in enumerate(real_games):
+        path = tmp_path / f"{n}.pgn"
+        path.write_text(write_pgn(facts, "iccs"), encoding="utf-8")
+        game = read_pgn_oracle.read_from_pgn(str(path))
+        assert game.dump_iccs_moves()[0] == [m.iccs for m in facts.moves], facts.game_id
