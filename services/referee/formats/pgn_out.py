@@ -138,11 +138,9 @@ def write_pgn(facts: GameFacts, notation: str = "chinese") -> str:
     black_first = facts.start_fen.split()[1:2] == ["b"]
     for i, mv in enumerate(facts.moves):
         half = i + (1 if black_first else 0)  # half-moves from Red's first
-        if half % 2 == 0:
-            body.append(f"{half // 2 + 1}.")
-        elif i == 0:
-            body.append("1. ...")
-        body.append(move_text(mv, notation))
+        # A move number stays on the line of its move.
+        number = f"{half // 2 + 1}. " if half % 2 == 0 else ("1. ... " if i == 0 else "")
+        body.append(number + move_text(mv, notation))
         clk = _clock_text(mv.clock_ms)
         if clk:
             body.append(f"{{[%clk {clk}]}}")
