@@ -38,10 +38,10 @@ def test_export_of_an_unknown_game_or_ledger_exits_2(xq, tmp_path: Path) -> None
     assert r.returncode == 2 and "invalid choice" in r.stderr
 
 
-def test_replay_reads_dhtmlxq_and_xqf_made_from_real_games(xq, tmp_path: Path, shared_data: Path) -> None:
+def test_replay_reads_wxf_pgn_dhtmlxq_and_xqf_made_from_real_games(xq, tmp_path: Path, shared_data: Path) -> None:
     (tmp_path / "two.pgn").write_text(pgn_games(shared_data, "ccpd_dev.pgn", 2), encoding="utf-8")
     expected = [g["iccs"] for g in load_games(shared_data, "ccpd_dev.jsonl", 2)]
-    for fmt, name in (("dhtmlxq", "two.ubb"), ("xqf", "one.xqf")):
+    for fmt, name in (("pgn-wxf", "two-wxf.pgn"), ("dhtmlxq", "two.ubb"), ("xqf", "one.xqf")):
         r = xq("export", "--record", "two.pgn", "--format", fmt, "--out", name)
         assert r.returncode == 0, r.stderr
         r = xq("replay", name, "--json")
@@ -51,7 +51,7 @@ def test_replay_reads_dhtmlxq_and_xqf_made_from_real_games(xq, tmp_path: Path, s
             if e["type"] == "MoveMade":
                 games.setdefault(e["game_id"], []).append(e["iccs"])
         # XQF holds one game: the first.
-        assert list(games.values()) == (expected if fmt == "dhtmlxq" else expected[:1]), fmt
+        assert list(games.values()) == (expected[:1] if fmt == "xqf" else expected), fmt
 
 
 def test_replay_of_a_broken_xqf_says_what_is_wrong(xq, tmp_path: Path) -> None:
