@@ -40,7 +40,7 @@ def digits_point(d: str) -> str:
     return f"{_FILES[col]}{9 - row}"
 
 
-def _board_of_fen(fen: str) -> dict[str, str]:
+def board_of_fen(fen: str) -> dict[str, str]:
     """{ICCS point: FEN letter} of a FEN's placement field."""
     out: dict[str, str] = {}
     rows = fen.split()[0].split("/")
@@ -64,7 +64,7 @@ def binit_of_fen(fen: str) -> str:
     if fen.split()[0] == START_FEN.split()[0]:
         return STANDARD_BINIT
     slots = ["99"] * 32
-    board = _board_of_fen(fen)
+    board = board_of_fen(fen)
 
     def order(pt: str) -> tuple[int, int, int]:  # as the standard binit: Red's right to left, Black's left to right
         rank, file = int(pt[1]), _FILES.index(pt[0])
@@ -162,7 +162,7 @@ def read_dhtmlxq(text: str) -> list[GameRecord]:
         moves = [digits_point(digits[i:i + 2]) + digits_point(digits[i + 2:i + 4]) for i in range(0, len(digits), 4)]
         binit = tags.get("binit") or STANDARD_BINIT
         fen = fen_of_binit(binit)
-        if moves and _board_of_fen(fen).get(moves[0][:2], "A").islower():
+        if moves and board_of_fen(fen).get(moves[0][:2], "A").islower():
             fen = fen_of_binit(binit, red_to_move=False)
         headers = {"Event": tags.get("event", ""), "Site": tags.get("place", ""),
                    "Date": tags.get("date", "").replace("-", "."), "Round": tags.get("round", ""),

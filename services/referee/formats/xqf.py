@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from xqarb.referee.rules.pgn import GameRecord
 from xqarb.referee.rules.position import START_FEN
 
-from .dhtmlxq import _board_of_fen, fen_of_binit
+from .dhtmlxq import board_of_fen, fen_of_binit
 from .facts import FormatError, GameFacts
 from .pgn_out import time_control_tag
 
@@ -68,7 +68,7 @@ def _fit(text: str, room: int) -> bytes:
 
 def pieces_of_fen(fen: str) -> bytes:
     slots = [0xFF] * 32
-    board = _board_of_fen(fen)
+    board = board_of_fen(fen)
     for pt in sorted(board, key=lambda p: (_FILES.index(p[0]), int(p[1]))):
         letter = board[pt]
         base = 0 if letter.isupper() else 16
@@ -212,7 +212,7 @@ def read_xqf(data: bytes) -> GameRecord:
             if comment:
                 headers[f"Comment{len(moves)}"] = comment
     fen = fen_of_binit(binit)
-    if moves and _board_of_fen(fen).get(moves[0][:2], "A").islower():
+    if moves and board_of_fen(fen).get(moves[0][:2], "A").islower():
         fen = fen_of_binit(binit, red_to_move=False)
     if fen.split()[:2] != START_FEN.split()[:2]:
         headers["FEN"] = fen
