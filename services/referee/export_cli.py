@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,14 +20,18 @@ if TYPE_CHECKING:
     from xqarb.referee.formats import GameFacts
 
 
-def register_export(subparsers: argparse._SubParsersAction, handler: object) -> None:
-    from xqarb.referee.formats import FORMATS
+# xqarb.referee.formats.FORMATS, spelled out: registering the command must not load the rules core's tables (every
+# `xqarb` command registers every part's subcommands at start-up).
+FORMAT_CHOICES = ("pgn", "pgn-iccs", "pgn-wxf", "dhtmlxq", "xqf")
 
+
+def register_export(subparsers: argparse._SubParsersAction, handler: Callable[[argparse.Namespace], int]) -> None:
     e = subparsers.add_parser("export", help="write a game as PGN (Chinese, ICCS or WXF), DhtmlXQ/UBB or XQF")
     what = e.add_mutually_exclusive_group(required=True)
     what.add_argument("--game", help="the game id in the ledger")
     what.add_argument("--record", metavar="FILE", help="a game record file (PGN, DhtmlXQ/UBB or XQF) to convert")
-    e.add_argument("--format", default="pgn", choices=FORMATS, help="the output format (default: pgn, Chinese moves)")
+    e.add_argument("--format", default="pgn", choices=FORMAT_CHOICES,
+                   help="the output format (default: pgn, Chinese moves)")
     e.add_argument("--db", default=None, help="the SQLite ledger (default: the configured ledger path)")
     e.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
     e.set_defaults(handler=handler)

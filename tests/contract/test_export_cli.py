@@ -28,6 +28,13 @@ def test_export_a_ledger_game_in_each_format(xq, tmp_path: Path) -> None:
     assert read_xqf(out.read_bytes()).moves == ["h2e2", "h9g7", "h0g2"]
 
 
+def test_export_choices_are_the_formats_written() -> None:
+    from xqarb.referee.export_cli import FORMAT_CHOICES
+    from xqarb.referee.formats import FORMATS
+
+    assert FORMAT_CHOICES == FORMATS
+
+
 def test_export_of_an_unknown_game_or_ledger_exits_2(xq, tmp_path: Path) -> None:
     db, _ = _write_ledger(tmp_path)
     r = xq("export", "--game", "nope", "--db", str(db))
