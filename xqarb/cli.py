@@ -45,6 +45,7 @@ PARTS: tuple[Part, ...] = (
             ("replay", "referee game records (PGN, ICCS or Chinese) without cameras"),
             ("referee", "referee tools: `referee run FILE.jsonl` folds input events, `referee serve`"),
             ("verify", "verify a game's hash-chained ledger"),
+            ("export", "write a game as PGN (Chinese, ICCS or WXF), DhtmlXQ/UBB or XQF"),
         ),
         5,
     ),

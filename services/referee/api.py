@@ -4,7 +4,8 @@
 - `GET /api/games/<id>`: the game's current state; `/events?after=N&limit=M`: ledger entries;
   `/state?seq=N`: the state as it was after entry N (position, clocks, fouls, pending obligations);
   `/verify`: the hash chain recomputed; `/frames/<sha256>`: an evidence frame; `/pgn`: the game as PGN with clock
-  times; `POST /actions`: an arbiter's action (arbiter token) published to `xq.arbiter`.
+  times (`?notation=chinese|iccs|wxf`, Chinese by default); `POST /actions`: an arbiter's action (arbiter token)
+  published to `xq.arbiter`.
 - `GET /api/stream`: server-sent events of `xq.game-events`, resumable with Last-Event-ID, with the broadcast delay
   of each board's tournament; `?board=` / `?game=` filter.
 - `GET /api/openapi.json`, `GET /metrics`, and the pages at `/` (overview), `/review.html`, `/overlay.html`.
@@ -379,64 +380,12 @@ def board_order(v: Mapping[str, Any]) -> tuple[int, int, str]:
 # --- PGN (pure) -------------------------------------------------------------------------------------------------
 
 
-def _clock_text(ms: int | None) -> str | None:
-    if ms is None:
-        return None
-    s = max(0, ms) // 1000
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+def pgn_of(game_id: str, entries: Iterable[Mapping[str, Any]], notation: str = "chinese") -> str:
+    """The game as PGN from its ledger entries (xqarb.referee.formats): moves in Chinese notation (7.5), ICCS or
+    WXF, each side's clock after the move as `{[%clk h:mm:ss]}`, rulings as comments after the move they follow."""
+    from xqarb.referee.formats import facts_from_entries, write_pgn
 
-
-def pgn_of(game_id: str, entries: Iterable[Mapping[str, Any]]) -> str:
-    """The game as PGN from its ledger entries: headers from GameStarted/GameEnded, moves in Chinese notation (7.5)
-    with each side's clock after the move as `{[%clk h:mm:ss]}`."""
-    started: Mapping[str, Any] = {}
-    result = "*"
-    moves: list[Mapping[str, Any]] = []
-    for entry in entries:
-        ev = entry["event"]
-        if ev["type"] == "GameStarted":
-            started = ev
-        elif ev["type"] == "MoveMade":
-            moves.append(ev)
-        elif ev["type"] == "GameEnded":
-            result = ev["result"]
-    date = ""
-    if started:
-        date = time.strftime("%Y.%m.%d", time.gmtime(started["occurred_at"] / 1e6))
-    tags = [
-        ("Game", "Chinese Chess"),
-        ("Event", (started.get("event") or "") if started else ""),
-        ("Round", str(started["round"]) if started and started.get("round") is not None else ""),
-        ("Site", f"board {started.get('board_id', '')}" if started else ""),
-        ("Date", date),
-        ("Red", started.get("red_player", "") if started else ""),
-        ("Black", started.get("black_player", "") if started else ""),
-        ("Result", result),
-        ("FEN", (started.get("start_fen") if started else None) or START_FEN),
-        ("Format", "Chinese"),
-        ("GameId", game_id),
-    ]
-    lines = [f'[{k} "{v}"]' for k, v in tags]
-    lines.append("")
-    body: list[str] = []
-    for mv in moves:
-        ply = mv["ply"]
-        if ply % 2 == 1:
-            body.append(f"{(ply + 1) // 2}.")
-        body.append(mv["chinese"] or mv["iccs"])
-        clk = _clock_text(mv.get("red_ms") if mv["side"] == "red" else mv.get("black_ms"))
-        if clk:
-            body.append(f"{{[%clk {clk}]}}")
-    body.append(result)
-    text, line = [], ""
-    for token in body:
-        if len(line) + len(token) + 1 > 78:
-            text.append(line)
-            line = token
-        else:
-            line = f"{line} {token}" if line else token
-    text.append(line)
-    return "\n".join(lines + text) + "\n"
+    return write_pgn(facts_from_entries(game_id, entries), notation)
 
 
 # --- game state at an entry ---------------------------------------------------------------------------------
@@ -738,8 +687,11 @@ class RefereeApi:
         @bp.get("/api/games/<game_id>/pgn")
         def pgn(game_id: str) -> Response:
             info = self._public_game(game_id)
+            notation = request.args.get("notation", "chinese")
+            if notation not in ("chinese", "iccs", "wxf"):
+                raise ApiError(400, "bad_parameter", f"notation must be chinese, iccs or wxf, not {notation!r}")
             entries = [e.to_json() for e in self.ledger.entries(game_id, 0, info.entries)]
-            resp = Response(pgn_of(game_id, entries), mimetype="application/x-chess-pgn")
+            resp = Response(pgn_of(game_id, entries, notation), mimetype="application/x-chess-pgn")
             resp.headers["Content-Disposition"] = f'attachment; filename="{game_id}.pgn"'
             return resp
 

@@ -6,12 +6,15 @@
   reported on standard error with its number and the fold goes on (exit status 1 at the end).
   At the end of the input, what still waits for the camera is folded (`game.finish`): a clock press that no
   move followed is a press without a move (8.1.7).
-- `xqarb replay FILE [--json]`: game records (PGN, one or many games, ICCS or Chinese moves) refereed without
+- `xqarb replay FILE [--json]`: game records (PGN, one or many games, ICCS, WXF or Chinese moves; DhtmlXQ/UBB
+  blocks; an XQF file) refereed without
   cameras: each game becomes the input events a camera board would give (GameStarted with the record's FEN, a
   BoardStable snapshot after each move and the mover's clock press) and goes through the same fold. Prints each
   move in the three notations, the rulings with their articles and the result; with `--json` the referee's
   output events as JSON lines, each with game_id "<file name>#<game number>".
   The end of each record is the end of its input, as for `referee run`.
+- `xqarb export --game ID [--db PATH] [--format pgn|pgn-iccs|pgn-wxf|dhtmlxq|xqf]` (export_cli.py): the game in
+  a record format; `--record FILE` converts a record file instead.
 - `xqarb verify --game ID [--db PATH] [--json]`, `xqarb verify --proof FILE [--public-key KEY]` (proof_cli.py)
   and `xqarb referee serve ...` call the ledger's, the proofs' and the service's commands.
 """
@@ -34,7 +37,8 @@ REPLAY_TIME_CONTROL = {"scheme": "sudden_death", "base_ms": 4 * 3600 * 1000}
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("replay", help="referee game records (PGN, ICCS or Chinese) without cameras")
-    p.add_argument("file", help="a PGN file: one or many games, moves in ICCS or Chinese notation")
+    p.add_argument("file", help="a PGN file (one or many games, moves in ICCS, WXF or Chinese notation), "
+                                "DhtmlXQ/UBB text or an XQF file")
     p.add_argument("--json", action="store_true", help="the referee's output events as JSON lines")
     p.add_argument("--ruleset", default="cxa-2021", choices=("cxa-2021", "cxa-2011"))
     p.add_argument("--level", default="national", choices=("national", "provincial", "junior"))
@@ -63,6 +67,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     web.add_argument("--db", default=None, help="the SQLite ledger (default: the configured ledger path)")
     web.add_argument("--evidence-dir", default=None, help="evidence frames (default: the configured directory)")
     web.set_defaults(handler=_delegate("xqarb.referee.api", "cmd_web", "referee web"))
+
+    from xqarb.referee.export_cli import register_export
+
+    register_export(subparsers, _delegate("xqarb.referee.export_cli", "cmd_export", "export"))
 
     v = subparsers.add_parser("verify", help="verify a game's hash-chained ledger, or a proof against signed heads")
     what = v.add_mutually_exclusive_group(required=True)
@@ -264,18 +272,26 @@ def read_record_text(data: bytes) -> str:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from xqarb.referee.board import end_of_input, step
+    from xqarb.referee.formats import FormatError, is_dhtmlxq, read_dhtmlxq, read_xqf
     from xqarb.referee.rules import read_pgn
 
     path = Path(args.file)
     try:
-        text = read_record_text(path.read_bytes())
+        data = path.read_bytes()
+        if data[:2] == b"XQ":  # XQF (XQStudio's binary game file)
+            records = [read_xqf(data)]
+        else:
+            text = read_record_text(data)
+            records = read_dhtmlxq(text) if is_dhtmlxq(text) else read_pgn(text)
     except OSError as exc:
         print(f"xqarb replay: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return 2
     except UnicodeDecodeError as exc:
         print(f"xqarb replay: {path} is neither UTF-8 nor GB18030 nor Big5 text: {exc}", file=sys.stderr)
         return 2
-    records = read_pgn(text)
+    except FormatError as exc:
+        print(f"xqarb replay: {path}: {exc}", file=sys.stderr)
+        return 2
     if not records:
         print(f"xqarb replay: no game found in {path}", file=sys.stderr)
         return 2

@@ -4,7 +4,7 @@
 - `GET /api/tournament/standings[?event=NAME]`: every player in rank order with rank, name, points and the
   tie-break values in the order article 14 applies them (and, where players have teams, the teams' standings by
   13.2 and 14.5 / 14.6 under `teams`);
-- `GET /api/tournament/rounds/<n>/pgn[?event=NAME]`: every game of a round in one PGN file;
+- `GET /api/tournament/rounds/<n>/pgn[?event=NAME][&notation=chinese|iccs|wxf]`: every game of a round in one PGN file;
 - `GET /tournament.html[?event=NAME]`: the standings as a page (server-rendered, refreshing itself).
 
 Nothing about the tournament is stored here: each request derives it from the organiser's definition (a JSON file,
@@ -239,12 +239,14 @@ td.name, th.name {{ text-align: left; }} td.pts {{ font-weight: bold; }} th {{ b
 """
 
 
-def round_pgn(event: Event, round_no: int, entries: Callable[[str], list[dict[str, Any]]]) -> str:
-    """Every game of the round as PGN, board by board; a pairing without a game yet is left out."""
+def round_pgn(event: Event, round_no: int, entries: Callable[[str], list[dict[str, Any]]],
+              notation: str = "chinese") -> str:
+    """Every game of the round as PGN (moves in Chinese, ICCS or WXF notation), board by board; a pairing without a
+    game yet is left out."""
     from xqarb.referee.api import pgn_of
 
     games = sorted((g for g in event.games if g.round == round_no and g.game_id), key=lambda g: g.board)
-    return "\n".join(pgn_of(g.game_id, entries(g.game_id)) for g in games)
+    return "\n".join(pgn_of(g.game_id, entries(g.game_id), notation) for g in games)
 
 
 def _json(obj: Any, status: int = 200) -> Response:
@@ -253,10 +255,10 @@ def _json(obj: Any, status: int = 200) -> Response:
 
 def tournament_blueprint(
     ledger: Any, definition_path: Callable[[], Path] = default_definition_path,
-    delay_for_board: Callable[[str], float] = lambda board: 0.0,
+    delay_for_board: Callable[[str], float] = lambda board: 0.0, clock: Callable[[], float] = time.time,
 ) -> Blueprint:  # fmt: skip
     """The routes; `delay_for_board` is the venue's broadcast delay (seconds) of each board's tournament."""
-    source = TournamentSource(ledger, definition_path, delay_for_board)
+    source = TournamentSource(ledger, definition_path, delay_for_board, clock)
     bp = Blueprint("tournament_api", __name__)
 
     @bp.errorhandler(TournamentApiError)
@@ -284,9 +286,20 @@ def tournament_blueprint(
             raise TournamentApiError(404, "unknown_round", f"{event.name!r} has rounds 1 to {event.rounds_paired()}")
 
         def entries(game_id: str) -> list[dict[str, Any]]:
-            return [e.to_json() for e in ledger.entries(game_id, 0, None)]
+            from xqarb.referee.public_reads import public_prefix
 
-        resp = Response(round_pgn(event, int(round_no), entries), mimetype="application/x-chess-pgn")
+            rows = ledger.entries(game_id, 0, None)
+            delay = delay_for_board(rows[0].event.board_id) if rows else 0.0
+            if delay > 0:  # public reads keep the board's broadcast delay (DESIGN): what was received by then
+                cutoff = int((source.clock() - delay) * 1e6)
+                # At least GameStarted: the pairing (players, round, board) is public already.
+                rows = rows[: max(1, public_prefix([e.event.received_at for e in rows], cutoff))]
+            return [e.to_json() for e in rows]
+
+        notation = request.args.get("notation", "chinese")
+        if notation not in ("chinese", "iccs", "wxf"):
+            raise TournamentApiError(400, "bad_parameter", f"notation must be chinese, iccs or wxf, not {notation!r}")
+        resp = Response(round_pgn(event, int(round_no), entries, notation), mimetype="application/x-chess-pgn")
         resp.headers["Content-Disposition"] = f'attachment; filename="round-{int(round_no)}.pgn"'
         return resp
 

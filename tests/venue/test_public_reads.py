@@ -171,3 +171,29 @@ def test_review_page_is_delayed_without_the_token_and_live_with_it(delayed: dict
     finally:
         browser.close()
         server.stop()
+
+
+def test_a_rounds_pgn_keeps_each_boards_delay(tmp_path: Path) -> None:
+    import json
+
+    from flask import Flask
+
+    from tests.venue.test_tournament_api import DEFINITION, T0, record
+    from xqarb.referee.ledger import SqliteLedger
+    from xqarb.referee.tournament_api import tournament_blueprint
+
+    ledger = SqliteLedger(tmp_path / "ledger.sqlite")
+    path = tmp_path / "tournament.json"
+    path.write_text(json.dumps(DEFINITION, ensure_ascii=False), encoding="utf-8")
+    record(ledger, "r1b1", "1", 1, 1, "甲", "丁", T0, "1-0")  # GameEnded received at T0 + 50 µs
+    record(ledger, "r1b2", "2", 1, 2, "丙", "乙", T0, "1/2-1/2")
+    now = [(T0 + 50) / 1e6 + 30]
+    app = Flask("test")
+    app.register_blueprint(tournament_blueprint(ledger, lambda: path, lambda b: 60.0 if b == "1" else 0.0,
+                                                clock=lambda: now[0]))
+    pgn = app.test_client().get("/api/tournament/rounds/1/pgn").get_data(as_text=True)
+    assert '[Red "甲"]' in pgn and '[Result "*"]' in pgn and '[Result "1/2-1/2"]' in pgn and "1-0" not in pgn
+    now[0] += 31
+    pgn = app.test_client().get("/api/tournament/rounds/1/pgn").get_data(as_text=True)
+    assert '[Result "1-0"]' in pgn
+    ledger.close()
