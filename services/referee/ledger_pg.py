@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -85,7 +86,8 @@ _INSERT = ("INSERT INTO entries (game_id, seq, kind, event_id, body, prev_hash, 
 
 
 class PostgresUnavailable(LedgerError):
-    """The PostgreSQL ledger cannot be opened: the driver is not installed or the server does not answer."""
+    """The PostgreSQL ledger cannot be used now: the driver is not installed, or the server does not answer (the
+    next call connects again, so a server that restarts is taken up again without restarting the referee)."""
 
 
 def is_url(target: object) -> bool:
@@ -112,13 +114,11 @@ class PostgresLedger:
             raise PostgresUnavailable(
                 "a postgresql:// ledger needs psycopg: pip install 'xqarb[postgres]'") from exc
         self._psycopg = psycopg
+        self._url = url
         self.path = redact(url)  # what messages show (the SQLite store's attribute of the same use)
-        try:
-            self._db = psycopg.connect(url, autocommit=True)
-        except psycopg.OperationalError as exc:
-            raise PostgresUnavailable(f"cannot reach the ledger at {self.path}: {exc}") from exc
         self._lock = threading.RLock()
-        with self._db.transaction():
+        self._db = self._connect()
+        with self._lock, self._failures(), self._db.transaction():
             self._db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK_KEY,))
             self._db.execute(_SCHEMA)
 
@@ -142,9 +142,9 @@ class PostgresLedger:
                 if item.kind not in KINDS:
                     raise MalformedEntry(f"entry kind must be one of {KINDS}, not {item.kind!r}")
         errors = self._psycopg.errors
-        with self._lock:
+        with self._lock, self._failures():
             try:
-                with self._db.transaction(), self._db.cursor() as cur:
+                with self._conn().transaction(), self._db.cursor() as cur:
                     games = dict.fromkeys(sorted({(b.game_id, b.board_id) for b in batches}))
                     cur.executemany("INSERT INTO games (game_id, board_id) VALUES (%s, %s) ON CONFLICT DO NOTHING",
                                     list(games))
@@ -153,8 +153,7 @@ class PostgresLedger:
                     # before this commit.
                     cur.execute("SELECT game_id FROM games WHERE game_id = ANY(%s) ORDER BY game_id FOR UPDATE",
                                 (ids,))
-                    cur.execute(_HEADS, (ids,))
-                    heads = {game: (seq, digest) for game, seq, digest in cur.fetchall()}
+                    heads = self._heads(cur, ids)
                     seen: set[tuple[int, str]] = set()
                     if skip_known:  # one look-up for the whole call; later items also skip what earlier ones wrote
                         events = [item.event for batch in batches for item in batch.pending]
@@ -168,7 +167,7 @@ class PostgresLedger:
 
     def put_snapshot(self, game_id: str, seq: int, state: bytes) -> None:
         """Keep a serialised state after entry `seq`; it only speeds up loading (the entries stay the truth)."""
-        with self._lock, self._db.transaction():
+        with self._lock, self._failures(), self._conn().transaction():
             row = self._db.execute("SELECT hash FROM entries WHERE game_id = %s AND seq = %s",
                                    (game_id, seq)).fetchone()
             if row is None:
@@ -246,9 +245,36 @@ class PostgresLedger:
 
     # internals -------------------------------------------------------------------------------------------------
 
+    def _connect(self) -> Any:
+        try:
+            return self._psycopg.connect(self._url, autocommit=True)
+        except self._psycopg.OperationalError as exc:
+            raise PostgresUnavailable(f"cannot reach the ledger at {self.path}: {exc}") from exc
+
+    def _conn(self) -> Any:
+        """The connection, made again if the last one broke (a server restart, a network cut)."""
+        if self._db.broken:
+            self._db = self._connect()
+        return self._db
+
+    @contextmanager
+    def _failures(self) -> Iterator[None]:
+        """A server that stopped answering is a PostgresUnavailable, like a server that never did."""
+        try:
+            yield
+        except self._psycopg.OperationalError as exc:
+            if isinstance(exc, self._psycopg.errors.DeadlockDetected):
+                raise
+            raise PostgresUnavailable(f"the ledger at {self.path} did not answer: {exc}") from exc
+
     def _query(self, query: str, args: Sequence[Any]) -> list[tuple[Any, ...]]:
-        with self._lock:
-            return self._db.execute(query, args).fetchall()
+        with self._lock, self._failures():
+            return self._conn().execute(query, args).fetchall()
+
+    def _heads(self, cur: Any, game_ids: list[str]) -> dict[str, tuple[int, str]]:
+        """(last seq, its hash) of each of these games that has entries: one index look-up per game."""
+        cur.execute(_HEADS, (game_ids,))
+        return {game: (seq, digest) for game, seq, digest in cur.fetchall()}
 
     def _keys_found(self, cur: Any, events: Sequence[Event]) -> list[tuple[int, str]]:
         cur.execute("SELECT e.occurred_at, e.event_id FROM unnest(%s::bigint[], %s::text[]) AS k(occurred_at, "

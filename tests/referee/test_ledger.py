@@ -178,6 +178,42 @@ def test_concurrent_appends_from_threads_keep_one_chain(ledger: Ledger) -> None:
     assert ledger.verify("g1").ok
 
 
+def test_two_connections_appending_at_once_keep_one_chain(store: Store) -> None:
+    """Two referees (two connections) appending to one game at the same time: each waits for the other's commit and
+    continues the chain; none is refused, nothing forks."""
+    first, second = store.open(), store.open()
+
+    def worker(ledger: Ledger, start: int) -> None:
+        for i in range(start, start + 30):
+            ledger.append("g1", "7", [Pending("input", _press(i))])
+
+    threads = [threading.Thread(target=worker, args=(ledger, k * 100)) for k, ledger in enumerate((first, second))]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert first.head("g1")[0] == 60 and second.head("g1") == first.head("g1")
+        assert first.verify("g1").ok
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_writer_with_a_stale_head_is_refused_not_forked(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second writer that computed the same seq (its view of the head out of date) fails at the (game, seq) key:
+    the whole append is refused and the chain stays as the first writer left it."""
+    with store.open() as first, store.open() as second:
+        first.append("g1", "7", [Pending("input", _press(1))])
+        stale = first.head("g1")
+        first.append("g1", "7", [Pending("input", _press(2))])
+        monkeypatch.setattr(second, "_heads", lambda *args: {"g1": stale})
+        with pytest.raises(LedgerConflict, match="another writer"):
+            second.append("g1", "7", [Pending("input", _press(3)), Pending("output", _ruling(3))])
+        assert [e.event.source_seq for e in first.entries("g1")] == [1, 2]
+        assert first.verify("g1").ok and first.find_event(_press(3)) is None
+
+
 def test_bad_kind_and_unknown_game_are_clear_errors(ledger: Ledger) -> None:
     with pytest.raises(MalformedEntry, match="kind"):
         ledger.append("g1", "7", [Pending("ruling", _press(1))])  # type: ignore[arg-type]
