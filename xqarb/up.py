@@ -144,7 +144,8 @@ class System:
             config = parse_config(raw)
             self.say(f"venue: {len(config.boards)} boards; device and arbiter tokens in {path}")
 
-        self.ledger = open_ledger(ledger_target(args.db))  # --db, $XQARB_LEDGER_URL, else data/ledger.sqlite
+        # --db, $XQARB_LEDGER_URL, else data/ledger.sqlite
+        self.ledger = open_ledger(ledger_target(getattr(args, "db", None)))
         self._start_referee(bootstrap)
         self._start_vision(bootstrap, data, config_path)
 
