@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from tests.contract.conftest import xqarb_command
+from tests.ledger_stores import Store
 from xqarb import bus
 from xqarb.events import Event, make_event
-from xqarb.referee.ledger import SqliteLedger
+from xqarb.referee.ledger import Ledger, SqliteLedger
 from xqarb.referee.rules import START_FEN, Move, Position
 from xqarb.referee.service import RefereeService
 
@@ -79,7 +80,7 @@ def _produce_on_one_topic(broker: str, topic: str, started: Event, observations:
         producer.send_many(topic, [started, *observations])
 
 
-def _chain(ledger: SqliteLedger, game_id: str) -> list[tuple[int, str, str, str]]:
+def _chain(ledger: Ledger, game_id: str) -> list[tuple[int, str, str, str]]:
     """What two runs' ledgers must agree on: every entry's seq, kind, event id and hash."""
     return [(e.seq, e.kind, e.event.event_id, e.hash) for e in ledger.entries(game_id)]
 
@@ -129,8 +130,10 @@ def test_service_folds_appends_publishes_and_commits(broker: str, topics: dict[s
 
 
 def test_replacement_after_a_crash_gives_the_uninterrupted_ledger(
-    broker: str, topics: dict[str, str], tmp_path: Path
+    broker: str, topics: dict[str, str], tmp_path: Path, store: Store
 ) -> None:
+    """In either store (the replacement on another machine shares a PostgreSQL ledger), the same chain as an
+    uninterrupted run's SQLite ledger, hashes included."""
     started, observations = _game_inputs("5", "g-5")
     _produce_on_one_topic(broker, topics["observations"], started, observations)
 
@@ -140,8 +143,7 @@ def test_replacement_after_a_crash_gives_the_uninterrupted_ledger(
     assert sum(1 for _, kind, _, _ in expected if kind == "input") == 11
 
     # A referee that appends but dies before committing its offsets: what it did is in the ledger only.
-    path = tmp_path / "ledger.sqlite"
-    with SqliteLedger(path) as ledger:
+    with store.open() as ledger:
         first = _service(broker, ledger, topics, "referee-group")
         crashed = threading.Event()
 
@@ -157,7 +159,7 @@ def test_replacement_after_a_crash_gives_the_uninterrupted_ledger(
         assert half > 0
         first.close()  # leaves the group: its partitions go to the replacement
 
-    with SqliteLedger(path) as ledger:
+    with store.open() as ledger:
         second = _service(broker, ledger, topics, "referee-group")
         try:
             # Everything is delivered again from the last commit (none); the ledger skips what it has.
