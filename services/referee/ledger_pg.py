@@ -161,7 +161,7 @@ class PostgresLedger:
                     cur.execute("SELECT 1 FROM games WHERE game_id = ANY(%s) ORDER BY game_id FOR UPDATE", (ids,))
                     heads = self._heads(cur, ids)
                     known = None
-                    if skip_known:  # one look-up for the whole call; later items also skip what earlier ones wrote
+                    if skip_known:  # one look-up for the whole call; later batches also skip what earlier ones wrote
                         cur.execute(_FIND_KEYS, _key_arrays(item.event for batch in batches for item in batch.pending))
                         known = set(cur.fetchall())
                     rows, written = _chain(batches, heads, known)
@@ -311,21 +311,21 @@ def _chain(batches: Sequence[Batch], heads: dict[str, tuple[int, str]],
            known: set[tuple[int, str]] | None) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """The rows to insert and the entries they are, continuing each game's chain from its head.
 
-    `known`: the event keys to skip (already in the ledger), grown with each entry chained; None writes every item
-    (a caller that looked its inputs up: an event already there then fails the unique key, whole batch refused).
+    `known`: the event keys to skip (already in the ledger), grown after each batch with what it wrote, as the
+    SQLite store sees a batch's rows from the next one (an event twice in one batch fails the unique key there as
+    here); None writes every item (a caller that looked its inputs up: an event already there then fails the unique
+    key, whole call refused).
     """
     rows: list[tuple[Any, ...]] = []
     written: list[tuple[Any, ...]] = []
     for batch in batches:
         game_id = batch.game_id
         seq, prev = heads.get(game_id, (0, GENESIS_HASH))
+        chained = len(rows)
         for item in batch.pending:
             event = item.event
-            if known is not None:
-                key = (event.occurred_at, event.event_id)
-                if key in known:
-                    continue  # a replayed input after a crash or a rebalance: already in the ledger
-                known.add(key)
+            if known is not None and (event.occurred_at, event.event_id) in known:
+                continue  # a replayed input after a crash or a rebalance: already in the ledger
             seq += 1
             body = canonical_bytes(game_id, seq, item.kind, event, item.origin)
             digest = chain_hash(prev, body)
@@ -333,4 +333,6 @@ def _chain(batches: Sequence[Batch], heads: dict[str, tuple[int, str]],
             written.append((game_id, seq, item.kind, event, item.origin, prev, digest))
             prev = digest
         heads[game_id] = (seq, prev)
+        if known is not None:
+            known.update((row[7], row[3]) for row in rows[chained:])
     return rows, written

@@ -70,6 +70,17 @@ def test_replayed_input_is_skipped_by_event_id(ledger: Ledger) -> None:
     assert not ledger.has_event("g1", _press(3).event_id)
 
 
+def test_an_event_twice_in_one_call_is_written_once_or_refused(ledger: Ledger) -> None:
+    """Skipping, a later batch of the same call skips what an earlier one wrote; the same event twice inside one
+    batch fails the event key instead, and the whole call is refused (both stores alike)."""
+    written = ledger.append_many([Batch("g1", "7", (Pending("input", _press(1)),)),
+                                  Batch("g2", "8", (Pending("input", _press(1)), Pending("input", _press(2))))])
+    assert [(e.game_id, e.event.source_seq) for e in written] == [("g1", 1), ("g2", 2)]
+    with pytest.raises(LedgerConflict):
+        ledger.append("g3", "7", [Pending("input", _press(3)), Pending("input", _press(3))])
+    assert ledger.entries("g3") == [] and ledger.find_event(_press(3)) is None
+
+
 def test_games_are_listed_per_board_in_creation_order(ledger: Ledger) -> None:
     ledger.append("g2", "8", [Pending("input", _press(1, "8"))])
     ledger.append("g1", "7", [Pending("input", _press(1)), Pending("input", _press(2))])
