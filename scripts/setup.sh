@@ -11,13 +11,15 @@ extras=""
 
 # System packages: a CJK font to draw the pieces' characters (the demo's and the tests' rendered boards),
 # Chromium and its driver for the browser tests of the web pages, valgrind for bench/referee_instructions.py's
-# instruction counts (--dev only).
+# instruction counts, PostgreSQL's server for the shared ledger's contract tests (--dev only; they start their own
+# server in a temporary folder, from /usr/lib/postgresql/<version>/bin).
 need=()
 fc-list 2>/dev/null | grep -qi "Noto Sans CJK\|Noto Serif CJK\|WenQuanYi" || need+=(fonts-noto-cjk fonts-wqy-microhei)
 if [ -n "$extras" ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
   command -v valgrind >/dev/null 2>&1 || need+=(valgrind)
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ]; then SUDO=""; else SUDO="sudo"; fi

@@ -11,6 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 DATA_DIR_ENV = "XQARB_DATA_DIR"
+# A PostgreSQL URL (postgresql://user:password@host/db): the ledger shared by referees on several machines, used
+# instead of the data directory's SQLite file wherever no --db is given.
+LEDGER_URL_ENV = "XQARB_LEDGER_URL"
 
 
 def data_dir(environ: Mapping[str, str] = os.environ) -> Path:
@@ -19,6 +22,11 @@ def data_dir(environ: Mapping[str, str] = os.environ) -> Path:
 
 def ledger_path(environ: Mapping[str, str] = os.environ) -> Path:
     return data_dir(environ) / "ledger.sqlite"
+
+
+def ledger_target(db: str | None = None, environ: Mapping[str, str] = os.environ) -> str | Path:
+    """The ledger a command opens: its --db (a file or a postgresql:// URL), else $XQARB_LEDGER_URL, else the file."""
+    return db or environ.get(LEDGER_URL_ENV) or ledger_path(environ)
 
 
 def evidence_dir(environ: Mapping[str, str] = os.environ) -> Path:

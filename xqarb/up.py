@@ -37,6 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to serve on (0.0.0.0 for the venue network)")
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--data-dir", help="ledger and evidence frames (default $XQARB_DATA_DIR or ./var)")
+    p.add_argument("--db", help="the ledger, a postgresql:// URL for one shared by several machines "
+                   "(default $XQARB_LEDGER_URL, else the data directory's SQLite file)")
     p.add_argument("--config", help="venue configuration (JSON/TOML); default: generated into the data directory")
     p.add_argument("--partitions", type=int, default=None, help="partitions per topic (default 12)")
     p.add_argument("--fps", type=float, default=2.0, help="demo camera frames per second (default 2)")
@@ -87,12 +89,13 @@ class System:
 
     def start(self) -> str:
         from xqarb import bus, metrics
+        from xqarb.config import ledger_target
         from xqarb.ingest.app import Ingest
         from xqarb.ingest.config import generate_config, load_config, parse_config
         from xqarb.ingest.publish import BusPublisher
         from xqarb.ingest.server import ServerThread
         from xqarb.referee.api import RefereeApi, StreamHub, create_app, frame_loader, kafka_game_events
-        from xqarb.referee.ledger import SqliteLedger
+        from xqarb.referee.ledger import open_ledger
         from xqarb.supervise import BrokerPart, StreamReader, Supervisor
 
         args = self.args
@@ -141,7 +144,8 @@ class System:
             config = parse_config(raw)
             self.say(f"venue: {len(config.boards)} boards; device and arbiter tokens in {path}")
 
-        self.ledger = SqliteLedger(data / "ledger.sqlite")
+        # --db, $XQARB_LEDGER_URL, else data/ledger.sqlite
+        self.ledger = open_ledger(ledger_target(getattr(args, "db", None)))
         self._start_referee(bootstrap)
         self._start_vision(bootstrap, data, config_path)
 

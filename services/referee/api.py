@@ -860,12 +860,12 @@ def cmd_web(args: Any) -> int:
     import sys
     import threading
 
-    from xqarb.config import evidence_dir, ledger_path
+    from xqarb.config import evidence_dir, ledger_target
     from xqarb.ingest.config import load_config
-    from xqarb.referee.ledger import SqliteLedger
+    from xqarb.referee.ledger import open_ledger
 
     config = load_config(args.config) if args.config else None
-    ledger = SqliteLedger(Path(args.db) if args.db else ledger_path())
+    ledger = open_ledger(ledger_target(args.db))  # a file, or a postgresql:// URL
     evidence = Path(args.evidence_dir) if args.evidence_dir else evidence_dir()
     server, hub = start_api_server(args.bootstrap_servers, ledger, host=args.host, port=args.port, config=config,
                                    evidence_dir=evidence)

@@ -35,6 +35,8 @@ REPLAY_PLY_US = 10_000_000  # ten seconds a move
 REPLAY_TIME_CONTROL = {"scheme": "sudden_death", "base_ms": 4 * 3600 * 1000}
 
 
+DB_HELP = "the ledger: a SQLite file or a postgresql:// URL (default: $XQARB_LEDGER_URL, else the data folder's file)"
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("replay", help="referee game records (PGN, ICCS or Chinese) without cameras")
     p.add_argument("file", help="a PGN file (one or many games, moves in ICCS, WXF or Chinese notation), "
@@ -56,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve = rsub.add_parser("serve", help="the referee service: Kafka consumer group, ledger, xq.game-events")
     serve.add_argument("--bootstrap-servers", required=True, metavar="HOST:PORT")
     serve.add_argument("--group", default=None, help="consumer group id")
-    serve.add_argument("--db", default=None, help="the SQLite ledger (default: the configured ledger path)")
+    serve.add_argument("--db", default=None, help=DB_HELP)
     serve.add_argument("--partitions", type=int, default=None, help="partitions of topics it creates")
     serve.set_defaults(handler=_delegate("xqarb.referee.service", "cmd_serve", "referee serve"))
     web = rsub.add_parser("web", help="the API, web pages, live stream and arbiter actions over a referee's ledger")
@@ -64,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     web.add_argument("--config", default=None, help="venue configuration (boards, tokens, broadcast delay)")
     web.add_argument("--host", default="127.0.0.1")
     web.add_argument("--port", type=int, default=8080)
-    web.add_argument("--db", default=None, help="the SQLite ledger (default: the configured ledger path)")
+    web.add_argument("--db", default=None, help=DB_HELP)
     web.add_argument("--evidence-dir", default=None, help="evidence frames (default: the configured directory)")
     web.set_defaults(handler=_delegate("xqarb.referee.api", "cmd_web", "referee web"))
 
@@ -77,7 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     what.add_argument("--game", help="the game id")
     what.add_argument("--proof", metavar="FILE", help="check a proof document without the server (proof_cli.py)")
     what.add_argument("--show-public-key", action="store_true", help="print the venue's public signing key")
-    v.add_argument("--db", default=None, help="the SQLite ledger (default: the configured ledger path)")
+    v.add_argument("--db", default=None, help=DB_HELP)
     v.add_argument("--export-proof", metavar="OUT", help="with --game: write the game's proof document to OUT")
     v.add_argument("--public-key", metavar="KEY", help="with --proof: the venue's public key (PEM file or hex)")
     v.add_argument("--head", action="append", metavar="FILE", help="signed tree heads kept when published "

@@ -23,6 +23,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from xqarb.events import Event
+from xqarb.referee.ledger import LedgerError
 from xqarb.referee.merkle import CompactTree, leaf_hash
 from xqarb.referee.service import UNASSIGNED_PREFIX
 from xqarb.referee.tree_head import SignedTreeHead, TreeHead, sign_head
@@ -82,7 +83,7 @@ class TreeHeadPublisher:
                 continue
             try:
                 signed = self.sign_current(game_id, now_us)
-            except (sqlite3.Error, ValueError) as exc:  # ValueError: EventError, a head the catalogue refuses
+            except (sqlite3.Error, LedgerError, ValueError) as exc:  # ValueError: EventError, a refused head
                 # A head that cannot be made now must not hold back the rulings published with it: the game stays
                 # marked, and the next poll tries again.
                 log.warning("tree head of %s not signed this time: %s", game_id, exc)

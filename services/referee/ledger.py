@@ -6,8 +6,8 @@ they were hashed, so verification recomputes the chain from what is on disk and 
 not match. A unique (game, seq) key makes a second writer fail instead of forking the log; a unique (time, event
 id) key over the whole ledger makes a replayed input a no-op (exactly-once comes from here, not from Kafka).
 
-The store sits behind the small `Ledger` interface; SQLite (WAL) is the embedded default. A store shared by
-several referee processes is a later step: it only has to implement the same interface.
+The store sits behind the small `Ledger` interface; SQLite (WAL) is the embedded default, PostgreSQL
+(ledger_pg.py, `--db postgresql://...`) the store shared by referees on several machines (`open_ledger`).
 """
 
 from __future__ import annotations
@@ -22,12 +22,15 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import orjson
 
-from xqarb.config import ledger_path
+from xqarb.config import ledger_target
 from xqarb.events import EVENT_TYPES, JSON_FIELD_ATTRIBUTE, Event, data_fields
+
+if TYPE_CHECKING:
+    from xqarb.referee.ledger_pg import PostgresLedger
 
 GENESIS_HASH = "0" * 64
 EntryKind = Literal["input", "output"]
@@ -288,6 +291,10 @@ class Ledger(Protocol):
     def put_snapshot(self, game_id: str, seq: int, state: bytes) -> None: ...
 
     def latest_snapshot(self, game_id: str) -> tuple[int, bytes] | None: ...
+
+    def stored_rows(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredRow]: ...
+
+    def board_of(self, game_id: str) -> str | None: ...
 
     def close(self) -> None: ...
 
@@ -619,15 +626,29 @@ class UnknownGame(LedgerError):
     """The ledger has no entries for that game."""
 
 
+def open_ledger(target: str | Path) -> SqliteLedger | PostgresLedger:
+    """The store a `--db` value names: a postgresql:// URL (ledger_pg.py), else a SQLite file."""
+    from xqarb.referee.ledger_pg import PostgresLedger, is_url
+
+    return PostgresLedger(str(target)) if is_url(target) else SqliteLedger(target)
+
+
 # --- `xqarb verify` ------------------------------------------------------------------------------------------------
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """`xqarb verify --game ID [--db PATH] [--json]`: recompute a game's chain; exit 1 if it does not verify."""
-    path = Path(args.db) if getattr(args, "db", None) else ledger_path()
-    if not path.exists():
-        print(f"xqarb verify: no ledger at {path} (give --db PATH)", file=sys.stderr)
+    from xqarb.referee.ledger_pg import is_url
+
+    target = ledger_target(getattr(args, "db", None))
+    if not is_url(target) and not Path(target).exists():
+        print(f"xqarb verify: no ledger at {target} (give --db PATH)", file=sys.stderr)
         return 2
-    with SqliteLedger(path) as ledger:
+    try:
+        ledger = open_ledger(target)
+    except LedgerError as exc:
+        print(f"xqarb verify: {exc}", file=sys.stderr)
+        return 2
+    with ledger:
         try:
             result = ledger.verify(args.game)
         except UnknownGame as exc:

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from xqarb.config import ledger_path
+from xqarb.config import ledger_target
 from xqarb.referee.proof_file import (
     ProofFileError,
     check_document,
@@ -68,15 +68,20 @@ def _show_public_key(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from xqarb.referee.ledger import SqliteLedger
+    from xqarb.referee.ledger import LedgerError, open_ledger
+    from xqarb.referee.ledger_pg import is_url
 
-    path = Path(args.db) if args.db else ledger_path()
-    if not path.exists():
+    path = ledger_target(args.db)  # a file, or a postgresql:// URL
+    if not is_url(path) and not Path(path).exists():
         return _fail(f"no ledger at {path} (give --db PATH)")
-    with SqliteLedger(path) as ledger:
+    try:
+        ledger = open_ledger(path)
+    except LedgerError as exc:
+        return _fail(str(exc))
+    with ledger:
         board = ledger.board_of(args.game)
         if board is None:
-            return _fail(f"no game {args.game!r} in the ledger {path}")
+            return _fail(f"no game {args.game!r} in the ledger {ledger.path}")
         bodies = [entry_bytes(row.body) for row in ledger.stored_rows(args.game)]
     heads: list[SignedTreeHead] = []
     public_hex = None

@@ -27,12 +27,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from xqarb.collector import tune_for_service
 from xqarb.events import Event
-from xqarb.referee.ledger import Batch, Ledger, Origin, Pending, SqliteLedger
+from xqarb.referee.ledger import Batch, Ledger, Origin, Pending
 from xqarb.referee.ordering import VISION_OBSERVATIONS
 
 log = logging.getLogger("xqarb.referee")
@@ -320,12 +319,12 @@ class RefereeService:
 def cmd_serve(args: argparse.Namespace) -> int:
     """`xqarb referee serve --bootstrap-servers HOST:PORT [--group G] [--db PATH] [--partitions N]`."""
     from xqarb import bus
-    from xqarb.config import ledger_path
+    from xqarb.config import ledger_target
+    from xqarb.referee.ledger import open_ledger
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    db = Path(args.db) if getattr(args, "db", None) else ledger_path()
     bus.ensure_topics(args.bootstrap_servers, partitions=getattr(args, "partitions", None) or bus.DEFAULT_PARTITIONS)
-    ledger = SqliteLedger(db)
+    ledger = open_ledger(ledger_target(getattr(args, "db", None)))  # a file, or a postgresql:// URL
     from xqarb.referee.head_publisher import TreeHeadPublisher
 
     service = RefereeService(args.bootstrap_servers, ledger, group_id=getattr(args, "group", None) or DEFAULT_GROUP,
@@ -337,7 +336,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     tune_for_service()  # the fold's many short-lived objects (collector.py says why)
-    print(f"referee: consuming {', '.join(INPUT_TOPICS)} from {args.bootstrap_servers}, ledger {db}", file=sys.stderr)
+    print(f"referee: consuming {', '.join(INPUT_TOPICS)} from {args.bootstrap_servers}, ledger {ledger.path}",
+          file=sys.stderr)
     try:
         service.run()
     finally:

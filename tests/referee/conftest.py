@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.ledger_stores import ledger, postgres_url, sqlite_ledger, store  # noqa: F401  (fixtures: the ledger's stores)
 from xqarb.events import Event
 from xqarb.referee.board import BoardState, step
 from xqarb.referee.rules import START_FEN, Move, Position

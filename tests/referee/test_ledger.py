@@ -1,4 +1,8 @@
-"""The ledger: append-only, hash-chained, deduplicated by event id, verification names the first bad entry."""
+"""The ledger: append-only, hash-chained, deduplicated by event id, verification names the first bad entry.
+
+The contract tests take `store` or `ledger` (tests/ledger_stores.py): they run against SQLite and PostgreSQL alike.
+The tests of SQLite's own layouts and query plans take `sqlite_ledger` or a file.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.ledger_stores import Store, new_store
 from xqarb.events import Event, make_event
 from xqarb.referee.ledger import (
     GENESIS_HASH,
     Batch,
+    Ledger,
     LedgerConflict,
     MalformedEntry,
     Origin,
@@ -39,13 +45,7 @@ def _ruling(seq: int, board: str = "7") -> Event:
     )
 
 
-@pytest.fixture()
-def ledger(tmp_path: Path):
-    with SqliteLedger(tmp_path / "ledger.sqlite") as store:
-        yield store
-
-
-def test_append_chains_hashes_and_reads_back(ledger: SqliteLedger) -> None:
+def test_append_chains_hashes_and_reads_back(ledger: Ledger) -> None:
     written = ledger.append("g1", "7", [Pending("input", _press(1), Origin("xq.clock", 3, 41)),
                                          Pending("output", _ruling(1))])
     assert [e.seq for e in written] == [1, 2]
@@ -61,7 +61,7 @@ def test_append_chains_hashes_and_reads_back(ledger: SqliteLedger) -> None:
     assert ledger.verify("g1").ok
 
 
-def test_replayed_input_is_skipped_by_event_id(ledger: SqliteLedger) -> None:
+def test_replayed_input_is_skipped_by_event_id(ledger: Ledger) -> None:
     ledger.append("g1", "7", [Pending("input", _press(1))])
     again = ledger.append("g1", "7", [Pending("input", _press(1)), Pending("input", _press(2))])
     assert [e.event.source_seq for e in again] == [2]
@@ -70,7 +70,18 @@ def test_replayed_input_is_skipped_by_event_id(ledger: SqliteLedger) -> None:
     assert not ledger.has_event("g1", _press(3).event_id)
 
 
-def test_games_are_listed_per_board_in_creation_order(ledger: SqliteLedger) -> None:
+def test_an_event_twice_in_one_call_is_written_once_or_refused(ledger: Ledger) -> None:
+    """Skipping, a later batch of the same call skips what an earlier one wrote; the same event twice inside one
+    batch fails the event key instead, and the whole call is refused (both stores alike)."""
+    written = ledger.append_many([Batch("g1", "7", (Pending("input", _press(1)),)),
+                                  Batch("g2", "8", (Pending("input", _press(1)), Pending("input", _press(2))))])
+    assert [(e.game_id, e.event.source_seq) for e in written] == [("g1", 1), ("g2", 2)]
+    with pytest.raises(LedgerConflict):
+        ledger.append("g3", "7", [Pending("input", _press(3)), Pending("input", _press(3))])
+    assert ledger.entries("g3") == [] and ledger.find_event(_press(3)) is None
+
+
+def test_games_are_listed_per_board_in_creation_order(ledger: Ledger) -> None:
     ledger.append("g2", "8", [Pending("input", _press(1, "8"))])
     ledger.append("g1", "7", [Pending("input", _press(1)), Pending("input", _press(2))])
     assert [(g.game_id, g.board_id, g.entries) for g in ledger.games()] == [("g2", "8", 1), ("g1", "7", 2)]
@@ -79,19 +90,17 @@ def test_games_are_listed_per_board_in_creation_order(ledger: SqliteLedger) -> N
 
 
 @pytest.mark.parametrize("column, value", [("body", None), ("hash", "f" * 64), ("prev_hash", "e" * 64)])
-def test_an_entry_edited_by_hand_fails_verification_at_that_entry(tmp_path: Path, column: str, value) -> None:
-    path = tmp_path / "ledger.sqlite"
-    with SqliteLedger(path) as store:
-        store.append("g1", "7", [Pending("input", _press(i)) for i in range(1, 6)])
-        assert store.verify("g1").ok
-    with sqlite3.connect(path) as db:
-        if column == "body":
-            body = db.execute("SELECT body FROM entries WHERE game_id='g1' AND seq=3").fetchone()[0]
-            value = body.replace(b'"side":"red"', b'"side":"black"')
-            assert value != body
-        db.execute(f"UPDATE entries SET {column} = ? WHERE game_id = 'g1' AND seq = 3", (value,))
-    with SqliteLedger(path) as store:
-        result = store.verify("g1")
+def test_an_entry_edited_by_hand_fails_verification_at_that_entry(store: Store, column: str, value) -> None:
+    with store.open() as ledger:
+        ledger.append("g1", "7", [Pending("input", _press(i)) for i in range(1, 6)])
+        assert ledger.verify("g1").ok
+    if column == "body":
+        body = bytes(store.sql("SELECT body FROM entries WHERE game_id='g1' AND seq=3")[0][0])
+        value = body.replace(b'"side":"red"', b'"side":"black"')
+        assert value != body
+    store.sql(f"UPDATE entries SET {column} = ? WHERE game_id = 'g1' AND seq = 3", (value,))
+    with store.open() as ledger:
+        result = ledger.verify("g1")
     assert not result.ok
     assert result.first_bad_seq == 3
     assert "entry 3" in (result.reason or "")
@@ -112,60 +121,61 @@ def test_a_body_rewritten_as_text_is_reported_not_crashed_on(tmp_path: Path) -> 
     assert "altered" in (result.reason or "")
 
 
-def test_a_deleted_entry_is_found(tmp_path: Path) -> None:
-    path = tmp_path / "ledger.sqlite"
-    with SqliteLedger(path) as store:
-        store.append("g1", "7", [Pending("input", _press(i)) for i in range(1, 6)])
-    with sqlite3.connect(path) as db:
-        db.execute("DELETE FROM entries WHERE game_id = 'g1' AND seq = 4")
-    with SqliteLedger(path) as store:
-        result = store.verify("g1")
+def test_a_deleted_entry_is_found(store: Store) -> None:
+    with store.open() as ledger:
+        ledger.append("g1", "7", [Pending("input", _press(i)) for i in range(1, 6)])
+    store.sql("DELETE FROM entries WHERE game_id = 'g1' AND seq = 4")
+    with store.open() as ledger:
+        result = ledger.verify("g1")
     assert (result.ok, result.first_bad_seq) == (False, 5)
 
 
-def test_rehashing_an_edited_entry_breaks_the_next_link(tmp_path: Path) -> None:
+def test_rehashing_an_edited_entry_breaks_the_next_link(store: Store) -> None:
     """Someone who edits an entry and recomputes its hash is caught by the entry after it."""
-    path = tmp_path / "ledger.sqlite"
-    with SqliteLedger(path) as store:
-        store.append("g1", "7", [Pending("input", _press(i)) for i in range(1, 6)])
-    with sqlite3.connect(path) as db:
-        body, prev = db.execute("SELECT body, prev_hash FROM entries WHERE game_id='g1' AND seq=2").fetchone()
-        forged = body.replace(b'"side":"black"', b'"side":"red"')
-        db.execute("UPDATE entries SET body = ?, hash = ? WHERE game_id='g1' AND seq=2",
-                   (forged, chain_hash(prev, forged)))
-    with SqliteLedger(path) as store:
-        result = store.verify("g1")
+    with store.open() as ledger:
+        ledger.append("g1", "7", [Pending("input", _press(i)) for i in range(1, 6)])
+    body, prev = store.sql("SELECT body, prev_hash FROM entries WHERE game_id='g1' AND seq=2")[0]
+    forged = bytes(body).replace(b'"side":"black"', b'"side":"red"')
+    store.sql("UPDATE entries SET body = ?, hash = ? WHERE game_id='g1' AND seq=2", (forged, chain_hash(prev, forged)))
+    with store.open() as ledger:
+        result = ledger.verify("g1")
     assert (result.ok, result.first_bad_seq) == (False, 3)
 
 
-def test_second_writer_cannot_fork_the_log(tmp_path: Path) -> None:
+def test_second_writer_cannot_fork_the_log(store: Store) -> None:
     """Two processes writing one game: the (game, seq) key refuses the second instead of forking."""
-    path = tmp_path / "ledger.sqlite"
-    first, second = SqliteLedger(path), SqliteLedger(path)
+    first, second = store.open(), store.open()
     try:
         first.append("g1", "7", [Pending("input", _press(1))])
         second.append("g1", "7", [Pending("input", _press(2))])  # reads the head inside its transaction
         assert [e.seq for e in first.entries("g1")] == [1, 2]
         # a writer that bypasses the head read (a fork attempt) is refused by the unique key
-        with pytest.raises(sqlite3.IntegrityError):
-            first._db.execute(
-                "INSERT INTO entries (game_id, seq, kind, event_id, body, prev_hash, hash) "
-                "VALUES ('g1', 2, 'input', 'x', x'00', ?, ?)", (GENESIS_HASH, GENESIS_HASH))
+        with pytest.raises(store.integrity_error):
+            store.sql("INSERT INTO entries (game_id, seq, kind, event_id, occurred_at, body, prev_hash, hash) "
+                      "VALUES ('g1', 2, 'input', 'x', 1, ?, ?, ?)", (b"\x00", GENESIS_HASH, GENESIS_HASH))
         assert first.verify("g1").ok
     finally:
         first.close()
         second.close()
 
 
-def test_conflict_error_type_is_raised_on_integrity_failure(ledger: SqliteLedger) -> None:
+_REFUSING_TRIGGER = {  # a unique key's refusal on the next insert, as another writer's row would give
+    "sqlite": "CREATE TRIGGER refuse BEFORE INSERT ON entries BEGIN SELECT RAISE(ABORT, 'busy'); END",
+    "postgres": "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
+                "$$ BEGIN RAISE unique_violation USING MESSAGE = 'busy'; END $$; "
+                "CREATE TRIGGER refuse BEFORE INSERT ON entries FOR EACH ROW EXECUTE FUNCTION refuse()",
+}
+
+
+def test_conflict_error_type_is_raised_on_integrity_failure(store: Store, ledger: Ledger) -> None:
     ledger.append("g1", "7", [Pending("input", _press(1))])
-    ledger._db.execute("CREATE TRIGGER refuse BEFORE INSERT ON entries BEGIN SELECT RAISE(ABORT, 'busy'); END")
+    store.sql(_REFUSING_TRIGGER[store.kind])
     with pytest.raises(LedgerConflict, match="another writer"):
         ledger.append("g1", "7", [Pending("input", _press(2))])
     assert [e.seq for e in ledger.entries("g1")] == [1]  # nothing half-written
 
 
-def test_concurrent_appends_from_threads_keep_one_chain(ledger: SqliteLedger) -> None:
+def test_concurrent_appends_from_threads_keep_one_chain(ledger: Ledger) -> None:
     def worker(start: int) -> None:
         for i in range(start, start + 50):
             ledger.append("g1", "7", [Pending("input", _press(i))])
@@ -179,38 +189,76 @@ def test_concurrent_appends_from_threads_keep_one_chain(ledger: SqliteLedger) ->
     assert ledger.verify("g1").ok
 
 
-def test_bad_kind_and_unknown_game_are_clear_errors(ledger: SqliteLedger) -> None:
+def test_two_connections_appending_at_once_keep_one_chain(store: Store) -> None:
+    """Two referees (two connections) appending to one game at the same time: each waits for the other's commit and
+    continues the chain; none is refused, nothing forks."""
+    first, second = store.open(), store.open()
+
+    def worker(ledger: Ledger, start: int) -> None:
+        for i in range(start, start + 30):
+            ledger.append("g1", "7", [Pending("input", _press(i))])
+
+    threads = [threading.Thread(target=worker, args=(ledger, k * 100)) for k, ledger in enumerate((first, second))]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert first.head("g1")[0] == 60 and second.head("g1") == first.head("g1")
+        assert first.verify("g1").ok
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_writer_with_a_stale_head_is_refused_not_forked(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second writer that computed the same seq (its view of the head out of date) fails at the (game, seq) key:
+    the whole append is refused and the chain stays as the first writer left it."""
+    with store.open() as first, store.open() as second:
+        first.append("g1", "7", [Pending("input", _press(1))])
+        stale = first.head("g1")
+        first.append("g1", "7", [Pending("input", _press(2))])
+        monkeypatch.setattr(second, "_heads", lambda *args: {"g1": stale})
+        with pytest.raises(LedgerConflict, match="another writer"):
+            second.append("g1", "7", [Pending("input", _press(3)), Pending("output", _ruling(3))])
+        assert [e.event.source_seq for e in first.entries("g1")] == [1, 2]
+        assert first.verify("g1").ok and first.find_event(_press(3)) is None
+
+
+def test_bad_kind_and_unknown_game_are_clear_errors(ledger: Ledger) -> None:
     with pytest.raises(MalformedEntry, match="kind"):
         ledger.append("g1", "7", [Pending("ruling", _press(1))])  # type: ignore[arg-type]
     with pytest.raises(UnknownGame, match="g9"):
         ledger.verify("g9")
 
 
-def test_snapshots_are_ignored_once_their_entry_changed(tmp_path: Path) -> None:
-    path = tmp_path / "ledger.sqlite"
-    with SqliteLedger(path) as store:
-        store.append("g1", "7", [Pending("input", _press(i)) for i in range(1, 4)])
-        store.put_snapshot("g1", 2, b"state-after-2")
-        assert store.latest_snapshot("g1") == (2, b"state-after-2")
+def test_snapshots_are_ignored_once_their_entry_changed(store: Store) -> None:
+    with store.open() as ledger:
+        ledger.append("g1", "7", [Pending("input", _press(i)) for i in range(1, 4)])
+        ledger.put_snapshot("g1", 2, b"state-after-1")
+        ledger.put_snapshot("g1", 2, b"state-after-2")  # the same entry again: replaced
+        assert ledger.latest_snapshot("g1") == (2, b"state-after-2")
         with pytest.raises(MalformedEntry):
-            store.put_snapshot("g1", 9, b"x")
-    with sqlite3.connect(path) as db:
-        db.execute("UPDATE entries SET hash = ? WHERE game_id='g1' AND seq=2", ("a" * 64,))
-    with SqliteLedger(path) as store:
-        assert store.latest_snapshot("g1") is None
+            ledger.put_snapshot("g1", 9, b"x")
+    store.sql("UPDATE entries SET hash = ? WHERE game_id='g1' AND seq=2", ("a" * 64,))
+    with store.open() as ledger:
+        assert ledger.latest_snapshot("g1") is None
 
 
-def test_same_inputs_give_byte_identical_ledgers(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kinds", [("sqlite", "sqlite"), ("sqlite", "postgres")])
+def test_same_inputs_give_byte_identical_ledgers(kinds: tuple[str, str], tmp_path: Path,
+                                                 request: pytest.FixtureRequest) -> None:
+    """Two ledgers, and the two stores, given the same inputs hold the same bytes under the same hashes."""
     files = []
-    for name in ("a", "b"):
-        with SqliteLedger(tmp_path / f"{name}.sqlite") as store:
+    for kind in kinds:
+        with new_store(kind, tmp_path, request).open() as ledger:
             for i in range(1, 20):
-                store.append("g1", "7", [Pending("input", _press(i)), Pending("output", _ruling(i))])
-            files.append([(e.seq, e.hash) for e in store.entries("g1")])
-    assert files[0] == files[1]
+                ledger.append("g1", "7", [Pending("input", _press(i)), Pending("output", _ruling(i))])
+            files.append([(r.seq, bytes(r.body), r.hash) for r in ledger.stored_rows("g1")])
+    assert len(files[0]) == 38 and files[0] == files[1]
 
 
-def test_find_event_looks_in_every_game(ledger: SqliteLedger) -> None:
+def test_find_event_looks_in_every_game(ledger: Ledger) -> None:
     ledger.append("board:7", "7", [Pending("input", _press(1))])
     ledger.append("g1", "7", [Pending("input", _press(2)), Pending("output", _ruling(2))])
     assert ledger.find_event(_press(1)) == ("board:7", 1)
@@ -220,11 +268,10 @@ def test_find_event_looks_in_every_game(ledger: SqliteLedger) -> None:
                                                                              _press(2).event_id: ("g1", 1)}
 
 
-def test_two_connections_writing_in_turn_continue_each_others_chains(tmp_path: Path) -> None:
+def test_two_connections_writing_in_turn_continue_each_others_chains(store: Store) -> None:
     """A connection keeps the heads it committed only until another connection writes to the file (a referee that
     took the board over, an arbiter's tool): then it reads them again, and the chain goes on unforked."""
-    path = tmp_path / "shared.sqlite"
-    with SqliteLedger(path) as first, SqliteLedger(path) as second:
+    with store.open() as first, store.open() as second:
         first.append("g1", "7", [Pending("input", _press(1))])
         first.append("g1", "7", [Pending("input", _press(2))])  # its own head, kept
         second.append("g1", "7", [Pending("input", _press(3))])
@@ -233,9 +280,10 @@ def test_two_connections_writing_in_turn_continue_each_others_chains(tmp_path: P
         assert first.verify("g1").ok and second.verify("g1").ok
 
 
-def test_events_are_keyed_by_time_then_id(ledger: SqliteLedger) -> None:
+def test_events_are_keyed_by_time_then_id(sqlite_ledger: SqliteLedger) -> None:
     """The key that records an event once is (occurred_at, event id): in time order, so a batch's inserts fall on
     the index's last pages; a look-up by event is one search in that index, never a scan of the entries."""
+    ledger = sqlite_ledger
     ledger.append("g1", "7", [Pending("input", _press(1))])
     again = _press(1)  # a retry or a redelivery: the same id and the same time
     assert ledger.append("g1", "7", [Pending("input", again)]) == []
@@ -263,15 +311,15 @@ def test_events_are_keyed_by_time_then_id(ledger: SqliteLedger) -> None:
     assert not any(plan.startswith("SCAN e") or plan == "SCAN entries" for plan in plans), plans
 
 
-def test_an_edited_event_time_column_fails_verification(ledger: SqliteLedger, tmp_path: Path) -> None:
+def test_an_edited_event_time_column_fails_verification(store: Store, ledger: Ledger) -> None:
     for i in range(1, 4):
         ledger.append("g1", "7", [Pending("input", _press(i))])
-    ledger._db.execute("UPDATE entries SET occurred_at = occurred_at + 1 WHERE game_id = 'g1' AND seq = 2")
+    store.sql("UPDATE entries SET occurred_at = occurred_at + 1 WHERE game_id = 'g1' AND seq = 2")
     result = ledger.verify("g1")
     assert not result.ok and result.first_bad_seq == 2 and "indexed columns" in (result.reason or "")
 
 
-def test_append_many_is_one_transaction_over_games(ledger: SqliteLedger) -> None:
+def test_append_many_is_one_transaction_over_games(ledger: Ledger) -> None:
     from xqarb.referee.ledger import Batch
 
     written = ledger.append_many([
@@ -288,15 +336,15 @@ def test_append_many_is_one_transaction_over_games(ledger: SqliteLedger) -> None
     assert ledger.head("g2")[0] == 1
 
 
-def test_append_looked_up_writes_what_append_many_writes_and_counts_it(tmp_path: Path) -> None:
-    from xqarb.referee.ledger import Batch
+def test_append_looked_up_writes_what_append_many_writes_and_counts_it(store: Store, tmp_path: Path,
+                                                                       request: pytest.FixtureRequest) -> None:
 
     batches = [
         Batch("g1", "7", (Pending("input", _press(1)),)),
         Batch("g2", "8", (Pending("input", _press(1, "8")),)),
         Batch("g1", "7", (Pending("input", _press(2)), Pending("output", _ruling(2)))),
     ]
-    with SqliteLedger(tmp_path / "a.sqlite") as many, SqliteLedger(tmp_path / "b.sqlite") as counted:
+    with store.open() as many, new_store(store.kind, tmp_path, request).open() as counted:
         written = many.append_many(batches, skip_known=False)
         assert counted.append_looked_up(batches) == len(written) == 4
         for game in ("g1", "g2"):
@@ -365,7 +413,7 @@ def test_canonical_bytes_of_any_text_are_json_dumps(message: str, side: str, seq
     assert canonical_bytes("g1", 5, "input", event, None) == expected
 
 
-def test_an_event_is_recorded_once_in_the_whole_ledger(ledger: SqliteLedger) -> None:
+def test_an_event_is_recorded_once_in_the_whole_ledger(ledger: Ledger) -> None:
     ledger.append("board:7", "7", [Pending("input", _press(1))])
     # skipping (the default): the input already stands in another chain, so nothing is written twice
     assert ledger.append("g1", "7", [Pending("input", _press(1)), Pending("input", _press(2))])[0].event.source_seq == 2

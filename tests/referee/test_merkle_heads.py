@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from tests.ledger_stores import Store
 from xqarb import codec
 from xqarb.events import make_event
 from xqarb.referee.head_publisher import TreeHeadPublisher
-from xqarb.referee.ledger import Pending, SqliteLedger
+from xqarb.referee.ledger import Ledger, Pending
 from xqarb.referee.merkle import root_of
 from xqarb.referee.service import Referee
 from xqarb.referee.tree_head import (
@@ -40,9 +41,9 @@ from .conftest import Scenario
 T_SIGN = 1_767_225_700_000_000  # µs: the time a head is signed in these tests
 
 
-def _game_ledger(path: Path, *moves: str, game: str = "g1", board: str = "b1") -> SqliteLedger:
-    """A real ledger of one game: its inputs folded by the referee, inputs and outputs appended."""
-    ledger = SqliteLedger(path)
+def _game_ledger(store: Store, *moves: str, game: str = "g1", board: str = "b1") -> Ledger:
+    """A real ledger of one game in either store: its inputs folded by the referee, inputs and outputs appended."""
+    ledger = store.open()
     events = Scenario(board=board, game=game).moves(*moves).events()
     Referee(ledger).handle_batch([(event, None) for event in events])
     return ledger
@@ -127,8 +128,8 @@ def test_a_malformed_head_is_refused_with_its_reason(change: dict, message: str)
 # --- the publisher ---------------------------------------------------------------------------------------------
 
 
-def test_the_publisher_signs_the_root_of_the_games_entries(tmp_path: Path) -> None:
-    ledger = _game_ledger(tmp_path / "l.sqlite", "h2e2", "h9g7")
+def test_the_publisher_signs_the_root_of_the_games_entries(store: Store) -> None:
+    ledger = _game_ledger(store, "h2e2", "h9g7")
     key = Ed25519PrivateKey.generate()
     publisher = TreeHeadPublisher(ledger, key, min_interval_s=1.0)
     publisher.touched(["g1", "board:b1"])
@@ -142,8 +143,8 @@ def test_the_publisher_signs_the_root_of_the_games_entries(tmp_path: Path) -> No
     assert head_problem(signed, key.public_key()) is None
 
 
-def test_heads_follow_outputs_within_a_second_and_inputs_alone_every_30_s(tmp_path: Path) -> None:
-    ledger = _game_ledger(tmp_path / "l.sqlite", "h2e2")
+def test_heads_follow_outputs_within_a_second_and_inputs_alone_every_30_s(store: Store) -> None:
+    ledger = _game_ledger(store, "h2e2")
     publisher = TreeHeadPublisher(ledger, Ed25519PrivateKey.generate())  # 1 s and 30 s
     publisher.touched(["g1"])
     first = publisher.due(100.0, T_SIGN)
@@ -171,8 +172,8 @@ def _press(n: int) -> Any:
                       received_at=T_SIGN + n, side="black", red_ms=None, black_ms=None)
 
 
-def test_a_publisher_started_after_a_restart_reads_the_tree_from_the_ledger(tmp_path: Path) -> None:
-    ledger = _game_ledger(tmp_path / "l.sqlite", "h2e2", "h9g7", "b0c2")
+def test_a_publisher_started_after_a_restart_reads_the_tree_from_the_ledger(store: Store) -> None:
+    ledger = _game_ledger(store, "h2e2", "h9g7", "b0c2")
     key = Ed25519PrivateKey.generate()
     one = TreeHeadPublisher(ledger, key)
     one.touched(["g1"])
@@ -181,8 +182,8 @@ def test_a_publisher_started_after_a_restart_reads_the_tree_from_the_ledger(tmp_
     assert one.due(5.0, T_SIGN) == two.due(7.0, T_SIGN)  # same head, same signature, same event id
 
 
-def test_the_referee_says_which_games_a_batch_appended_to(tmp_path: Path) -> None:
-    ledger = SqliteLedger(tmp_path / "l.sqlite")
+def test_the_referee_says_which_games_a_batch_appended_to(store: Store) -> None:
+    ledger = store.open()
     referee = Referee(ledger)
     one = Scenario(board="b1", game="g1").moves("h2e2").events()
     two = Scenario(board="b2", game="g2").events()
@@ -192,8 +193,8 @@ def test_the_referee_says_which_games_a_batch_appended_to(tmp_path: Path) -> Non
     assert referee.last_games == ()
 
 
-def test_a_head_that_cannot_be_made_now_is_tried_again_at_the_next_poll(tmp_path: Path) -> None:
-    ledger = _game_ledger(tmp_path / "l.sqlite", "h2e2")
+def test_a_head_that_cannot_be_made_now_is_tried_again_at_the_next_poll(store: Store) -> None:
+    ledger = _game_ledger(store, "h2e2")
 
     class Flaky:
         """The ledger, failing its first read as a locked database would."""

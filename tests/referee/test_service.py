@@ -5,20 +5,19 @@ uninterrupted run, nothing lost or doubled."""
 from __future__ import annotations
 
 import signal
-import sqlite3
 import subprocess
 import threading
 import time
 from collections.abc import Callable
-from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from tests.contract.conftest import xqarb_command
+from tests.ledger_stores import Store
 from xqarb import bus
 from xqarb.events import Event, make_event
-from xqarb.referee.ledger import SqliteLedger
+from xqarb.referee.ledger import Ledger, SqliteLedger
 from xqarb.referee.rules import START_FEN, Move, Position
 from xqarb.referee.service import RefereeService
 
@@ -79,7 +78,7 @@ def _produce_on_one_topic(broker: str, topic: str, started: Event, observations:
         producer.send_many(topic, [started, *observations])
 
 
-def _chain(ledger: SqliteLedger, game_id: str) -> list[tuple[int, str, str, str]]:
+def _chain(ledger: Ledger, game_id: str) -> list[tuple[int, str, str, str]]:
     """What two runs' ledgers must agree on: every entry's seq, kind, event id and hash."""
     return [(e.seq, e.kind, e.event.event_id, e.hash) for e in ledger.entries(game_id)]
 
@@ -129,8 +128,10 @@ def test_service_folds_appends_publishes_and_commits(broker: str, topics: dict[s
 
 
 def test_replacement_after_a_crash_gives_the_uninterrupted_ledger(
-    broker: str, topics: dict[str, str], tmp_path: Path
+    broker: str, topics: dict[str, str], tmp_path: Path, store: Store
 ) -> None:
+    """In either store (the replacement on another machine shares a PostgreSQL ledger), the same chain as an
+    uninterrupted run's SQLite ledger, hashes included."""
     started, observations = _game_inputs("5", "g-5")
     _produce_on_one_topic(broker, topics["observations"], started, observations)
 
@@ -140,8 +141,7 @@ def test_replacement_after_a_crash_gives_the_uninterrupted_ledger(
     assert sum(1 for _, kind, _, _ in expected if kind == "input") == 11
 
     # A referee that appends but dies before committing its offsets: what it did is in the ledger only.
-    path = tmp_path / "ledger.sqlite"
-    with SqliteLedger(path) as ledger:
+    with store.open() as ledger:
         first = _service(broker, ledger, topics, "referee-group")
         crashed = threading.Event()
 
@@ -157,7 +157,7 @@ def test_replacement_after_a_crash_gives_the_uninterrupted_ledger(
         assert half > 0
         first.close()  # leaves the group: its partitions go to the replacement
 
-    with SqliteLedger(path) as ledger:
+    with store.open() as ledger:
         second = _service(broker, ledger, topics, "referee-group")
         try:
             # Everything is delivered again from the last commit (none); the ledger skips what it has.
@@ -201,54 +201,50 @@ def test_a_press_that_overtakes_the_camera_waits_for_it(broker: str, topics: dic
     assert [o.data["iccs"] for o in outputs] == MOVES[:4]
 
 
-def _serve(bootstrap: str, db: Path, log: Path) -> subprocess.Popen[bytes]:
+def _serve(bootstrap: str, db: Path | str, log: Path) -> subprocess.Popen[bytes]:
     """`xqarb referee serve` as its own process, as a venue runs it."""
     with log.open("ab") as out:
         return subprocess.Popen([*xqarb_command(), "referee", "serve", "--bootstrap-servers", bootstrap,
                                  "--db", str(db), "--group", "referee-killed"], stdout=out, stderr=subprocess.STDOUT)
 
 
-def _wait_for_inputs(db: Path, game_id: str, count: int, process: subprocess.Popen[bytes], log: Path) -> None:
-    """Until the ledger file holds `count` inputs of the game (read with a connection of its own)."""
+def _wait_for_inputs(store: Store, game_id: str, count: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    """Until the ledger holds `count` inputs of the game (read with a connection of its own)."""
     deadline = time.monotonic() + 90
-    while True:
-        assert process.poll() is None, f"the referee exited with {process.returncode}: {log.read_text()[-2000:]}"
-        assert time.monotonic() < deadline, f"the ledger never held {count} inputs: {log.read_text()[-2000:]}"
-        try:
-            with closing(sqlite3.connect(db, timeout=5)) as reader:
-                row = reader.execute("SELECT COUNT(*) FROM entries WHERE game_id = ? AND kind = 'input'",
-                                     (game_id,)).fetchone()
-            if row[0] >= count:
+    with store.open() as reader:
+        while True:
+            assert process.poll() is None, f"the referee exited with {process.returncode}: {log.read_text()[-2000:]}"
+            assert time.monotonic() < deadline, f"the ledger never held {count} inputs: {log.read_text()[-2000:]}"
+            if sum(1 for row in reader.stored_rows(game_id) if row.kind == "input") >= count:
                 return
-        except sqlite3.OperationalError:
-            pass  # the service has not created its tables yet
-        time.sleep(0.02)
+            time.sleep(0.02)
 
 
 def test_a_referee_process_killed_mid_game_and_started_again_ends_with_the_uninterrupted_ledger(
-    tmp_path: Path,
+    tmp_path: Path, store: Store
 ) -> None:
+    """`referee serve --db` a SQLite file or a postgresql:// URL: the same chain as an uninterrupted run."""
     from xqarb.broker import EmbeddedBroker
 
     started, observations = _game_inputs("9", "g-9")
-    path, log = tmp_path / "ledger.sqlite", tmp_path / "referee.log"
+    log = tmp_path / "referee.log"
     with EmbeddedBroker() as own:  # its own broker: `referee serve` reads DESIGN's topic names
         bootstrap = own.bootstrap
         bus.ensure_topics(bootstrap, partitions=bus.DEFAULT_PARTITIONS)
         _produce_on_one_topic(bootstrap, "xq.observations", started, observations[:5])
-        first = _serve(bootstrap, path, log)
+        first = _serve(bootstrap, store.target, log)
         try:
             # SIGKILL as soon as the first inputs are in the ledger: most likely before the offsets are committed,
             # so the next process is given them again.
-            _wait_for_inputs(path, "g-9", 1, first, log)
+            _wait_for_inputs(store, "g-9", 1, first, log)
         finally:
             first.kill()
             first.wait(30)
         with bus.Producer(bootstrap) as producer:  # the game goes on while no referee runs
             producer.send_many("xq.observations", observations[5:])
-        second = _serve(bootstrap, path, log)
+        second = _serve(bootstrap, store.target, log)
         try:
-            _wait_for_inputs(path, "g-9", 11, second, log)
+            _wait_for_inputs(store, "g-9", 11, second, log)
         finally:
             second.send_signal(signal.SIGTERM)
             assert second.wait(60) == 0, log.read_text()[-2000:]
@@ -258,7 +254,7 @@ def test_a_referee_process_killed_mid_game_and_started_again_ends_with_the_unint
             tmp_path / "reference.sqlite", "g-9",
             lambda reference: RefereeService(bootstrap, reference, group_id="referee-reference", poll_timeout_s=0.2))
     assert sum(1 for _, kind, _, _ in expected if kind == "input") == 11
-    with SqliteLedger(path) as ledger:
+    with store.open() as ledger:
         got = _chain(ledger, "g-9")
         assert ledger.verify("g-9").ok
     assert got == expected  # nothing lost, nothing doubled, every hash the same
