@@ -845,10 +845,13 @@ def start_api_server(bootstrap: str, ledger: Any, *, host: str = "127.0.0.1", po
 
     ingest = None
     if config is not None:
+        from xqarb.config import data_dir
         from xqarb.ingest.app import Ingest
-        from xqarb.ingest.publish import BusPublisher
+        from xqarb.ingest.outbox import OutboxPublisher
 
-        ingest = Ingest(config, BusPublisher.connect(bootstrap, ack_timeout_s=config.limits.ack_timeout_s))
+        # Arbiter actions answered 202 are on disk first (an outbox of this process's own), then published.
+        outbox = data_dir() / "api-outbox.sqlite"
+        ingest = Ingest(config, OutboxPublisher.connect(bootstrap, outbox, ack_timeout_s=config.limits.ack_timeout_s))
     app, hub = build_api_app(bootstrap, ledger, config=config, evidence_dir=evidence_dir, ingest=ingest)
     return ServerThread(app, host, port).start(), hub
 
