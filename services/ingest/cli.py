@@ -35,7 +35,7 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     try:
         bus.ensure_topics(args.bootstrap_servers)
-        # What gets a 202 is on disk first ($XQARB_DATA_DIR/ingest-outbox.sqlite), then published from there.
+        # What gets a 202 is on disk first ($XQARB_DATA_DIR/outbox/ingest.sqlite), then published from there.
         publisher = OutboxPublisher.connect(
             args.bootstrap_servers, data_dir() / OUTBOX_FILE, ack_timeout_s=config.limits.ack_timeout_s
         )

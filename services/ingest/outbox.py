@@ -2,10 +2,12 @@
 
 Clock presses, arbiter actions, scoresheet entries and catalogue events are written to a local SQLite table (WAL,
 `synchronous=FULL`: the commit is fsync'd before `put` returns) and a background thread publishes them in the
-order they were written, retrying with backoff while the broker is away, and removes each entry once the broker
-acknowledged it. A broker that dies and comes back therefore loses none of them; an ingest process that dies
+order they were written, retrying with backoff while the broker is away. An entry the broker acknowledged is kept
+for `KEEP_ACKED_S` more: a broker whose log starts over (the embedded one keeps its topics in memory) is noticed
+(an offset it acknowledged is past the end of its log, or a new acknowledgement goes back), and the kept entries
+are sent again. A broker that dies and comes back therefore loses none of them; an ingest process that dies
 re-publishes on its next start whatever is left. A message may reach Kafka twice (acknowledged, then the process
-died before removing it): the referee drops the second copy by event id.
+died before marking it, or sent again after a restart of the broker): the referee drops doubles by event id.
 
 Order per board: entries go out strictly in the order of their row ids (one thread, one producer with one request
 in flight per connection); after a failed send only the acknowledged prefix of the batch is removed, and the rest
@@ -21,7 +23,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -37,10 +39,18 @@ log = logging.getLogger(__name__)
 # How many entries one publishing round sends before waiting for their acknowledgements: large enough that a
 # backlog after an outage drains in seconds, small enough that one round's wait stays short.
 BATCH_SIZE = 500
-OUTBOX_FILE = "ingest-outbox.sqlite"  # in the data directory, beside the ledger
+# In a folder of the data directory: the ledger stays the one *.sqlite file at its top (tools look for it there).
+OUTBOX_FILE = "outbox/ingest.sqlite"
 # Backoff between publishing rounds that failed (broker away): from the first to the most, doubling.
 RETRY_FIRST_S = 0.2
 RETRY_MAX_S = 5.0
+# How long an acknowledged entry is kept, to be sent again should the broker lose it (the embedded broker keeps
+# its topics in memory: one that dies loses what it acknowledged and nobody read yet). The referee reads its inputs
+# within seconds; two minutes also cover a broker restarted by a supervisor with backoff.
+KEEP_ACKED_S = 120.0
+# How often, while acknowledged entries are kept, the outbox asks the broker where its logs end: a log that ends
+# at or before an offset it acknowledged has started over (lost them).
+CHECK_LOG_S = 1.0
 # The most entries the outbox holds before ingest answers 503 (backpressure instead of filling the disk): at a
 # venue's rate of a few clock presses and actions per board-minute this is hours of a broker outage.
 MAX_BACKLOG = 200_000
@@ -50,6 +60,9 @@ CONFIRM_WAIT_S = 2.0
 
 OUTBOX_PENDING = Gauge("xq_ingest_outbox_pending", "entries in ingest's durable outbox not yet acknowledged by Kafka")
 OUTBOX_PUBLISHED = Counter("xq_ingest_outbox_published_total", "outbox entries acknowledged by Kafka and removed")
+OUTBOX_RESENT = Counter(
+    "xq_ingest_outbox_resent_total", "acknowledged outbox entries sent again because the broker lost them"
+)
 OUTBOX_FAILURES = Counter("xq_ingest_outbox_send_failures_total", "outbox sends the broker did not acknowledge")
 FRAMES_DROPPED = Counter(
     "xq_frames_dropped_total", "camera frames refused with 503 because the broker was away or slow", ["reason"]
@@ -57,10 +70,11 @@ FRAMES_DROPPED = Counter(
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS outbox (
-    id      INTEGER PRIMARY KEY AUTOINCREMENT,
-    topic   TEXT NOT NULL,
-    key     TEXT,
-    value   BLOB NOT NULL
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    topic     TEXT NOT NULL,
+    key       TEXT,
+    value     BLOB NOT NULL,
+    acked_at  REAL            -- NULL while waiting for the broker; then kept KEEP_ACKED_S in case it loses it
 )
 """
 
@@ -106,19 +120,33 @@ class Outbox:
         """The oldest entries not yet acknowledged, in the order they were put."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, topic, key, value FROM outbox ORDER BY id LIMIT ?", (limit,)
+                "SELECT id, topic, key, value FROM outbox WHERE acked_at IS NULL ORDER BY id LIMIT ?", (limit,)
             ).fetchall()
         return [Entry(int(i), str(t), k, bytes(v)) for i, t, k, v in rows]
 
-    def remove(self, ids: Sequence[int]) -> None:
+    def acknowledge(self, ids: Sequence[int], now: float) -> None:
+        """Mark entries acknowledged by the broker (kept a while, then `prune` removes them)."""
         if not ids:
             return
         with self._lock:
-            self._db.executemany("DELETE FROM outbox WHERE id = ?", [(i,) for i in ids])
+            self._db.executemany("UPDATE outbox SET acked_at = ? WHERE id = ?", [(now, i) for i in ids])
+
+    def prune(self, before: float) -> int:
+        """Remove the entries acknowledged before `before`; returns how many acknowledged entries are still kept."""
+        with self._lock:
+            self._db.execute("DELETE FROM outbox WHERE acked_at IS NOT NULL AND acked_at < ?", (before,))
+            return int(self._db.execute("SELECT COUNT(*) FROM outbox WHERE acked_at IS NOT NULL").fetchone()[0])
+
+    def resend_kept(self) -> int:
+        """Make every kept acknowledged entry wait again (the broker lost them); returns how many. They are older
+        than every waiting entry, so they go out first, in their order."""
+        with self._lock:
+            return int(self._db.execute("UPDATE outbox SET acked_at = NULL WHERE acked_at IS NOT NULL").rowcount)
 
     def count(self) -> int:
+        """How many entries wait for the broker."""
         with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0])
+            return int(self._db.execute("SELECT COUNT(*) FROM outbox WHERE acked_at IS NULL").fetchone()[0])
 
     def close(self) -> None:
         with self._lock:
@@ -134,10 +162,10 @@ class RawSender(Protocol):
 
 
 def publish_once(
-    outbox: Outbox, sender: RawSender, limit: int = BATCH_SIZE
+    outbox: Outbox, sender: RawSender, limit: int = BATCH_SIZE, now: float = 0.0
 ) -> tuple[list[tuple[int, bus.Delivery]], str | None]:
-    """One round: send the oldest entries, remove the acknowledged prefix. Returns (id and delivery of each entry
-    removed, the first failure's reason or None)."""
+    """One round: send the oldest waiting entries, mark the acknowledged prefix (at `now`). Returns (id and
+    delivery of each entry acknowledged, the first failure's reason or None)."""
     entries = outbox.pending(limit)
     if not entries:
         return [], None
@@ -150,8 +178,30 @@ def publish_once(
             failure = str(result)
             break
         done.append((entry.id, result))
-    outbox.remove([i for i, _ in done])
+    outbox.acknowledge([i for i, _ in done], now)
     return done, failure
+
+
+TopicPartitionKey = tuple[str, int]
+LogEnds = Callable[[Sequence[TopicPartitionKey]], Mapping[TopicPartitionKey, int]]
+
+
+def kafka_log_ends(bootstrap: str, timeout_s: float = 3.0) -> tuple[LogEnds, Callable[[], None]]:
+    """(log_ends, close): the next offset of each (topic, partition) as the broker reports it now."""
+    from kafka import KafkaConsumer, TopicPartition
+    from kafka.errors import KafkaError
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False,
+                             client_id="xq-ingest-outbox-check", request_timeout_ms=int(timeout_s * 1000) + 1)
+
+    def ends(keys: Sequence[TopicPartitionKey]) -> Mapping[TopicPartitionKey, int]:
+        try:
+            got = consumer.end_offsets([TopicPartition(t, p) for t, p in keys])
+        except (KafkaError, AssertionError) as exc:  # the broker away, or the topic not there (yet)
+            raise bus.BusError(f"cannot read the ends of {list(keys)}: {exc}") from exc
+        return {(tp.topic, tp.partition): int(offset) for tp, offset in got.items()}
+
+    return ends, consumer.close
 
 
 class OutboxPublisher:
@@ -167,7 +217,9 @@ class OutboxPublisher:
         registry: codec.SchemaRegistry | None = None,
         confirm_wait_s: float = CONFIRM_WAIT_S,
         max_backlog: int = MAX_BACKLOG,
-        sleep: Callable[[float], None] | None = None,
+        log_ends: LogEnds | None = None,
+        keep_acked_s: float = KEEP_ACKED_S,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self.outbox = outbox
         self.sender = sender
@@ -175,6 +227,14 @@ class OutboxPublisher:
         self.registry = registry
         self.confirm_wait_s = confirm_wait_s
         self.max_backlog = max_backlog
+        self.log_ends = log_ends  # where the broker's logs end now; None: never checked (no resend)
+        self.keep_acked_s = keep_acked_s
+        self.wall_clock = wall_clock
+        self.resent = 0  # acknowledged entries sent again because the broker lost them
+        self._acked: dict[TopicPartitionKey, int] = {}  # the highest offset acknowledged per partition, kept
+        self._check_log = True  # ask the broker where its logs end before the next round
+        self._next_check = 0.0
+        self._close_log_ends: Callable[[], None] | None = None
         self.healthy = True  # the last publishing round reached the broker
         self.last_failure: str | None = None
         self._wake = threading.Condition()
@@ -195,8 +255,10 @@ class OutboxPublisher:
         direct = BusPublisher.connect(bootstrap, ack_timeout_s=ack_timeout_s)
         sender = bus.Producer(bootstrap, client_id="xq-ingest-outbox", timeout_s=ack_timeout_s)
         outbox = Outbox(path)
-        publisher = cls(outbox, sender, direct)
+        ends, close_ends = kafka_log_ends(bootstrap)
+        publisher = cls(outbox, sender, direct, log_ends=ends)
         publisher._own_sender = sender
+        publisher._close_log_ends = close_ends
         return publisher.start()
 
     # --- the Publisher protocol ---------------------------------------------------------------------------------
@@ -266,21 +328,11 @@ class OutboxPublisher:
     def _run(self) -> None:
         backoff = RETRY_FIRST_S
         while not self._stop.is_set():
-            try:
-                done, failure = publish_once(self.outbox, self.sender)
-            except (sqlite3.Error, bus.BusError) as exc:
-                done, failure = [], f"{type(exc).__name__}: {exc}"
-            with self._wake:
-                self._backlog = max(0, self._backlog - len(done))
-                OUTBOX_PENDING.set(self._backlog)
-                for entry_id, delivery in done:
-                    if entry_id in self._waiting:
-                        self._delivered[entry_id] = delivery
-                self.healthy = failure is None
-                self.last_failure = failure
-                self._wake.notify_all()
-            OUTBOX_PUBLISHED.inc(len(done))
+            failure = self._round()
             if failure is not None:
+                self.healthy, self.last_failure = False, failure
+                with self._wake:
+                    self._wake.notify_all()
                 OUTBOX_FAILURES.inc()
                 log.warning("ingest outbox: %d messages wait for the broker (retry in %.1f s): %s",
                             self._backlog, backoff, failure)
@@ -288,10 +340,60 @@ class OutboxPublisher:
                 backoff = min(backoff * 2, RETRY_MAX_S)
                 continue
             backoff = RETRY_FIRST_S
-            if not done:
-                with self._wake:
-                    if self._backlog == 0 and not self._stop.is_set():
-                        self._wake.wait(1.0)  # woken by the next put; the timeout re-checks the table
+            with self._wake:
+                if self._backlog == 0 and not self._stop.is_set():
+                    self._wake.wait(CHECK_LOG_S)  # woken by the next put; the timeout checks the logs again
+
+    def _round(self) -> str | None:
+        """Check the broker's logs where due, send one batch; the failure's reason, or None."""
+        now = self.wall_clock()
+        if self.log_ends is not None and self._acked and (self._check_log or now >= self._next_check):
+            try:
+                self._resend_if_lost(self.log_ends(sorted(self._acked)))
+            except bus.BusError as exc:
+                return str(exc)
+            self._check_log, self._next_check = False, now + CHECK_LOG_S
+        try:
+            done, failure = publish_once(self.outbox, self.sender, now=now)
+            kept = self.outbox.prune(now - self.keep_acked_s)
+        except (sqlite3.Error, bus.BusError) as exc:
+            return f"{type(exc).__name__}: {exc}"
+        lost = False
+        for _, delivery in done:
+            key = (delivery.topic, delivery.partition)
+            lost = lost or delivery.offset <= self._acked.get(key, -1)  # the log counts from 0 again
+            self._acked[key] = max(delivery.offset, self._acked.get(key, -1))
+        if kept == 0:
+            self._acked.clear()
+        with self._wake:
+            self._backlog = max(0, self._backlog - len(done))
+            OUTBOX_PENDING.set(self._backlog)
+            for entry_id, delivery in done:
+                if entry_id in self._waiting:
+                    self._delivered[entry_id] = delivery
+            self.healthy, self.last_failure = failure is None, failure
+            self._wake.notify_all()
+        OUTBOX_PUBLISHED.inc(len(done))
+        if lost:
+            self._resend_if_lost(None)
+        if failure is not None:
+            self._check_log = True  # the broker went away: did it keep what it acknowledged?
+        return failure
+
+    def _resend_if_lost(self, ends: Mapping[TopicPartitionKey, int] | None) -> None:
+        """Send the kept acknowledged entries again when a log ends at or before an offset acknowledged in it
+        (`ends` None: known lost)."""
+        if ends is not None and all(ends.get(key, 0) > offset for key, offset in self._acked.items()):
+            return
+        count = self.outbox.resend_kept()
+        self._acked.clear()
+        self.resent += count
+        OUTBOX_RESENT.inc(count)
+        with self._wake:
+            self._backlog += count
+            OUTBOX_PENDING.set(self._backlog)
+        log.warning("ingest outbox: the broker lost messages it had acknowledged (its log starts over): "
+                    "sending the %d kept from the last %.0f s again", count, self.keep_acked_s)
 
     def flush(self, timeout_s: float = 10.0) -> bool:
         """Wait until the outbox is empty (True) or the timeout passed (False)."""
@@ -315,6 +417,8 @@ class OutboxPublisher:
         self.outbox.close()
         if self._own_sender is not None:
             self._own_sender.close()
+        if self._close_log_ends is not None:
+            self._close_log_ends()
         close = getattr(self.direct, "close", None)
         if close is not None:
             close()

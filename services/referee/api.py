@@ -961,7 +961,7 @@ def start_api_server(bootstrap: str, ledger: Any, *, host: str = "127.0.0.1", po
         from xqarb.ingest.outbox import OutboxPublisher
 
         # Arbiter actions answered 202 are on disk first (an outbox of this process's own), then published.
-        outbox = data_dir() / "api-outbox.sqlite"
+        outbox = data_dir() / "outbox" / "api.sqlite"
         ingest = Ingest(config, OutboxPublisher.connect(bootstrap, outbox, ack_timeout_s=config.limits.ack_timeout_s))
     app, hub = build_api_app(bootstrap, ledger, config=config, evidence_dir=evidence_dir, ingest=ingest)
     return ServerThread(app, host, port).start(), hub

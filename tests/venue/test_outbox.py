@@ -177,3 +177,50 @@ def test_a_full_outbox_answers_503(tmp_path: Path, venue: dict[str, Any]) -> Non
     assert codes == [202, 202, 503]
     assert publisher.outbox.count() == 2
     publisher.close()
+
+
+def test_what_a_dying_broker_acknowledged_is_sent_again(tmp_path: Path, venue: dict[str, Any]) -> None:
+    """The embedded broker keeps its topics in memory: a 202 acknowledged by it, then the broker SIGKILLed and
+    restarted empty, with nothing posted after: the event is on the new broker's topic all the same."""
+    from xqarb.broker import EmbeddedBroker
+    from xqarb.ingest.app import create_app
+
+    b7 = venue["b7"]
+    broker = EmbeddedBroker().start()
+    port = broker.port
+    publisher = None
+    try:
+        bus.ensure_topics(broker.bootstrap, [bus.CLOCK], partitions=2)
+        publisher = OutboxPublisher.connect(broker.bootstrap, tmp_path / "outbox.sqlite", ack_timeout_s=3)
+        client = create_app(venue["config"], publisher).test_client()
+        auth = {"Authorization": f"Bearer tok-clock-{b7}"}
+        ids = []
+        for seq in (1, 2):
+            r = client.post(f"/ingest/v1/boards/{b7}/clock", json=clock_press(seq), headers=auth)
+            assert r.status_code == 202 and "offset" in r.get_json(), r.get_json()  # acknowledged by the broker
+            ids.append(r.get_json()["event_id"])
+        assert broker._process is not None
+        os.kill(broker._process.pid, signal.SIGKILL)
+        broker._process.wait(5)
+        broker._process = None
+        broker = EmbeddedBroker(port).start()
+        bus.ensure_topics(broker.bootstrap, [bus.CLOCK], partitions=2)
+        found = read_topic(broker.bootstrap, bus.CLOCK, lambda it: it[1].event_id in ids, count=2, timeout_s=30)
+        in_topic = [event.event_id for _, event in sorted(found, key=lambda it: it[0].offset)]
+        assert list(dict.fromkeys(in_topic)) == ids
+        assert publisher.resent == 2
+    finally:
+        if publisher is not None:
+            publisher.close()
+        broker.stop()
+
+
+def test_acknowledged_entries_are_kept_a_while_then_removed(tmp_path: Path) -> None:
+    box = Outbox(tmp_path / "o.sqlite")
+    for value in (b"1", b"2"):
+        box.put("xq.clock", "7", value)
+    publish_once(box, FakeSender(), now=100.0)
+    assert box.count() == 0 and box.prune(before=50.0) == 2  # acknowledged, still kept
+    assert box.resend_kept() == 2 and [e.value for e in box.pending()] == [b"1", b"2"]
+    publish_once(box, FakeSender(), now=100.0)
+    assert box.prune(before=100.5) == 0 and box.pending() == []
