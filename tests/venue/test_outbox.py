@@ -77,7 +77,7 @@ def test_the_publisher_answers_queued_while_the_broker_is_away_then_delivers(tmp
             raise AssertionError("events must go through the outbox")
 
     sender = FakeSender(fail=range(0, 3))  # the broker is away for the first three attempts
-    publisher = OutboxPublisher(Outbox(tmp_path / "o.sqlite"), sender, Direct(), confirm_wait_s=0.3).start()
+    publisher = OutboxPublisher(Outbox(tmp_path / "o.sqlite"), sender, Direct(), confirm_wait_s=5).start()
     try:
         event = make_event("ClockPressed", "7", source="clock-7", source_seq=1, occurred_at=now_us(),
                            received_at=now_us(), side="red", red_ms=1000, black_ms=1000)
