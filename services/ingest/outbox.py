@@ -41,6 +41,9 @@ log = logging.getLogger(__name__)
 BATCH_SIZE = 500
 # In a folder of the data directory: the ledger stays the one *.sqlite file at its top (tools look for it there).
 OUTBOX_FILE = "outbox/ingest.sqlite"
+# How long stopping waits for a publishing round in progress (a stop must stay prompt: nothing is lost by not
+# waiting, the entries stay in the outbox for the next start).
+CLOSE_WAIT_S = 5.0
 # Backoff between publishing rounds that failed (broker away): from the first to the most, doubling.
 RETRY_FIRST_S = 0.2
 RETRY_MAX_S = 5.0
@@ -103,6 +106,10 @@ class Outbox:
             # FULL: each commit's WAL frames are fsync'd before the commit returns, so a 202 survives a power cut.
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute(_SCHEMA)
+            # The publisher's own marks (acknowledged, pruned) need no fsync of their own: one lost in a power cut
+            # only sends that message again. The next put's fsync carries them to disk anyway.
+            self._marks = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            self._marks.execute("PRAGMA synchronous=NORMAL")
         except (sqlite3.Error, OSError) as exc:
             raise OutboxError(f"cannot open ingest's outbox {self.path}: {exc}") from exc
         self._lock = threading.Lock()
@@ -129,13 +136,13 @@ class Outbox:
         if not ids:
             return
         with self._lock:
-            self._db.executemany("UPDATE outbox SET acked_at = ? WHERE id = ?", [(now, i) for i in ids])
+            self._marks.executemany("UPDATE outbox SET acked_at = ? WHERE id = ?", [(now, i) for i in ids])
 
     def prune(self, before: float) -> int:
         """Remove the entries acknowledged before `before`; returns how many acknowledged entries are still kept."""
         with self._lock:
-            self._db.execute("DELETE FROM outbox WHERE acked_at IS NOT NULL AND acked_at < ?", (before,))
-            return int(self._db.execute("SELECT COUNT(*) FROM outbox WHERE acked_at IS NOT NULL").fetchone()[0])
+            self._marks.execute("DELETE FROM outbox WHERE acked_at IS NOT NULL AND acked_at < ?", (before,))
+            return int(self._marks.execute("SELECT COUNT(*) FROM outbox WHERE acked_at IS NOT NULL").fetchone()[0])
 
     def resend_kept(self) -> int:
         """Make every kept acknowledged entry wait again (the broker lost them); returns how many. They are older
@@ -150,6 +157,7 @@ class Outbox:
 
     def close(self) -> None:
         with self._lock:
+            self._marks.close()
             self._db.close()
 
 
@@ -412,7 +420,8 @@ class OutboxPublisher:
         with self._wake:
             self._wake.notify_all()
         if self._thread is not None:
-            self._thread.join(timeout=30)
+            # A round stuck on a dead broker is left to die with the process: what it held stays in the outbox.
+            self._thread.join(timeout=CLOSE_WAIT_S)
             self._thread = None
         self.outbox.close()
         if self._own_sender is not None:
