@@ -2,9 +2,9 @@
 
 A thin adapter around `validate.py`: it authenticates the bearer token, enforces the size limits before reading a
 body, stamps `received_at`, hands the event to a `Publisher` (acks=all) and answers 202 only once the broker has
-acknowledged it, or (`xqarb.ingest.outbox`) once it is durably in ingest's outbox, which publishes it. What was refused after reading goes to `xq.dlq` with the reason. At most `max_in_flight` sends
-wait for the broker at any moment; beyond that the answer is 503 with Retry-After (backpressure instead of an
-unbounded buffer).
+acknowledged it, or (`xqarb.ingest.outbox`) once it is durably in ingest's outbox, which publishes it. What was
+refused after reading goes to `xq.dlq` with the reason. At most `max_in_flight` sends wait for the broker at any
+moment; beyond that the answer is 503 with Retry-After (backpressure instead of an unbounded buffer).
 """
 
 from __future__ import annotations
