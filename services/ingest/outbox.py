@@ -358,9 +358,12 @@ class OutboxPublisher:
         if self.log_ends is not None and self._acked and (self._check_log or now >= self._next_check):
             try:
                 self._resend_if_lost(self.log_ends(sorted(self._acked)))
+                self._check_log = False
             except bus.BusError as exc:
-                return str(exc)
-            self._check_log, self._next_check = False, now + CHECK_LOG_S
+                if self._check_log:
+                    return str(exc)  # after a failure: send nothing before knowing what the broker kept
+                log.info("ingest outbox: the periodic check of the broker's logs failed: %s", exc)
+            self._next_check = now + CHECK_LOG_S
         try:
             done, failure = publish_once(self.outbox, self.sender, now=now)
             kept = self.outbox.prune(now - self.keep_acked_s)

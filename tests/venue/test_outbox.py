@@ -224,3 +224,25 @@ def test_acknowledged_entries_are_kept_a_while_then_removed(tmp_path: Path) -> N
     assert box.resend_kept() == 2 and [e.value for e in box.pending()] == [b"1", b"2"]
     publish_once(box, FakeSender(), now=100.0)
     assert box.prune(before=100.5) == 0 and box.pending() == []
+
+
+def test_kept_entries_go_again_only_when_the_broker_lost_them(tmp_path: Path) -> None:
+    from xqarb.events import make_event
+
+    ends: dict[tuple[str, int], int] = {("xq.clock", 0): 1}  # the broker's log holds the entry acknowledged at 0
+    sender = FakeSender()
+    publisher = OutboxPublisher(Outbox(tmp_path / "o.sqlite"), sender, None, confirm_wait_s=5,
+                                log_ends=lambda keys: dict(ends)).start()
+    try:
+        event = make_event("ClockPressed", "7", source="clock-7", source_seq=1, occurred_at=now_us(),
+                           received_at=now_us(), side="red", red_ms=1000, black_ms=1000)
+        assert publisher.publish("xq.clock", event, timeout=5) == (0, 0)
+        time.sleep(2.5)  # two checks of the logs: the entry is still there
+        assert len(sender.sent) == 1 and publisher.resent == 0
+        ends[("xq.clock", 0)] = 0  # the log starts over, empty
+        deadline = time.monotonic() + 10
+        while len(sender.sent) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(sender.sent) == 2 and publisher.resent == 1 and sender.sent[1] == sender.sent[0]
+    finally:
+        publisher.close()
