@@ -4,8 +4,8 @@ Clock presses, arbiter actions, scoresheet entries and catalogue events are writ
 `synchronous=FULL`: the commit is fsync'd before `put` returns) and a background thread publishes them in the
 order they were written, retrying with backoff while the broker is away. An entry the broker acknowledged is kept
 for `KEEP_ACKED_S` more: a broker whose log starts over (the embedded one keeps its topics in memory) is noticed
-(an offset it acknowledged is past the end of its log, or a new acknowledgement goes back), and the kept entries
-are sent again. A broker that dies and comes back therefore loses none of them; an ingest process that dies
+(the log is empty or ends before where it ended, or a new acknowledgement goes back), and the kept entries are
+sent again. A broker that dies and comes back therefore loses none of them; an ingest process that dies
 re-publishes on its next start whatever is left. A message may reach Kafka twice (acknowledged, then the process
 died before marking it, or sent again after a restart of the broker): the referee drops doubles by event id.
 
@@ -51,8 +51,8 @@ RETRY_MAX_S = 5.0
 # its topics in memory: one that dies loses what it acknowledged and nobody read yet). The referee reads its inputs
 # within seconds; two minutes also cover a broker restarted by a supervisor with backoff.
 KEEP_ACKED_S = 120.0
-# How often, while acknowledged entries are kept, the outbox asks the broker where its logs end: a log that ends
-# at or before an offset it acknowledged has started over (lost them).
+# How often, while acknowledged entries are kept, the outbox asks the broker where its logs end: a log that is
+# empty, or ends before where it ended at the last check, has started over (lost them).
 CHECK_LOG_S = 1.0
 # The most entries the outbox holds before ingest answers 503 (backpressure instead of filling the disk): at a
 # venue's rate of a few clock presses and actions per board-minute this is hours of a broker outage.
@@ -240,6 +240,7 @@ class OutboxPublisher:
         self.wall_clock = wall_clock
         self.resent = 0  # acknowledged entries sent again because the broker lost them
         self._acked: dict[TopicPartitionKey, int] = {}  # the highest offset acknowledged per partition, kept
+        self._ends: dict[TopicPartitionKey, int] = {}  # where those logs ended at the last check
         self._check_log = True  # ask the broker where its logs end before the next round
         self._next_check = 0.0
         self._close_log_ends: Callable[[], None] | None = None
@@ -376,6 +377,7 @@ class OutboxPublisher:
             self._acked[key] = max(delivery.offset, self._acked.get(key, -1))
         if kept == 0:
             self._acked.clear()
+            self._ends.clear()
         with self._wake:
             self._backlog = max(0, self._backlog - len(done))
             OUTBOX_PENDING.set(self._backlog)
@@ -392,12 +394,18 @@ class OutboxPublisher:
         return failure
 
     def _resend_if_lost(self, ends: Mapping[TopicPartitionKey, int] | None) -> None:
-        """Send the kept acknowledged entries again when a log ends at or before an offset acknowledged in it
-        (`ends` None: known lost)."""
-        if ends is not None and all(ends.get(key, 0) > offset for key, offset in self._acked.items()):
-            return
+        """Send the kept acknowledged entries again when a log they were acknowledged in is empty or ends before
+        where it ended at the last check (`ends` None: known lost). Not "ends at or before the offset
+        acknowledged": the embedded broker reports a log's end as its last batch's first offset + 1, short of
+        the true end when that batch held several messages."""
+        if ends is not None:
+            lost = [key for key in self._acked if ends.get(key, 0) == 0 or ends.get(key, 0) < self._ends.get(key, 0)]
+            if not lost:
+                self._ends.update({key: ends[key] for key in self._acked})
+                return
         count = self.outbox.resend_kept()
         self._acked.clear()
+        self._ends.clear()
         self.resent += count
         OUTBOX_RESENT.inc(count)
         with self._wake:
