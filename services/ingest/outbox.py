@@ -317,9 +317,7 @@ class OutboxPublisher:
         return result
 
     def dead_letter(self, reason: str, payload: bytes, *, board_id: str, source: str, topic: str) -> None:
-        if not self.healthy:
-            log.warning("broker away: the refused message of %s is not kept in xq.dlq (%s)", source, reason)
-            return
+        # The direct publisher bounds how long a refusal waits for its copy (xqarb.ingest.publish.DLQ_WAIT_S).
         self.direct.dead_letter(reason, payload, board_id=board_id, source=source, topic=topic)
 
     def ready(self) -> bool:
