@@ -261,6 +261,26 @@ class Producer:
         """Send bytes as they are (dead letters; tests writing messages from elsewhere)."""
         return self._wait(self._submit(topic, key, value, headers), topic, key)
 
+    def send_raw_batch(self, messages: Sequence[tuple[str, str | None, bytes]]) -> list[Delivery | PublishError]:
+        """Send (topic, key, bytes) messages in order and wait for all; each gets its Delivery or its PublishError
+        (ingest's outbox removes what was acknowledged and sends the rest again)."""
+        futures: list[Any] = []
+        for topic, key, value in messages:
+            try:
+                futures.append(self._submit(topic, key, value, None))
+            except PublishError as exc:
+                futures.append(exc)
+        out: list[Delivery | PublishError] = []
+        for (topic, key, _), future in zip(messages, futures, strict=True):
+            if isinstance(future, PublishError):
+                out.append(future)
+                continue
+            try:
+                out.append(self._wait(future, topic, key))
+            except PublishError as exc:
+                out.append(exc)
+        return out
+
     def flush(self) -> None:
         self._producer.flush(timeout=self.timeout_s)
 

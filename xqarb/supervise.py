@@ -582,6 +582,13 @@ class StreamReader:
         probe = getattr(poll, "ready", None)
         return not paused and poll is not None and (probe is None or bool(probe()))
 
+    def caught_up(self) -> bool:
+        """For a resuming stream client (StreamHub.resume_index): whether the current reader reached the end."""
+        with self._lock:
+            poll = self._poll
+        probe = getattr(poll, "caught_up", None)
+        return poll is not None and (probe is None or bool(probe()))
+
     def renew(self) -> None:
         with self._lock:
             self._generation += 1

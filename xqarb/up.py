@@ -92,7 +92,6 @@ class System:
         from xqarb.config import ledger_target
         from xqarb.ingest.app import Ingest
         from xqarb.ingest.config import generate_config, load_config, parse_config
-        from xqarb.ingest.publish import BusPublisher
         from xqarb.ingest.server import ServerThread
         from xqarb.referee.api import RefereeApi, StreamHub, create_app, frame_loader, kafka_game_events
         from xqarb.referee.ledger import open_ledger
@@ -149,7 +148,11 @@ class System:
         self._start_referee(bootstrap)
         self._start_vision(bootstrap, data, config_path)
 
-        self.publisher = BusPublisher.connect(bootstrap, ack_timeout_s=config.limits.ack_timeout_s)
+        from xqarb.ingest.outbox import OUTBOX_FILE, OutboxPublisher
+
+        # What ingest answers 202 to is on disk first (the outbox), so a broker that dies loses none of it.
+        limits = config.limits
+        self.publisher = OutboxPublisher.connect(bootstrap, data / OUTBOX_FILE, ack_timeout_s=limits.ack_timeout_s)
         ingest = Ingest(config, self.publisher)
         self.hub = StreamHub()
         self.hub.listen(_stream_latency)

@@ -2,9 +2,9 @@
 
 A thin adapter around `validate.py`: it authenticates the bearer token, enforces the size limits before reading a
 body, stamps `received_at`, hands the event to a `Publisher` (acks=all) and answers 202 only once the broker has
-acknowledged it. What was refused after reading goes to `xq.dlq` with the reason. At most `max_in_flight` sends
-wait for the broker at any moment; beyond that the answer is 503 with Retry-After (backpressure instead of an
-unbounded buffer).
+acknowledged it, or (`xqarb.ingest.outbox`) once it is durably in ingest's outbox, which publishes it. What was
+refused after reading goes to `xq.dlq` with the reason. At most `max_in_flight` sends wait for the broker at any
+moment; beyond that the answer is 503 with Retry-After (backpressure instead of an unbounded buffer).
 """
 
 from __future__ import annotations
@@ -45,8 +45,9 @@ class BrokerUnavailable(Exception):
 
 
 class Publisher(Protocol):
-    def publish(self, topic: str, event: Event, timeout: float) -> tuple[int, int]:
-        """Send with acks=all and wait for the acknowledgement: (partition, offset); BrokerUnavailable otherwise."""
+    def publish(self, topic: str, event: Event, timeout: float) -> tuple[int, int] | None:
+        """Send with acks=all and wait for the acknowledgement: (partition, offset); None when the event is kept
+        durably and will be published (ingest's outbox); BrokerUnavailable otherwise."""
         ...
 
     def dead_letter(self, reason: str, payload: bytes, *, board_id: str, source: str, topic: str) -> None:
@@ -147,13 +148,17 @@ class Ingest:
             )
         metrics.INGEST_IN_FLIGHT.inc()
         try:
-            partition, offset = self.publisher.publish(topic, event, self.config.limits.ack_timeout_s)
+            stored = self.publisher.publish(topic, event, self.config.limits.ack_timeout_s)
         except BrokerUnavailable as exc:
             return json_error(503, "broker_unavailable", str(exc), {"Retry-After": str(RETRY_AFTER_S)})
         finally:
             metrics.INGEST_IN_FLIGHT.dec()
             self._in_flight.release()
-        body = {"event_id": event.event_id, "topic": topic, "partition": partition, "offset": offset}
+        body: dict[str, Any] = {"event_id": event.event_id, "topic": topic}
+        if stored is None:
+            body["queued"] = True  # on disk in the outbox, published once the broker takes it
+        else:
+            body["partition"], body["offset"] = stored
         return Response(json.dumps(body), status=202, mimetype="application/json")
 
     def refuse(self, refusal: Refusal, payload: bytes | None, *, board_id: str, source: str, topic: str) -> Response:

@@ -22,9 +22,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _serve(args: argparse.Namespace) -> int:
     from xqarb import bus
+    from xqarb.config import data_dir
     from xqarb.ingest.app import create_app
     from xqarb.ingest.config import ConfigError, load_config
-    from xqarb.ingest.publish import BusPublisher
+    from xqarb.ingest.outbox import OUTBOX_FILE, OutboxError, OutboxPublisher
     from xqarb.ingest.server import ServerThread
 
     try:
@@ -34,8 +35,11 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     try:
         bus.ensure_topics(args.bootstrap_servers)
-        publisher = BusPublisher.connect(args.bootstrap_servers, ack_timeout_s=config.limits.ack_timeout_s)
-    except bus.BusError as exc:
+        # What gets a 202 is on disk first ($XQARB_DATA_DIR/outbox/ingest.sqlite), then published from there.
+        publisher = OutboxPublisher.connect(
+            args.bootstrap_servers, data_dir() / OUTBOX_FILE, ack_timeout_s=config.limits.ack_timeout_s
+        )
+    except (bus.BusError, OutboxError) as exc:
         print(f"xqarb ingest: {exc}", file=sys.stderr)
         return 2
     server = ServerThread(create_app(config, publisher), args.host, args.port).start()

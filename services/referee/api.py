@@ -11,13 +11,19 @@
 - `GET /api/openapi.json`, `GET /metrics`, and the pages at `/` (overview), `/review.html`, `/overlay.html`.
 
 Stream ids are positions, not counters: the id of an event is the list of next offsets per partition of
-`xq.game-events` after it (`"0:15,3:27"`). A client that reconnects with it gets exactly the events it had not
-seen, in the same order, even after the API process restarted (it rebuilds its buffer from the topic).
+`xq.game-events` after it, then the event's own partition and a digest of its event id (`"0:15,3:27@3.1f0c..."`).
+A client that reconnects with it gets exactly the events it had not seen, in the same order, even after the API
+process restarted (it rebuilds its buffer from the topic). Offsets alone would not survive the topic itself
+starting over (the embedded broker keeps its topics in memory): the digest is checked against the event now at
+that place, and where it is not the same event (or no event is there) the client gets a `reset` event telling it
+to re-read the state, then every event the server holds, instead of silently nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import re
 import threading
 import time
@@ -33,9 +39,14 @@ from flask import Blueprint, Response, request, send_file
 from xqarb import metrics
 from xqarb.events import Event
 
+log = logging.getLogger(__name__)
+
 GAME_EVENTS_TOPIC = "xq.game-events"
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 HEARTBEAT_S = 15.0
+# How long a resuming client waits for a just-started API process to re-read the stream up to its id before it is
+# told to reset: reading xq.game-events from its beginning takes about a second per 100,000 events here.
+RESUME_WAIT_S = 5.0
 WEB_DIR = Path(__file__).resolve().parent / "web"
 
 
@@ -59,6 +70,43 @@ def encode_position(position: Mapping[int, int]) -> str:
 # default), each offset at most 18 digits (a 64-bit offset); anything longer is no position this server gave.
 MAX_POSITION_PARTS = 1024
 _POSITION_PART = re.compile(r"^([0-9]{1,9}):([0-9]{1,18})$")
+
+
+# The check after a position: the last event's partition and the first hex digits of SHA-256 of its event id
+# (48 bits: two different events at one place collide once in 2^48 restarts).
+CHECK_HEX = 12
+_CHECK = re.compile(rf"^([0-9]{{1,9}})\.([0-9a-f]{{{CHECK_HEX}}})$")
+
+
+@dataclass(frozen=True)
+class StreamCheck:
+    """Which event a stream id was given after: its partition (its offset is the position's next offset - 1) and
+    a digest of its event id."""
+
+    partition: int
+    digest: str
+
+
+def event_digest(event_id: str) -> str:
+    return hashlib.sha256(event_id.encode("utf-8")).hexdigest()[:CHECK_HEX]
+
+
+def decode_stream_id(text: str | None) -> tuple[dict[int, int], StreamCheck | None]:
+    """A Last-Event-ID: a position, with the check of its last event (ids given since it exists) or without
+    (older ids: resumed as before, unchecked); ApiError 400 for anything else."""
+    if not text:
+        return {}, None
+    position_text, at, check_text = text.partition("@")
+    position = decode_position(position_text)
+    if not at:
+        return position, None
+    match = _CHECK.fullmatch(check_text)
+    if match is None or position.get(int(match[1]), 0) < 1:
+        raise ApiError(
+            400, "bad_last_event_id", f"Last-Event-ID {text[:80]!r} does not end in a check like '@3.1f0c2a9b7d4e' "
+            "naming one of its partitions"
+        )
+    return position, StreamCheck(int(match[1]), match[2])
 
 
 def decode_position(text: str | None) -> dict[int, int]:
@@ -87,8 +135,14 @@ class StreamItem:
     offset: int
     arrived: float  # monotonic seconds when this hub read it
     event: Event
-    position: str  # encoded position after this event: its SSE id
+    position: str  # encoded position after this event
     text: str  # the event's JSON form
+    digest: str = ""  # event_digest(event.event_id)
+
+    @property
+    def sse_id(self) -> str:
+        """The position and the check of this event (the module docstring)."""
+        return f"{self.position}@{self.partition}.{self.digest}"
 
 
 @dataclass
@@ -109,11 +163,22 @@ class StreamHub:
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
     _probe: Callable[[], bool] | None = None  # the reader's own word on whether it reads its partitions
+    _since: int = 0  # buffer index of the first event read since the topic last started over
+    _caught_up: Callable[[], bool] | None = None  # the reader's word on whether it reached the topic's end once
 
     def add(self, partition: int, offset: int, event: Event) -> StreamItem | None:
+        digest = event_digest(event.event_id)
         with self._cond:
             if offset < self._position.get(partition, 0):
-                return None  # read twice (a reconnect of the reader): already buffered
+                held = self._find(partition, offset)
+                if held is None or held.digest == digest:
+                    return None  # read twice (a reconnect of the reader): already buffered
+                # Another event where one was read before: the topic started over (a broker that kept it in
+                # memory restarted). Offsets count from there again; ids given before no longer match (reset).
+                log.warning("stream: %s partition %d starts over (offset %d holds another event now)",
+                            GAME_EVENTS_TOPIC, partition, offset)
+                self._position.clear()
+                self._since = self.dropped + len(self.items)
             self._position[partition] = offset + 1
             item = StreamItem(
                 index=self.dropped + len(self.items),
@@ -123,6 +188,7 @@ class StreamHub:
                 event=event,
                 position=encode_position(self._position),
                 text=json.dumps(event.to_json_dict(), ensure_ascii=False, separators=(",", ":")),
+                digest=digest,
             )
             self.items.append(item)
             if len(self.items) > self.capacity:
@@ -147,6 +213,35 @@ class StreamHub:
         with self._cond:
             return dict(self._position)
 
+    def _find(self, partition: int, offset: int) -> StreamItem | None:
+        """The latest buffered event read at (partition, offset), searching back from the newest (resumes are
+        mostly recent); call with the condition held."""
+        for item in reversed(self._current()):
+            if item.partition == partition and item.offset <= offset:
+                return item if item.offset == offset else None
+        return None
+
+    def resume_index(self, position: Mapping[int, int], check: StreamCheck | None, wait_s: float) -> int | None:
+        """Where a client resuming after `position` continues; None when it must reload (reset): its events were
+        dropped from the buffer, or the event its id names is not the one at that place now (the topic started
+        over). Waits up to `wait_s` for the reader to reach that place (an API process just started re-reads
+        the topic from its beginning)."""
+        if check is not None:
+            offset = position[check.partition] - 1
+            deadline = time.monotonic() + wait_s  # real time even where `clock` is a test's
+            with self._cond:
+                while (self._position.get(check.partition, 0) <= offset and not self.caught_up()
+                       and time.monotonic() < deadline):
+                    self._cond.wait(min(0.1, max(0.0, deadline - time.monotonic())))
+                held = self._find(check.partition, offset)
+            if held is None or held.digest != check.digest:
+                return None
+        return self.start_index(position)
+
+    def caught_up(self) -> bool:
+        """Whether the reader has read what the topic held (a hub fed directly always has)."""
+        return self._caught_up is None or bool(self._caught_up())
+
     def start_index(self, position: Mapping[int, int]) -> int | None:
         """The buffer index of the first event not covered by `position`; None when events after `position` were
         already dropped from the buffer (the client must reload instead of resuming)."""
@@ -158,10 +253,14 @@ class StreamHub:
                 for partition, offset in position.items():
                     if partition in oldest and oldest[partition] > offset:
                         return None
-            for item in self.items:
+            for item in self._current():
                 if item.offset >= position.get(item.partition, 0):
                     return item.index
             return self.dropped + len(self.items)
+
+    def _current(self) -> list[StreamItem]:
+        """The buffered events read since the topic last started over (positions name places among these)."""
+        return self.items[max(0, self._since - self.dropped):]
 
     def after(self, index: int, timeout: float) -> list[StreamItem]:
         """The buffered events from `index` on, waiting up to `timeout` seconds for one to come."""
@@ -173,6 +272,7 @@ class StreamHub:
 
     def run(self, poll: Callable[[], Iterable[tuple[int, int, Event]]]) -> None:
         self._probe = getattr(poll, "ready", None)
+        self._caught_up = getattr(poll, "caught_up", None)
         while not self._stop.is_set():
             for partition, offset, event in poll():
                 self.add(partition, offset, event)
@@ -206,10 +306,14 @@ def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC) -> Callabl
 
     from xqarb.codec import CodecError, decode
 
+    # earliest: when the broker starts over (its topics were in memory), read its new log from the beginning
+    # rather than from its end, so no event published meanwhile is skipped (StreamHub.add notices the restart).
     consumer = KafkaConsumer(
-        bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None, client_id="xq-api-stream"
+        bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None, client_id="xq-api-stream",
+        auto_offset_reset="earliest",
     )
     assigned: set[int] = set()
+    caught_up = threading.Event()
 
     def refresh() -> None:
         parts = consumer.partitions_for_topic(topic) or set()
@@ -230,7 +334,10 @@ def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC) -> Callabl
             time.sleep(0.2)
             return []
         out = []
-        for tp, records in consumer.poll(timeout_ms=200).items():
+        batches = consumer.poll(timeout_ms=200)
+        if not batches:
+            caught_up.set()  # a poll with nothing to read: the topic's end was reached
+        for tp, records in batches.items():
             for rec in records:
                 try:
                     out.append((tp.partition, rec.offset, decode(rec.value)))
@@ -239,6 +346,7 @@ def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC) -> Callabl
         return out
 
     poll.ready = lambda: bool(assigned)  # type: ignore[attr-defined]  # for StreamHub.readiness (/readyz)
+    poll.caught_up = caught_up.is_set  # type: ignore[attr-defined]  # for StreamHub.resume_index
     return poll
 
 
@@ -556,15 +664,18 @@ class RefereeApi:
 
     # --- the stream --------------------------------------------------------------------------------------------
 
-    def stream(self, position: dict[int, int], board: str | None, game: str | None, once: bool) -> Iterator[str]:
-        """SSE text: every event after `position` (filtered), each held until its board's broadcast delay passed."""
+    def stream(self, position: dict[int, int], board: str | None, game: str | None, once: bool,
+               check: StreamCheck | None = None) -> Iterator[str]:
+        """SSE text: every event after `position` (filtered), each held until its board's broadcast delay passed;
+        a `reset` first where the position cannot be honoured (see the module docstring)."""
         hub = self.hub
-        index = hub.start_index(position)
+        index = hub.resume_index(position, check, RESUME_WAIT_S if position else 0.0)
         metrics.STREAM_CLIENTS.inc()
         try:
             yield "retry: 1000\n\n"
             if index is None:
-                yield "event: reset\ndata: {\"reason\": \"position older than the server's buffer; reload\"}\n\n"
+                yield ("event: reset\ndata: {\"reason\": \"the stream cannot go on from this id (older than the "
+                       "server's buffer, or the stream started over); re-read the state\"}\n\n")
                 index = hub.dropped
             last_beat = time.monotonic()
             while True:
@@ -585,7 +696,7 @@ class RefereeApi:
                         continue
                     if game and item.event.game_id != game:
                         continue
-                    yield f"id: {item.position}\nevent: {item.event.type}\ndata: {item.text}\n\n"
+                    yield f"id: {item.sse_id}\nevent: {item.event.type}\ndata: {item.text}\n\n"
                 if time.monotonic() - last_beat > HEARTBEAT_S:
                     last_beat = time.monotonic()
                     yield ": keep-alive\n\n"
@@ -745,9 +856,9 @@ class RefereeApi:
         @bp.get("/api/stream")
         def stream() -> Response:
             last = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
-            position = decode_position(last)
+            position, check = decode_stream_id(last)
             once = request.args.get("once") == "1"
-            gen = self.stream(position, request.args.get("board"), request.args.get("game"), once)
+            gen = self.stream(position, request.args.get("board"), request.args.get("game"), once, check)
             resp = Response(gen, mimetype="text/event-stream")
             resp.headers["Cache-Control"] = "no-cache"
             resp.headers["X-Accel-Buffering"] = "no"
@@ -845,10 +956,13 @@ def start_api_server(bootstrap: str, ledger: Any, *, host: str = "127.0.0.1", po
 
     ingest = None
     if config is not None:
+        from xqarb.config import data_dir
         from xqarb.ingest.app import Ingest
-        from xqarb.ingest.publish import BusPublisher
+        from xqarb.ingest.outbox import OutboxPublisher
 
-        ingest = Ingest(config, BusPublisher.connect(bootstrap, ack_timeout_s=config.limits.ack_timeout_s))
+        # Arbiter actions answered 202 are on disk first (an outbox of this process's own), then published.
+        outbox = data_dir() / "outbox" / "api.sqlite"
+        ingest = Ingest(config, OutboxPublisher.connect(bootstrap, outbox, ack_timeout_s=config.limits.ack_timeout_s))
     app, hub = build_api_app(bootstrap, ledger, config=config, evidence_dir=evidence_dir, ingest=ingest)
     return ServerThread(app, host, port).start(), hub
 
