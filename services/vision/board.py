@@ -937,8 +937,17 @@ def find_board(image: np.ndarray, *, markers: bool = True, orient: bool = True) 
         s_ref = support_score(resp, h_ref)
         s_m = support_score(resp, down @ hb_m)
         h_best, s_best = (h_ref, s_ref) if s_ref >= s_m else (down @ hb_m, s_m)
-        return fit_from_h(_exact_full(image, resp, h_best, scale), "aruco", s_best)
-    hb, score = find_grid(image)
+        marked = fit_from_h(_exact_full(image, resp, h_best, scale), "aruco", s_best)
+        if s_best >= MIN_SCORE and not _lines_missing(resp, h_best, s_best):
+            return marked
+        # Markers with ids 0..3 whose lattice has no board printed under it are someone else's (a robot rig's, a
+        # calibration sheet's): the printed grid is looked for instead, and the markers kept where it is not found.
+        try:
+            hb, score = find_grid(image)
+        except NoBoardFound:
+            return marked
+    else:
+        hb, score = find_grid(image)
     if not orient:
         return fit_from_h(hb, "grid", score, oriented=False)
     from .occupancy import orientation_vote, read_points  # occupancy needs a fit; no import cycle at load

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from xqarb.vision.board import NoBoardFound, _lines_missing, find_board, find_grid
+from xqarb.vision.board import NoBoardFound, _lines_missing, find_board, find_grid, find_markers
 from xqarb.vision.grid import POINTS_UV, apply_h, board_to_image, point_name
 from xqarb.vision.render import finding_scene, random_scene, render_position, squares_from_fen
 
@@ -91,3 +91,20 @@ def test_a_frame_around_the_picture_finds_no_board_where_there_is_none() -> None
     noise = cv2.GaussianBlur(rng.integers(0, 255, (240, 260, 3), dtype=np.uint8), (0, 0), 2)
     with pytest.raises(NoBoardFound):
         find_grid(noise)
+
+
+def test_markers_that_are_not_around_the_board_give_way_to_the_printed_grid() -> None:
+    # ids 0..3 of the board's marker dictionary, but on something else in view (a robot rig's own markers, laid out
+    # as a small square in a corner of the picture): their lattice has no board under it
+    shot = render_position(START, random_scene(2, difficulty="easy"))
+    image = shot.image.copy()
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    for marker_id, (x, y) in enumerate([(30, 30), (190, 30), (190, 190), (30, 190)]):
+        marker = cv2.aruco.generateImageMarker(dictionary, marker_id, 120)
+        image[y - 20:y + 140, x - 20:x + 140] = 255
+        image[y:y + 120, x:x + 120] = marker[:, :, None]
+    assert find_markers(image) is not None
+    fit = find_board(image)
+    assert fit.method == "grid"
+    err, where = _worst(fit.points, shot.points)
+    assert err < 0.1, f"worst point {where} off by {err:.2f} spacing"
