@@ -208,6 +208,11 @@ def main(argv: list[str] | None = None) -> int:
             shot = render.render_position(squares, render.finding_scene(scene, setting, 1000 + 37 * k + j))
             image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1],
                                  cv2.IMREAD_COLOR)
+            h_img, w_img = image.shape[:2]
+            if not ((shot.points >= 0).all() and (shot.points[:, 0] < w_img).all()
+                    and (shot.points[:, 1] < h_img).all()):
+                c["grid cut by the picture's edge"] += 1  # not a board in view: no finder can give its corners
+                continue
             t0 = time.perf_counter()
             try:
                 fit = find_board(image)
@@ -229,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
             err = np.abs(used.corners - shot.corners).max()
             if err > 0.3 * fit.spacing_px():
                 c["board not found right"] += 1
+                if args.verbose:
+                    print(f"    seed {1000 + 37 * k + j}: board found wrong, a corner {err / fit.spacing_px():.2f} "
+                          "spacing off")
                 continue
             t_find.append(t1 - t0)
             t_read.append(t2 - t1)
@@ -244,11 +252,13 @@ def main(argv: list[str] | None = None) -> int:
                     reasons[("piece: " if squares[i] != "." else "empty: ") + why.split(" (")[0].split(" 0.")[0]] += 1
         n = max(c["points"], 1)
         label = diff if setting == "as drawn" else f"{diff}, {setting}"
-        print(f"{label}: {c['boards read']}/{args.boards} boards read ({c['no board']} no board found, "
-              f"{c['board not found right']} board not found right); {c['points']} points: right "
+        boards = args.boards - c["grid cut by the picture's edge"]
+        cut = f", {args.boards - boards} left out: the grid cut by the picture's edge" if boards < args.boards else ""
+        print(f"{label}: {c['boards read']}/{boards} boards read ({c['no board']} no board found, "
+              f"{c['board not found right']} board not found right{cut}); {c['points']} points: right "
               f"{c['right'] / n:.2%}, '?' {c['unsure'] / n:.2%}, wrong {c['wrong']} ({c['wrong'] / n:.2%}); "
               f"per point with a board not found or found wrong as 90 wrong: "
-              f"{c['right'] / (90 * args.boards):.2%}")
+              f"{c['right'] / (90 * max(boards, 1)):.2%}")
         print("\n".join(breakdown(c)))
         if t_read:
             print(f"  time per photo (median): find_board {np.median(t_find) * 1000:.0f} ms, read_board "

@@ -15,8 +15,13 @@ Two ways, both pure (an image in, a `BoardFit` out, or `NoBoardFound` with the r
   the lattice is extrapolated from the lines that show. Last, the exact fit (on the full-resolution frame): every
   line's position measured to a fraction of a pixel across it, and the homography fitted robustly to the lines
   (on rendered hard scenes the mean point error falls from about 0.012 to 0.006 spacing).
-  A fit is only reported when it is sure: a lattice with inner lines that have nothing printed under them is no
-  board, and two complete boards in view are refused (nothing in one picture says which one the camera watches).
+  A fit is only reported when it is sure: of a net's lattices (best supported first) the first that is a board
+  seen whole is kept. Glare, creases and pieces may hide a few inner lines, but a lattice with more lines bare, or
+  with print beside its lines instead of under them, or with every other line bare (half the spacing), is no
+  board; and two complete boards in view are refused (nothing in one picture says which one the camera watches).
+  A picture where no board is found is looked at again in a plain frame, scaled up when small (a board filling
+  the picture to its edges, a screenshot). ArUco markers whose lattice has no board under them give way to the
+  printed grid.
 Which end is Red is decided from the pieces: the kings and advisors never leave their palaces, so red ink in one
 palace and black ink in the other tells the ends apart (else the halves where most red and black pieces stand).
 """
@@ -805,12 +810,13 @@ def _find_grid_in(image: np.ndarray) -> tuple[np.ndarray, float]:
         if not fits:
             reasons.append(why)
             continue
-        h, sc = fits[0]
-        why = _lines_missing(resp, h, sc)
-        if why:
-            reasons.append(why)
+        # the best supported lattice of the net that is a board seen whole (the hypotheses come best first: a
+        # lattice of half the spacing may outscore the board's own where pieces' strokes fill its extra lines)
+        whole = [(h, sc) for h, sc in fits if not _lines_missing(resp, h, sc)]
+        if not whole:
+            reasons.append(_lines_missing(resp, *fits[0]))
             continue
-        boards.append((h, sc))
+        boards.append(whole[0])
     best_s = max((sc for _, sc in boards), default=-np.inf)
     if not boards:
         raise NoBoardFound("; ".join(dict.fromkeys(reasons)))

@@ -1336,7 +1336,7 @@ def finding_scene(scene: Scene, setting: str, seed: int) -> Scene:
         cam = replace(cam, fill=float(rng.uniform(1.08, 1.2)), shift=(0.0, 0.0))
     elif setting == "small":
         w = int(rng.integers(220, 361))
-        cam = replace(cam, width=w, height=int(w * rng.uniform(0.95, 1.2)), fill=float(rng.uniform(1.1, 1.3)),
+        cam = replace(cam, width=w, height=int(w * rng.uniform(0.95, 1.2)), fill=float(rng.uniform(1.0, 1.15)),
                       tilt_deg=float(rng.uniform(0, 8)), shift=(0.0, 0.0))
     elif setting == "hidden lines":
         # spots about the board's middle, a few spacings across, bright enough to wash out the print under them
