@@ -810,13 +810,19 @@ def _find_grid_in(image: np.ndarray) -> tuple[np.ndarray, float]:
         if not fits:
             reasons.append(why)
             continue
-        # the best supported lattice of the net that is a board seen whole (the hypotheses come best first: a
-        # lattice of half the spacing may outscore the board's own where pieces' strokes fill its extra lines)
-        whole = [(h, sc) for h, sc in fits if not _lines_missing(resp, h, sc)]
-        if not whole:
-            reasons.append(_lines_missing(resp, *fits[0]))
-            continue
-        boards.append(whole[0])
+        # The best supported lattice of the net, if it is a board seen whole. A lattice of half the board's spacing
+        # may outscore the board's own where pieces' strokes fill its extra lines: past such ones only, the next
+        # best is looked at (past a lattice refused for anything else, the next ones are its shifted and stretched
+        # variants, and one of those that passes is as often wrong as right).
+        why = ""
+        for h, sc in fits:
+            why = _lines_missing(resp, h, sc)
+            if not why:
+                boards.append((h, sc))
+            if not why.endswith(HALF_SPACING):
+                break
+        if why:
+            reasons.append(why)
     best_s = max((sc for _, sc in boards), default=-np.inf)
     if not boards:
         raise NoBoardFound("; ".join(dict.fromkeys(reasons)))
@@ -844,6 +850,9 @@ def _find_grid_in(image: np.ndarray) -> tuple[np.ndarray, float]:
     return _exact_full(image, resp, best_h, scale), float(best_s)
 
 
+HALF_SPACING = "(a lattice of half the board's spacing)"
+
+
 def _lines_missing(resp: np.ndarray, h: np.ndarray, score: float) -> str:
     """Why a fitted lattice is not a board seen whole, from the print under its 15 inner lines; "" when it is.
 
@@ -867,7 +876,7 @@ def _lines_missing(resp: np.ndarray, h: np.ndarray, score: float) -> str:
         return ""
     if alternating:
         return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them, "
-                "every other one (a lattice of half the board's spacing)")
+                f"every other one {HALF_SPACING}")
     if contradicted:
         return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them, "
                 f"{contradicted} with print beside them")
