@@ -182,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=Path, default=None)
     ap.add_argument("--positions", choices=("game", "composed"), default="game",
                     help="game: a random ply of a real game; composed: legal positions no game reached")
+    ap.add_argument("--settings", default="as drawn",
+                    help="board-finding settings, comma separated, of render.FINDING_SETTINGS (as drawn, turned, "
+                         "filling, small, hidden lines, clutter): each scene changed that way")
     ap.add_argument("--verbose", action="store_true", help="one line per board")
     ap.add_argument("--real", action="store_true", help="measure on the real piece photos instead (see above)")
     ap.add_argument("--reader", choices=("detect", "points"), default="detect",
@@ -195,20 +198,28 @@ def main(argv: list[str] | None = None) -> int:
     n_positions = args.boards * len(render.DIFFICULTIES)
     positions = (game_positions(args.games or _default_games(), n_positions, args.seed) if args.positions == "game"
                  else composed_positions(n_positions, args.seed))
-    for diff in diffs:
+    for diff, setting in [(d, s) for d in diffs for s in args.settings.split(",")]:
         j = render.DIFFICULTIES.index(diff)  # the same boards for a difficulty whichever others are asked for
         c: Counter = Counter()
         t_find, t_read, reasons = [], [], Counter()
         for k in range(args.boards):
             squares = positions[j * args.boards + k]
-            shot = render.render_position(squares, render.random_scene(1000 + 37 * k + j, difficulty=diff))
+            scene = render.random_scene(1000 + 37 * k + j, difficulty=diff)
+            shot = render.render_position(squares, render.finding_scene(scene, setting, 1000 + 37 * k + j))
             image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1],
                                  cv2.IMREAD_COLOR)
+            h_img, w_img = image.shape[:2]
+            if not ((shot.points >= 0).all() and (shot.points[:, 0] < w_img).all()
+                    and (shot.points[:, 1] < h_img).all()):
+                c["grid cut by the picture's edge"] += 1  # not a board in view: no finder can give its corners
+                continue
             t0 = time.perf_counter()
             try:
                 fit = find_board(image)
-            except NoBoardFound:
+            except NoBoardFound as exc:
                 c["no board"] += 1
+                if args.verbose:
+                    print(f"    seed {1000 + 37 * k + j}: no board found: {exc.reason}")
                 continue
             t1 = time.perf_counter()
             if args.reader == "points":
@@ -223,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
             err = np.abs(used.corners - shot.corners).max()
             if err > 0.3 * fit.spacing_px():
                 c["board not found right"] += 1
+                if args.verbose:
+                    print(f"    seed {1000 + 37 * k + j}: board found wrong, a corner {err / fit.spacing_px():.2f} "
+                          "spacing off")
                 continue
             t_find.append(t1 - t0)
             t_read.append(t2 - t1)
@@ -237,9 +251,14 @@ def main(argv: list[str] | None = None) -> int:
                 if why:
                     reasons[("piece: " if squares[i] != "." else "empty: ") + why.split(" (")[0].split(" 0.")[0]] += 1
         n = max(c["points"], 1)
-        print(f"{diff}: {c['boards read']}/{args.boards} boards read ({c['no board']} no board found, "
-              f"{c['board not found right']} board not found right); {c['points']} points: right "
-              f"{c['right'] / n:.2%}, '?' {c['unsure'] / n:.2%}, wrong {c['wrong']} ({c['wrong'] / n:.2%})")
+        label = diff if setting == "as drawn" else f"{diff}, {setting}"
+        boards = args.boards - c["grid cut by the picture's edge"]
+        cut = f", {args.boards - boards} left out: the grid cut by the picture's edge" if boards < args.boards else ""
+        print(f"{label}: {c['boards read']}/{boards} boards read ({c['no board']} no board found, "
+              f"{c['board not found right']} board not found right{cut}); {c['points']} points: right "
+              f"{c['right'] / n:.2%}, '?' {c['unsure'] / n:.2%}, wrong {c['wrong']} ({c['wrong'] / n:.2%}); "
+              f"per point with a board not found or found wrong as 90 wrong: "
+              f"{c['right'] / (90 * max(boards, 1)):.2%}")
         print("\n".join(breakdown(c)))
         if t_read:
             print(f"  time per photo (median): find_board {np.median(t_find) * 1000:.0f} ms, read_board "

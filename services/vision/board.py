@@ -15,8 +15,13 @@ Two ways, both pure (an image in, a `BoardFit` out, or `NoBoardFound` with the r
   the lattice is extrapolated from the lines that show. Last, the exact fit (on the full-resolution frame): every
   line's position measured to a fraction of a pixel across it, and the homography fitted robustly to the lines
   (on rendered hard scenes the mean point error falls from about 0.012 to 0.006 spacing).
-  A fit is only reported when it is sure: a lattice with inner lines that have nothing printed under them is no
-  board, and two complete boards in view are refused (nothing in one picture says which one the camera watches).
+  A fit is only reported when it is sure: of a net's lattices (best supported first) the first that is a board
+  seen whole is kept. Glare, creases and pieces may hide a few inner lines, but a lattice with more lines bare, or
+  with print beside its lines instead of under them, or with every other line bare (half the spacing), is no
+  board; and two complete boards in view are refused (nothing in one picture says which one the camera watches).
+  A picture where no board is found is looked at again in a plain frame, scaled up when small (a board filling
+  the picture to its edges, a screenshot). ArUco markers whose lattice has no board under them give way to the
+  printed grid.
 Which end is Red is decided from the pieces: the kings and advisors never leave their palaces, so red ink in one
 palace and black ink in the other tells the ends apart (else the halves where most red and black pieces stand).
 """
@@ -49,12 +54,28 @@ SECOND_BOARD = 0.4
 # one; on rendered boards the weakest inner line of the true lattice stands out 0.6 of the median or more.
 MISSING_LINE = 0.35
 MAX_MISSING_LINES = 1
+# More inner lines may be hidden, up to this many of the 15, where nothing contradicts the lattice: glare from a
+# plastic sheet, a crease's shadow or a row of tall pieces leaves a line with as little print beside it as on it
+# (on rendered scenes with glare spots over the board, the true lattice's hidden lines stand out -0.05..+0.3 of
+# the median line), whereas a lattice a fraction of a spacing off, of the wrong spacing or over clutter puts its
+# lines where print stands beside them, not on them.
+MAX_HIDDEN_LINES = 4
+# A missing line is contradicted (the lattice is wrong there, not the line hidden) when it stands out of its cells
+# less than this share of the median line, i.e. the print beside it is stronger than on it by that much.
+CONTRADICTED_LINE = -0.2
 _INNER_LINES = np.array([v for v in range(1, 9)] + [10 + u for u in range(1, 8)])  # see grid.line_supports
 # The orientation vote (occupancy.orientation_vote) is taken as telling which end is Red above this, either way.
 # On rendered hard scenes (200..399, the exactly fitted lattice in its true orientation) 2 of 189 votes pointed
 # the wrong way, by up to 0.057, and 6 right ones were below 0.06; a lighting cast can mislead it by far more
 # (-0.26 on one scene), which no threshold catches.
 ORIENTED_VOTE = 0.08
+# A picture with no board found is looked at again in a plain frame this share of its longer side wide on every
+# side (a board filling the picture to its edges then has room around it: the 226 x 252 screenshot of a board
+# filling it was found with a frame of 40 px, 0.16 of its side) ...
+RETRY_FRAME = 0.16
+# ... and scaled up to this longer side when smaller (that screenshot was found at twice its size, 580 px with the
+# frame, and not at its own): a small picture's lines, cut up by the pieces, are too short for the segment search.
+RETRY_SIDE = 720
 # ArUco marker centres in the board plane (u, v), by id: one spacing diagonally outside a9, i9, i0, a0.
 MARKER_UV = np.array([[-1.0, -1.0], [9.0, -1.0], [9.0, 10.0], [-1.0, 10.0]])
 
@@ -730,8 +751,50 @@ def _polish(resp: np.ndarray, h: np.ndarray, rounds: int = 2) -> np.ndarray:
     return h
 
 
+def _framed(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The picture in a plain frame and scaled up when small: (the copy, picture -> copy pixels homography).
+
+    The frame has the colour of the picture's edge (its median), so that nothing there makes lines; the grid's
+    outer lines and the board's outline then lie inside the picture with room around them, as the lattice search
+    expects, and a small picture's lines become long enough for the segment search.
+    """
+    h, w = image.shape[:2]
+    pad = round(RETRY_FRAME * max(h, w))
+    scale = max(1.0, RETRY_SIDE / (max(h, w) + 2 * pad))
+    edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]]).reshape(-1, 3)
+    colour = [int(v) for v in np.median(edge, axis=0)]
+    framed = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=colour)
+    if scale > 1.0:
+        framed = cv2.resize(framed, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    # pixel centres: x -> (x + pad + 0.5) * scale - 0.5
+    t = np.array([[scale, 0.0, (pad + 0.5) * scale - 0.5], [0.0, scale, (pad + 0.5) * scale - 0.5], [0, 0, 1.0]])
+    return framed, t
+
+
 def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
-    """Markerless lattice fit: (board -> image homography in full-image pixels, support score). Not oriented."""
+    """Markerless lattice fit: (board -> image homography in full-image pixels, support score). Not oriented.
+
+    When the picture as it is shows no board, it is looked at again framed and, when small, scaled up (`_framed`):
+    a board filling the picture to its edges, or a small picture's (a screenshot's, a thumbnail's), is found there.
+    """
+    try:
+        return _find_grid_in(image)
+    except NoBoardFound as first:
+        if "boards in view" in first.reason:
+            raise  # two boards seen: a frame around them does not make one
+        framed, t = _framed(image)
+        try:
+            hb, score = _find_grid_in(framed)
+        except NoBoardFound:
+            raise first from None
+        hb = np.linalg.inv(t) @ hb
+        if not _inside(hb[None], image.shape)[0]:
+            raise first from None  # a lattice in the frame's colour is not the picture's board
+        return hb / hb[2, 2], score
+
+
+def _find_grid_in(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """find_grid on the picture as it is."""
     work, scale = _work_image(image)
     resp = response_map(work)
     segs, bw = _segments_and_mask(resp)
@@ -747,14 +810,19 @@ def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
         if not fits:
             reasons.append(why)
             continue
-        h, sc = fits[0]
-        lines = line_supports(resp, h)
-        missing = int((lines[_INNER_LINES] < MISSING_LINE * float(np.median(lines))).sum())
-        if missing > MAX_MISSING_LINES:
-            # a lattice over clutter, over a board cut by the frame's edge, or stretched: not a board seen whole
-            reasons.append(f"the best lattice ({sc:.1f}) has {missing} of its 15 inner lines without print under them")
-            continue
-        boards.append((h, sc))
+        # The best supported lattice of the net, if it is a board seen whole. A lattice of half the board's spacing
+        # may outscore the board's own where pieces' strokes fill its extra lines: past such ones only, the next
+        # best is looked at (past a lattice refused for anything else, the next ones are its shifted and stretched
+        # variants, and one of those that passes is as often wrong as right).
+        why = ""
+        for h, sc in fits:
+            why = _lines_missing(resp, h, sc)
+            if not why:
+                boards.append((h, sc))
+            if not why.endswith(HALF_SPACING):
+                break
+        if why:
+            reasons.append(why)
     best_s = max((sc for _, sc in boards), default=-np.inf)
     if not boards:
         raise NoBoardFound("; ".join(dict.fromkeys(reasons)))
@@ -780,6 +848,39 @@ def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
     best_h, best_s = complete[0][0], complete[0][1]
     best_h = _wind_clockwise(best_h)
     return _exact_full(image, resp, best_h, scale), float(best_s)
+
+
+HALF_SPACING = "(a lattice of half the board's spacing)"
+
+
+def _lines_missing(resp: np.ndarray, h: np.ndarray, score: float) -> str:
+    """Why a fitted lattice is not a board seen whole, from the print under its 15 inner lines; "" when it is.
+
+    A line may be missing where something hides it (MAX_MISSING_LINES always, up to MAX_HIDDEN_LINES where no
+    missing line has print beside it instead of on it); a lattice over clutter, over a board cut by the frame's
+    edge, or stretched has more lines without print, or lines with print beside them.
+    """
+    lines = line_supports(resp, h)
+    median = float(np.median(lines))
+    inner = lines[_INNER_LINES]
+    missing = int((inner < MISSING_LINE * median).sum())
+    if missing <= MAX_MISSING_LINES:
+        return ""
+    contradicted = int((inner < CONTRADICTED_LINE * median).sum())
+    # Glare, a shadow or a row of pieces hides neighbouring lines; every other line bare is a lattice of half the
+    # board's spacing (its extra lines in the cells), whatever hides what.
+    bare = lines < MISSING_LINE * median
+    alternating = any(bare[k] and not bare[k + 1] and bare[k + 2]
+                      for first, last in ((0, 9), (10, 18)) for k in range(first, last - 1))
+    if missing <= MAX_HIDDEN_LINES and contradicted == 0 and not alternating:
+        return ""
+    if alternating:
+        return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them, "
+                f"every other one {HALF_SPACING}")
+    if contradicted:
+        return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them, "
+                f"{contradicted} with print beside them")
+    return f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them"
 
 
 def _work_to_full(scale: float) -> np.ndarray:
@@ -851,8 +952,17 @@ def find_board(image: np.ndarray, *, markers: bool = True, orient: bool = True) 
         s_ref = support_score(resp, h_ref)
         s_m = support_score(resp, down @ hb_m)
         h_best, s_best = (h_ref, s_ref) if s_ref >= s_m else (down @ hb_m, s_m)
-        return fit_from_h(_exact_full(image, resp, h_best, scale), "aruco", s_best)
-    hb, score = find_grid(image)
+        marked = fit_from_h(_exact_full(image, resp, h_best, scale), "aruco", s_best)
+        if s_best >= MIN_SCORE and not _lines_missing(resp, h_best, s_best):
+            return marked
+        # Markers with ids 0..3 whose lattice has no board printed under it are someone else's (a robot rig's, a
+        # calibration sheet's): the printed grid is looked for instead, and the markers kept where it is not found.
+        try:
+            hb, score = find_grid(image)
+        except NoBoardFound:
+            return marked
+    else:
+        hb, score = find_grid(image)
     if not orient:
         return fit_from_h(hb, "grid", score, oriented=False)
     from .occupancy import orientation_vote, read_points  # occupancy needs a fit; no import cycle at load

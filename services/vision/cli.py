@@ -19,6 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("image", help="a photo of a board (JPEG, PNG ...)")
     p.add_argument("--json", action="store_true", help='print {"squares": ..., "corners": [[x, y] x 4]}')
     p.add_argument("--no-markers", action="store_true", help="ignore ArUco markers (the printed grid alone)")
+    p.add_argument("--corners", nargs=4, metavar="X,Y", default=None,
+                   help="the grid's four corner points in image pixels, a9 i9 i0 a0 going round in either "
+                        "direction from any of them (the board is then not looked for)")
     p.set_defaults(handler=_detect)
 
     p = sub.add_parser("serve", help="consume xq.frames, track each board, produce xq.observations")
@@ -61,14 +64,22 @@ def _detect(args: argparse.Namespace) -> int:
 
     from .board import NoBoardFound, find_board
     from .detect import read_board
+    from .given import BadCorners, fit_given_corners, parse_corners
 
+    try:
+        given = parse_corners(args.corners) if args.corners is not None else None
+    except BadCorners as exc:
+        return _fail(f"--corners: {exc.reason}")
     image = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if image is None:
         return _fail(f"{args.image}: cannot read an image from this file")
     try:
-        fit = find_board(image, markers=not args.no_markers)
+        fit = (find_board(image, markers=not args.no_markers) if given is None
+               else fit_given_corners(image, given))
     except NoBoardFound as exc:
         return _fail(f"{args.image}: no board found: {exc.reason}")
+    except BadCorners as exc:
+        return _fail(f"{args.image}: --corners: {exc.reason}")
     classifier = _classifier()
     # discs found on the photo, pieces read from crops centred on their top faces, the board's rules applied;
     # '?' where any of it is unsure (vision.detect)

@@ -1314,6 +1314,44 @@ def game_truth(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: flo
     return out
 
 
-__all__ = ["Camera", "FrameTruth", "Hand", "Lighting", "RenderError", "Rendered", "Scene", "VideoFrame",
-           "add_arguments", "game_truth", "jpeg", "main_render", "random_scene", "render_game", "render_position",
-           "squares_from_fen"]
+# Settings that make finding the board harder than a difficulty's own draw, for the board finder's tests and
+# bench (bench/detect_rendered.py --settings): each one changes only what its name says about a scene.
+FINDING_SETTINGS = ("as drawn", "turned", "filling", "small", "hidden lines", "clutter")
+
+
+def finding_scene(scene: Scene, setting: str, seed: int) -> Scene:
+    """`scene` changed for one board-finding difficulty of real pictures (FINDING_SETTINGS):
+    - "turned": the camera on a short side, so that the grid's long side runs across the picture;
+    - "filling": the board sheet cut by the picture's edges, the grid reaching close to them;
+    - "small": a small picture (an app's screenshot, a thumbnail: 220..360 pixels) of a board filling it;
+    - "hidden lines": bright glare spots (a plastic sheet over the board) washing out parts of several lines;
+    - "clutter": a busy table (checks or stripes) with many things lying on it."""
+    rng = np.random.default_rng([seed, FINDING_SETTINGS.index(setting), 0x46494E44])
+    cam, board, light = scene.camera, scene.board, scene.light
+    if setting == "turned":
+        cam = replace(cam, azimuth_deg=float(rng.choice([90.0, 270.0]) + rng.normal(0, 6)))
+    elif setting == "filling":
+        # the sheet's margin spans about 1.3 of its 10.6 spacings: a fill of 1.08..1.2 leaves the grid's outer
+        # lines a few per cent of the picture from its edges
+        cam = replace(cam, fill=float(rng.uniform(1.08, 1.2)), shift=(0.0, 0.0))
+    elif setting == "small":
+        w = int(rng.integers(220, 361))
+        cam = replace(cam, width=w, height=int(w * rng.uniform(0.95, 1.2)), fill=float(rng.uniform(1.0, 1.15)),
+                      tilt_deg=float(rng.uniform(0, 8)), shift=(0.0, 0.0))
+    elif setting == "hidden lines":
+        # spots about the board's middle, a few spacings across, bright enough to wash out the print under them
+        spots = tuple((float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.05, 0.12)),
+                       float(rng.uniform(0.03, 0.1)), float(rng.uniform(220, 255)))
+                      for _ in range(int(rng.integers(3, 6))))
+        light = replace(light, glare=light.glare + spots)
+        board = replace(board, creases=max(board.creases, 4))
+    elif setting == "clutter":
+        board = replace(board, clutter=8, table=str(rng.choice(["cloth_checks", "cloth_stripes", "wood"])))
+    elif setting != "as drawn":
+        raise RenderError(f"setting must be one of {FINDING_SETTINGS}, not {setting!r}")
+    return replace(scene, camera=cam, board=board, light=light)
+
+
+__all__ = ["FINDING_SETTINGS", "Camera", "FrameTruth", "Hand", "Lighting", "RenderError", "Rendered", "Scene",
+           "VideoFrame", "add_arguments", "finding_scene", "game_truth", "jpeg", "main_render", "random_scene",
+           "render_game", "render_position", "squares_from_fen"]

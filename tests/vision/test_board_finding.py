@@ -1,0 +1,111 @@
+"""Finding the board where real pictures made it fail: lines hidden by glare, small pictures and boards filling
+the picture to its edges (render.finding_scene's settings, and tight crops of rendered boards as an app's
+screenshot is)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from xqarb.vision.board import NoBoardFound, _lines_missing, find_board, find_grid, find_markers
+from xqarb.vision.grid import POINTS_UV, apply_h, board_to_image, point_name
+from xqarb.vision.render import finding_scene, random_scene, render_position, squares_from_fen
+
+START = squares_from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1")
+
+
+def _worst(found: np.ndarray, truth: np.ndarray) -> tuple[float, str]:
+    """The worst point's error in grid spacings (either way round: the pieces, not the grid, tell the ends)."""
+    p = truth.reshape(10, 9, 2)
+    sp = (np.linalg.norm(np.diff(p, axis=1), axis=2).mean() + np.linalg.norm(np.diff(p, axis=0), axis=2).mean()) / 2
+    errs = [np.linalg.norm(f - truth, axis=1) / sp for f in (found, found[::-1])]
+    err = min(errs, key=lambda e: e.max())
+    return float(err.max()), point_name(int(err.argmax()))
+
+
+def _screenshot(seed: int, margin: float, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """A plain rendered board cut to its grid and `margin` spacings around it, scaled to `size` (w, h): a board
+    filling a small picture to its edges, as an app's screenshot shows one. (image, the 90 points in it)"""
+    shot = render_position(START, random_scene(seed, difficulty="plain"))
+    c = shot.corners
+    sp = np.linalg.norm(c[1] - c[0]) / 8
+    (x0, y0), (x1, y1) = c.min(axis=0) - margin * sp, c.max(axis=0) + margin * sp
+    src = np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    dst = np.float32([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]])
+    m = cv2.getPerspectiveTransform(src, dst)
+    return cv2.warpPerspective(shot.image, m, size, flags=cv2.INTER_AREA), apply_h(m, shot.points)
+
+
+@pytest.mark.parametrize(("seed", "margin"), [(0, 0.5), (1, 0.6), (6, 0.5)])
+def test_a_small_picture_of_a_board_filling_it_is_found(seed, margin) -> None:
+    # 252 x 226 px, a spacing of about 24 px, the grid's outer lines half a spacing from the edges: not found at
+    # its own size before (the lines between the pieces too short, no room around the grid)
+    image, points = _screenshot(seed, margin, (252, 226))
+    fit = find_board(image)
+    err, where = _worst(fit.points, points)
+    assert err < 0.15, f"worst point {where} off by {err:.2f} spacing"
+
+
+@pytest.mark.parametrize(("setting", "difficulty", "seed"), [
+    ("hidden lines", "hard", 7),  # glare washes out files e and f over half the board: 2 inner lines bare
+    ("small", "hard", 4),  # 239 x 234 px, a blurred JPEG
+    ("small", "hard", 6),  # 310 x 285 px
+])
+def test_boards_that_were_missed_are_found(setting, difficulty, seed) -> None:
+    shot = render_position(START, finding_scene(random_scene(seed, difficulty=difficulty), setting, seed))
+    fit = find_board(shot.image)
+    err, where = _worst(fit.points, shot.points)
+    assert err < 0.25, f"{setting}: worst point {where} off by {err:.2f} spacing"
+
+
+def _printed(corners: np.ndarray, shape: tuple[int, int],
+             hidden: tuple[int, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
+    """A line-response map with a board's 19 printed lines (those numbered in `hidden` left out, as
+    grid.line_supports numbers them) and the board -> image homography."""
+    hb = board_to_image(corners)
+    resp = np.zeros(shape, np.float32)
+    pts = apply_h(hb, POINTS_UV).reshape(10, 9, 2)
+    for v in range(10):
+        if v not in hidden:
+            cv2.line(resp, tuple(np.int32(pts[v, 0])), tuple(np.int32(pts[v, 8])), 50.0, 2)
+    for u in range(9):
+        if 10 + u not in hidden:
+            cv2.line(resp, tuple(np.int32(pts[0, u])), tuple(np.int32(pts[9, u])), 50.0, 2)
+    return resp, hb
+
+
+def test_hidden_lines_are_tolerated_and_lines_beside_the_lattice_are_not() -> None:
+    corners = np.array([[100.0, 80.0], [500.0, 80.0], [500.0, 530.0], [100.0, 530.0]])
+    resp, hb = _printed(corners, (640, 640), hidden=(3, 14, 15))  # rank 6 and files e, f washed out
+    assert _lines_missing(resp, hb, 50.0) == ""
+    resp, hb = _printed(corners, (640, 640), hidden=(2, 3, 6, 14, 15))  # five of the 15 inner lines: too many
+    assert "5 of its 15 inner lines" in _lines_missing(resp, hb, 50.0)
+    # the lattice half a spacing off across the files: its file lines stand in the cells, print on both sides
+    resp, hb = _printed(corners, (640, 640))
+    half = hb @ np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    assert "with print beside them" in _lines_missing(resp, half, 50.0)
+
+
+def test_a_frame_around_the_picture_finds_no_board_where_there_is_none() -> None:
+    rng = np.random.default_rng(4)
+    noise = cv2.GaussianBlur(rng.integers(0, 255, (240, 260, 3), dtype=np.uint8), (0, 0), 2)
+    with pytest.raises(NoBoardFound):
+        find_grid(noise)
+
+
+def test_markers_that_are_not_around_the_board_give_way_to_the_printed_grid() -> None:
+    # ids 0..3 of the board's marker dictionary, but on something else in view (a robot rig's own markers, laid out
+    # as a small square in a corner of the picture): their lattice has no board under it
+    shot = render_position(START, random_scene(2, difficulty="easy"))
+    image = shot.image.copy()
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    for marker_id, (x, y) in enumerate([(30, 30), (190, 30), (190, 190), (30, 190)]):
+        marker = cv2.aruco.generateImageMarker(dictionary, marker_id, 120)
+        image[y - 20:y + 140, x - 20:x + 140] = 255
+        image[y:y + 120, x:x + 120] = marker[:, :, None]
+    assert find_markers(image) is not None
+    fit = find_board(image)
+    assert fit.method == "grid"
+    err, where = _worst(fit.points, shot.points)
+    assert err < 0.1, f"worst point {where} off by {err:.2f} spacing"
