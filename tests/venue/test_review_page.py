@@ -207,5 +207,33 @@ def test_on_a_tablet_the_board_fits_its_panel(review: dict[str, Any], width: int
         .map(e => (r => [r.left, r.right])(e.getBoundingClientRect()))""")
     assert panel[0] <= board[0] and board[1] <= panel[1], (board, panel)
     assert board[1] - board[0] > 250  # still a board one can read
+    where = shot(f"review-{width}.png")
+    if where is not None:
+        where.write_bytes(b.screenshot())
     page = b.evaluate("document.documentElement.scrollWidth")
     assert page <= width, page  # nothing runs out of the page sideways
+
+
+def test_the_pages_in_simplified_and_traditional_chinese_and_english(review: dict[str, Any]) -> None:
+    b = review["browser"]()
+    _ready(b, f"{review['url']}&lang=zh-Hant")
+    assert b.evaluate("document.documentElement.lang") == "zh-Hant"
+    text = b.evaluate("document.body.innerText")
+    assert "對局審查" in text and "裁決" in text and "紅方 0" in text and "顯示 12 / 19 條" in text
+    assert "Game review" not in text and "Rulings" not in text
+    # Every word the pages use exists in both Chinese dictionaries.
+    missing = b.evaluate("(d => Object.keys(d.en).filter(k => !(k in d['zh-Hans'] && k in d['zh-Hant'])))(XQI.DICT)")
+    assert missing == []
+    # The language from the browser's when none is asked for; Chinese by script or region.
+    picks = b.evaluate("""[XQI.pick(null, ['zh-TW', 'en']), XQI.pick(null, ['zh-CN']), XQI.pick(null, ['fr', 'zh-HK']),
+        XQI.pick('zh', ['en-GB']), XQI.pick('zh-Hant', []), XQI.pick(null, ['de']), XQI.pick('en', ['zh-CN'])]""")
+    assert picks == ["zh-Hant", "zh-Hans", "zh-Hant", "zh-Hans", "zh-Hant", "en", "en"]
+    _ready(b, review["url"])  # headless Chromium's language is English
+    assert b.evaluate("document.documentElement.lang") == "en"
+    assert "Game review" in b.evaluate("document.body.innerText")
+    # The venue page shares the dictionary.
+    venue = review["url"].split("/review.html")[0] + "/?lang=zh-Hans"
+    b.open(venue)
+    b.wait_for("document.querySelectorAll('[data-board]').length === 1")
+    text = b.evaluate("document.body.innerText")
+    assert "赛场总览" in text and "棋台 b1" in text and "无对局" in text and "1 台 · 0 台对局中 · 0 个警示" in text

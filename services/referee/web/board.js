@@ -190,11 +190,11 @@ const XQ = (() => {
   }
 
   // Fouls as the referee's state lists them ({red: [{article, message, ...}], black: [...]}), for a person.
-  function foulsText(fouls) {
-    if (!fouls) return "–";
+  function foulsText(fouls, names = { red: "red", black: "black" }) {
+    if (!fouls) return "-";
     return ["red", "black"].map(side => {
       const list = Array.isArray(fouls[side]) ? fouls[side] : [];
-      return `${side} ${list.length}` + (list.length ? " (" + list.map(f => f.article).join(", ") + ")" : "");
+      return `${names[side]} ${list.length}` + (list.length ? " (" + list.map(f => f.article).join(", ") + ")" : "");
     }).join(" · ");
   }
 
