@@ -151,6 +151,8 @@ def test_moves_step_by_buttons_and_arrows_and_the_address_names_the_moment(revie
     b = review["browser"]()
     _ready(b, review["url"])
     assert _selected(b) == 12  # the last move (entry 12: MoveMade of ply 4)
+    assert "seq=" not in b.evaluate("location.search")  # a reload follows the game to its latest move
+    assert b.evaluate("document.getElementById('moment').getAttribute('href')").endswith("seq=12")
     b.evaluate("document.getElementById('prev-move').click()")
     b.wait_for("document.body.dataset.selected === '9'")
     assert b.evaluate("location.search").endswith("seq=9")
@@ -158,6 +160,7 @@ def test_moves_step_by_buttons_and_arrows_and_the_address_names_the_moment(revie
     for key, want in (("ArrowLeft", 6), ("ArrowLeft", 3), ("ArrowLeft", 3), ("ArrowRight", 6)):
         b.evaluate(f"document.dispatchEvent(new KeyboardEvent('keydown', {{key: '{key}'}}))")
         b.wait_for(f"document.body.dataset.selected === '{want}'")
+    b.wait_for("document.body.dataset.drawn === '6'")
     assert MOVES[1][2] in b.evaluate("document.querySelector('#timeline tr.selected').innerText")  # 馬８進７
     moved = b.evaluate("[...document.querySelectorAll('#board circle.xq-mark')].map(c => c.dataset.point).sort()")
     assert moved == ["g7", "h9"]
@@ -168,7 +171,8 @@ def test_moves_step_by_buttons_and_arrows_and_the_address_names_the_moment(revie
     b.wait_for("document.body.dataset.selected === '9'")
     # A link to one moment opens the state after that entry.
     _ready(b, f"{review['url']}&seq=3")
-    assert _selected(b) == 3  # after 炮二平五 (MOVES[0]), as the referee's fold has it after entry 3
+    # after 炮二平五 (MOVES[0]), as the referee's fold has it after entry 3
+    assert _selected(b) == 3 and b.evaluate("document.body.dataset.drawn") == "3"
     assert b.evaluate("document.body.dataset.fen").startswith("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/")
     assert MOVES[0][2] in b.evaluate("document.querySelector('#timeline tr.selected').innerText")
 
