@@ -96,7 +96,7 @@ def test_review_shows_timeline_state_frames_and_verifies(served: Any, tmp_path: 
     assert f"/api/games/{game}/frames/{setup['shas'][-1]}" in dom  # evidence frames around the selected entry
     assert f"/api/games/{game}/pgn" in dom
     assert 'data-selected="12"' in dom  # the last move is selected first: its position is drawn
-    assert "59:46" in dom or "–:––" in dom
+    assert "59:46" in dom or "--:--" in dom
 
 
 def test_overlay_follows_the_stream(served: Any, tmp_path: Path, venue: dict[str, Any]) -> None:

@@ -63,6 +63,11 @@ const XQ = (() => {
       const f = sq.charCodeAt(0) - 97, r = Number(sq[1]);
       if (f >= 0 && f < 9 && r >= 0 && r <= 9) add("rect", { x: X(f) - 14, y: Y(r) - 14, width: 28, height: 28, class: "xq-hl" });
     }
+    const marks = [];  // `opts.marks`: [{point: "e4", kind: "moved" | "touched" | "disputed"}], ringed over the pieces
+    for (const m of opts.marks || []) {
+      const f = m.point.charCodeAt(0) - 97, r = Number(m.point[1]);
+      if (f >= 0 && f < 9 && r >= 0 && r <= 9) marks.push([X(f), Y(r), m]);
+    }
     const grid = parseFen(fen);
     for (let i = 0; i < 10; i++) {
       for (let f = 0; f < 9; f++) {
@@ -73,15 +78,68 @@ const XQ = (() => {
         add("text", { x: X(f), y: Y(r) + 5, class: red ? "xq-glyph xq-red" : "xq-glyph xq-black" }, GLYPH[p] || p);
       }
     }
+    for (const [x, y, m] of marks) add("circle", { cx: x, cy: y, r: 15.5, class: `xq-mark xq-mark-${m.kind}`, "data-point": m.point });
     return svg;
   }
 
   function clock(ms) {
-    if (ms === null || ms === undefined) return "–:––";
+    // ASCII: an en dash reads as 一 (one) in a CJK font.
+    if (ms === null || ms === undefined) return "--:--";
     const s = Math.max(0, Math.floor(ms / 1000));
     const hh = Math.floor(s / 3600), mm = Math.floor(s / 60) % 60, ss = s % 60;
     const two = n => String(n).padStart(2, "0");
     return hh > 0 ? `${hh}:${two(mm)}:${two(ss)}` : `${mm}:${two(ss)}`;
+  }
+
+  // A board point (ICCS "e4") -> pixel of a camera frame, through the board's calibration (BoardCalibrated):
+  // `corners` are the image positions of a9, i9, i0, a0; board plane u = file (a..i -> 0..8), v = 9 - rank.
+  function solve(a, b) {  // Gaussian elimination with partial pivoting: a x = b, a n x n
+    const n = b.length, m = a.map((row, i) => [...row, b[i]]);
+    for (let c = 0; c < n; c++) {
+      let p = c;
+      for (let r = c + 1; r < n; r++) if (Math.abs(m[r][c]) > Math.abs(m[p][c])) p = r;
+      [m[c], m[p]] = [m[p], m[c]];
+      if (Math.abs(m[c][c]) < 1e-12) return null;
+      for (let r = 0; r < n; r++) {
+        if (r === c) continue;
+        const k = m[r][c] / m[c][c];
+        for (let j = c; j <= n; j++) m[r][j] -= k * m[c][j];
+      }
+    }
+    return m.map((row, i) => row[n] / row[i]);
+  }
+  function boardToImage(calibration) {
+    const uv = [[0, 0], [8, 0], [8, 9], [0, 9]];
+    const c = calibration && calibration.corners;
+    let h = null;
+    if (Array.isArray(c) && c.length === 4) {
+      const a = [], b = [];
+      uv.forEach(([u, v], i) => {
+        const [x, y] = c[i];
+        a.push([u, v, 1, 0, 0, 0, -u * x, -v * x]); b.push(x);
+        a.push([0, 0, 0, u, v, 1, -u * y, -v * y]); b.push(y);
+      });
+      const s = solve(a, b);
+      if (s) h = [...s, 1];
+    } else if (calibration && Array.isArray(calibration.homography) && calibration.homography.length === 9) {
+      const [a, b, c2, d, e, f, g, hh, i] = calibration.homography;  // image -> board: invert it
+      const inv = [e * i - f * hh, c2 * hh - b * i, b * f - c2 * e, f * g - d * i, a * i - c2 * g, c2 * d - a * f,
+                   d * hh - e * g, b * g - a * hh, a * e - b * d];
+      if (Math.abs(inv[8]) > 1e-12) h = inv.map(v => v / inv[8]);
+    }
+    if (!h) return null;
+    return point => {
+      const u = point.charCodeAt(0) - 97, v = 9 - Number(point[1]);
+      const w = h[6] * u + h[7] * v + h[8];
+      return [(h[0] * u + h[1] * v + h[2]) / w, (h[3] * u + h[4] * v + h[5]) / w];
+    };
+  }
+
+  // A ledger time (microseconds since the epoch) as ISO date and local time: "2026-12-06 14:03:09".
+  function dateTime(us) {
+    const d = new Date(us / 1000), two = n => String(n).padStart(2, "0");
+    return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ` +
+      `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
   }
 
   function el(tag, attrs = {}, ...children) {
@@ -132,11 +190,11 @@ const XQ = (() => {
   }
 
   // Fouls as the referee's state lists them ({red: [{article, message, ...}], black: [...]}), for a person.
-  function foulsText(fouls) {
-    if (!fouls) return "–";
+  function foulsText(fouls, names = { red: "red", black: "black" }) {
+    if (!fouls) return "-";
     return ["red", "black"].map(side => {
       const list = Array.isArray(fouls[side]) ? fouls[side] : [];
-      return `${side} ${list.length}` + (list.length ? " (" + list.map(f => f.article).join(", ") + ")" : "");
+      return `${names[side]} ${list.length}` + (list.length ? " (" + list.map(f => f.article).join(", ") + ")" : "");
     }).join(" · ");
   }
 
@@ -146,5 +204,5 @@ const XQ = (() => {
       .filter(Boolean).join(" ")).join("; ");
   }
 
-  return { START_FEN, parseFen, boardSvg, clock, el, getJson, image, param, stateFields, foulsText, obligationsText };
+  return { START_FEN, parseFen, boardSvg, boardToImage, dateTime, clock, el, getJson, image, param, stateFields, foulsText, obligationsText };
 })();
