@@ -34,6 +34,8 @@ from xqarb.collector import tune_for_service
 from xqarb.events import Event
 from xqarb.referee.ledger import Batch, Ledger, Origin, Pending, SqliteLedger
 from xqarb.referee.ordering import VISION_OBSERVATIONS
+from xqarb.referee.version import Versions, differs, installed, recorded_in
+from xqarb.referee.version import record as version_record
 
 log = logging.getLogger("xqarb.referee")
 
@@ -75,6 +77,9 @@ class Referee:
     _boards: dict[str, Any] = field(default_factory=dict)
     _partition_of: dict[str, tuple[str, int]] = field(default_factory=dict)
     _ids: dict[str, GameIds] = field(default_factory=dict)
+    # chain -> (board, the versions that wrote its latest outputs): this referee's first entry on a chain records
+    # its own versions when they are not those (version.py)
+    _versions: dict[str, tuple[str, Versions | None]] = field(default_factory=dict)
     duplicates: int = 0
     replays: int = 0  # inputs already in the ledger that came as another record: nothing published again
     reused_ids: int = 0  # inputs whose event id their game held for another input: refused
@@ -97,6 +102,7 @@ class Referee:
         outputs: list[Event] = []
         seen: set[str] = set()
         accepted: list[tuple[str, str, str]] = []  # (board, event id, game) of each input appended
+        staged_versions: dict[str, tuple[str, Versions | None]] = {}
         duplicates = 0
         for event, origin in items:
             if event.event_id in known:
@@ -135,7 +141,15 @@ class Referee:
             chain = per_game.get(game_id)
             if chain is None:
                 chain = per_game[game_id] = (board, [])
-            chain[1].append(Pending("input", event, origin))
+            recorded = self._chain_versions(game_id, board, staged_versions)
+            game = new_state.game
+            now = installed(game.cfg.ruleset if game is not None and game.game_id == result.game_id else None)
+            if recorded != now:
+                # A new chain, or one another version (or none) wrote: the outputs from here on are this version's.
+                chain[1].append(Pending("input", event, origin, version_record(now, recorded)))
+                staged_versions[game_id] = (board, now)
+            else:
+                chain[1].append(Pending("input", event, origin))
             if result.outputs:
                 chain[1].extend(Pending("output", out) for out in result.outputs)
                 outputs.extend(result.outputs)
@@ -144,6 +158,7 @@ class Referee:
             self.appended += self.ledger.append_looked_up(batches)  # looked up above
         self.last_games = tuple(per_game)
         self._boards.update(staged)
+        self._versions.update(staged_versions)
         for board, event_id, game_id in accepted:
             self._ids.setdefault(board, GameIds()).add(event_id, game_id)
         for event, origin in items:
@@ -159,14 +174,29 @@ class Referee:
         games = [g for g in self.ledger.games(board_id=board_id) if not g.game_id.startswith(UNASSIGNED_PREFIX)]
         if not games:
             return None
-        inputs = [entry.event for entry in self.ledger.entries(games[-1].game_id) if entry.kind == "input"]
-        self._ids[board_id] = GameIds(games[-1].game_id, {event.event_id for event in inputs})
-        return fold(inputs)
+        game_id = games[-1].game_id
+        entries = self.ledger.entries(game_id)
+        inputs = [entry.event for entry in entries if entry.kind == "input"]
+        self._ids[board_id] = GameIds(game_id, {event.event_id for event in inputs})
+        state = fold(inputs)
+        versions = recorded_in(entries)
+        recorded = versions[-1][1] if versions else None
+        self._versions[game_id] = (board_id, recorded)
+        game = state.game
+        change = differs(recorded, installed(game.cfg.ruleset if game is not None else None))
+        if change is not None:
+            # The game goes on with this referee's fold; its next entries record the change (version.py).
+            log.warning("referee: the installed fold differs from the one that wrote game %s of board %s (%s): "
+                        "its next outputs are this version's and the ledger records the change", game_id, board_id,
+                        change)
+        return state
 
     def release(self, topic: str, partitions: Iterable[int]) -> list[str]:
         """Forget the boards of partitions given to another process (it rebuilds them from the ledger)."""
         gone = {(topic, p) for p in partitions}
         boards = [b for b, tp in self._partition_of.items() if tp in gone]
+        for chain in [c for c, (b, _) in self._versions.items() if b in boards]:
+            del self._versions[chain]  # another referee (perhaps of another version) may write it meanwhile
         for board in boards:
             self._boards.pop(board, None)
             self._partition_of.pop(board, None)
@@ -188,6 +218,19 @@ class Referee:
                 break
             outputs.append(entry.event)
         return tuple(outputs)
+
+    def _chain_versions(self, chain: str, board: str,
+                        staged: dict[str, tuple[str, Versions | None]]) -> Versions | None:
+        """The versions that wrote the chain's latest outputs (None: none recorded, or a new chain)."""
+        known = staged.get(chain) or self._versions.get(chain)
+        if known is None:
+            # Once per chain per process (a new game: one indexed look-up that finds nothing).
+            recorded = None
+            if self.ledger.head(chain)[0]:
+                versions = recorded_in(self.ledger.entries(chain))
+                recorded = versions[-1][1] if versions else None
+            known = staged[chain] = (board, recorded)
+        return known[1]
 
 
 class RefereeService:
