@@ -301,6 +301,8 @@ class Ledger(Protocol):
 
     def latest_snapshot(self, game_id: str) -> tuple[int, bytes] | None: ...
 
+    def input_ids(self, game_id: str) -> set[str]: ...
+
     def close(self) -> None: ...
 
 
@@ -451,17 +453,25 @@ class SqliteLedger:
                 raise
 
     def put_snapshot(self, game_id: str, seq: int, state: bytes) -> None:
-        """Keep a serialised state after entry `seq`; it only speeds up loading (the entries stay the truth)."""
+        """Keep a serialised state after entry `seq` in place of the game's older ones; it only speeds up loading
+        (the entries stay the truth)."""
         with self._lock:
             row = self._db.execute(
                 "SELECT hash FROM entries WHERE game_id = ? AND seq = ?", (game_id, seq)
             ).fetchone()
             if row is None:
                 raise MalformedEntry(f"game {game_id} has no entry {seq} to snapshot after")
-            self._db.execute(
-                "INSERT OR REPLACE INTO snapshots (game_id, seq, hash, state) VALUES (?, ?, ?, ?)",
-                (game_id, seq, row[0], state),
-            )
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM snapshots WHERE game_id = ? AND seq < ?", (game_id, seq))
+                self._db.execute(
+                    "INSERT OR REPLACE INTO snapshots (game_id, seq, hash, state) VALUES (?, ?, ?, ?)",
+                    (game_id, seq, row[0], state),
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     # reading ---------------------------------------------------------------------------------------------------
 
@@ -525,6 +535,12 @@ class SqliteLedger:
                 (game_id,),
             ).fetchone()
         return (row[0], row[1]) if row else None
+
+    def input_ids(self, game_id: str) -> set[str]:
+        """The event ids of a game's inputs, without reading the entries themselves."""
+        with self._lock:
+            return {row[0] for row in self._db.execute(
+                "SELECT event_id FROM entries WHERE game_id = ? AND kind = 'input'", (game_id,))}
 
     def close(self) -> None:
         with self._lock:
