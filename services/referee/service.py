@@ -2,7 +2,8 @@
 
 For every input (observations, clock and arbiter events), in partition order:
   1. the board's state comes from memory, or is rebuilt from the ledger the first time the board is seen after
-     a partition was assigned (the inputs of the board's latest game folded again: state = fold(events));
+     a partition was assigned (the inputs of the board's latest game folded again: state = fold(events), from
+     the game's snapshot where this fold took one, snapshot.py);
   2. an input already in the ledger (found by its event id, in whatever game it went to) changes nothing. Only
      the very record appended before (the same topic, partition and offset: a redelivery after a crash or a
      rebalance) has the outputs that followed it published again (at least once on `xq.game-events`; their event
@@ -11,7 +12,9 @@ For every input (observations, clock and arbiter events), in partition order:
      key is the time and the id; the ids of the game a board plays are kept in memory). A device that counts
      from 1 again in a later game (a restart, with no epoch) is not refused: its ids name another game's inputs;
   3. otherwise the fold steps, and the input with its outputs is appended to the game's ledger in one
-     transaction, then the outputs are published (acknowledged by the broker);
+     transaction, then the outputs are published (acknowledged by the broker). The first input this referee
+     appends to a chain records its fold's and rule set's versions where the chain is new or another version
+     wrote it (version.py);
   4. offsets are committed only after the batch was appended and published.
 A board event that belongs to no game (nothing started on the board yet) goes to the board's own chain
 `board:<id>` so that nothing accepted is lost.
@@ -89,6 +92,7 @@ class Referee:
     # chain -> (board, the versions that wrote its latest outputs): this referee's first entry on a chain records
     # its own versions when they are not those (version.py)
     _versions: dict[str, tuple[str, Versions | None]] = field(default_factory=dict)
+    _current: dict[str, str] = field(default_factory=dict)  # chain -> board: chains whose versions are this referee's
     _unsnapped: dict[str, int] = field(default_factory=dict)  # board -> inputs folded since its last snapshot
     snapshots: int = 0  # snapshots taken
     resumed: int = 0  # boards rebuilt from a snapshot and the entries after it
@@ -115,6 +119,8 @@ class Referee:
         seen: set[str] = set()
         accepted: list[tuple[str, str, str]] = []  # (board, event id, game) of each input appended
         staged_versions: dict[str, tuple[str, Versions | None]] = {}
+        staged_current: dict[str, str] = {}
+        current = self._current
         duplicates = 0
         for event, origin in items:
             if event.event_id in known:
@@ -153,15 +159,12 @@ class Referee:
             chain = per_game.get(game_id)
             if chain is None:
                 chain = per_game[game_id] = (board, [])
-            recorded = self._chain_versions(game_id, board, staged_versions)
-            game = new_state.game
-            now = installed(game.cfg.ruleset if game is not None and game.game_id == result.game_id else None)
-            if recorded != now:
-                # A new chain, or one another version (or none) wrote: the outputs from here on are this version's.
-                chain[1].append(Pending("input", event, origin, version_record(now, recorded)))
-                staged_versions[game_id] = (board, now)
-            else:
+            if game_id in current or game_id in staged_current:
                 chain[1].append(Pending("input", event, origin))
+            else:
+                chain[1].append(self._first_input(game_id, board, event, origin, new_state, staged_versions))
+                if result.game_id is None or (new_state.game is not None and new_state.game.game_id == game_id):
+                    staged_current[game_id] = board  # (a game that could not start yet has no rule set to record)
             if result.outputs:
                 chain[1].extend(Pending("output", out) for out in result.outputs)
                 outputs.extend(result.outputs)
@@ -171,6 +174,7 @@ class Referee:
         self.last_games = tuple(per_game)
         self._boards.update(staged)
         self._versions.update(staged_versions)
+        current.update(staged_current)
         unsnapped = self._unsnapped
         for board, event_id, game_id in accepted:
             self._ids.setdefault(board, GameIds()).add(event_id, game_id)
@@ -264,6 +268,8 @@ class Referee:
         self.take_snapshots(min_inputs=1, boards=boards)
         for chain in [c for c, (b, _) in self._versions.items() if b in boards]:
             del self._versions[chain]  # another referee (perhaps of another version) may write it meanwhile
+        for chain in [c for c, b in self._current.items() if b in boards]:
+            del self._current[chain]
         for board in boards:
             self._boards.pop(board, None)
             self._unsnapped.pop(board, None)
@@ -286,6 +292,18 @@ class Referee:
                 break
             outputs.append(entry.event)
         return tuple(outputs)
+
+    def _first_input(self, chain: str, board: str, event: Event, origin: Origin | None, state: Any,
+                     staged: dict[str, tuple[str, Versions | None]]) -> Pending:
+        """The entry of this referee's first input on a chain (in this process): it records this referee's
+        versions where the chain is new or another version (or none) wrote it before."""
+        recorded = self._chain_versions(chain, board, staged)
+        game = state.game
+        now = installed(game.cfg.ruleset if game is not None and game.game_id == chain else None)
+        if recorded == now:
+            return Pending("input", event, origin)
+        staged[chain] = (board, now)
+        return Pending("input", event, origin, version_record(now, recorded))
 
     def _chain_versions(self, chain: str, board: str,
                         staged: dict[str, tuple[str, Versions | None]]) -> Versions | None:

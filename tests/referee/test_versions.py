@@ -174,3 +174,14 @@ def test_a_takeover_changes_no_output(scenario, tmp_path, monkeypatch, cut):
         outputs = [e.event.to_json() for e in ledger.entries("g1") if e.kind == "output"]
     _, steps = run(events)
     assert outputs == [o.to_json() for _, st in steps for o in st.outputs]
+
+
+def test_a_game_that_starts_only_at_its_second_gamestarted_records_its_rule_set_then(scenario, tmp_path):
+    s = scenario(ruleset="cxa-1999")  # refused: no such rule set, the game does not start
+    s.add("GameStarted", game_id="g1", red_player="R", black_player="B", ruleset="cxa-2011",
+          time_control={"scheme": "increment", "base_ms": 600_000, "increment_ms": 5_000}, recording_required=False)
+    s.moves("h2e2", "h9g7")
+    with SqliteLedger(tmp_path / "l.sqlite") as ledger:
+        _feed(Referee(ledger), s.events())
+        marked = [(e.seq, e.referee["ruleset"]) for e in ledger.entries("g1") if e.referee is not None]
+    assert marked[0] == (1, None) and marked[1][1] == "cxa-2011" and len(marked) == 2
