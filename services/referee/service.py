@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import pickle
 import signal
 import sqlite3
 import sys
@@ -252,7 +253,7 @@ class Referee:
             recorded = self._versions.get(game.game_id, (board, None))[1]
             try:
                 self.ledger.put_snapshot(game.game_id, seq, snapshot.encode((state, recorded)))
-            except (LedgerError, sqlite3.Error) as exc:
+            except (LedgerError, sqlite3.Error, pickle.PicklingError, TypeError) as exc:
                 log.warning("referee: no snapshot of game %s (%s); a restart folds its inputs again", game.game_id,
                             exc)
                 continue
@@ -437,8 +438,10 @@ class RefereeService:
         self._stop.set()
 
     def close(self) -> None:
-        self.referee.take_snapshots(min_inputs=1)  # a restart resumes every board from here
-        self.consumer.close()
+        try:
+            self.referee.take_snapshots(min_inputs=1)  # a restart resumes every board from here
+        finally:
+            self.consumer.close()
         self.producer.close()
 
 
