@@ -17,6 +17,8 @@
   a record format; `--record FILE` converts a record file instead.
 - `xqarb verify --game ID [--db PATH] [--json]`, `xqarb verify --proof FILE [--public-key KEY]` (proof_cli.py)
   and `xqarb referee serve ...` call the ledger's, the proofs' and the service's commands.
+- `xqarb replay-ledger --game ID [--db PATH] [--json]`: a game's inputs folded again with the installed fold,
+  every output that would differ listed (replay_ledger.py).
 """
 
 from __future__ import annotations
@@ -86,6 +88,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                                                   "(JSON, JSON list or the stream's JSON lines)")
     v.add_argument("--json", action="store_true")
     v.set_defaults(handler=_delegate("xqarb.referee.proof_cli", "cmd_verify", "verify"))
+
+    rl = subparsers.add_parser("replay-ledger", help="fold a game's inputs from the ledger again with the installed "
+                                                    "fold and list every output that would differ")
+    rl.add_argument("--game", required=True, help="the game id")
+    rl.add_argument("--db", default=None, help="the SQLite ledger (default: the configured ledger path)")
+    rl.add_argument("--json", action="store_true")
+    rl.set_defaults(handler=_delegate("xqarb.referee.replay_ledger", "cmd_replay_ledger", "replay-ledger"))
 
 
 def _delegate(module: str, function: str, name: str) -> Callable[[argparse.Namespace], int]:

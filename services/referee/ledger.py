@@ -68,6 +68,9 @@ class Pending:
     kind: EntryKind
     event: Event
     origin: Origin | None = None
+    # The versions of the referee that appends this entry (version.py), on the first entry a referee of a version
+    # writes to a chain: a JSON object, hashed with the entry. None on every other entry.
+    referee: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,9 +91,10 @@ class LedgerEntry:
     origin: Origin | None
     prev_hash: str
     hash: str
+    referee: Mapping[str, Any] | None = None  # the referee's versions, where this entry records them (Pending)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "game_id": self.game_id,
             "seq": self.seq,
             "kind": self.kind,
@@ -99,6 +103,9 @@ class LedgerEntry:
             "prev_hash": self.prev_hash,
             "hash": self.hash,
         }
+        if self.referee is not None:
+            out["referee"] = dict(self.referee)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,17 +180,21 @@ _JSON_MODULE_TYPES: frozenset[str] = frozenset(
 _ORJSON_OPTIONS = orjson.OPT_SORT_KEYS
 
 
-def canonical_bytes(game_id: str, seq: int, kind: str, event: Event, origin: Origin | None) -> bytes:
+def canonical_bytes(game_id: str, seq: int, kind: str, event: Event, origin: Origin | None,
+                    referee: Mapping[str, Any] | None = None) -> bytes:
     """The bytes an entry's hash covers: sorted-key, compact, UTF-8 JSON of everything the entry says.
 
     The event is written in its JSON form (`Event.to_json_dict`), without building that dict's deep copy first:
-    the encoder reads the frozen fields directly, which gives the same bytes.
+    the encoder reads the frozen fields directly, which gives the same bytes. `referee` (the referee's versions)
+    is written only where an entry records them, so every other entry has the bytes it always had.
     """
     fields = {"type": event.type, "event_id": event.event_id, "board_id": event.board_id, "source": event.source,
               "source_seq": event.source_seq, "occurred_at": event.occurred_at, "received_at": event.received_at,
               **event.data}
     document = {"event": fields, "game_id": game_id, "kind": kind,
                 "origin": origin.to_json() if origin else None, "seq": int(seq)}
+    if referee is not None:
+        document["referee"] = dict(referee)
     if event.type not in _JSON_MODULE_TYPES:
         try:
             return orjson.dumps(document, default=_plain, option=_ORJSON_OPTIONS)
@@ -207,6 +218,7 @@ def _entry_from_body(body: bytes, prev_hash: str, hash_: str) -> LedgerEntry:
         origin=Origin(**origin) if origin else None,
         prev_hash=prev_hash,
         hash=hash_,
+        referee=document.get("referee"),
     )
 
 
@@ -295,6 +307,8 @@ class Ledger(Protocol):
     def stored_rows(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredRow]: ...
 
     def board_of(self, game_id: str) -> str | None: ...
+
+    def input_ids(self, game_id: str) -> set[str]: ...
 
     def close(self) -> None: ...
 
@@ -422,10 +436,10 @@ class SqliteLedger:
                         if skip_known and self._find((event,)):
                             continue  # a replayed input after a crash or a rebalance: already in the ledger
                         seq += 1
-                        body = canonical_bytes(game_id, seq, item.kind, event, item.origin)
+                        body = canonical_bytes(game_id, seq, item.kind, event, item.origin, item.referee)
                         digest = chain_hash(prev, body)
                         rows.append((game_id, seq, item.kind, event.event_id, body, prev, digest, event.occurred_at))
-                        written.append((game_id, seq, item.kind, event, item.origin, prev, digest))
+                        written.append((game_id, seq, item.kind, event, item.origin, prev, digest, item.referee))
                         prev = digest
                     heads[game_id] = (seq, prev)
                     if skip_known:  # later items of this batch must see these rows
@@ -446,17 +460,25 @@ class SqliteLedger:
                 raise
 
     def put_snapshot(self, game_id: str, seq: int, state: bytes) -> None:
-        """Keep a serialised state after entry `seq`; it only speeds up loading (the entries stay the truth)."""
+        """Keep a serialised state after entry `seq` in place of the game's older ones; it only speeds up loading
+        (the entries stay the truth)."""
         with self._lock:
             row = self._db.execute(
                 "SELECT hash FROM entries WHERE game_id = ? AND seq = ?", (game_id, seq)
             ).fetchone()
             if row is None:
                 raise MalformedEntry(f"game {game_id} has no entry {seq} to snapshot after")
-            self._db.execute(
-                "INSERT OR REPLACE INTO snapshots (game_id, seq, hash, state) VALUES (?, ?, ?, ?)",
-                (game_id, seq, row[0], state),
-            )
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM snapshots WHERE game_id = ? AND seq < ?", (game_id, seq))
+                self._db.execute(
+                    "INSERT OR REPLACE INTO snapshots (game_id, seq, hash, state) VALUES (?, ?, ?, ?)",
+                    (game_id, seq, row[0], state),
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     # reading ---------------------------------------------------------------------------------------------------
 
@@ -520,6 +542,12 @@ class SqliteLedger:
                 (game_id,),
             ).fetchone()
         return (row[0], row[1]) if row else None
+
+    def input_ids(self, game_id: str) -> set[str]:
+        """The event ids of a game's inputs, without reading the entries themselves."""
+        with self._lock:
+            return {row[0] for row in self._db.execute(
+                "SELECT event_id FROM entries WHERE game_id = ? AND kind = 'input'", (game_id,))}
 
     def close(self) -> None:
         with self._lock:
@@ -654,10 +682,28 @@ def cmd_verify(args: argparse.Namespace) -> int:
         except UnknownGame as exc:
             print(f"xqarb verify: {exc}", file=sys.stderr)
             return 2
+        versions = _versions_of(ledger.entries(args.game)) if result.ok else None
     if getattr(args, "json", False):
-        print(json.dumps(result.to_json(), ensure_ascii=False))
+        print(json.dumps({**result.to_json(), **({"versions": versions} if versions else {})}, ensure_ascii=False))
     elif result.ok:
         print(f"game {result.game_id}: {result.entries} entries verify; head {result.head_hash}")
+        if versions and versions["installed_differs"]:
+            print(f"game {result.game_id}: the installed fold differs from the one that wrote it: "
+                  f"{versions['installed_differs']}; `xqarb replay-ledger --game {result.game_id}` lists every "
+                  "output it would change")
     else:
         print(f"game {result.game_id}: FAILS at entry {result.first_bad_seq}: {result.reason}")
     return 0 if result.ok else 1
+
+
+def _versions_of(entries: Sequence[LedgerEntry]) -> dict[str, Any]:
+    """The referee versions a game's ledger records (version.py), the installed ones, and whether they differ."""
+    from xqarb.referee.version import differs, installed_for, recorded_in
+
+    recorded = recorded_in(entries)
+    now = installed_for(entries)
+    return {
+        "recorded": [{"seq": seq, **v.to_json()} for seq, v in recorded],
+        "installed": now.to_json(),
+        "installed_differs": differs(recorded[-1][1] if recorded else None, now),
+    }

@@ -172,12 +172,14 @@ class PostgresLedger:
                 raise LedgerConflict(f"another writer appended first ({exc})") from exc
 
     def put_snapshot(self, game_id: str, seq: int, state: bytes) -> None:
-        """Keep a serialised state after entry `seq`; it only speeds up loading (the entries stay the truth)."""
+        """Keep a serialised state after entry `seq` in place of the game's older ones; it only speeds up loading
+        (the entries stay the truth)."""
         with self._lock, self._failures(), self._conn().transaction():
             row = self._db.execute("SELECT hash FROM entries WHERE game_id = %s AND seq = %s",
                                    (game_id, seq)).fetchone()
             if row is None:
                 raise MalformedEntry(f"game {game_id} has no entry {seq} to snapshot after")
+            self._db.execute("DELETE FROM snapshots WHERE game_id = %s AND seq < %s", (game_id, seq))
             self._db.execute(
                 "INSERT INTO snapshots (game_id, seq, hash, state) VALUES (%s, %s, %s, %s) "
                 "ON CONFLICT (game_id, seq) DO UPDATE SET hash = EXCLUDED.hash, state = EXCLUDED.state",
@@ -231,6 +233,11 @@ class PostgresLedger:
         """The board the games table gives for a game (None: no such game); signed tree heads bind it."""
         rows = self._query("SELECT board_id FROM games WHERE game_id = %s", (game_id,))
         return rows[0][0] if rows else None
+
+    def input_ids(self, game_id: str) -> set[str]:
+        """The event ids of a game's inputs, without reading the entries themselves."""
+        return {row[0] for row in self._query(
+            "SELECT event_id FROM entries WHERE game_id = %s AND kind = 'input'", (game_id,))}
 
     def latest_snapshot(self, game_id: str) -> tuple[int, bytes] | None:
         """The newest snapshot whose entry still has the hash it had when the snapshot was taken."""
@@ -327,10 +334,10 @@ def _chain(batches: Sequence[Batch], heads: dict[str, tuple[int, str]],
             if known is not None and (event.occurred_at, event.event_id) in known:
                 continue  # a replayed input after a crash or a rebalance: already in the ledger
             seq += 1
-            body = canonical_bytes(game_id, seq, item.kind, event, item.origin)
+            body = canonical_bytes(game_id, seq, item.kind, event, item.origin, item.referee)
             digest = chain_hash(prev, body)
             rows.append((game_id, seq, item.kind, event.event_id, body, prev, digest, event.occurred_at))
-            written.append((game_id, seq, item.kind, event, item.origin, prev, digest))
+            written.append((game_id, seq, item.kind, event, item.origin, prev, digest, item.referee))
             prev = digest
         heads[game_id] = (seq, prev)
         if known is not None:

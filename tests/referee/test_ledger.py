@@ -61,6 +61,28 @@ def test_append_chains_hashes_and_reads_back(ledger: Ledger) -> None:
     assert ledger.verify("g1").ok
 
 
+def test_an_entrys_referee_versions_are_hashed_and_read_back(ledger: Ledger) -> None:
+    """The referee's versions on the first entry it writes to a chain are part of the hashed entry in every store,
+    so that an output stays tied to the fold that made it (and cannot be dropped or edited unseen)."""
+    versions = {"fold": "2026.12.06-1", "ruleset": "cxa-2021", "ruleset_version": "1"}
+    written = ledger.append("g1", "7", [Pending("input", _press(1), referee=versions), Pending("input", _press(2))])
+    back = ledger.entries("g1")
+    assert [e.referee for e in back] == [versions, None]
+    assert back == written
+    assert b'"referee"' in bytes(ledger.stored_rows("g1")[0].body)
+    assert ledger.input_ids("g1") == {_press(1).event_id, _press(2).event_id}
+    assert ledger.verify("g1").ok
+
+
+def test_only_the_newest_snapshot_is_kept(store: Store) -> None:
+    with store.open() as ledger:
+        ledger.append("g1", "7", [Pending("input", _press(i)) for i in range(1, 5)])
+        ledger.put_snapshot("g1", 2, b"after-2")
+        ledger.put_snapshot("g1", 4, b"after-4")
+        assert ledger.latest_snapshot("g1") == (4, b"after-4")
+    assert store.sql("SELECT seq FROM snapshots WHERE game_id = ?", ("g1",)) == [(4,)]
+
+
 def test_replayed_input_is_skipped_by_event_id(ledger: Ledger) -> None:
     ledger.append("g1", "7", [Pending("input", _press(1))])
     again = ledger.append("g1", "7", [Pending("input", _press(1)), Pending("input", _press(2))])
