@@ -18,8 +18,8 @@ not in check with Red to move). Each is drawn by the renderer (`render_position`
 difficulty)`), JPEG-compressed at quality 90, and read as the command reads it: `find_board` then
 `detect.read_board`. A board whose fitted corners lie more than 0.3 grid spacings from the renderer's truth (either
 way round) is counted as "board not found right" and not read: that is the board finder's figure, not the reader's.
-Everything else is counted per point: a point is right, '?', or wrong; wrong points are split into empties read as
-pieces, pieces read as empty, wrong colour, wrong type.
+Everything else is counted per point: a point is right, X / x (a piece of the right colour, its type not given),
+'?', or wrong; wrong points are split into empties read as pieces, pieces read as empty, wrong colour, wrong type.
 Deterministic: the same arguments give the same boards.
 """
 
@@ -82,6 +82,8 @@ def composed_positions(n: int, seed: int) -> list[str]:
 
 
 def tally(truth: str, got: str) -> Counter:
+    """Per point: right, '?' (unsure), typeless (X / x on a piece of that colour: occupancy and colour right, the
+    type not given) or wrong (an X / x on an empty point or on the other colour's piece is wrong)."""
     c: Counter = Counter()
     for a, b in zip(truth, got, strict=True):
         c["points"] += 1
@@ -90,6 +92,9 @@ def tally(truth: str, got: str) -> Counter:
         if b == "?":
             c["unsure"] += 1
             c[f"{kind} unsure"] += 1
+        elif b in "Xx" and a != "." and a.isupper() == b.isupper():
+            c["typeless"] += 1
+            c[f"{kind} typeless"] += 1
         elif a == b:
             c["right"] += 1
             c[f"{kind} right"] += 1
@@ -110,9 +115,11 @@ def breakdown(c: Counter) -> list[str]:
     """The two lines under a `tally` total: the empties and the pieces, right, '?' and how they went wrong."""
     return [f"  empties {c['empties']}: right {c['empties right'] / max(c['empties'], 1):.2%}, '?' "
             f"{c['empties unsure']}, read as a piece {c['empty read as piece']}",
-            f"  pieces {c['pieces']}: right (colour and type) {c['pieces right'] / max(c['pieces'], 1):.2%}, '?' "
-            f"{c['pieces unsure']}, read as empty {c['piece read as empty']}, wrong colour {c['wrong colour']}, "
-            f"wrong type {c['wrong type']}"]
+            f"  pieces {c['pieces']}: right (colour and type) {c['pieces right'] / max(c['pieces'], 1):.2%}, "
+            f"X/x (colour right, type not given) {c['pieces typeless']}, '?' {c['pieces unsure']}, read as empty "
+            f"{c['piece read as empty']}, wrong colour {c['wrong colour']}, wrong type {c['wrong type']}",
+            f"  occupancy and colour right: {(c['right'] + c['typeless']) / max(c['points'], 1):.2%} of points, "
+            f"{(c['pieces right'] + c['pieces typeless']) / max(c['pieces'], 1):.2%} of pieces"]
 
 
 def real_report(crops_dir: Path) -> None:
@@ -239,7 +246,8 @@ def main(argv: list[str] | None = None) -> int:
         n = max(c["points"], 1)
         print(f"{diff}: {c['boards read']}/{args.boards} boards read ({c['no board']} no board found, "
               f"{c['board not found right']} board not found right); {c['points']} points: right "
-              f"{c['right'] / n:.2%}, '?' {c['unsure'] / n:.2%}, wrong {c['wrong']} ({c['wrong'] / n:.2%})")
+              f"{c['right'] / n:.2%}, X/x {c['typeless'] / n:.2%}, '?' {c['unsure'] / n:.2%}, wrong {c['wrong']} "
+              f"({c['wrong'] / n:.2%})")
         print("\n".join(breakdown(c)))
         if t_read:
             print(f"  time per photo (median): find_board {np.median(t_find) * 1000:.0f} ms, read_board "

@@ -1,4 +1,4 @@
-"""Reading one photo of a board (`xqarb vision detect`): each of the 90 points as a FEN letter, '.' or '?'.
+"""Reading one photo of a board (`xqarb vision detect`): each of the 90 points as a FEN letter, X / x, '.' or '?'.
 
 Pure core: an image, a `BoardFit` and a piece classifier in, a `DetectReading` out.
 
@@ -18,14 +18,17 @@ whole board. So:
    standing between two points (5.10) makes both '?';
 5. each piece is cropped from the photo itself (not the small top view) centred on its top face, one spacing
    across at the classifier's scale, in six slightly different crops, and read (type probabilities as their
-   geometric mean, P(red)); colours the classifier leaves unsure are settled by the board's two colour groups;
+   geometric mean; P(red) from the classifier's colour and the ink's tone against the disc, which reads red or dark
+   ink on a light disc and a light character on a red or dark disc alike); colours left unsure are settled by the
+   board's two colour groups;
 6. a full board's rules are applied: at most 1 king, 2 advisors, 2 elephants, 2 horses, 2 chariots, 2 cannons,
    5 soldiers per side; kings and advisors only in their palace, elephants on their 7 points, soldiers on their
    10 starting points or beyond the river. A type the placement or the count forbids becomes the next best
    allowed one when that is likely enough, else '?'; sure pieces the rules reject in the colour read get their
    colour re-read from the inks; sure pieces showing Red at the other end turn a grid fit half a turn;
-7. '?' wherever something is unsure: the disc evidence, the colour, the type, a board whose types mostly cannot be
-   read, or a disc that stands clearly off its point (pieces between points are for the tracker and the arbiter).
+7. '?' wherever something is unsure: the disc evidence, the colour, or a disc that stands clearly off its point
+   (pieces between points are for the tracker and the arbiter); where only the type is unsure (or a board's types
+   mostly cannot be read), X / x: a red / black piece of unknown type.
 
 Measured: bench/RESULTS.md "detect" (bench/detect_rendered.py). The tracker can read pieces the same way with
 `read_pieces` (crops centred where `DetectReading.centres` puts the top faces) or the whole `read_board`.
@@ -41,7 +44,7 @@ import numpy as np
 
 from .board import BoardFit, fit_from_h, rotate_half_turn
 from .grid import POINTS_UV, canonical_transform, point_name
-from .pieces import TYPES, colour_features, normalise_crop
+from .pieces import TYPES, InkTone, colour_features, ink_tone, normalise_crop
 
 LIMITS = {"K": 1, "A": 2, "B": 2, "N": 2, "R": 2, "C": 2, "P": 5}
 
@@ -99,6 +102,17 @@ COLOUR_BAND = 0.25
 # logit units between the two groups' medians, else the board's split is not used (a hard board whose black pieces
 # read P(red) 0.17-0.43 and red ones 0.61-0.95 is 2.4 apart)
 COLOUR_GROUPS_APART = 1.5
+# Colour from the ink against the disc (pieces.ink_tone): the darker of the face's two tones against the lighter,
+# toward red (`redness`), whichever way round they are (red or black ink on a light disc, a light character on a red
+# or dark disc). Real valid crops (../shared/data/piece_crops, read as detect reads them, six variants): black inks
+# (black, dark green, blue-black) -0.98..0.22 (1st..99th percentile), red to purple inks 0.11..1.67; the same crops
+# recoloured as light characters on dark discs about -0.1, on red discs 0.7-1.3.
+REDNESS_SPLIT = 0.15
+# logit units per unit of redness added to the classifier's colour logit. The classifier's colour is trained on
+# light discs (its white reference is the palest half of the crop), so it counts only as far as a pale disc was
+# found. Real valid crops, per crop (bench/piece_colours.py): colour right 99.0% -> 99.2%, sure (P >= COLOUR_SURE)
+# 94% -> 98%, 3 sure and wrong either way; recoloured light-on-dark 94.3% -> 100%, 47 sure and wrong -> 0.
+TONE_WEIGHT = 6.0
 COLOUR_GAP_ALONE = 8.0  # logit units between the groups when the lower one also leans red (see board_colours)
 # Test-time variants of each crop (side in spacings, shift in spacings): the network is sure of some wrong types on
 # one exact crop; the geometric mean over these is not (rendered easy + hard pieces, 6 variants: wrong types among
@@ -111,7 +125,7 @@ VARIANTS = ((1.0, 0.0, 0.0), (0.9, 0.0, 0.0), (1.1, 0.0, 0.0), (1.0, 0.03, 0.0),
 class DetectReading:
     """What one photo shows, per point (squares order: rank 9 first, files a..i)."""
 
-    squares: str  # 90 characters: FEN letter, '.', or '?'
+    squares: str  # 90 characters: FEN letter, X / x (a red / black piece of unknown type), '.', or '?'
     disc: np.ndarray  # (90,) disc score 0..1 at the point (empty below EMPTY_BELOW, piece above PIECE_ABOVE)
     centres: np.ndarray  # (90, 2) where each point's top face is taken to be, board plane (spacings)
     found: np.ndarray  # (90, 2) where the disc search found the strongest circle near each point
@@ -119,7 +133,7 @@ class DetectReading:
     letters: tuple[str | None, ...]  # the classifier's letter after the rules (None: no piece read there)
     type_prob: np.ndarray  # (90,) probability of that letter's type (0 where no piece)
     red: np.ndarray  # (90,) P(red) (0.5 where no piece)
-    reasons: tuple[str, ...]  # per point, why it is '?' ("" where it is not)
+    reasons: tuple[str, ...]  # per point, why it is '?' or X / x ("" where it is neither)
     fit: BoardFit  # the fit read: the one given, or it turned by half a turn when the pieces said so
     turned: bool  # True when the pieces showed Red at the other end than the fit had it
 
@@ -443,9 +457,9 @@ def board_colours(p_red: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PieceReads:
-    """The classifier's view of pieces at given centres: type probabilities (N, 7), P(red) (N,), and how much of
-    the disc's red light the ink takes away (N,: log of ink / disc in the red channel; red ink keeps it, black ink
-    does not)."""
+    """The classifier's view of pieces at given centres: type probabilities (N, 7), P(red) (N,: the classifier's
+    colour and the ink's tone, `piece_colour`), and how much of the disc's red light the ink takes away (N,: log of
+    ink / disc in the red channel; red ink keeps it, black ink does not)."""
 
     type_probs: np.ndarray
     red: np.ndarray
@@ -455,25 +469,42 @@ class PieceReads:
 def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarray, classifier) -> PieceReads:
     """Read pieces whose top faces are centred at `centres_uv` (board plane, spacings): crops of the photo at the
     classifier's scale, a few variants each (VARIANTS), type probabilities as their normalised geometric mean, P(red)
-    as the mean. The tracker can call this with its own centres (e.g. `DetectReading.centres`)."""
+    from the classifier's colour and the ink's tone (`colour_logit`, `piece_colour`). The tracker can call this with
+    its own centres (e.g. `DetectReading.centres`)."""
     centres_uv = np.asarray(centres_uv, float).reshape(-1, 2)
     n = len(centres_uv)
     if n == 0:
         return PieceReads(np.zeros((0, len(TYPES))), np.zeros(0), np.zeros(0))
     logp = np.zeros((n, len(TYPES)))
-    red = np.zeros(n)
+    z = np.zeros((len(VARIANTS), n))
     ink_red = np.zeros(n)
     for v, (side, dx, dy) in enumerate(VARIANTS):
         crops = centred_crops(image, homography, centres_uv + np.array([dx, dy]), px=round(CROP_PX / side), side=side)
         reads = classifier.read(crops)
         logp += np.log(np.stack([r.type_probs for r in reads]) + 1e-9)
-        red += np.array([r.red for r in reads])
+        tones = [ink_tone(normalise_crop(c), r.disc) for c, r in zip(crops, reads, strict=True)]
+        z[v] = [colour_logit(r.red, t, r.disc.found) for r, t in zip(reads, tones, strict=True)]
         if v == 0:
             ink_red = np.array([colour_features(normalise_crop(c), r.disc)[3]
                                 for c, r in zip(crops, reads, strict=True)])
     logp /= len(VARIANTS)
     probs = np.exp(logp - logp.max(axis=1, keepdims=True))
-    return PieceReads(probs / probs.sum(axis=1, keepdims=True), red / len(VARIANTS), ink_red)
+    red = np.array([piece_colour(z[:, k]) for k in range(n)])
+    return PieceReads(probs / probs.sum(axis=1, keepdims=True), red, ink_red)
+
+
+def colour_logit(p_red: float, tone: InkTone, pale_disc: bool) -> float:
+    """log(P(red) / P(black)) of one crop from the classifier's colour (counted only where a pale disc was found: it
+    was trained on light discs) and the ink's tone against the disc (`pieces.InkTone.redness`, TONE_WEIGHT logit
+    units per unit from REDNESS_SPLIT)."""
+    p = min(max(float(p_red), 1e-6), 1 - 1e-6)
+    return float((np.log(p / (1 - p)) if pale_disc else 0.0) + TONE_WEIGHT * (tone.redness - REDNESS_SPLIT))
+
+
+def piece_colour(logits: Sequence[float]) -> float:
+    """P(red) of a piece from its crops' colour logits (`colour_logit`): their mean, as one reading."""
+    z = float(np.clip(np.mean(logits), -40.0, 40.0))
+    return 1.0 / (1.0 + float(np.exp(-z)))
 
 
 def ink_groups(p_red: np.ndarray, ink_red: np.ndarray) -> np.ndarray:
@@ -696,13 +727,19 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
             why = "no piece classifier"
         elif max(red_p[i], 1 - red_p[i]) < COLOUR_SURE:
             why = f"colour unsure (P(red) {red_p[i]:.2f})"
-        elif unreadable:
+        reasons[i] = why
+        if why:
+            out.append("?")
+            continue
+        # the piece and its colour are sure: a type left unsure is X / x (DESIGN: a red / black piece of unknown
+        # type), never '?'
+        if unreadable:
             why = f"types unreadable on this board (only {n_sure} of {len(pieces)} pieces read surely)"
         elif letters[i] is None:
             why = "no type the rules allow here is likely"
         elif type_prob[i] < TYPE_SURE:
             why = f"type unsure ({letters[i]} {type_prob[i]:.2f})"
         reasons[i] = why
-        out.append("?" if why else str(letters[i]))
+        out.append(("X" if red_p[i] >= 0.5 else "x") if why else str(letters[i]))
     return DetectReading("".join(out), disc, centres, found, parallax, tuple(letters), type_prob, red_p,
                          tuple(reasons), fit, False)

@@ -119,6 +119,10 @@ class Scene:
     face_down_rate: float  # share of captured pieces lying face down beside the board
 
 
+LIGHT_ON_DARK_EASY = 0.1  # share of easy scenes whose pieces are light characters on dark (and red) discs
+LIGHT_ON_DARK_HARD = 0.2  # the same for hard scenes
+
+
 def _tone(rng: np.random.Generator, *choices: tuple[int, int, int], lo: float = 0.9, hi: float = 1.05,
           jitter: float = 6.0) -> tuple[int, int, int]:
     """One of the base colours (BGR), a little brighter or darker and off-tone, as real materials vary."""
@@ -230,6 +234,16 @@ def random_scene(seed: int, *, difficulty: str = "hard") -> Scene:
         ink_alpha=1.0 if plain else float(rng.uniform(0.7 if hard else 0.85, 1.0)),
         bevel=float(rng.uniform(0.1, 0.35)),
     )
+    if not plain:
+        # Light-on-dark sets (and printed diagrams): Black's discs dark (black, dark green, navy, dark brown) with
+        # light characters, Red's red discs with light characters or light discs with red ink. A separate stream, so
+        # that the other draws of existing seeds stay as they were.
+        lrng = np.random.default_rng([seed, 4, 0x4C4F44])
+        if lrng.random() < (LIGHT_ON_DARK_HARD if hard else LIGHT_ON_DARK_EASY):
+            pieces = replace(
+                pieces, black_face=_tone(lrng, (35, 35, 35), (40, 70, 35), (80, 40, 25), (30, 40, 60), lo=0.7, hi=1.3),
+                red_face=_tone(lrng, (40, 40, 175), (50, 45, 150)) if lrng.random() < 0.5 else None,
+                light_ink=_tone(lrng, (215, 230, 238), (120, 200, 230), (240, 240, 240)))
     glyphs = "traditional" if plain else str(rng.choice(list(GLYPH_SETS)))
 
     # Light: indoor lamps give gradients and glare, daylight a blue cast, tungsten an orange one.
