@@ -26,8 +26,8 @@ spacing of a point, the board found is not the photographed one: "board not foun
 kings set which end is Red (the labels', not detect's, so that a board read the wrong way round counts as wrong).
 
 Counted per point as bench/detect_rendered.py counts rendered boards: right, X / x (a piece of the right colour,
-its type not given), '?' (detect unsure) or wrong, and the wrong split into empties read as pieces, pieces read as empty, wrong colour and wrong type; with --verbose every
-wrong point of every photo (photo, point, label, read).
+its type not given), '?' (detect unsure) or wrong, and the wrong split into empties read as pieces, pieces read as
+empty, wrong colour and wrong type; with --verbose every wrong point of every photo (photo, point, label, read).
 """
 
 from __future__ import annotations

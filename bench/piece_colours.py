@@ -73,7 +73,8 @@ def read_colours(samples, clf, recolour: bool, reader: str) -> np.ndarray:
             out.append(float(np.mean([r.red for r in reads])))
             continue
         tones = [P.ink_tone(P.normalise_crop(cr), r.disc) for cr, r in zip(crops, reads, strict=True)]
-        out.append(D.piece_colour([D.colour_logit(r.red, t, r.disc.found) for r, t in zip(reads, tones, strict=True)]))
+        negative = D.light_on_dark(tones)
+        out.append(D.piece_colour([D.colour_logit(r.red, t, negative) for r, t in zip(reads, tones, strict=True)]))
     return np.array(out)
 
 

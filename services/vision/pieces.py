@@ -198,6 +198,10 @@ FACE_REACH = 0.75  # fraction of the disc's radius taken as its face: the charac
 GLARE_SHARE = 0.05  # the palest share of the face is clipped before the split: glare, not the face's own tone
 FACE_UNFOUND = 0.2  # x SIZE: the face's radius where no pale disc was found (a dark or red disc, a small piece):
 # the crop's centre only, well inside a disc of 0.6-0.9 of the crop's side, clear of the board around it
+# Where the face shows between the character and the ring on a piece centred in a crop about one spacing across
+# (the disc 0.75-0.9 of it, the character mostly within 0.6 of the disc's radius, the ring from 0.78 of it):
+# fractions of SIZE from the crop's centre
+FACE_RING = (0.22, 0.28)
 TONE_CORE = 0.5  # of each tone, the share farthest from the split is averaged: stroke edges are mixtures of both
 
 
@@ -211,11 +215,15 @@ class InkTone:
     redness: log(dark / light) in red minus the mean of green and blue (red ink and red discs keep red light and
     lose green and blue: about +0.5..+1.5; black, dark green and blue-black inks and dark discs lose red at least as
     much as the others: about -1..+0.2). red_kept: log(dark / light) in red alone (red keeps most of it, black,
-    green and blue inks little). contrast: grey levels between the two tones' cores."""
+    green and blue inks little). contrast: grey levels between the two tones' cores. ring_dark: the share of the
+    face between the character and the ring (FACE_RING) in the darker tone (most of it on a light character on a
+    dark or red disc); dark_share: the darker tone's share of the whole face."""
 
     redness: float
     red_kept: float
     contrast: float
+    ring_dark: float
+    dark_share: float
 
 
 def ink_tone(img: np.ndarray, disc: Disc | None = None) -> InkTone:
@@ -233,7 +241,7 @@ def ink_tone(img: np.ndarray, disc: Disc | None = None) -> InkTone:
     t, _ = cv2.threshold(clipped.reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     dark, light = vals <= t, vals > t
     if not dark.any() or not light.any():
-        return InkTone(0.0, 0.0, 0.0)
+        return InkTone(0.0, 0.0, 0.0, 0.0, 0.0)
     pix = img[face].astype(np.float32)
     order = np.argsort(vals, kind="stable")
     n_dark = int(dark.sum())
@@ -246,7 +254,9 @@ def ink_tone(img: np.ndarray, disc: Disc | None = None) -> InkTone:
     lt = pix[light_core].mean(axis=0) + 1.0
     b, g, r = np.log(d / lt)
     contrast = float(vals[light_core].mean() - vals[dark_core].mean())
-    return InkTone(float(r - (g + b) / 2), float(r), contrast)
+    rr = np.hypot(_xx - (SIZE - 1) / 2, _yy - (SIZE - 1) / 2) / SIZE
+    ring = (rr >= FACE_RING[0]) & (rr < FACE_RING[1])
+    return InkTone(float(r - (g + b) / 2), float(r), contrast, float(np.mean(low[ring] <= t)), n_dark / len(vals))
 
 
 def _circular_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:

@@ -235,13 +235,13 @@ def random_scene(seed: int, *, difficulty: str = "hard") -> Scene:
         bevel=float(rng.uniform(0.1, 0.35)),
     )
     if not plain:
-        # Light-on-dark sets (and printed diagrams): Black's discs dark (black, dark green, navy, dark brown) with
+        # Light-on-dark sets (and printed diagrams): Black's discs dark (black, dark green, navy) with
         # light characters, Red's red discs with light characters or light discs with red ink. A separate stream, so
         # that the other draws of existing seeds stay as they were.
         lrng = np.random.default_rng([seed, 4, 0x4C4F44])
         if lrng.random() < (LIGHT_ON_DARK_HARD if hard else LIGHT_ON_DARK_EASY):
             pieces = replace(
-                pieces, black_face=_tone(lrng, (35, 35, 35), (40, 70, 35), (80, 40, 25), (30, 40, 60), lo=0.7, hi=1.3),
+                pieces, black_face=_tone(lrng, (35, 35, 35), (40, 70, 35), (80, 40, 25), lo=0.7, hi=1.3),
                 red_face=_tone(lrng, (40, 40, 175), (50, 45, 150)) if lrng.random() < 0.5 else None,
                 light_ink=_tone(lrng, (215, 230, 238), (120, 200, 230), (240, 240, 240)))
     glyphs = "traditional" if plain else str(rng.choice(list(GLYPH_SETS)))
