@@ -475,10 +475,10 @@ class PieceReads:
 
 def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarray, classifier) -> PieceReads:
     """Read pieces whose top faces are centred at `centres_uv` (board plane, spacings): crops of the photo at the
-    classifier's scale, a few variants each (VARIANTS), type probabilities as their normalised geometric mean (read
-    on the crop's negative where it shows a light character on a dark disc, `light_on_dark`), P(red) from the
-    classifier's colour and the ink's tone (`colour_logit`, `piece_colour`). The tracker can call this with
-    its own centres (e.g. `DetectReading.centres`)."""
+    classifier's scale, a few variants each (VARIANTS), type probabilities as their normalised geometric mean (also
+    read on the crops' negatives where they show a light character on a dark disc, `light_on_dark`: the surer of the
+    two readings), P(red) from the classifier's colour and the ink's tone (`colour_logit`, `piece_colour`). The
+    tracker can call this with its own centres (e.g. `DetectReading.centres`)."""
     centres_uv = np.asarray(centres_uv, float).reshape(-1, 2)
     n = len(centres_uv)
     if n == 0:
@@ -491,27 +491,39 @@ def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarra
         reads.append(rv)
         tones.append([ink_tone(normalise_crop(c), r.disc) for c, r in zip(cv, rv, strict=True)])
     negative = np.array([light_on_dark([tv[k] for tv in tones]) for k in range(n)], bool)
+    idx = np.flatnonzero(negative)
     logp = np.zeros((n, len(TYPES)))
+    logp_neg = np.zeros((len(idx), len(TYPES)))
     z = np.zeros((len(VARIANTS), n))
     for v in range(len(VARIANTS)):
-        types = np.stack([r.type_probs for r in reads[v]])
-        if negative.any():  # the type read on the negative: dark strokes on a light disc, as the network knows them
-            idx = np.flatnonzero(negative)
-            types[idx] = [r.type_probs for r in classifier.read([255 - crops[v][k] for k in idx])]
-        logp += np.log(types + 1e-9)
+        logp += np.log(np.stack([r.type_probs for r in reads[v]]) + 1e-9)
+        if len(idx):  # read on the negative too: dark strokes on a light disc, as the network knows them
+            logp_neg += np.log(np.stack([r.type_probs for r in classifier.read([255 - crops[v][k] for k in idx])])
+                               + 1e-9)
         z[v] = [colour_logit(r.red, t, bool(neg)) for r, t, neg in zip(reads[v], tones[v], negative, strict=True)]
+    probs = _normalised(logp / len(VARIANTS))
+    if len(idx):
+        # the reading the network is surer of stands: a light disc's dense character can look like a light character
+        # on a dark disc to `light_on_dark`, and is then read surely as it is
+        neg = _normalised(logp_neg / len(VARIANTS))
+        better = neg.max(axis=1) > probs[idx].max(axis=1)
+        probs[idx[better]] = neg[better]
     ink_red = np.array([colour_features(normalise_crop(c), r.disc)[3] for c, r in zip(crops[0], reads[0], strict=True)])
-    logp /= len(VARIANTS)
-    probs = np.exp(logp - logp.max(axis=1, keepdims=True))
     red = np.array([piece_colour(z[:, k]) for k in range(n)])
-    return PieceReads(probs / probs.sum(axis=1, keepdims=True), red, ink_red)
+    return PieceReads(probs, red, ink_red)
+
+
+def _normalised(logp: np.ndarray) -> np.ndarray:
+    """Probabilities from mean log-probabilities (rows)."""
+    p = np.exp(logp - logp.max(axis=1, keepdims=True))
+    return p / p.sum(axis=1, keepdims=True)
 
 
 def light_on_dark(tones: Sequence[InkTone]) -> bool:
     """Whether a piece (its crops' tones) shows a light character on a dark or red disc: the darker tone is most of
     the face between the character and the ring in at least LIGHT_ON_DARK_CROPS of its crops. The classifier knows
-    dark strokes on a light disc: such a piece's type is read on the crop's negative, and its colour from the tone
-    (`colour_logit`)."""
+    dark strokes on a light disc: such a piece's type is also read on the crop's negative, and its colour is the
+    tone's (`colour_logit`)."""
     return sum(t.ring_dark > 0.5 for t in tones) >= LIGHT_ON_DARK_CROPS * len(tones)
 
 
