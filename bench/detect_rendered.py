@@ -15,9 +15,10 @@ By default the positions are real: a random ply of a random game among the first
 shows them: each side a king and from none to the full count of every other type, each piece on a point the rules
 let it stand on, kept only when the rules core accepts the whole (`Position.from_squares`: kings not facing, Black
 not in check with Red to move). Each is drawn by the renderer (`render_position`, scene `random_scene(seed,
-difficulty)`), JPEG-compressed at quality 90, and read as the command reads it: `find_board` then
-`detect.read_board`. A board whose fitted corners lie more than 0.3 grid spacings from the renderer's truth (either
-way round) is counted as "board not found right" and not read: that is the board finder's figure, not the reader's.
+difficulty, light_on_dark=True)`: a share of the sets light characters on dark discs), JPEG-compressed at quality
+90, and read as the command reads it: `find_board` then `detect.read_board`. A board whose fitted corners lie more
+than 0.3 grid spacings from the renderer's truth (either way round) is counted as "board not found right" and not
+read: that is the board finder's figure, not the reader's.
 Everything else is counted per point: a point is right, X / x (a piece of the right colour, its type not given),
 '?', or wrong; wrong points are split into empties read as pieces, pieces read as empty, wrong colour, wrong type.
 Deterministic: the same arguments give the same boards.
@@ -190,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--positions", choices=("game", "composed"), default="game",
                     help="game: a random ply of a real game; composed: legal positions no game reached")
     ap.add_argument("--verbose", action="store_true", help="one line per board")
+    ap.add_argument("--no-light-on-dark", action="store_true",
+                    help="no sets of light characters on dark discs (render.LIGHT_ON_DARK: 10%% of easy, 20%% of "
+                         "hard scenes by default)")
     ap.add_argument("--real", action="store_true", help="measure on the real piece photos instead (see above)")
     ap.add_argument("--reader", choices=("detect", "points"), default="detect",
                     help="points: the tracker's occupancy.read_points with the classifier, what detect used before")
@@ -208,7 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         t_find, t_read, reasons = [], [], Counter()
         for k in range(args.boards):
             squares = positions[j * args.boards + k]
-            shot = render.render_position(squares, render.random_scene(1000 + 37 * k + j, difficulty=diff))
+            scene = render.random_scene(1000 + 37 * k + j, difficulty=diff, light_on_dark=not args.no_light_on_dark)
+            shot = render.render_position(squares, scene)
             image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1],
                                  cv2.IMREAD_COLOR)
             t0 = time.perf_counter()

@@ -337,7 +337,7 @@ def test_sure_pieces_of_unknown_type_are_x_of_their_colour_from_the_ink_alone(cl
     """DESIGN: X / x is a red / black piece of unknown type. Where the type is unsure but the piece and its colour
     are sure, detect prints X / x, not '?'; the colour here comes from the ink against the disc alone, light
     characters on dark discs included."""
-    scene = next(sc for sc in (render.random_scene(s, difficulty="easy") for s in range(200))
+    scene = next(sc for sc in (render.random_scene(s, difficulty="easy", light_on_dark=True) for s in range(200))
                  if (sc.pieces.black_face is not None) == light_on_dark)
     shot = render.render_position(START, scene)
     fit = find_board(shot.image)

@@ -279,11 +279,14 @@ def test_scenes_vary_like_real_venues():
 def test_some_sets_have_dark_inks_or_light_characters_on_dark_discs():
     """Real sets print Black in black, dark green or blue-black ink, and some sets and diagrams draw light
     characters on dark (and red) discs: the renderer draws all of them in a share of its scenes."""
-    looks = [random_scene(s).pieces for s in range(60)]
+    looks = [random_scene(s, light_on_dark=True).pieces for s in range(60)]
     dark = [lk for lk in looks if lk.black_face is not None]
     assert 5 <= len(dark) <= 25
     assert any(lk.red_face is not None for lk in dark) and any(lk.red_face is None for lk in dark)
-    assert all(random_scene(s, difficulty="plain").pieces.black_face is None for s in range(20))
+    assert all(random_scene(s, difficulty="plain", light_on_dark=True).pieces.black_face is None for s in range(20))
+    # asked for or not, the other scenes are the same, and without asking there are none (the tracker's games)
+    assert [replace(lk, red_face=None, black_face=None, light_ink=looks[0].light_ink) for lk in looks] == [
+        replace(random_scene(s).pieces, light_ink=looks[0].light_ink) for s in range(60)]
     light = [lk.black_ink for lk in looks if lk.black_face is None]
     assert sum(g > r + 30 for _b, g, r in light) >= 3  # dark green
     assert sum(b > r + 40 and b > g + 20 for b, g, r in light) >= 2  # blue-black
