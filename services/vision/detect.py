@@ -114,7 +114,16 @@ REDNESS_SPLIT = -0.3
 # logit units per unit of that measure (from REDNESS_SPLIT) added to the classifier's colour logit. The classifier's
 # colour is trained on light discs with dark ink: on a light character on a dark or red disc (`light_on_dark`) it
 # counts only where it agrees.
-TONE_WEIGHT = 6.0
+TONE_WEIGHT = 8.0
+# The classifier's colour logit is held within this many units: it is over-sure where its light-disc reference does
+# not hold (rendered purple-black ink on an ivory disc: P(red) 0.98-1 from the classifier, where the tone reads
+# black); on the real valid crops the two agree, and the cap changes none of their readings (bench/piece_colours.py).
+CLASSIFIER_CAP = 4.0
+# Grey levels between the two tones (`InkTone.contrast`) below which the tone's evidence is weighed down in
+# proportion: on a blurred, dim or washed-out crop the darker tone is mostly the disc's own tint mixed into the
+# strokes (a blurred hard render: black ink 18-43 grey levels from its disc and leaning to red like the red ink).
+# Real crops: 115-200; light characters on dark discs: 40 and up.
+TONE_CONTRAST = 60.0
 # A light character on a dark or red disc: the darker tone is most of the face about the character in this share of
 # a piece's crops. Rendered light-on-dark sets (easy scenes 1, 5, 28 below 200): 95 of 96 pieces so judged; real
 # crops of light discs (valid, every 3rd, their boxes centred: these often take in the piece's side or the cloth,
@@ -529,12 +538,14 @@ def light_on_dark(tones: Sequence[InkTone]) -> bool:
 
 def colour_logit(p_red: float, tone: InkTone, negative: bool) -> float:
     """log(P(red) / P(black)) of one crop from the ink's tone against the disc (TONE_WEIGHT logit units per unit of
-    `pieces.InkTone.redness` + RED_KEPT_WEIGHT `red_kept`, from REDNESS_SPLIT) and the classifier's colour. The
-    classifier was trained on dark ink on light discs: where the piece shows a light character on a dark or red disc
-    (`negative`) its colour counts only where it agrees with the tone's."""
+    `pieces.InkTone.redness` + RED_KEPT_WEIGHT `red_kept`, from REDNESS_SPLIT; less below TONE_CONTRAST) and the
+    classifier's colour (held within CLASSIFIER_CAP). The classifier was trained on dark ink on light discs: where
+    the piece shows a light character on a dark or red disc (`negative`) its colour counts only where it agrees with
+    the tone's."""
     p = min(max(float(p_red), 1e-6), 1 - 1e-6)
-    tone_z = TONE_WEIGHT * (tone.redness + RED_KEPT_WEIGHT * tone.red_kept - REDNESS_SPLIT)
-    clf_z = float(np.log(p / (1 - p)))
+    weight = TONE_WEIGHT * min(1.0, tone.contrast / TONE_CONTRAST)
+    tone_z = weight * (tone.redness + RED_KEPT_WEIGHT * tone.red_kept - REDNESS_SPLIT)
+    clf_z = float(np.clip(np.log(p / (1 - p)), -CLASSIFIER_CAP, CLASSIFIER_CAP))
     return float(tone_z + (0.0 if negative and clf_z * tone_z < 0 else clf_z))
 
 
