@@ -480,6 +480,7 @@ class PieceReads:
     type_probs: np.ndarray
     red: np.ndarray
     ink_red: np.ndarray
+    classifier_red: np.ndarray  # (N,) the classifier's own P(red), mean of the variants (nan: light-on-dark piece)
 
 
 def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarray, classifier) -> PieceReads:
@@ -491,7 +492,7 @@ def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarra
     centres_uv = np.asarray(centres_uv, float).reshape(-1, 2)
     n = len(centres_uv)
     if n == 0:
-        return PieceReads(np.zeros((0, len(TYPES))), np.zeros(0), np.zeros(0))
+        return PieceReads(np.zeros((0, len(TYPES))), np.zeros(0), np.zeros(0), np.zeros(0))
     crops, reads, tones = [], [], []
     for side, dx, dy in VARIANTS:
         cv = centred_crops(image, homography, centres_uv + np.array([dx, dy]), px=round(CROP_PX / side), side=side)
@@ -519,7 +520,8 @@ def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarra
         probs[idx[better]] = neg[better]
     ink_red = np.array([colour_features(normalise_crop(c), r.disc)[3] for c, r in zip(crops[0], reads[0], strict=True)])
     red = np.array([piece_colour(z[:, k]) for k in range(n)])
-    return PieceReads(probs, red, ink_red)
+    own = np.mean([[r.red for r in rv] for rv in reads], axis=0)
+    return PieceReads(probs, red, ink_red, np.where(negative, np.nan, own))
 
 
 def _normalised(logp: np.ndarray) -> np.ndarray:
@@ -736,6 +738,14 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
             reds[sure] = rules_and_ink([candidates[k] for k in sure], reads.type_probs[sure], reds[sure],
                                        reads.ink_red[sure])
             reds[sure] = board_colours(reds[sure])
+            # where the classifier's own colours settle a piece on this board (as detect read colours before the
+            # ink's tone was weighed), they stand: the tone settles the rest and light characters on dark discs
+            own = reads.classifier_red[sure]
+            if not np.isnan(own).any():
+                own = board_colours(rules_and_ink([candidates[k] for k in sure], reads.type_probs[sure], own,
+                                                  reads.ink_red[sure]))
+                settled = np.abs(own - 0.5) >= COLOUR_SURE - 0.5
+                reds[np.asarray(sure)[settled]] = own[settled]
         if turn and getattr(fit, "method", "grid") != "aruco":
             sure_colour = [k for k in sure if abs(reds[k] - 0.5) >= COLOUR_SURE - 0.5]
             votes_for, votes_against = orientation_votes([candidates[k] for k in sure_colour],
