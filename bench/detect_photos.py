@@ -25,9 +25,9 @@ captured pieces beside the board and left out. Where under 80% of the boxes on t
 spacing of a point, the board found is not the photographed one: "board not found right", not read. The labelled
 kings set which end is Red (the labels', not detect's, so that a board read the wrong way round counts as wrong).
 
-Counted per point as bench/detect_rendered.py counts rendered boards: right, '?' (detect unsure) or wrong, and the
-wrong split into empties read as pieces, pieces read as empty, wrong colour and wrong type; with --verbose every
-wrong point of every photo (photo, point, label, read).
+Counted per point as bench/detect_rendered.py counts rendered boards: right, X / x (a piece of the right colour,
+its type not given), '?' (detect unsure) or wrong, and the wrong split into empties read as pieces, pieces read as
+empty, wrong colour and wrong type; with --verbose every wrong point of every photo (photo, point, label, read).
 """
 
 from __future__ import annotations
@@ -342,7 +342,8 @@ def summary(results: list[PhotoResult]) -> dict:
     return {
         "photos": len(results), "read": c["read"], "no board found": c["no board found"],
         "board not found right": c["board not found right"], "unreadable": c["unreadable"],
-        "points": c["points"], "right": c["right"], "unsure": c["unsure"], "wrong": c["wrong"],
+        "points": c["points"], "right": c["right"], "typeless": c["typeless"], "unsure": c["unsure"],
+        "wrong": c["wrong"],
         "right share": round(c["right"] / n, 5), "unsure share": round(c["unsure"] / n, 5),
         "wrong share": round(c["wrong"] / n, 5),
         "empties": c["empties"], "empties right": c["empties right"], "empties unsure": c["empties unsure"],
@@ -390,8 +391,9 @@ def main(argv: list[str] | None = None) -> int:
             results.append(r)
             if args.verbose:
                 c = r.counts
-                print(f"{r.photo}: {r.status}" + (f", {c['pieces']} pieces, right {c['right']}, '?' "
-                                                  f"{c['unsure']}, wrong {c['wrong']}" if r.status == "read" else "")
+                print(f"{r.photo}: {r.status}" + (f", {c['pieces']} pieces, right {c['right']}, X/x "
+                                                  f"{c['typeless']}, '?' {c['unsure']}, wrong {c['wrong']}"
+                                                  if r.status == "read" else "")
                       + (f" ({r.note})" if r.note else ""))
                 for point, label, got in r.wrong:
                     if got != "?":
@@ -404,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{s['read']}/{s['photos']} photos read ({s['no board found']} no board found, "
           f"{s['board not found right']} board not found right, {s['unreadable']} unreadable; "
           f"{len(unlabelled)} photo(s) without labels left out); {s['points']} points: right {s['right'] / n:.2%}, "
-          f"'?' {s['unsure'] / n:.2%}, wrong {s['wrong']} ({s['wrong'] / n:.2%})")
+          f"X/x {s['typeless'] / n:.2%}, '?' {s['unsure'] / n:.2%}, wrong {s['wrong']} ({s['wrong'] / n:.2%})")
     print("\n".join(breakdown(totals(results))))
     if s["seconds per photo (median)"] is not None:
         print(f"  time per photo (median, find_board and read_board): {s['seconds per photo (median)']:.2f} s")

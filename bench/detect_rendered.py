@@ -15,11 +15,12 @@ By default the positions are real: a random ply of a random game among the first
 shows them: each side a king and from none to the full count of every other type, each piece on a point the rules
 let it stand on, kept only when the rules core accepts the whole (`Position.from_squares`: kings not facing, Black
 not in check with Red to move). Each is drawn by the renderer (`render_position`, scene `random_scene(seed,
-difficulty)`), JPEG-compressed at quality 90, and read as the command reads it: `find_board` then
-`detect.read_board`. A board whose fitted corners lie more than 0.3 grid spacings from the renderer's truth (either
-way round) is counted as "board not found right" and not read: that is the board finder's figure, not the reader's.
-Everything else is counted per point: a point is right, '?', or wrong; wrong points are split into empties read as
-pieces, pieces read as empty, wrong colour, wrong type.
+difficulty, light_on_dark=True)`: a share of the sets light characters on dark discs), JPEG-compressed at quality
+90, and read as the command reads it: `find_board` then `detect.read_board`. A board whose fitted corners lie more
+than 0.3 grid spacings from the renderer's truth (either way round) is counted as "board not found right" and not
+read: that is the board finder's figure, not the reader's.
+Everything else is counted per point: a point is right, X / x (a piece of the right colour, its type not given),
+'?', or wrong; wrong points are split into empties read as pieces, pieces read as empty, wrong colour, wrong type.
 Deterministic: the same arguments give the same boards.
 """
 
@@ -82,6 +83,8 @@ def composed_positions(n: int, seed: int) -> list[str]:
 
 
 def tally(truth: str, got: str) -> Counter:
+    """Per point: right, '?' (unsure), typeless (X / x on a piece of that colour: occupancy and colour right, the
+    type not given) or wrong (an X / x on an empty point or on the other colour's piece is wrong)."""
     c: Counter = Counter()
     for a, b in zip(truth, got, strict=True):
         c["points"] += 1
@@ -90,6 +93,9 @@ def tally(truth: str, got: str) -> Counter:
         if b == "?":
             c["unsure"] += 1
             c[f"{kind} unsure"] += 1
+        elif b in "Xx" and a != "." and a.isupper() == b.isupper():
+            c["typeless"] += 1
+            c[f"{kind} typeless"] += 1
         elif a == b:
             c["right"] += 1
             c[f"{kind} right"] += 1
@@ -110,9 +116,11 @@ def breakdown(c: Counter) -> list[str]:
     """The two lines under a `tally` total: the empties and the pieces, right, '?' and how they went wrong."""
     return [f"  empties {c['empties']}: right {c['empties right'] / max(c['empties'], 1):.2%}, '?' "
             f"{c['empties unsure']}, read as a piece {c['empty read as piece']}",
-            f"  pieces {c['pieces']}: right (colour and type) {c['pieces right'] / max(c['pieces'], 1):.2%}, '?' "
-            f"{c['pieces unsure']}, read as empty {c['piece read as empty']}, wrong colour {c['wrong colour']}, "
-            f"wrong type {c['wrong type']}"]
+            f"  pieces {c['pieces']}: right (colour and type) {c['pieces right'] / max(c['pieces'], 1):.2%}, "
+            f"X/x (colour right, type not given) {c['pieces typeless']}, '?' {c['pieces unsure']}, read as empty "
+            f"{c['piece read as empty']}, wrong colour {c['wrong colour']}, wrong type {c['wrong type']}",
+            f"  occupancy and colour right: {(c['right'] + c['typeless']) / max(c['points'], 1):.2%} of points, "
+            f"{(c['pieces right'] + c['pieces typeless']) / max(c['pieces'], 1):.2%} of pieces"]
 
 
 def real_report(crops_dir: Path) -> None:
@@ -186,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="board-finding settings, comma separated, of render.FINDING_SETTINGS (as drawn, turned, "
                          "filling, small, hidden lines, clutter): each scene changed that way")
     ap.add_argument("--verbose", action="store_true", help="one line per board")
+    ap.add_argument("--no-light-on-dark", action="store_true",
+                    help="no sets of light characters on dark discs (render.LIGHT_ON_DARK: 10%% of easy, 20%% of "
+                         "hard scenes by default)")
     ap.add_argument("--real", action="store_true", help="measure on the real piece photos instead (see above)")
     ap.add_argument("--reader", choices=("detect", "points"), default="detect",
                     help="points: the tracker's occupancy.read_points with the classifier, what detect used before")
@@ -204,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         t_find, t_read, reasons = [], [], Counter()
         for k in range(args.boards):
             squares = positions[j * args.boards + k]
-            scene = render.random_scene(1000 + 37 * k + j, difficulty=diff)
+            scene = render.random_scene(1000 + 37 * k + j, difficulty=diff, light_on_dark=not args.no_light_on_dark)
             shot = render.render_position(squares, render.finding_scene(scene, setting, 1000 + 37 * k + j))
             image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1],
                                  cv2.IMREAD_COLOR)
@@ -256,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
         cut = f", {args.boards - boards} left out: the grid cut by the picture's edge" if boards < args.boards else ""
         print(f"{label}: {c['boards read']}/{boards} boards read ({c['no board']} no board found, "
               f"{c['board not found right']} board not found right{cut}); {c['points']} points: right "
-              f"{c['right'] / n:.2%}, '?' {c['unsure'] / n:.2%}, wrong {c['wrong']} ({c['wrong'] / n:.2%}); "
+              f"{c['right'] / n:.2%}, X/x {c['typeless'] / n:.2%}, '?' {c['unsure'] / n:.2%}, "
+              f"wrong {c['wrong']} ({c['wrong'] / n:.2%}); "
               f"per point with a board not found or found wrong as 90 wrong: "
               f"{c['right'] / (90 * max(boards, 1)):.2%}")
         print("\n".join(breakdown(c)))

@@ -1,4 +1,4 @@
-"""Reading one photo of a board (`xqarb vision detect`): each of the 90 points as a FEN letter, '.' or '?'.
+"""Reading one photo of a board (`xqarb vision detect`): each of the 90 points as a FEN letter, X / x, '.' or '?'.
 
 Pure core: an image, a `BoardFit` and a piece classifier in, a `DetectReading` out.
 
@@ -18,14 +18,17 @@ whole board. So:
    standing between two points (5.10) makes both '?';
 5. each piece is cropped from the photo itself (not the small top view) centred on its top face, one spacing
    across at the classifier's scale, in six slightly different crops, and read (type probabilities as their
-   geometric mean, P(red)); colours the classifier leaves unsure are settled by the board's two colour groups;
+   geometric mean; P(red) from the classifier's colour and the ink's tone against the disc, which reads red or dark
+   ink on a light disc and a light character on a red or dark disc alike); colours left unsure are settled by the
+   board's two colour groups;
 6. a full board's rules are applied: at most 1 king, 2 advisors, 2 elephants, 2 horses, 2 chariots, 2 cannons,
    5 soldiers per side; kings and advisors only in their palace, elephants on their 7 points, soldiers on their
    10 starting points or beyond the river. A type the placement or the count forbids becomes the next best
    allowed one when that is likely enough, else '?'; sure pieces the rules reject in the colour read get their
    colour re-read from the inks; sure pieces showing Red at the other end turn a grid fit half a turn;
-7. '?' wherever something is unsure: the disc evidence, the colour, the type, a board whose types mostly cannot be
-   read, or a disc that stands clearly off its point (pieces between points are for the tracker and the arbiter).
+7. '?' wherever something is unsure: the disc evidence, the colour, or a disc that stands clearly off its point
+   (pieces between points are for the tracker and the arbiter); where only the type is unsure (or a board's types
+   mostly cannot be read), X / x: a red / black piece of unknown type.
 
 Measured: bench/RESULTS.md "detect" (bench/detect_rendered.py). The tracker can read pieces the same way with
 `read_pieces` (crops centred where `DetectReading.centres` puts the top faces) or the whole `read_board`.
@@ -41,7 +44,7 @@ import numpy as np
 
 from .board import BoardFit, fit_from_h, rotate_half_turn
 from .grid import POINTS_UV, canonical_transform, point_name
-from .pieces import TYPES, colour_features, normalise_crop
+from .pieces import TYPES, InkTone, colour_features, ink_tone, normalise_crop
 
 LIMITS = {"K": 1, "A": 2, "B": 2, "N": 2, "R": 2, "C": 2, "P": 5}
 
@@ -99,6 +102,33 @@ COLOUR_BAND = 0.25
 # logit units between the two groups' medians, else the board's split is not used (a hard board whose black pieces
 # read P(red) 0.17-0.43 and red ones 0.61-0.95 is 2.4 apart)
 COLOUR_GROUPS_APART = 1.5
+# Colour from the ink against the disc (pieces.ink_tone): the darker of the face's two tones against the lighter,
+# whichever way round they are (red or black ink on a light disc, a light character on a red or dark disc), by how
+# far it leans to red (`redness`) plus RED_KEPT_WEIGHT times how much of the lighter tone's red light it keeps
+# (`red_kept`: a dark brown disc or a brown-black ink leans to red too, but is dark in red as well). Real valid crops
+# (../shared/data/piece_crops, read as detect reads them, six variants), 1st..99th percentile: black inks (black,
+# dark green, blue-black) -1.84..-0.32, red to purple inks -0.33..1.47 (the best single split right on 99.0%); the
+# same crops recoloured as light characters on dark discs at most -0.39, on red discs at least 0.71.
+RED_KEPT_WEIGHT = 0.5
+REDNESS_SPLIT = -0.3
+# logit units per unit of that measure (from REDNESS_SPLIT) added to the classifier's colour logit. The classifier's
+# colour is trained on light discs with dark ink: on a light character on a dark or red disc (`light_on_dark`) it
+# counts only where it agrees.
+TONE_WEIGHT = 8.0
+# The classifier's colour logit is held within this many units: it is over-sure where its light-disc reference does
+# not hold (rendered purple-black ink on an ivory disc: P(red) 0.98-1 from the classifier, where the tone reads
+# black); on the real valid crops the two agree, and the cap changes none of their readings (bench/piece_colours.py).
+CLASSIFIER_CAP = 4.0
+# Grey levels between the two tones (`InkTone.contrast`) below which the tone's evidence is weighed down in
+# proportion: on a blurred, dim or washed-out crop the darker tone is mostly the disc's own tint mixed into the
+# strokes (a blurred hard render: black ink 18-43 grey levels from its disc and leaning to red like the red ink).
+# Real crops: 115-200; light characters on dark discs: 40 and up.
+TONE_CONTRAST = 60.0
+# A light character on a dark or red disc: the darker tone is most of the face about the character in this share of
+# a piece's crops. Rendered light-on-dark sets (easy scenes 1, 5, 28 below 200): 95 of 96 pieces so judged; real
+# crops of light discs (valid, every 3rd, their boxes centred: these often take in the piece's side or the cloth,
+# which detect's crops, centred on the top face, do not): 12.8% (a stricter test lost whole rendered sets).
+LIGHT_ON_DARK_CROPS = 2 / 3
 COLOUR_GAP_ALONE = 8.0  # logit units between the groups when the lower one also leans red (see board_colours)
 # Test-time variants of each crop (side in spacings, shift in spacings): the network is sure of some wrong types on
 # one exact crop; the geometric mean over these is not (rendered easy + hard pieces, 6 variants: wrong types among
@@ -111,7 +141,7 @@ VARIANTS = ((1.0, 0.0, 0.0), (0.9, 0.0, 0.0), (1.1, 0.0, 0.0), (1.0, 0.03, 0.0),
 class DetectReading:
     """What one photo shows, per point (squares order: rank 9 first, files a..i)."""
 
-    squares: str  # 90 characters: FEN letter, '.', or '?'
+    squares: str  # 90 characters: FEN letter, X / x (a red / black piece of unknown type), '.', or '?'
     disc: np.ndarray  # (90,) disc score 0..1 at the point (empty below EMPTY_BELOW, piece above PIECE_ABOVE)
     centres: np.ndarray  # (90, 2) where each point's top face is taken to be, board plane (spacings)
     found: np.ndarray  # (90, 2) where the disc search found the strongest circle near each point
@@ -119,7 +149,7 @@ class DetectReading:
     letters: tuple[str | None, ...]  # the classifier's letter after the rules (None: no piece read there)
     type_prob: np.ndarray  # (90,) probability of that letter's type (0 where no piece)
     red: np.ndarray  # (90,) P(red) (0.5 where no piece)
-    reasons: tuple[str, ...]  # per point, why it is '?' ("" where it is not)
+    reasons: tuple[str, ...]  # per point, why it is '?' or X / x ("" where it is neither)
     fit: BoardFit  # the fit read: the one given, or it turned by half a turn when the pieces said so
     turned: bool  # True when the pieces showed Red at the other end than the fit had it
 
@@ -443,37 +473,88 @@ def board_colours(p_red: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PieceReads:
-    """The classifier's view of pieces at given centres: type probabilities (N, 7), P(red) (N,), and how much of
-    the disc's red light the ink takes away (N,: log of ink / disc in the red channel; red ink keeps it, black ink
-    does not)."""
+    """The classifier's view of pieces at given centres: type probabilities (N, 7), P(red) (N,: the classifier's
+    colour and the ink's tone, `piece_colour`), and how much of the disc's red light the ink takes away (N,: log of
+    ink / disc in the red channel; red ink keeps it, black ink does not)."""
 
     type_probs: np.ndarray
     red: np.ndarray
     ink_red: np.ndarray
+    classifier_red: np.ndarray  # (N,) the classifier's own P(red), mean of the variants (nan: light-on-dark piece)
 
 
 def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarray, classifier) -> PieceReads:
     """Read pieces whose top faces are centred at `centres_uv` (board plane, spacings): crops of the photo at the
-    classifier's scale, a few variants each (VARIANTS), type probabilities as their normalised geometric mean, P(red)
-    as the mean. The tracker can call this with its own centres (e.g. `DetectReading.centres`)."""
+    classifier's scale, a few variants each (VARIANTS), type probabilities as their normalised geometric mean (also
+    read on the crops' negatives where they show a light character on a dark disc, `light_on_dark`: the surer of the
+    two readings), P(red) from the classifier's colour and the ink's tone (`colour_logit`, `piece_colour`). The
+    tracker can call this with its own centres (e.g. `DetectReading.centres`)."""
     centres_uv = np.asarray(centres_uv, float).reshape(-1, 2)
     n = len(centres_uv)
     if n == 0:
-        return PieceReads(np.zeros((0, len(TYPES))), np.zeros(0), np.zeros(0))
+        return PieceReads(np.zeros((0, len(TYPES))), np.zeros(0), np.zeros(0), np.zeros(0))
+    crops, reads, tones = [], [], []
+    for side, dx, dy in VARIANTS:
+        cv = centred_crops(image, homography, centres_uv + np.array([dx, dy]), px=round(CROP_PX / side), side=side)
+        rv = classifier.read(cv)
+        crops.append(cv)
+        reads.append(rv)
+        tones.append([ink_tone(normalise_crop(c), r.disc) for c, r in zip(cv, rv, strict=True)])
+    negative = np.array([light_on_dark([tv[k] for tv in tones]) for k in range(n)], bool)
+    idx = np.flatnonzero(negative)
     logp = np.zeros((n, len(TYPES)))
-    red = np.zeros(n)
-    ink_red = np.zeros(n)
-    for v, (side, dx, dy) in enumerate(VARIANTS):
-        crops = centred_crops(image, homography, centres_uv + np.array([dx, dy]), px=round(CROP_PX / side), side=side)
-        reads = classifier.read(crops)
-        logp += np.log(np.stack([r.type_probs for r in reads]) + 1e-9)
-        red += np.array([r.red for r in reads])
-        if v == 0:
-            ink_red = np.array([colour_features(normalise_crop(c), r.disc)[3]
-                                for c, r in zip(crops, reads, strict=True)])
-    logp /= len(VARIANTS)
-    probs = np.exp(logp - logp.max(axis=1, keepdims=True))
-    return PieceReads(probs / probs.sum(axis=1, keepdims=True), red / len(VARIANTS), ink_red)
+    logp_neg = np.zeros((len(idx), len(TYPES)))
+    z = np.zeros((len(VARIANTS), n))
+    for v in range(len(VARIANTS)):
+        logp += np.log(np.stack([r.type_probs for r in reads[v]]) + 1e-9)
+        if len(idx):  # read on the negative too: dark strokes on a light disc, as the network knows them
+            logp_neg += np.log(np.stack([r.type_probs for r in classifier.read([255 - crops[v][k] for k in idx])])
+                               + 1e-9)
+        z[v] = [colour_logit(r.red, t, bool(neg)) for r, t, neg in zip(reads[v], tones[v], negative, strict=True)]
+    probs = _normalised(logp / len(VARIANTS))
+    if len(idx):
+        # the reading the network is surer of stands: a light disc's dense character can look like a light character
+        # on a dark disc to `light_on_dark`, and is then read surely as it is
+        neg = _normalised(logp_neg / len(VARIANTS))
+        better = neg.max(axis=1) > probs[idx].max(axis=1)
+        probs[idx[better]] = neg[better]
+    ink_red = np.array([colour_features(normalise_crop(c), r.disc)[3] for c, r in zip(crops[0], reads[0], strict=True)])
+    red = np.array([piece_colour(z[:, k]) for k in range(n)])
+    own = np.mean([[r.red for r in rv] for rv in reads], axis=0)
+    return PieceReads(probs, red, ink_red, np.where(negative, np.nan, own))
+
+
+def _normalised(logp: np.ndarray) -> np.ndarray:
+    """Probabilities from mean log-probabilities (rows)."""
+    p = np.exp(logp - logp.max(axis=1, keepdims=True))
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def light_on_dark(tones: Sequence[InkTone]) -> bool:
+    """Whether a piece (its crops' tones) shows a light character on a dark or red disc: the darker tone is most of
+    the face between the character and the ring in at least LIGHT_ON_DARK_CROPS of its crops. The classifier knows
+    dark strokes on a light disc: such a piece's type is also read on the crop's negative, and its colour is the
+    tone's (`colour_logit`)."""
+    return sum(t.ring_dark > 0.5 for t in tones) >= LIGHT_ON_DARK_CROPS * len(tones)
+
+
+def colour_logit(p_red: float, tone: InkTone, negative: bool) -> float:
+    """log(P(red) / P(black)) of one crop from the ink's tone against the disc (TONE_WEIGHT logit units per unit of
+    `pieces.InkTone.redness` + RED_KEPT_WEIGHT `red_kept`, from REDNESS_SPLIT; less below TONE_CONTRAST) and the
+    classifier's colour (held within CLASSIFIER_CAP). The classifier was trained on dark ink on light discs: where
+    the piece shows a light character on a dark or red disc (`negative`) its colour counts only where it agrees with
+    the tone's."""
+    p = min(max(float(p_red), 1e-6), 1 - 1e-6)
+    weight = TONE_WEIGHT * min(1.0, tone.contrast / TONE_CONTRAST)
+    tone_z = weight * (tone.redness + RED_KEPT_WEIGHT * tone.red_kept - REDNESS_SPLIT)
+    clf_z = float(np.clip(np.log(p / (1 - p)), -CLASSIFIER_CAP, CLASSIFIER_CAP))
+    return float(tone_z + (0.0 if negative and clf_z * tone_z < 0 else clf_z))
+
+
+def piece_colour(logits: Sequence[float]) -> float:
+    """P(red) of a piece from its crops' colour logits (`colour_logit`): their mean, as one reading."""
+    z = float(np.clip(np.mean(logits), -40.0, 40.0))
+    return 1.0 / (1.0 + float(np.exp(-z)))
 
 
 def ink_groups(p_red: np.ndarray, ink_red: np.ndarray) -> np.ndarray:
@@ -657,6 +738,14 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
             reds[sure] = rules_and_ink([candidates[k] for k in sure], reads.type_probs[sure], reds[sure],
                                        reads.ink_red[sure])
             reds[sure] = board_colours(reds[sure])
+            # where the classifier's own colours settle a piece on this board (as detect read colours before the
+            # ink's tone was weighed), they stand: the tone settles the rest and light characters on dark discs
+            own = reads.classifier_red[sure]
+            if not np.isnan(own).any():
+                own = board_colours(rules_and_ink([candidates[k] for k in sure], reads.type_probs[sure], own,
+                                                  reads.ink_red[sure]))
+                settled = np.abs(own - 0.5) >= COLOUR_SURE - 0.5
+                reds[np.asarray(sure)[settled]] = own[settled]
         if turn and getattr(fit, "method", "grid") != "aruco":
             sure_colour = [k for k in sure if abs(reds[k] - 0.5) >= COLOUR_SURE - 0.5]
             votes_for, votes_against = orientation_votes([candidates[k] for k in sure_colour],
@@ -696,13 +785,19 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
             why = "no piece classifier"
         elif max(red_p[i], 1 - red_p[i]) < COLOUR_SURE:
             why = f"colour unsure (P(red) {red_p[i]:.2f})"
-        elif unreadable:
+        reasons[i] = why
+        if why:
+            out.append("?")
+            continue
+        # the piece and its colour are sure: a type left unsure is X / x (DESIGN: a red / black piece of unknown
+        # type), never '?'
+        if unreadable:
             why = f"types unreadable on this board (only {n_sure} of {len(pieces)} pieces read surely)"
         elif letters[i] is None:
             why = "no type the rules allow here is likely"
         elif type_prob[i] < TYPE_SURE:
             why = f"type unsure ({letters[i]} {type_prob[i]:.2f})"
         reasons[i] = why
-        out.append("?" if why else str(letters[i]))
+        out.append(("X" if red_p[i] >= 0.5 else "x") if why else str(letters[i]))
     return DetectReading("".join(out), disc, centres, found, parallax, tuple(letters), type_prob, red_p,
                          tuple(reasons), fit, False)

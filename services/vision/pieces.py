@@ -193,6 +193,72 @@ def colour_features(img: np.ndarray, disc: Disc | None = None) -> np.ndarray:
     return _colour(img, ink_map(img, disc, inside), inside)
 
 
+FACE_REACH = 0.75  # fraction of the disc's radius taken as its face: the character and the face about it, the ring
+# (at 0.78-0.9 of the radius on real and rendered sets) and the disc's rim, shadow and background left out
+GLARE_SHARE = 0.05  # the palest share of the face is clipped before the split: glare, not the face's own tone
+FACE_UNFOUND = 0.2  # x SIZE: the face's radius where no pale disc was found (a dark or red disc, a small piece):
+# the crop's centre only, well inside a disc of 0.6-0.9 of the crop's side, clear of the board around it
+# Where the face shows between the character and the ring on a piece centred in a crop about one spacing across
+# (the disc 0.75-0.9 of it, the character mostly within 0.6 of the disc's radius, the ring from 0.78 of it):
+# fractions of SIZE from the crop's centre
+FACE_RING = (0.22, 0.28)
+TONE_CORE = 0.5  # of each tone, the share farthest from the split is averaged: stroke edges are mixtures of both
+
+
+@dataclass(frozen=True)
+class InkTone:
+    """The two tones of a piece's face, one side of a split (Otsu) on the darkness of the smallest channel: the
+    character (and ring) and the disc about it. Whichever way round they are, the darker tone carries the colour and
+    the lighter one is the white reference: red or black ink on a light disc, or a light character on a red or dark
+    disc. The lighter tone's colour divides out the light's and the disc's tint (white balance).
+
+    redness: log(dark / light) in red minus the mean of green and blue (red ink and red discs keep red light and
+    lose green and blue: about +0.5..+1.5; black, dark green and blue-black inks and dark discs lose red at least as
+    much as the others: about -1..+0.2). red_kept: log(dark / light) in red alone (red keeps most of it, black,
+    green and blue inks little). contrast: grey levels between the two tones' cores. ring_dark: the share of the
+    face between the character and the ring (FACE_RING) in the darker tone (most of it on a light character on a
+    dark or red disc); dark_share: the darker tone's share of the whole face."""
+
+    redness: float
+    red_kept: float
+    contrast: float
+    ring_dark: float
+    dark_share: float
+
+
+def ink_tone(img: np.ndarray, disc: Disc | None = None) -> InkTone:
+    """The two tones of a SIZE x SIZE crop's face (see `InkTone`)."""
+    disc = disc or find_disc(img)
+    reach = FACE_REACH * disc.radius if disc.found else FACE_UNFOUND * SIZE
+    face = (_xx - disc.cx) ** 2 + (_yy - disc.cy) ** 2 < reach ** 2
+    low = cv2.min(cv2.min(img[:, :, 0], img[:, :, 1]), img[:, :, 2])
+    vals = low[face]
+    if vals.size < 16:
+        face = np.ones((SIZE, SIZE), bool)
+        vals = low.ravel()
+    top = np.percentile(vals, 100 * (1 - GLARE_SHARE))
+    clipped = np.minimum(vals, top).astype(np.uint8)
+    t, _ = cv2.threshold(clipped.reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    dark, light = vals <= t, vals > t
+    if not dark.any() or not light.any():
+        return InkTone(0.0, 0.0, 0.0, 0.0, 0.0)
+    pix = img[face].astype(np.float32)
+    order = np.argsort(vals, kind="stable")
+    n_dark = int(dark.sum())
+    n_light = len(vals) - n_dark
+    dark_core = order[:max(1, int(TONE_CORE * n_dark))]
+    light_core = order[n_dark + int((1 - TONE_CORE) * n_light):]
+    # the light core without the glare clipped above
+    light_core = light_core[vals[light_core] <= top] if (vals[light_core] <= top).any() else light_core
+    d = pix[dark_core].mean(axis=0) + 1.0
+    lt = pix[light_core].mean(axis=0) + 1.0
+    b, g, r = np.log(d / lt)
+    contrast = float(vals[light_core].mean() - vals[dark_core].mean())
+    rr = np.hypot(_xx - (SIZE - 1) / 2, _yy - (SIZE - 1) / 2) / SIZE
+    ring = (rr >= FACE_RING[0]) & (rr < FACE_RING[1])
+    return InkTone(float(r - (g + b) / 2), float(r), contrast, float(np.mean(low[ring] <= t)), n_dark / len(vals))
+
+
 def _circular_conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
     """x: (B, L, C); w: (k*C, C') -> (B, L, C'), wrapping around the angle axis."""
     h = k // 2

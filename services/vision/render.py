@@ -119,6 +119,12 @@ class Scene:
     face_down_rate: float  # share of captured pieces lying face down beside the board
 
 
+# Share of scenes whose pieces are light characters on dark (and red) discs, by difficulty, where a caller asks for
+# them (`random_scene(..., light_on_dark=True)`: detect's tests and bench/detect_rendered.py). Off by default: the
+# tracker reads pieces its own way and does not read such sets yet, and its rendered games keep their scenes.
+LIGHT_ON_DARK = {"plain": 0.0, "easy": 0.1, "hard": 0.2}
+
+
 def _tone(rng: np.random.Generator, *choices: tuple[int, int, int], lo: float = 0.9, hi: float = 1.05,
           jitter: float = 6.0) -> tuple[int, int, int]:
     """One of the base colours (BGR), a little brighter or darker and off-tone, as real materials vary."""
@@ -127,9 +133,10 @@ def _tone(rng: np.random.Generator, *choices: tuple[int, int, int], lo: float = 
     return tuple(int(v) for v in np.clip(col, 0, 255))  # type: ignore[return-value]
 
 
-def random_scene(seed: int, *, difficulty: str = "hard") -> Scene:
+def random_scene(seed: int, *, difficulty: str = "hard", light_on_dark: bool = False) -> Scene:
     """A scene drawn from the range of real venues for `difficulty` ("plain": overhead, even light, clean board;
-    "easy": mild angles and light; "hard": everything real photos show, and a bit more)."""
+    "easy": mild angles and light; "hard": everything real photos show, and a bit more). light_on_dark: a share
+    of the scenes (LIGHT_ON_DARK) draw light characters on dark discs; the other scenes are the same either way."""
     if difficulty not in DIFFICULTIES:
         raise RenderError(f"difficulty must be one of {DIFFICULTIES}, not {difficulty!r}")
     rng = np.random.default_rng([seed, DIFFICULTIES.index(difficulty), 0x58510])
@@ -230,6 +237,16 @@ def random_scene(seed: int, *, difficulty: str = "hard") -> Scene:
         ink_alpha=1.0 if plain else float(rng.uniform(0.7 if hard else 0.85, 1.0)),
         bevel=float(rng.uniform(0.1, 0.35)),
     )
+    if light_on_dark:
+        # Light-on-dark sets (and printed diagrams): Black's discs dark (black, dark green, navy) with
+        # light characters, Red's red discs with light characters or light discs with red ink. A separate stream, so
+        # that the other draws of existing seeds stay as they were.
+        lrng = np.random.default_rng([seed, 4, 0x4C4F44])
+        if lrng.random() < LIGHT_ON_DARK[difficulty]:
+            pieces = replace(
+                pieces, black_face=_tone(lrng, (35, 35, 35), (40, 70, 35), (80, 40, 25), lo=0.7, hi=1.3),
+                red_face=_tone(lrng, (40, 40, 175), (50, 45, 150)) if lrng.random() < 0.5 else None,
+                light_ink=_tone(lrng, (215, 230, 238), (120, 200, 230), (240, 240, 240)))
     glyphs = "traditional" if plain else str(rng.choice(list(GLYPH_SETS)))
 
     # Light: indoor lamps give gradients and glare, daylight a blue cast, tungsten an orange one.

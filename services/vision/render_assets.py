@@ -128,6 +128,11 @@ class PieceLook:
     grain: float  # wood grain or plastic mottling strength
     ink_alpha: float  # worn ink
     bevel: float  # darkening at the rim of the top face
+    # Light-on-dark sets and diagrams: a side's disc in a dark (black, dark green, navy) or red tone with its
+    # character and ring in `light_ink` (None: the light `disc` with that side's ink, as most sets are).
+    red_face: tuple[int, int, int] | None = None
+    black_face: tuple[int, int, int] | None = None
+    light_ink: tuple[int, int, int] = (215, 230, 238)
 
 
 @functools.lru_cache(maxsize=512)
@@ -139,12 +144,15 @@ def piece_sprite(look: PieceLook, glyph: str, red: bool, diameter: int) -> np.nd
     ss = 4
     d = max(8, diameter) * ss
     ink = look.red_ink if red else look.black_ink
+    face = look.red_face if red else look.black_face
+    if face is not None:  # a light character on a dark or red disc
+        ink = look.light_ink
     rng = np.random.default_rng(zlib.crc32(f"{look.disc}{glyph}{red}".encode()))
     yy, xx = np.mgrid[0:d, 0:d].astype(np.float32)
     c = (d - 1) / 2
     r = np.hypot(xx - c, yy - c) / (d / 2)
     base = np.empty((d, d, 3), np.float32)
-    base[:] = look.disc
+    base[:] = look.disc if face is None else face
     if look.grain > 0:
         # Wood: fine rings along one axis; plastic: soft mottling. Low resolution noise, upsampled.
         g = rng.normal(0, 1, (d // 16 + 2, 4)).astype(np.float32)

@@ -193,3 +193,44 @@ def test_pieces_on_rendered_boards(clf: P.PieceClassifier) -> None:
     rep = T.per_class_report(clf.weights, samples)
     assert rep["n"] == 80
     assert rep["letter"] >= BOARD_LETTER_BAR, rep
+
+
+# --- colour from the ink against the disc -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("disc,ink,face,red", [
+    ((205, 230, 240), (40, 35, 190), None, True),  # red ink on an ivory disc
+    ((140, 185, 220), (50, 50, 160), None, True),  # dull red ink on light wood
+    ((205, 230, 240), (30, 30, 30), None, False),  # black ink
+    ((140, 185, 220), (60, 80, 20), None, False),  # dark green ink on light wood
+    ((238, 240, 240), (90, 45, 20), None, False),  # blue-black ink on white plastic
+    ((205, 230, 240), None, (35, 35, 35), False),  # a light character on a black disc
+    ((205, 230, 240), None, (40, 70, 35), False),  # ... on a dark green disc
+    ((205, 230, 240), None, (40, 40, 175), True),  # ... on a red disc
+])
+def test_ink_tone_tells_red_from_dark_inks_and_light_characters_on_dark_discs(disc, ink, face, red) -> None:
+    from dataclasses import replace
+
+    from xqarb.vision.detect import RED_KEPT_WEIGHT, REDNESS_SPLIT
+    from xqarb.vision.render import random_scene
+    from xqarb.vision.render_assets import piece_sprite
+
+    look = replace(random_scene(7, difficulty="easy").pieces, disc=disc, grain=0.0)
+    look = replace(look, red_ink=ink, black_ink=ink) if ink else replace(look, red_face=face, black_face=face)
+    dark_faces = []
+    for glyph in "車兵炮":
+        sprite = piece_sprite(look, glyph, red, 40)
+        img = np.full((48, 48, 3), (120, 170, 215), np.float32)  # a wooden board about the disc
+        img[4:44, 4:44] = img[4:44, 4:44] * (1 - sprite[..., 3:4]) + sprite[..., :3]
+        crop = np.clip(img, 0, 255).astype(np.uint8)
+        tone = P.ink_tone(crop)
+        leans = tone.redness + RED_KEPT_WEIGHT * tone.red_kept
+        if red:
+            assert leans > REDNESS_SPLIT + 0.25, (glyph, tone)
+        else:
+            assert leans < REDNESS_SPLIT - 0.1, (glyph, tone)
+        assert tone.contrast > 60, tone  # two tones, not one tone split by noise
+        dark_faces.append(tone.ring_dark > 0.5)
+    # which tone is the face: the darker one about the character on a dark or red disc, the lighter one else (a
+    # dense character can fill the face about it: judged on most of a piece's crops, as detect.light_on_dark does)
+    assert (sum(dark_faces) >= 2) == (face is not None), dark_faces

@@ -276,6 +276,28 @@ def test_scenes_vary_like_real_venues():
     assert a.shape != b.shape or np.abs(a.astype(int) - b.astype(int)).mean() > 10
 
 
+def test_some_sets_have_dark_inks_or_light_characters_on_dark_discs():
+    """Real sets print Black in black, dark green or blue-black ink, and some sets and diagrams draw light
+    characters on dark (and red) discs: the renderer draws all of them in a share of its scenes."""
+    looks = [random_scene(s, light_on_dark=True).pieces for s in range(60)]
+    dark = [lk for lk in looks if lk.black_face is not None]
+    assert 5 <= len(dark) <= 25
+    assert any(lk.red_face is not None for lk in dark) and any(lk.red_face is None for lk in dark)
+    assert all(random_scene(s, difficulty="plain", light_on_dark=True).pieces.black_face is None for s in range(20))
+    # asked for or not, the other scenes are the same, and without asking there are none (the tracker's games)
+    assert [replace(lk, red_face=None, black_face=None, light_ink=looks[0].light_ink) for lk in looks] == [
+        replace(random_scene(s).pieces, light_ink=looks[0].light_ink) for s in range(60)]
+    light = [lk.black_ink for lk in looks if lk.black_face is None]
+    assert sum(g > r + 30 for _b, g, r in light) >= 3  # dark green
+    assert sum(b > r + 40 and b > g + 20 for b, g, r in light) >= 2  # blue-black
+    # a dark disc's face is dark and its character light
+    sprite = render_assets.piece_sprite(dark[0], "將", False, 64)
+    grey = sprite[..., :3].mean(axis=2)
+    yy, xx = np.mgrid[0:64, 0:64]
+    rim = np.abs(np.hypot(xx - 31.5, yy - 31.5) - 0.66 * 32) < 1.5  # between the character and the ring
+    assert np.median(grey[rim]) < 110 and np.percentile(grey[np.hypot(xx - 31.5, yy - 31.5) < 12], 95) > 150
+
+
 def test_same_seed_same_video():
     a = [f.image for f in render_game(START_FEN, MOVES[:2], 5, difficulty="easy")]
     b = [f.image for f in render_game(START_FEN, MOVES[:2], 5, difficulty="easy")]
