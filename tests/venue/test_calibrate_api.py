@@ -152,3 +152,42 @@ def test_a_board_without_frames_needs_the_picture_size(served: dict[str, Any]) -
     status, body = _call(url, CHIEF, {"corners": GOOD, "width": 1280, "height": 720})
     assert status == 202, body
     assert _call(f"{served['url']}/api/boards/8/frame", CHIEF)[0] == 404
+
+
+def test_the_page_draws_handles_drags_a_corner_and_saves(served: dict[str, Any], tmp_path: Path) -> None:
+    from tests.venue.test_pages import CHROMIUM
+
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed")
+    from tests.venue.cdp import Browser
+
+    b = Browser(tmp_path / "profile", 1280, 900)
+    try:
+        b.open(f"{served['url']}/calibrate.html?board={BOARD}")
+        b.wait_for("document.getElementById('load') !== null")
+        b.evaluate(f"document.getElementById('token').value = {CHIEF!r}; document.getElementById('load').click()")
+        b.wait_for("document.getElementById('canvas').dataset.ready === '1'")
+        # no corners saved yet and none from vision: handles at a tenth of the picture in from its corners
+        corners = json.loads(b.evaluate("document.getElementById('canvas').dataset.corners"))
+        assert corners == [[48, 48], [592, 48], [592, 432], [48, 432]]
+        # the a9 handle is drawn (dark over the grey frame), and the grid between the handles
+        handle = b.evaluate("Array.from(document.getElementById('canvas').getContext('2d')"
+                            ".getImageData(48, 48, 1, 1).data)")
+        assert handle[0] < 150, handle
+        box = b.evaluate("(() => { const r = document.getElementById('canvas').getBoundingClientRect();"
+                         " return [r.left, r.top, r.width / 640]; })()")
+        x0, y0 = box[0] + 48 * box[2], box[1] + 48 * box[2]
+        for kind, x, y in (("mousePressed", x0, y0), ("mouseMoved", x0 + 15, y0 + 10),
+                           ("mouseMoved", x0 + 30, y0 + 20), ("mouseReleased", x0 + 30, y0 + 20)):
+            b.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
+                                                "buttons": 0 if kind == "mouseReleased" else 1, "clickCount": 1})
+        moved = json.loads(b.evaluate("document.getElementById('canvas').dataset.corners"))
+        assert abs(moved[0][0] - (48 + 30 / box[2])) < 1.5 and abs(moved[0][1] - (48 + 20 / box[2])) < 1.5, moved
+        assert moved[1:] == corners[1:]
+        b.evaluate("document.getElementById('save').click()")
+        b.wait_for("document.getElementById('answer').textContent.includes('event')")
+        [(_, event)] = served["publisher"].sent
+        assert [list(p) for p in event.data["corners"]][1:] == corners[1:]
+        assert abs(event.data["corners"][0][0] - moved[0][0]) < 0.1
+    finally:
+        b.close()
