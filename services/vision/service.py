@@ -135,7 +135,10 @@ class VisionCore:
         key = (partition, event.board_id)
         slot = self.boards.get(key)
         if event.type == "BoardCalibrated":
-            # an operator's corners (xq.arbiter: the calibration page); vision's own go to xq.observations
+            # an operator's corners (xq.arbiter: the calibration page, source "arbiter:<id>"); vision's own go to
+            # xq.observations, and are never taken back as an operator's should they come round
+            if not str(event.source).startswith("arbiter:"):
+                return False
             try:
                 self.corners[event.board_id] = _corner_tuple(event.data["corners"])
             except (TypeError, ValueError, KeyError):

@@ -39,8 +39,12 @@ def test_operator_corners_event_calibrates_the_board_from_the_next_frame(tmp_pat
     core = VisionCore(DirectoryEvidenceStore(tmp_path / "ev"), source="vision-test")
     # the operator starts at i0 and goes the other way round: i0 i9 a9 a0
     given = corners[[2, 1, 0, 3]].round(1).tolist()
-    event = make_event("BoardCalibrated", "7", source="arbiter:chief", source_seq=1, occurred_at=1, received_at=1,
-                       corners=given, homography=[1.0, 0, 0, 0, 1.0, 0, 0, 0, 1.0])
+    from xqarb.referee.calibrate_api import calibration_event
+
+    event = calibration_event("7", "arbiter:chief", given, 1)  # what POST /api/boards/7/corners publishes
+    own = make_event("BoardCalibrated", "7", source="vision-test", source_seq=1, occurred_at=1, received_at=1,
+                     corners=given, homography=[1.0, 0, 0, 0, 1.0, 0, 0, 0, 1.0])
+    assert not core.learn(own)  # vision's own report is not an operator's word
     assert core.learn(event)
     calibrated, stable = _read(core, image, range(8))
     assert calibrated, "no BoardCalibrated after the operator's corners"
