@@ -106,6 +106,7 @@ def test_good_corners_are_saved_and_published(served: dict[str, Any]) -> None:
     config = load_config(served["venue"])  # the file still loads, with the corners
     assert [list(p) for p in config.boards[BOARD].corners] == turned
     assert config.boards["8"].corners is None and served["venue"].stat().st_mode & 0o777 == 0o600
+    assert not [p for p in served["venue"].parent.iterdir() if p.name.endswith(".tmp")]  # renamed over, none left
     [(topic, event)] = served["publisher"].sent
     assert topic == "xq.arbiter" and event.type == "BoardCalibrated" and event.source == "arbiter:chief"
     assert event.event_id == body["event_id"] and [list(p) for p in event.data["corners"]] == turned
