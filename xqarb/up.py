@@ -166,6 +166,7 @@ class System:
             ingest=ingest,
             delay_for_board=config.delay_for_board,
         )
+        api.venue_path = config_path  # the calibration page saves a board's corners there
         app = create_app(api, ingest)
         app.register_blueprint(self.supervisor.blueprint())  # /api/venue/parts
         self.server = ServerThread(app, args.host, args.port).start()

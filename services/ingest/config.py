@@ -15,7 +15,9 @@ broadcast_delay_s = 900       # the public stream shows this tournament's boards
 
 [boards.7]
 tournament = "open"
-# optional, for a fixed camera: its image pixels of the corners a9, i9, i0, a0 (vision then does not look for the board)
+# optional, for a fixed camera: its image pixels of the corners a9, i9, i0, a0 (vision then does not look for the
+# board); any consistent turn (start at any corner, either way round: vision settles which is which); the
+# calibration page (/calibrate.html?board=7) writes them here
 corners = [[412.0, 96.5], [868.0, 98.0], [902.5, 640.0], [380.0, 637.5]]
 
 devices = { "cam-7" = "secret-token-cam-7", "clock-7" = "secret-token-clock-7" }
@@ -85,7 +87,8 @@ class Board:
     id: str
     tournament: str | None = None
     # The board's four corners a9, i9, i0, a0 in the camera's image pixels, where an operator measured them for a
-    # fixed camera: vision then takes this calibration instead of looking for the board in the frames.
+    # fixed camera: vision then takes this calibration instead of looking for the board in the frames. Any
+    # consistent turn is taken (vision/given.py tells ranks from files and Red's end by the picture).
     corners: tuple[tuple[float, float], ...] | None = None
 
 

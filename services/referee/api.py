@@ -925,6 +925,9 @@ def create_app(api: RefereeApi, ingest: Any | None = None) -> Any:
     from xqarb.referee.scoresheet_api import scoresheet_blueprint
 
     app.register_blueprint(scoresheet_blueprint(api))  # /api/games/<id>/scoresheet, /games/<id>/scoresheet.html
+    from xqarb.referee.calibrate_api import calibrate_blueprint
+
+    app.register_blueprint(calibrate_blueprint(api))  # /api/boards/<board>/{calibration,frame,corners}
     app.extensions["xq_api"] = api
     return app
 

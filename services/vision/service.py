@@ -16,7 +16,10 @@ position it holds, from which the tracker looks again. Range assignment gives on
 three topics: its boards' positions.
 
 A board whose corners the venue configuration gives (`boards.N.corners`, an operator's measurement for a fixed
-camera) starts from that calibration instead of looking for the board in its frames.
+camera) starts from that calibration instead of looking for the board in its frames. The corners may be given in
+any consistent turn (given.py settles the way round, ranks against files and Red's end on the first frame). An
+operator's new corners (a BoardCalibrated on xq.arbiter, from the calibration page) take effect from the board's
+next frame, keeping the position the tracker follows.
 
 Evidence: the JPEG bytes of the last few frames of each board are kept in memory; the frames an observation
 names are written to the evidence store (a directory, SHA-256 named) when the observation is produced.
@@ -46,6 +49,7 @@ OBSERVATION_NS = uuid.UUID("0b1c7f0e-54a4-5d8e-8f3b-7a1e9d6c2b40")
 class BoardSlot:
     state: TrackerState
     frames: OrderedDict[str, bytes] = field(default_factory=OrderedDict)  # sha256 -> JPEG (the last few)
+    corners: Any = None  # the operator's corners the state's fit was made from (None: none applied yet)
 
 
 class VisionCore:
@@ -53,9 +57,13 @@ class VisionCore:
 
     def __init__(self, evidence: EvidenceStore, *, source: str = "vision", config: TrackerConfig | None = None,
                  classifier: Any = None, now_us: Callable[[], int] | None = None,
-                 calibrations: Mapping[str, BoardFit] | None = None) -> None:
+                 calibrations: Mapping[str, BoardFit] | None = None,
+                 corners: Mapping[str, Any] | None = None) -> None:
         self.tracker = Tracker(config, classifier)
         self.calibrations: Mapping[str, BoardFit] = dict(calibrations or {})  # board id -> the operator's fit
+        # board id -> the operator's four corners (any consistent turn), fitted on the board's next frame
+        self.corners: dict[str, tuple[tuple[float, float], ...]] = {
+            b: _corner_tuple(c) for b, c in (corners or {}).items()}
         self.evidence = evidence
         self.source = source
         self.boards: dict[tuple[int, str], BoardSlot] = {}
@@ -88,14 +96,18 @@ class VisionCore:
         while len(slot.frames) > self.tracker.config.evidence_keep + 1:
             slot.frames.popitem(last=False)
         image = small = None
+        wanted = self.corners.get(board)
+        recalibrate = wanted is not None and slot.corners != wanted
         if data:
             buf = np.frombuffer(data, np.uint8)
             # a 1/8-scale decode first: a frame like the last one needs no full decode (most frames of a board)
             small = cv2.imdecode(buf, cv2.IMREAD_REDUCED_GRAYSCALE_8)
-            if small is not None and not self.tracker.needs_image(slot.state, small):
+            if small is not None and not recalibrate and not self.tracker.needs_image(slot.state, small):
                 image = None
             else:
                 image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        if recalibrate and image is not None:
+            slot.state, slot.corners = _given_state(slot.state, wanted, image), wanted
         slot.state, observations = self.tracker.step(slot.state, image, int(frame.occurred_at), sha, small=small)
         out = []
         for k, obs in enumerate(observations):
@@ -122,6 +134,16 @@ class VisionCore:
         change it could not follow) has the tracker look again from it at the next still board."""
         key = (partition, event.board_id)
         slot = self.boards.get(key)
+        if event.type == "BoardCalibrated":
+            # an operator's corners (xq.arbiter: the calibration page, source "arbiter:<id>"); vision's own go to
+            # xq.observations, and are never taken back as an operator's should they come round
+            if not str(event.source).startswith("arbiter:"):
+                return False
+            try:
+                self.corners[event.board_id] = _corner_tuple(event.data["corners"])
+            except (TypeError, ValueError, KeyError):
+                return False  # the API checked them; a malformed one changes nothing
+            return True
         if event.type == "GameStarted":
             try:
                 start = squares_of_fen(str(event.data["start_fen"])) if event.data.get("start_fen") else None
@@ -172,6 +194,40 @@ def _fields(obs: Observation, frame: Any) -> dict[str, Any]:
     return fields
 
 
+def _corner_tuple(raw: Any) -> tuple[tuple[float, float], ...]:
+    """Four [x, y] points as a hashable, comparable value; ValueError when they are not four pairs of numbers."""
+    out = tuple((float(x), float(y)) for x, y in raw)
+    if len(out) != 4:
+        raise ValueError(f"four corners are needed, not {len(out)}")
+    return out
+
+
+def _given_state(state: TrackerState, corners: tuple[tuple[float, float], ...], image: Any) -> TrackerState:
+    """The tracker's state calibrated at an operator's corners (given.py: any consistent turn) from this frame on:
+    the fit is measured again on this frame, the position followed so far is kept. Corners that cannot be a board
+    in this picture (a camera replaced by one of another size) are taken as given, in the order a9 i9 i0 a0, as
+    before given.py: the venue never stalls on them."""
+    from dataclasses import replace
+
+    from .board import fit_from_corners
+    from .given import BadCorners, fit_given_corners
+
+    try:
+        fit = fit_given_corners(image, corners)
+        fit = replace(fit, method="operator")
+    except BadCorners as exc:
+        print(f"vision: the operator's corners {list(corners)} do not fit the frame ({exc.reason}); taken as given",
+              file=sys.stderr)
+        fit = fit_from_corners(corners, "operator", 1.0)
+    return replace(state, fit=fit, fit_given=True, calibrated=False, ref_view=None, last_full=None,
+                   last_small=None, pending=True)
+
+
+def corners_of(boards: Mapping[str, Any]) -> dict[str, tuple[tuple[float, float], ...]]:
+    """The corners the venue configuration gives its boards (xqarb.ingest.config.Board values), any turn."""
+    return {board_id: b.corners for board_id, b in boards.items() if b.corners is not None}
+
+
 def calibrations_of(boards: Mapping[str, Any]) -> dict[str, BoardFit]:
     """The fits of the boards whose corners the venue configuration gives (xqarb.ingest.config.Board values)."""
     return {board_id: fit_from_corners(b.corners, "operator", 1.0) for board_id, b in boards.items()
@@ -185,19 +241,19 @@ def serve(args: argparse.Namespace) -> int:
 
     from .cli import _classifier
 
-    calibrations: dict[str, BoardFit] = {}
+    calibrations: dict[str, tuple[tuple[float, float], ...]] = {}
     if args.config:
         from xqarb.ingest.config import ConfigError, load_config
 
         try:
-            calibrations = calibrations_of(load_config(args.config).boards)
+            calibrations = corners_of(load_config(args.config).boards)
         except (ConfigError, OSError) as exc:
             print(f"xqarb vision serve: {args.config}: {exc}", file=sys.stderr)
             return 2
         print(f"vision: {len(calibrations)} board(s) calibrated by the venue configuration", file=sys.stderr)
     core = VisionCore(DirectoryEvidenceStore(args.evidence_dir or evidence_dir()), source=source,
                       config=TrackerConfig(stable_us=args.stable_ms * 1000), classifier=_classifier(),
-                      calibrations=calibrations)
+                      corners=calibrations)
     try:
         run(args.bootstrap_servers, args.group, core, max_records=args.max_records)
     except KeyboardInterrupt:
