@@ -46,8 +46,9 @@ OBSERVATION_NS = uuid.UUID("0b1c7f0e-54a4-5d8e-8f3b-7a1e9d6c2b40")
 class BoardSlot:
     state: TrackerState
     frames: OrderedDict[str, bytes] = field(default_factory=OrderedDict)  # sha256 -> JPEG (the last few)
-    game: str | None = None  # the game its tracker follows (announced by GameStarted, or named by the first frame)
+    game: str | None = None  # the game its tracker follows (named by its frames, or announced by GameStarted)
     seen_until: int | None = None  # the capture time of the last frame handled
+    named: bool = False  # the last frame named its game (X-Game-Id): the frames say when the next game begins
     # a new game announced while the last one's frames are still coming: (game id, start squares, start time),
     # begun at the first frame captured at or after its start
     next_game: tuple[str, str | None, int] | None = None
@@ -90,10 +91,17 @@ class VisionCore:
         if slot is None:
             slot = self.boards[key] = BoardSlot(self.tracker.initial(self.calibrations.get(board),
                                                                      self.starts.get(key)),
-                                                game=self.games.get(key) or frame.data.get("game_id"))
-        if slot.next_game is not None and int(frame.occurred_at) >= slot.next_game[2]:
+                                                game=frame.data.get("game_id") or self.games.get(key))
+        named = frame.data.get("game_id")
+        if named and slot.game and named != slot.game:
+            # the camera names the board's next game: it begins with this frame, its GameStarted before or after
+            # it (the frames and the venue's events reach this process on topics of their own, in no common order)
+            if slot.next_game is None or slot.next_game[0] != named:
+                slot.next_game = (named, self.starts.get(key) if self.games.get(key) == named else None, 0)
             self._begin_next_game(slot)
-        slot.seen_until = int(frame.occurred_at)
+        elif not named and slot.next_game is not None and int(frame.occurred_at) >= slot.next_game[2]:
+            self._begin_next_game(slot)  # (a camera that does not name games: the game's start time tells)
+        slot.seen_until, slot.named = int(frame.occurred_at), bool(named)
         data = bytes(frame.data["image"])
         sha = frame.data.get("frame_sha256") or sha256_hex(data)
         slot.frames[sha] = data
@@ -180,8 +188,18 @@ class VisionCore:
         game = str(event.data.get("game_id") or "").strip()
         if not game:
             return False  # no game to start (the referee says so)
-        if slot is not None and game in (slot.game, slot.next_game and slot.next_game[0]):
-            return False  # the same game announced again (a device's retry, a replay): the game goes on
+        if slot is not None and slot.next_game is not None and slot.next_game[0] == game:
+            slot.next_game, self.starts[key] = (game, start, slot.next_game[2]), start  # announced again, not begun
+            return False
+        if slot is not None and game == slot.game:
+            # the game followed, announced again (a device's retry, a replay): it goes on; or announced after its
+            # frames began it: its start, where the tracker still waits for one
+            if slot.state.known is not None or slot.next_game is not None:
+                return False
+            self.starts[key], self.games[key] = start, game
+            before = slot.state
+            slot.state = self.tracker.expect_start(slot.state, start)
+            return slot.state is not before
         self.starts[key], self.games[key] = start, game
         if slot is None:
             return True
@@ -195,7 +213,7 @@ class VisionCore:
             # follows announced late cannot be told from a new one, and a game in progress is not reset
             return False
         slot.next_game = (game, start, int(event.occurred_at))
-        if slot.seen_until is not None and slot.seen_until >= slot.next_game[2]:
+        if not slot.named and slot.seen_until is not None and slot.seen_until >= slot.next_game[2]:
             self._begin_next_game(slot)  # its frames are already here: the board is looked at again for the start
         return True
 

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
+
 from xqarb.events import Event, make_event
 
 BOARD = "7"
@@ -58,7 +60,7 @@ class Venue:
         self.referee_takes(make_event("Resigned", BOARD, source="clock", source_seq=self.seq, occurred_at=t_us,
                                       received_at=t_us, side="black", game_id=game_id))
 
-    def frame(self, image: Any, t_us: int, game_id: str) -> None:
+    def frame(self, image: Any, t_us: int, game_id: str | None) -> None:
         from xqarb.vision.render import jpeg
 
         self.seq += 1
@@ -91,11 +93,13 @@ def _video(moves: list[str], seed: int, scene: Any) -> Iterator[Any]:
                        scene=scene)
 
 
-def test_three_games_in_a_row_on_one_board_are_each_followed(shared_data) -> None:
+@pytest.mark.parametrize("named", [True, False], ids=["camera-names-the-game", "camera-does-not"])
+def test_three_games_in_a_row_on_one_board_are_each_followed(shared_data, named: bool) -> None:
     """Three real games' first plies on one board and one camera. The second game is announced as the first one's
     last move is still on its way to the vision (its frames come after the GameStarted) and before the pieces are
     set up again: the last game's board stands for a while after it; the third is announced only once its start
-    stands on the board. A GameStarted of the game in progress, sent again, resets nothing."""
+    stands on the board. A GameStarted of the game in progress, sent again, resets nothing. The camera names the
+    game of each frame (X-Game-Id), or does not: then the GameStarted's time tells where the next game begins."""
     from xqarb.vision.evidence import MemoryEvidenceStore
     from xqarb.vision.render import random_scene
     from xqarb.vision.service import VisionCore
@@ -113,13 +117,13 @@ def test_three_games_in_a_row_on_one_board_are_each_followed(shared_data) -> Non
             # (the last game's board, still, until the pieces are set up again)
             assert last is not None
             for _ in range(8):
-                venue.frame(last.image, t, ids[0])
+                venue.frame(last.image, t, ids[0] if named else None)
                 t += STEP
             t0 = t
         if number == 2:
             # the start set up and still before the game is announced: vision learns of it 2 s later
             for k in range(12):
-                venue.frame(frames[0].image, t, gid)
+                venue.frame(frames[0].image, t, gid if named else None)
                 if k == 8:
                     venue.announce(gid, t)
                 t += STEP
@@ -130,7 +134,7 @@ def test_three_games_in_a_row_on_one_board_are_each_followed(shared_data) -> Non
                 # the next game starts after this game's last frames were taken, but the vision learns of it
                 # before it has read them (the referee, in time order)
                 venue.announce(ids[1], t0 + frames[-1].t_us + STEP, to_referee=False)
-            venue.frame(f.image, t, gid)
+            venue.frame(f.image, t, gid if named else None)
             if number == 1 and k == len(frames) // 2:
                 venue.announce(gid, t)  # the same game announced again mid-game: a device's retry
         last = frames[-1]
