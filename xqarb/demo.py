@@ -9,6 +9,11 @@ designates), a clock pressed without a move (8.1.7). A nudge that would oblige a
 make (5.1 / 5.2) is announced first as an adjustment (5.6, entered by the demo's arbiter), as a careful player
 would: otherwise the referee rightly orders the move taken back and the recorded game could not go on.
 
+A board plays one game after another, on one scene (camera, board, light): after a game's result the camera films
+the last board a few seconds more, then the next game starts (GameStarted) from its start position. With
+`max_moves` (`--moves N`) each game's first N plies, then its result as the record has it (an agreed draw where it
+has none), then the board's next game.
+
 Everything goes through the public HTTP endpoints with the configured tokens, exactly as real devices would.
 """
 

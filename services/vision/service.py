@@ -15,6 +15,11 @@ later still board; and the referee's AttentionNeeded where it could not follow a
 position it holds, from which the tracker looks again. Range assignment gives one process partition p of all
 three topics: its boards' positions.
 
+A board plays one game after another: a GameStarted of another game than the one its tracker follows begins the
+next game (Tracker.new_game: the last game's board forgotten, the next still board showing the new start its
+first) at the first frame that names that game, or, from a camera that names none, at the first frame captured
+at or after the game's start; the same game announced again resets nothing.
+
 A board whose corners the venue configuration gives (`boards.N.corners`, an operator's measurement for a fixed
 camera) starts from that calibration instead of looking for the board in its frames.
 
@@ -139,9 +144,10 @@ class VisionCore:
         types and boards this process does not track are ignored. A GameStarted's start position (a handicap
         game) is what the board's first still board is matched against (Tracker.expect_start), also for a board
         whose frames have not come yet. A GameStarted of another game than the one a board's tracker follows is
-        the board's next game: the tracker begins it (Tracker.new_game) with the first frame captured at or after
-        the game's start, so that the last game's frames still on their way are read as that game's; the same
-        game announced again changes nothing. An AttentionNeeded that carries the referee's position (`fen`: a
+        the board's next game: the tracker begins it (Tracker.new_game) with the first frame that names it
+        (X-Game-Id), or from a camera that names no game, the first frame captured at or after the game's start,
+        so that the last game's frames still on their way are read as that game's; the same game announced again
+        changes nothing. An AttentionNeeded that carries the referee's position (`fen`: a
         board change it could not follow) has the tracker look again from it at the next still board. A position
         of another game than the one followed (the last game's, arriving late) is not the board's."""
         key = (partition, event.board_id)
@@ -179,7 +185,6 @@ class VisionCore:
         slot.state = self.tracker.adopt(slot.state, squares, restored=restored)
         return slot.state is not before
 
-
     def _game_started(self, event: Any, key: tuple[int, str], slot: BoardSlot | None) -> bool:
         try:
             start = squares_of_fen(str(event.data["start_fen"])) if event.data.get("start_fen") else None
@@ -205,7 +210,9 @@ class VisionCore:
             return True
         if slot.state.known is None:
             # nothing followed yet (or a start still awaited): the first still board is matched against this start
-            before, slot.game, slot.next_game = slot.state, game, None
+            before, slot.next_game = slot.state, None
+            if not slot.named:  # (a camera that names the game says itself when the game changes)
+                slot.game = game
             slot.state = self.tracker.expect_start(slot.state, start)
             return slot.state is not before
         if slot.game is None:
