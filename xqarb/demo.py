@@ -9,6 +9,11 @@ designates), a clock pressed without a move (8.1.7). A nudge that would oblige a
 make (5.1 / 5.2) is announced first as an adjustment (5.6, entered by the demo's arbiter), as a careful player
 would: otherwise the referee rightly orders the move taken back and the recorded game could not go on.
 
+A board plays one game after another, on one scene (camera, board, light): after a game's result the camera films
+the last board a few seconds more, then the next game starts (GameStarted) from its start position. With
+`max_moves` (`--moves N`) each game's first N plies, then its result as the record has it (an agreed draw where it
+has none), then the board's next game.
+
 Everything goes through the public HTTP endpoints with the configured tokens, exactly as real devices would.
 """
 
@@ -75,6 +80,7 @@ class DemoOptions:
     # The camera watches the set-up board this long before the first move (as cameras run before a round starts),
     # so that vision has found the board when the game begins.
     preroll_s: float = 8.0
+    between_games_s: float = 4.0  # the last board filmed after a game's result, before the next game starts
     base_ms: int = 15 * 60_000
     increment_ms: int = 10_000
     seed: int = 0
@@ -296,9 +302,11 @@ class DemoBoard:
         self.stats.presses += 1
 
     def frames(self) -> Iterator[Any]:
-        from xqarb.vision.render import render_game
+        from xqarb.vision.render import random_scene, render_game
 
         o = self.options
+        # One board, one camera and one light for all its games: only the pieces are set up again between games.
+        scene = random_scene(zlib.crc32(f"{o.seed}/{self.board_id}/scene".encode()), difficulty=o.difficulty)
         yield from render_game(
             self.game.get("start_fen") or START_FEN,
             self.moves,
@@ -307,6 +315,7 @@ class DemoBoard:
             difficulty=o.difficulty,
             misplace_rate=o.misplace_rate,
             nudge_rate=o.nudge_rate,
+            scene=scene,
         )
 
     def _run(self) -> None:
@@ -330,10 +339,12 @@ class DemoBoard:
             self.stats.finished = True
 
     def finish_game(self) -> None:
-        """After the record's last move, the game ends as it did: the loser resigns, or a draw is agreed."""
+        """After the record's last move, the game ends as it did: the loser resigns, or a draw is agreed. A game cut
+        short (`max_moves`) ends the same way after its first plies, or by an agreed draw where the record has no
+        result, so that the board goes on to its next game."""
         result = self.game.get("result")
-        if self.options.max_moves and len(self.game["iccs"]) > len(self.moves):
-            return  # cut short: the game goes on (no result)
+        if self.options.max_moves and len(self.game["iccs"]) > len(self.moves) and result not in ("1-0", "0-1"):
+            result = "1/2-1/2"
         now = time.time_ns() // 1000
         if result in ("1-0", "0-1"):
             loser = "black" if result == "1-0" else "red"
@@ -445,6 +456,11 @@ class DemoBoard:
             self.stop.wait(step)
         if not self.stop.is_set():
             self.finish_game()
+            # the players sign and set the pieces up again: the camera films the last board a while longer
+            for _ in range(max(0, round(self.options.between_games_s * self.options.fps))):
+                if not last_body or self.stop.wait(step):
+                    break
+                self._send_frame(last_body)
 
     def _nudge(self, truth: Any) -> None:
         """A piece is about to be nudged: announced as an adjustment where a plain touch would derail the game."""
@@ -595,8 +611,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     calm = {"misplace_rate": 0.0, "nudge_rate": 0.0, "press_without_move_rate": 0.0} if args.calm else {}
     options = DemoOptions(
         fps=args.fps, max_moves=args.moves, seed=args.seed, run_id=args.run_id,
-        # With --moves (a short check) one game a board; otherwise one game after another until stopped.
-        games_per_board=1 if args.moves else None, clock_mode="strict" if args.strict_clock else "seen", **calm,
+        # One game after another until stopped (with --moves, each its first N plies, then its result).
+        games_per_board=None, clock_mode="strict" if args.strict_clock else "seen", **calm,
     )  # fmt: skip
     if args.players:
         from xqarb.demo_tournament import run as run_tournament

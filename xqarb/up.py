@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--config", help="venue configuration (JSON/TOML); default: generated into the data directory")
     p.add_argument("--partitions", type=int, default=None, help="partitions per topic (default 12)")
     p.add_argument("--fps", type=float, default=2.0, help="demo camera frames per second (default 2)")
-    p.add_argument("--moves", type=int, default=None, help="demo: play only the first N plies of each game")
+    p.add_argument("--moves", type=int, default=None, help="demo: each game's first N plies, its result, the next game")
     p.add_argument(
         "--players", type=int, default=None,
         help="demo: a tournament of N players (a round robin where --rounds lets all meet, else a Swiss)",

@@ -405,6 +405,8 @@ def apply_to_view(view: BoardView, event: Event) -> None:
         view.fouls = {"red": 0, "black": 0}
         view.alerts = []
         view.red_player = view.black_player = ""
+    if event.type == "GameStarted" and data.get("start_fen") and view.ply == 0:
+        view.fen = data["start_fen"]  # (a handicap game, 让子: the board's next game need not start as the last)
     view.updated_at = event.received_at
     if event.type == "GameStarted":
         view.red_player, view.black_player = data.get("red_player") or "", data.get("black_player") or ""

@@ -15,6 +15,11 @@ later still board; and the referee's AttentionNeeded where it could not follow a
 position it holds, from which the tracker looks again. Range assignment gives one process partition p of all
 three topics: its boards' positions.
 
+A board plays one game after another: a GameStarted of another game than the one its tracker follows begins the
+next game (Tracker.new_game: the last game's board forgotten, the next still board showing the new start its
+first) at the first frame that names that game, or, from a camera that names none, at the first frame captured
+at or after the game's start; the same game announced again resets nothing.
+
 A board whose corners the venue configuration gives (`boards.N.corners`, an operator's measurement for a fixed
 camera) starts from that calibration instead of looking for the board in its frames. The corners may be given in
 any consistent turn (given.py settles the way round, ranks against files and Red's end on the first frame). An
@@ -50,6 +55,12 @@ class BoardSlot:
     state: TrackerState
     frames: OrderedDict[str, bytes] = field(default_factory=OrderedDict)  # sha256 -> JPEG (the last few)
     corners: Any = None  # the operator's corners the state's fit was made from (None: none applied yet)
+    game: str | None = None  # the game its tracker follows (named by its frames, or announced by GameStarted)
+    seen_until: int | None = None  # the capture time of the last frame handled
+    named: bool = False  # the last frame named its game (X-Game-Id): the frames say when the next game begins
+    # a new game announced while the last one's frames are still coming: (game id, start squares, start time),
+    # begun at the first frame captured at or after its start
+    next_game: tuple[str, str | None, int] | None = None
 
 
 class VisionCore:
@@ -68,6 +79,7 @@ class VisionCore:
         self.source = source
         self.boards: dict[tuple[int, str], BoardSlot] = {}
         self.starts: dict[tuple[int, str], str | None] = {}  # (partition, board) -> its game's announced start
+        self.games: dict[tuple[int, str], str] = {}  # (partition, board) -> its game announced last (GameStarted)
         self._now_us = now_us or (lambda: time.time_ns() // 1000)
 
     def drop_partitions(self, partitions: Iterable[int]) -> None:
@@ -76,6 +88,8 @@ class VisionCore:
             del self.boards[key]
         for key in [k for k in self.starts if k[0] in gone]:
             del self.starts[key]
+        for key in [k for k in self.games if k[0] in gone]:
+            del self.games[key]
 
     def handle(self, frame: Any, partition: int = 0) -> list[Any]:
         """One FrameCaptured event -> the observation events it gives (xqarb.events.Event values)."""
@@ -89,7 +103,18 @@ class VisionCore:
         slot = self.boards.get(key)
         if slot is None:
             slot = self.boards[key] = BoardSlot(self.tracker.initial(self.calibrations.get(board),
-                                                                     self.starts.get(key)))
+                                                                     self.starts.get(key)),
+                                                game=frame.data.get("game_id") or self.games.get(key))
+        named = frame.data.get("game_id")
+        if named and slot.game and named != slot.game:
+            # the camera names the board's next game: it begins with this frame, its GameStarted before or after
+            # it (the frames and the venue's events reach this process on topics of their own, in no common order)
+            if slot.next_game is None or slot.next_game[0] != named:
+                slot.next_game = (named, self.starts.get(key) if self.games.get(key) == named else None, 0)
+            self._begin_next_game(slot)
+        elif not named and slot.next_game is not None and int(frame.occurred_at) >= slot.next_game[2]:
+            self._begin_next_game(slot)  # (a camera that does not name games: the game's start time tells)
+        slot.seen_until, slot.named = int(frame.occurred_at), bool(named)
         data = bytes(frame.data["image"])
         sha = frame.data.get("frame_sha256") or sha256_hex(data)
         slot.frames[sha] = data
@@ -130,8 +155,13 @@ class VisionCore:
         is one the referee inferred from an earlier snapshot: the tracker is ahead and keeps its own). Other event
         types and boards this process does not track are ignored. A GameStarted's start position (a handicap
         game) is what the board's first still board is matched against (Tracker.expect_start), also for a board
-        whose frames have not come yet. An AttentionNeeded that carries the referee's position (`fen`: a board
-        change it could not follow) has the tracker look again from it at the next still board."""
+        whose frames have not come yet. A GameStarted of another game than the one a board's tracker follows is
+        the board's next game: the tracker begins it (Tracker.new_game) with the first frame that names it
+        (X-Game-Id), or from a camera that names no game, the first frame captured at or after the game's start,
+        so that the last game's frames still on their way are read as that game's; the same game announced again
+        changes nothing. An AttentionNeeded that carries the referee's position (`fen`: a
+        board change it could not follow) has the tracker look again from it at the next still board. A position
+        of another game than the one followed (the last game's, arriving late) is not the board's."""
         key = (partition, event.board_id)
         slot = self.boards.get(key)
         if event.type == "BoardCalibrated":
@@ -145,17 +175,11 @@ class VisionCore:
                 return False  # the API checked them; a malformed one changes nothing
             return True
         if event.type == "GameStarted":
-            try:
-                start = squares_of_fen(str(event.data["start_fen"])) if event.data.get("start_fen") else None
-            except ValueError:
-                return False  # the referee reports the bad FEN
-            self.starts[key] = start
-            if slot is None:
-                return True
-            before = slot.state
-            slot.state = self.tracker.expect_start(slot.state, start)
-            return slot.state is not before
+            return self._game_started(event, key, slot)
         if slot is None:
+            return False
+        named = event.data.get("game_id")
+        if named and slot.game and named != slot.game:
             return False
         if event.type == "AttentionNeeded":
             # the referee could not follow the board's last still board: its tracker looks again from the
@@ -182,6 +206,51 @@ class VisionCore:
         before = slot.state
         slot.state = self.tracker.adopt(slot.state, squares, restored=restored)
         return slot.state is not before
+
+    def _game_started(self, event: Any, key: tuple[int, str], slot: BoardSlot | None) -> bool:
+        try:
+            start = squares_of_fen(str(event.data["start_fen"])) if event.data.get("start_fen") else None
+        except ValueError:
+            return False  # the referee reports the bad FEN
+        game = str(event.data.get("game_id") or "").strip()
+        if not game:
+            return False  # no game to start (the referee says so)
+        if slot is not None and slot.next_game is not None and slot.next_game[0] == game:
+            slot.next_game, self.starts[key] = (game, start, slot.next_game[2]), start  # announced again, not begun
+            return False
+        if slot is not None and game == slot.game:
+            # the game followed, announced again (a device's retry, a replay): it goes on; or announced after its
+            # frames began it: its start, where the tracker still waits for one
+            if slot.state.known is not None or slot.next_game is not None:
+                return False
+            self.starts[key], self.games[key] = start, game
+            before = slot.state
+            slot.state = self.tracker.expect_start(slot.state, start)
+            return slot.state is not before
+        self.starts[key], self.games[key] = start, game
+        if slot is None:
+            return True
+        if slot.state.known is None:
+            # nothing followed yet (or a start still awaited): the first still board is matched against this start
+            before, slot.next_game = slot.state, None
+            if not slot.named:  # (a camera that names the game says itself when the game changes)
+                slot.game = game
+            slot.state = self.tracker.expect_start(slot.state, start)
+            return slot.state is not before
+        if slot.game is None:
+            # followed since before any game was named (this process started mid-game): the start of the game it
+            # follows announced late cannot be told from a new one, and a game in progress is not reset
+            return False
+        slot.next_game = (game, start, int(event.occurred_at))
+        if not slot.named and slot.seen_until is not None and slot.seen_until >= slot.next_game[2]:
+            self._begin_next_game(slot)  # its frames are already here: the board is looked at again for the start
+        return True
+
+    def _begin_next_game(self, slot: BoardSlot) -> None:
+        assert slot.next_game is not None
+        game, start, _ = slot.next_game
+        slot.state = self.tracker.new_game(slot.state, start)
+        slot.game, slot.next_game = game, None
 
 
 def _fields(obs: Observation, frame: Any) -> dict[str, Any]:

@@ -30,6 +30,8 @@ else the rules' reading stands and the referee calls an arbiter.
 The positions the rest of the system holds come back: the referee's moves and an arbiter's restored position are
 taken as the known board (`adopt`); where the referee could not follow a still board (`not_followed`), the next one
 is read again from the last still board it followed, over the moves the rules allow from its position.
+A board plays one game after another: at the next game (`new_game`) the last game's board is forgotten, the
+calibration kept, and the next still board that shows the new game's start is its first.
 """
 
 from __future__ import annotations
@@ -216,6 +218,9 @@ class TrackerState:
     # the fingertips of the hand over the board in each frame of its last visit (`_hand_tip`): where it set a piece
     # down, against where it took it up (`_set_down_shift`)
     hand_tips: tuple[tuple[float, float, int], ...] = ()
+    # the position the last game left on the board, while a new game's start is awaited (`new_game`): a still
+    # board is the new game's first only where it shows the start, not the last game's pieces before they were set up
+    left: str | None = None
 
 
 class Tracker:
@@ -248,12 +253,30 @@ class Tracker:
         first still board is matched against it instead of the standard start, so that a handicap game (让子: a
         piece or more taken off before the start) is not read as the full start with a ghost where a piece is
         missing; None: the standard start. A board already followed keeps what it knows (its pieces are where the
-        camera saw them)."""
+        camera saw them): the start of the game it follows, announced late; a new game is `new_game`."""
         if squares is not None:
             _require_90(squares, "a start position")
         if state.known is not None:
             return state
         return replace(state, start=squares)
+
+    def new_game(self, state: TrackerState, squares: str | None) -> TrackerState:
+        """The board's next game begins (a GameStarted for another game than the one followed), from `squares`
+        (its announced start; None: the standard start). Between games the pieces are set up again by hand, so
+        the last game's board is no longer what stands there: the tracker forgets it (the known board, the last
+        still board, the anchor and every doubt) and keeps only what belongs to the board and the camera, its
+        calibration. The next still board that shows the start is the new game's first (BoardStable); one that
+        does not (the last game's pieces, or some of them set up) is not reported, as no move of the new game
+        can be on it."""
+        if squares is not None:
+            _require_90(squares, "a start position")
+        return TrackerState(
+            fit=state.fit, calibrated=state.calibrated, fit_given=state.fit_given,
+            calib_support=state.calib_support, calib_sharpness=state.calib_sharpness, start=squares,
+            left=state.known if state.known is not None else state.left,
+            last_small=state.last_small, last_view=state.last_view, last_full=state.last_full,
+            still_since=None if state.hand else state.still_since, pending=True, fault=state.fault,
+            last_find=state.last_find, recent=state.recent, frames=state.frames, skipped=state.skipped)
 
     def adopt(self, state: TrackerState, squares: str, *, restored: bool = False) -> TrackerState:
         """The position the referee holds now (a MoveMade's position after the move; `restored`: an arbiter's
@@ -266,6 +289,9 @@ class Tracker:
         referee is behind the camera) or contradicts what the camera saw, and the tracker keeps its own. A
         restored position is an arbiter's word and is taken as it is."""
         _require_90(squares, "a position")
+        if restored and state.known is None and state.left is not None:
+            # a new game whose start the board has not shown: the arbiter's position is what to wait for
+            return replace(state, start=squares, pending=True)
         if state.known is None or state.ref_view is None:
             return state  # no still board yet: the start is read from the board itself
         if not restored and not _agrees(state.known, squares):
@@ -616,8 +642,14 @@ class Tracker:
             # which may be this one: then nothing is new), and followed on from the anchor at the next one
             state, weighed_now = replace(state, held=None, anchor=weighed), True
         if state.known is None:
-            squares = self._first_squares(reading, state.start or cfg.start_squares, cfg,
-                                          oriented=state.fit_given, view=view)
+            start = state.start or cfg.start_squares
+            squares = self._first_squares(reading, start, cfg, oriented=state.fit_given, view=view)
+            if state.left is not None:
+                # a new game (`new_game`): the start, or nothing yet (the pieces are still being set up)
+                if squares is None or start is None or _ink_order(reading, start) < _ink_order(reading, state.left):
+                    return replace(state, pending=False), obs
+                if squares[0] != "!":  # (seen from the other end, it is compared again once turned)
+                    state = replace(state, left=None)
             fit = state.fit
             doubt = _implausible(reading) if squares is None else None
             if doubt is not None:
@@ -2140,6 +2172,18 @@ def _agrees(seen: str, squares: str) -> bool:
     snapshot: the same side wherever `seen` names one, empty wherever it is empty, a '?' agrees with anything and
     a piece's type may differ (a type read wrongly is no contradiction)."""
     return all(consistent(q, s) for s, q in zip(seen, squares, strict=True))
+
+
+def _ink_order(reading: PointReading, squares: str) -> float:
+    """The share of (occupied point, empty point) pairs of `squares` whose inks read in that order: how much the
+    board looks like that position's occupancy, whatever the reading's scale (1.0: every piece out-inks every
+    empty point; drawn boards two and four plies from the start read 0.94 and 0.93 for the start, over the
+    `start_order` that takes a first board for the start: a new game's start is told from the last game's board
+    by comparing the two)."""
+    want = np.array([c != "." for c in squares])
+    if want.all() or not want.any():
+        return 0.0
+    return float(np.mean(reading.density[want][:, None] > reading.density[~want][None, :]))
 
 
 def _require_90(squares: str, what: str) -> None:

@@ -53,13 +53,47 @@ def test_demo_board_posts_a_game_over_http(topics: str) -> None:
         assert stats.finished and stats.errors == 0, stats.last_error
         assert stats.games == 1 and stats.moves == 2 and stats.presses == 2
         game_id = demo.boards[0].game_id
-        [(_, started)] = read_topic(topics, "xq.arbiter", lambda it: it[1].data.get("game_id") == game_id)
+        found = read_topic(topics, "xq.arbiter", lambda it: it[1].data.get("game_id") == game_id, count=2)
+        started, ended = [e for _, e in sorted(found, key=lambda it: it[0].offset)]
         assert started.type == "GameStarted" and started.data["red_player"] == shipped_games()[0]["red"]
+        # its first plies played, the game ends as the record did (0-1): Red resigns
+        assert (ended.type, ended.data["side"]) == ("Resigned", "red")
         frames = read_topic(topics, "xq.frames", lambda it: it[1].data.get("game_id") == game_id, count=stats.frames)
         assert len(frames) == stats.frames > 10
         assert [e.source_seq for _, e in frames] == list(range(1, stats.frames + 1))
         presses = read_topic(topics, "xq.clock", lambda it: it[1].data.get("game_id") == game_id, count=2)
         assert [e.data["side"] for _, e in presses] == ["red", "black"]
+    finally:
+        demo.stop()
+        server.stop()
+        publisher.close()
+
+
+def test_demo_board_with_moves_goes_on_to_its_next_game(topics: str) -> None:
+    """`--moves`: each game's first plies, then its result as the record has it (the loser resigns through the
+    events endpoint, as a board's device reports it), then the board's next game from its start."""
+    raw = generate_config(["1"])
+    config = parse_config(raw)
+    publisher = BusPublisher.connect(topics)
+    server = ServerThread(create_app(config, publisher), port=0).start()
+    run = "next" + raw["arbiters"]["chief"]["token"][:6]
+    options = DemoOptions(max_moves=1, games_per_board=2, speed=20.0, misplace_rate=0.0, nudge_rate=0.0,
+                          press_without_move_rate=0.0, run_id=run, clock_mode="strict")
+    demo = DemoBoards(server.url, config, ["1"], options)
+    try:
+        demo.start()
+        demo.boards[0].thread.join(120)
+        stats = demo.boards[0].stats
+        assert stats.finished and stats.errors == 0, stats.last_error
+        assert stats.games == 2 and stats.moves == 2 and stats.presses == 2
+        games = shipped_games()[:2]
+        assert [g["result"] for g in games] == ["0-1", "1-0"]  # (the records the board plays: both won)
+        mine = read_topic(topics, "xq.arbiter", lambda it: str(it[1].data.get("game_id")).startswith(f"demo-{run}-"),
+                          count=4)
+        events = [e for _, e in sorted(mine, key=lambda it: it[0].offset)]
+        assert [(e.type, e.data.get("side")) for e in events] == [
+            ("GameStarted", None), ("Resigned", "red"), ("GameStarted", None), ("Resigned", "black")]
+        assert events[0].data["game_id"] == events[1].data["game_id"] != events[2].data["game_id"]
     finally:
         demo.stop()
         server.stop()
