@@ -10,7 +10,9 @@ its JSON and answers 202. The bench then
 2. opens H half-sent requests (half of them a head without its end, half a head whose body never comes) and
    counts the server's threads; times posts again while they are open; notes when the server closes each;
 3. sends SIGTERM with the streams still open and times the exit.
-`--server werkzeug` runs the former server (Werkzeug's threaded development server) for comparison.
+`--server werkzeug` runs the former server (Werkzeug's threaded development server) for comparison; `--up` runs
+the real venue instead of the stand-in (`xqarb up --boards 4`: its `/api/stream`, and camera frames posted with
+the cameras' tokens through ingest to the embedded broker; its head deadline is the default, 10 s).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import http.client
 import json
 import os
 import selectors
+import shutil
 import signal
 import socket
 import subprocess
@@ -77,7 +80,11 @@ def serve(kind: str, port_file: str, head_timeout_s: float) -> None:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     if kind == "werkzeug":
+        import logging
+
         from werkzeug.serving import make_server
+
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no access line per request
 
         server = make_server("127.0.0.1", 0, app, threaded=True)
         server.daemon_threads = True
@@ -134,6 +141,12 @@ class Streams:
                 self.bytes += len(data)
 
 
+# `--up`: camera posts on the real venue, one poster per board with its camera's token (set by main()).
+CAMERAS: list[tuple[str, str]] = []
+JPEG = b""
+SEQ = [0]
+
+
 def post_latencies(port: int, n: int, workers: int = 4) -> list[float]:
     out: list[float] = []
     lock = threading.Lock()
@@ -141,9 +154,18 @@ def post_latencies(port: int, n: int, workers: int = 4) -> list[float]:
     def worker(k: int) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         for i in range(n // workers):
-            body = json.dumps({"seq": i, "side": "red"})
             t0 = time.perf_counter()
-            conn.request("POST", f"/ingest/v1/boards/{k}/clock", body, {"Content-Type": "application/json"})
+            if CAMERAS:
+                board, token = CAMERAS[k % len(CAMERAS)]
+                with lock:
+                    SEQ[0] += 1
+                    seq = SEQ[0]
+                conn.request("POST", f"/ingest/v1/boards/{board}/frames", JPEG, {
+                    "Authorization": f"Bearer {token}", "Content-Type": "image/jpeg",
+                    "X-Capture-Time": str(int(time.time() * 1e6)), "X-Sequence": str(seq)})
+            else:
+                body = json.dumps({"seq": i, "side": "red"})
+                conn.request("POST", f"/ingest/v1/boards/{k}/clock", body, {"Content-Type": "application/json"})
             resp = conn.getresponse()
             resp.read()
             dt = time.perf_counter() - t0
@@ -199,6 +221,7 @@ def main() -> None:
     ap.add_argument("--half", type=int, default=200)
     ap.add_argument("--head-timeout", type=float, default=5.0, help="the server's head and body deadlines, s")
     ap.add_argument("--server", choices=["hypercorn", "werkzeug"], default="hypercorn")
+    ap.add_argument("--up", action="store_true", help="the real venue: `xqarb up --boards 4`, camera frame posts")
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--port-file", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -207,14 +230,17 @@ def main() -> None:
         return
 
     port_file = Path(f"/tmp/xq-bench-http-{os.getpid()}")
-    child = subprocess.Popen([sys.executable, __file__, "--serve", "--server", args.server, "--port-file",
-                              str(port_file), "--head-timeout", str(args.head_timeout)], cwd=ROOT)
+    if args.up:
+        child, port = start_up(port_file)
+    else:
+        child = subprocess.Popen([sys.executable, __file__, "--serve", "--server", args.server, "--port-file",
+                                  str(port_file), "--head-timeout", str(args.head_timeout)], cwd=ROOT)
     try:
         deadline = time.monotonic() + 30
-        while not (port_file.exists() and port_file.read_text()) and time.monotonic() < deadline:
+        while not args.up and not (port_file.exists() and port_file.read_text()) and time.monotonic() < deadline:
             time.sleep(0.1)
-        port = int(port_file.read_text())
-        report: dict[str, Any] = {"server": args.server}
+        port = port if args.up else int(port_file.read_text())
+        report: dict[str, Any] = {"server": "xqarb up (hypercorn), frame posts" if args.up else args.server}
         idle = post_latencies(port, 100)
         report["posts_no_streams_ms"] = {"p50": round(pct(idle, 50), 2), "p99": round(pct(idle, 99), 2)}
         streams = Streams(port, args.streams)
@@ -232,7 +258,9 @@ def main() -> None:
         lat = post_latencies(port, args.posts)
         report["posts_with_half_sent_ms"] = {"p50": round(pct(lat, 50), 2), "p99": round(pct(lat, 99), 2)}
         closed = 0
-        while time.monotonic() - sent_at < args.head_timeout * 2 + 5:
+        # xqarb up keeps the defaults: heads 10 s, bodies 30 s.
+        wait_s = (30.0 if args.up else args.head_timeout) * 1.5 + 5
+        while time.monotonic() - sent_at < wait_s:
             closed = closed_count(half) if closed < len(half) else closed
             if closed >= len(half):
                 break
@@ -252,7 +280,39 @@ def main() -> None:
     finally:
         if child.poll() is None:
             child.kill()
+        if port_file.is_dir():
+            shutil.rmtree(port_file, ignore_errors=True)
         port_file.unlink(missing_ok=True)
+
+
+def start_up(folder: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """`xqarb up --boards 4` in a scratch folder (its own broker, referee, vision); its port and cameras."""
+    import cv2
+    import numpy as np
+
+    global JPEG
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    folder.mkdir()
+    child = subprocess.Popen([str(Path(sys.executable).with_name("xqarb")), "up", "--port", str(port), "--data-dir",
+                              str(folder / "data"), "--quiet", "--boards", "4"], cwd=folder,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("GET", "/api/boards")
+            if conn.getresponse().status == 200:
+                break
+        except OSError:
+            time.sleep(0.5)
+    venue = json.loads((folder / "data" / "venue.json").read_text(encoding="utf-8"))
+    for board, info in venue["boards"].items():
+        CAMERAS.append((board, next(t for name, t in info["devices"].items() if name.startswith("cam"))))
+    _, jpeg = cv2.imencode(".jpg", np.full((72, 128, 3), 200, dtype=np.uint8))
+    JPEG = jpeg.tobytes()
+    return child, port
 
 
 if __name__ == "__main__":

@@ -171,10 +171,15 @@ class WsgiBridge:
             if not done.done():
                 done.set_result(None)
 
-        def thread_send(message: dict[str, Any]) -> None:
+        async def send_all(messages: list[dict[str, Any]]) -> None:
+            for message in messages:
+                await send(message)
+
+        def thread_send(messages: list[dict[str, Any]]) -> None:
             if gone.is_set() or self.stopping.is_set():
                 raise _ClientGone()
-            future = asyncio.run_coroutine_threadsafe(send(message), loop)
+            # One hop to the loop per chunk (the head goes with the first), waited for: backpressure.
+            future = asyncio.run_coroutine_threadsafe(send_all(messages), loop)
             try:
                 future.result(self.limits.send_timeout_s)
             except TimeoutError:
@@ -210,7 +215,7 @@ async def _wait_disconnect(receive: Callable[..., Any]) -> None:
 
 
 def _run_wsgi(app: Callable[..., Iterable[bytes]], environ: dict[str, Any],
-              send: Callable[[dict[str, Any]], None]) -> None:
+              send: Callable[[list[dict[str, Any]]], None]) -> None:
     started: list[Any] = []
 
     def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[..., None]:
@@ -222,13 +227,15 @@ def _run_wsgi(app: Callable[..., Iterable[bytes]], environ: dict[str, Any],
     try:
         head_sent = False
         for chunk in result:
-            if not head_sent:
-                send({"type": "http.response.start", "status": started[0], "headers": started[1]})
-                head_sent = True
+            messages = [] if head_sent else [{"type": "http.response.start", "status": started[0],
+                                              "headers": started[1]}]
+            head_sent = True
             if chunk:
-                send({"type": "http.response.body", "body": chunk, "more_body": True})
+                messages.append({"type": "http.response.body", "body": chunk, "more_body": True})
+            if messages:
+                send(messages)
         if not head_sent:
-            send({"type": "http.response.start", "status": started[0], "headers": started[1]})
+            send([{"type": "http.response.start", "status": started[0], "headers": started[1]}])
     finally:
         close = getattr(result, "close", None)
         if close is not None:
