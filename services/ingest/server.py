@@ -281,7 +281,6 @@ class ServerThread:
 
     def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 8080,
                  limits: HttpLimits | None = None) -> None:
-        logging.getLogger("hypercorn.error").setLevel(logging.WARNING)  # not its "Running on" line per server
         self.limits = limits or HttpLimits()
         self.bridge = WsgiBridge(app, self.limits)
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -293,6 +292,7 @@ class ServerThread:
         config.h11_max_incomplete_size = self.limits.max_head_bytes
         config.graceful_timeout = self.limits.shutdown_grace_s
         config.accesslog = None  # no line per request (hundreds of frames a second); errors still go to the log
+        config.loglevel = "WARNING"  # not its "Running on" line: the commands print their own URL
         self.config = config
         self.loop = asyncio.new_event_loop()
         self._stop: asyncio.Event | None = None

@@ -170,3 +170,27 @@ def test_stop_returns_promptly_with_streams_open() -> None:
         s.close()
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", server.port), timeout=1).close()
+
+
+def test_beyond_its_app_threads_a_request_is_answered_503_at_once_not_queued() -> None:
+    closed: list[int] = []
+    server = ServerThread(_app(closed), "127.0.0.1", 0, HttpLimits(max_app_threads=2, shutdown_grace_s=0.3)).start()
+    try:
+        viewers = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(2)]
+        for s in viewers:
+            s.sendall(b"GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+            s.settimeout(5)
+            assert s.recv(4096).startswith(b"HTTP/1.1 200")
+        t0 = time.monotonic()
+        code, answer = _post(server.port, b'{"n": 1}')
+        assert code == 503 and answer["error"] == "busy" and time.monotonic() - t0 < 1.0
+        viewers[0].close()
+        deadline = time.monotonic() + 5
+        answer = _post(server.port, b'{"n": 2}')
+        while answer[0] == 503 and time.monotonic() < deadline:  # until the viewer's thread has ended
+            time.sleep(0.05)
+            answer = _post(server.port, b'{"n": 2}')
+        assert answer == (202, {"got": {"n": 2}}) and closed  # its thread is free again
+        viewers[1].close()
+    finally:
+        server.stop()
