@@ -292,6 +292,7 @@ class ServerThread:
         config.h11_max_incomplete_size = self.limits.max_head_bytes
         config.graceful_timeout = self.limits.shutdown_grace_s
         config.accesslog = None  # no line per request (hundreds of frames a second); errors still go to the log
+        config.include_server_header = False  # no server name and version for a scanner to match
         config.loglevel = "WARNING"  # not its "Running on" line: the commands print their own URL
         self.config = config
         self.loop = asyncio.new_event_loop()
