@@ -179,11 +179,16 @@ class WsgiBridge:
             if gone.is_set() or self.stopping.is_set():
                 raise _ClientGone()
             # One hop to the loop per chunk (the head goes with the first), waited for: backpressure.
-            future = asyncio.run_coroutine_threadsafe(send_all(messages), loop)
+            try:
+                future = asyncio.run_coroutine_threadsafe(send_all(messages), loop)
+            except RuntimeError:  # the loop closed: the server stopped
+                raise _ClientGone() from None
             try:
                 future.result(self.limits.send_timeout_s)
             except TimeoutError:
                 future.cancel()
+                raise _ClientGone() from None
+            except (Exception, asyncio.CancelledError):  # the connection failed or the server is stopping
                 raise _ClientGone() from None
 
         def work() -> None:
