@@ -304,8 +304,10 @@ def test_server_errors_are_json_and_a_bad_chunked_body_is_a_400(tmp_path: Path) 
     server = ServerThread(create_app(parse_config(venue_raw()), publisher), "127.0.0.1", 0).start()
     try:
         long_uri = b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"
-        many = b"GET /healthz HTTP/1.1\r\n" + b"".join(b"X-H%d: 1\r\n" % i for i in range(150)) + b"\r\n"
-        for request, status in ((long_uri, 414), (many, 431)):
+        many = b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-H%d: 1\r\n" % i for i in range(150)) + b"\r\n"
+        huge = b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"X-Big: " + b"b" * 200_000 + b"\r\n\r\n"
+        no_host = b"GET /healthz HTTP/1.1\r\n\r\n"  # RFC 9112 3.2: a 1.1 request without Host is a 400
+        for request, status in ((long_uri, 414), (many, 431), (huge, 431), (no_host, 400)):
             code, headers, body = _raw(server.port, request)
             assert code == status and headers["content-type"] == "application/json"
             answer = json.loads(body)
