@@ -19,6 +19,10 @@ Two ways, both pure (an image in, a `BoardFit` out, or `NoBoardFound` with the r
   seen whole is kept. Glare, creases and pieces may hide a few inner lines, but a lattice with more lines bare, or
   with print beside its lines instead of under them, or with every other line bare (half the spacing), is no
   board; and two complete boards in view are refused (nothing in one picture says which one the camera watches).
+  The lines alone cannot tell the board's lattice from one a rank or a file off, or turned a quarter over a
+  near-square board: the board's landmarks (`landmarks`: the river, where the inner files are not printed, the
+  palaces' diagonals, nothing printed a spacing beyond the outline) pick the best of the accepted lattice and its
+  neighbours a line off, and a lattice they contradict is refused.
   A picture where no board is found is looked at again in a plain frame, scaled up when small (a board filling
   the picture to its edges, a screenshot). ArUco markers whose lattice has no board under them give way to the
   printed grid.
