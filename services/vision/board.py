@@ -19,6 +19,10 @@ Two ways, both pure (an image in, a `BoardFit` out, or `NoBoardFound` with the r
   seen whole is kept. Glare, creases and pieces may hide a few inner lines, but a lattice with more lines bare, or
   with print beside its lines instead of under them, or with every other line bare (half the spacing), is no
   board; and two complete boards in view are refused (nothing in one picture says which one the camera watches).
+  The lines alone cannot tell the board's lattice from one a rank or a file off, or turned a quarter over a
+  near-square board: the board's landmarks (`landmarks`: the river, where the inner files are not printed, the
+  palaces' diagonals, nothing printed a spacing beyond the outline) pick the best of the accepted lattice and its
+  neighbours a line off, and a lattice they contradict is refused.
   A picture where no board is found is looked at again in a plain frame, scaled up when small (a board filling
   the picture to its edges, a screenshot). ArUco markers whose lattice has no board under them give way to the
   printed grid.
@@ -42,6 +46,7 @@ from .grid import (
     support_score,
     support_scores_batch,
 )
+from .landmarks import beyond_print, landmark_score, palace_print, river_print
 
 WORK_MAX_SIDE = 1024  # detection runs on a frame scaled to at most this many pixels on its longer side
 MIN_SCORE = 6.0  # line-support contrast (black-hat units) below which a lattice is not accepted as a board
@@ -76,6 +81,19 @@ RETRY_FRAME = 0.16
 # ... and scaled up to this longer side when smaller (that screenshot was found at twice its size, 580 px with the
 # frame, and not at its own): a small picture's lines, cut up by the pieces, are too short for the segment search.
 RETRY_SIDE = 720
+# A lattice is refused when the median of its inner files shows at least this share of the median line printed
+# across its river: the river is never printed there (the board's own lattice shows -0.05..0.05, a lattice a rank
+# off or turned a quarter under the board 0.6..1.4 on rendered boards; landmarks.river_print).
+RIVER_CONTRADICTS = 0.5
+# ... and when its palaces' diagonals show less than this share of the median line while a line is printed a
+# whole spacing beyond it at least BEYOND_CONTRADICTS of the median: a lattice a file off (its palaces in plain
+# cells, 0.0..0.1; the board's own 0.9..1.05 with a line beyond it of 0.0..0.1).
+PALACE_ABSENT = 0.3
+BEYOND_CONTRADICTS = 0.5
+# The lattices a whole line off the accepted one (a rank or a file either way) are compared with it by their
+# landmarks (landmarks.landmark_score): line fits meet a neighbouring placement as easily as the board's own.
+_LINE_SHIFTS = np.array([[[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]]
+                         for du, dv in ((1, 0), (-1, 0), (0, 1), (0, -1))])
 # ArUco marker centres in the board plane (u, v), by id: one spacing diagonally outside a9, i9, i0, a0.
 MARKER_UV = np.array([[-1.0, -1.0], [9.0, -1.0], [9.0, 10.0], [-1.0, 10.0]])
 
@@ -818,6 +836,9 @@ def _find_grid_in(image: np.ndarray) -> tuple[np.ndarray, float]:
         for h, sc in fits:
             why = _lines_missing(resp, h, sc)
             if not why:
+                h, sc = _best_by_landmarks(resp, h, sc)
+                why = _landmarks_contradict(resp, h, sc)
+            if not why:
                 boards.append((h, sc))
             if not why.endswith(HALF_SPACING):
                 break
@@ -881,6 +902,35 @@ def _lines_missing(resp: np.ndarray, h: np.ndarray, score: float) -> str:
         return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them, "
                 f"{contradicted} with print beside them")
     return f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them"
+
+
+def _best_by_landmarks(resp: np.ndarray, h: np.ndarray, score: float) -> tuple[np.ndarray, float]:
+    """The accepted lattice or one of its neighbours a whole rank or file off, whichever the landmarks (river,
+    palaces, outline) and the lines together support best, among those that are boards seen whole."""
+    best, best_s, best_total = h, score, landmark_score(resp, h, score)
+    for move in _LINE_SHIFTS:
+        moved = refine(resp, h @ move)
+        if not _inside(moved[None], resp.shape)[0]:
+            continue
+        sc = support_score(resp, moved)
+        total = landmark_score(resp, moved, sc)
+        if total > best_total and not _lines_missing(resp, moved, sc):
+            best, best_s, best_total = moved, sc, total
+    return best, best_s
+
+
+def _landmarks_contradict(resp: np.ndarray, h: np.ndarray, score: float) -> str:
+    """Why a lattice's river or palaces say it is not the board (a rank or a file off, turned a quarter under the
+    board); "" when nothing contradicts it."""
+    river = river_print(resp, h)
+    if river >= RIVER_CONTRADICTS:
+        return (f"the best lattice ({score:.1f}) has lines printed across its river ({river:.2f} of a line): "
+                "it is not laid on the board's ranks")
+    palace, beyond = palace_print(resp, h), beyond_print(resp, h)
+    if palace < PALACE_ABSENT and beyond >= BEYOND_CONTRADICTS:
+        return (f"the best lattice ({score:.1f}) has no palace diagonals ({palace:.2f} of a line) and a line "
+                f"printed beyond its outline ({beyond:.2f}): it is not laid on the board's files")
+    return ""
 
 
 def _work_to_full(scale: float) -> np.ndarray:

@@ -8,8 +8,17 @@ import cv2
 import numpy as np
 import pytest
 
-from xqarb.vision.board import NoBoardFound, _lines_missing, find_board, find_grid, find_markers
-from xqarb.vision.grid import POINTS_UV, apply_h, board_to_image, point_name
+from xqarb.vision.board import (
+    NoBoardFound,
+    _landmarks_contradict,
+    _lines_missing,
+    find_board,
+    find_grid,
+    find_markers,
+    response_map,
+)
+from xqarb.vision.grid import POINTS_UV, apply_h, board_to_image, point_name, support_score
+from xqarb.vision.landmarks import landmark_score
 from xqarb.vision.render import finding_scene, random_scene, render_position, squares_from_fen
 
 START = squares_from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1")
@@ -109,3 +118,45 @@ def test_markers_that_are_not_around_the_board_give_way_to_the_printed_grid() ->
     assert fit.method == "grid"
     err, where = _worst(fit.points, shot.points)
     assert err < 0.1, f"worst point {where} off by {err:.2f} spacing"
+
+
+def test_a_small_picture_is_not_found_turned_a_quarter_with_a_rank_too_many() -> None:
+    # 263 x 244 px, the board filling it, a JPEG: looked at again in a frame, the lattice search laid a lattice
+    # turned a quarter over it, its ten ranks on the nine files and the picture's edge; the lines alone let it pass,
+    # the river (printed rank lines across it) and the palaces (none under it) do not
+    squares = "rn.akab............Cc.b.n..p...p.p.p...........pr.NP..c...P...PN...B.C............R.AKABR."
+    shot = render_position(squares, finding_scene(random_scene(1371, difficulty="easy"), "small", 1371))
+    image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1], cv2.IMREAD_COLOR)
+    try:
+        fit = find_board(image)
+    except NoBoardFound:
+        return  # a board not found is acceptable; a wrong one is not
+    err, where = _worst(fit.points, shot.points)
+    assert err < 0.25, f"worst point {where} off by {err:.2f} spacing"
+
+
+_MOVED = {  # board-plane moves of a lattice, applied before the board -> image homography
+    "a rank up": [[1, 0, 0], [0, 1, 1], [0, 0, 1]],
+    "a rank down": [[1, 0, 0], [0, 1, -1], [0, 0, 1]],
+    "a file right": [[1, 0, 1], [0, 1, 0], [0, 0, 1]],
+    "a file left": [[1, 0, -1], [0, 1, 0], [0, 0, 1]],
+    "stretched by a rank": [[1, 0, 0], [0, 10 / 9, 0], [0, 0, 1]],
+    "stretched by a file": [[9 / 8, 0, 0], [0, 1, 0], [0, 0, 1]],
+    "turned a quarter": [[0, -1, 8], [1, 0, 0], [0, 0, 1]],
+}
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_lattice_a_line_off_scores_below_the_board_by_its_landmarks(seed) -> None:
+    shot = render_position(START, random_scene(seed, difficulty="plain"))
+    resp = response_map(shot.image)
+    true_h = board_to_image(shot.corners)
+    true_score = landmark_score(resp, true_h, support_score(resp, true_h))
+    assert _landmarks_contradict(resp, true_h, 1.0) == ""
+    for name, move in _MOVED.items():
+        h = true_h @ np.array(move, np.float64)
+        assert landmark_score(resp, h, support_score(resp, h)) < 0.7 * true_score, name
+    for name in ("a rank up", "a rank down", "turned a quarter"):
+        assert "across its river" in _landmarks_contradict(resp, true_h @ np.array(_MOVED[name], np.float64), 1.0)
+    for name in ("a file right", "a file left"):
+        assert "no palace" in _landmarks_contradict(resp, true_h @ np.array(_MOVED[name], np.float64), 1.0)
