@@ -18,8 +18,9 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from typing import Any
 
-# Kings on e9 and d0 (not facing: different files), Red's rook on i8 giving no check yet; Red to move.
-PERPETUAL_FEN = "4k4/8R/9/9/9/9/9/9/9/3K5 w - - 0 1"
+# A middle game thinned out: kings on e9 and d0 (not facing), nothing between Red's rook on i8 and ranks 8 and 9
+# east of the black king, so that it checks from i9 and i8 by turns; no other piece gives check. Red to move.
+PERPETUAL_FEN = "1nb1k4/8R/1c7/p1p1p1p1p/9/9/P1P1P1P1P/1C7/9/RNBK5 w - - 0 1"
 # One cycle: check from i9, the king steps down, check from i8, the king steps back (the start position again).
 CYCLE = ["i8i9", "e9e8", "i9i8", "e8e9"]
 # Two cycles: the start position stands a third time after the 8th ply, when the referee raises the alert.
