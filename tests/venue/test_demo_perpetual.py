@@ -67,13 +67,14 @@ def _get(url: str) -> Any:
 
 
 @pytest.mark.skipif(importlib.util.find_spec("xqarb.vision.service") is None, reason="no vision service")
+@pytest.mark.timeout(BUDGET_S + 60)
 def test_demo_perpetual_check_is_alerted_confirmed_and_ends_by_4_1_4(tmp_path: Path) -> None:
     port = free_port()
     log_path = tmp_path / "up.log"
     with log_path.open("w") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "xqarb.cli", "up", "--demo", "--boards", "1", "--calm", "--perpetual",
-             "--port", str(port), "--data-dir", str(tmp_path), "--partitions", "2"],
+             "--port", str(port), "--data-dir", str(tmp_path), "--partitions", "4"],
             stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )  # fmt: skip
         url = f"http://127.0.0.1:{port}"
