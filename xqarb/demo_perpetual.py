@@ -46,10 +46,6 @@ class AlertNotSeen(RuntimeError):
     """The referee raised no repetition alert for the scripted game in time."""
 
 
-def is_perpetual(game: dict[str, Any]) -> bool:
-    return bool(game.get("perpetual"))
-
-
 def with_perpetual(rotation: Sequence[dict[str, Any]], first: int, every: int) -> list[dict[str, Any]]:
     """The board's games with the perpetual-check game as its `first`-th game (1-based) and every `every` games after
     that (`every` 0: once). `first` 0 leaves the rotation as it is."""
