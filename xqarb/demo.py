@@ -85,6 +85,9 @@ class DemoOptions:
     increment_ms: int = 10_000
     seed: int = 0
     run_id: str = ""
+    # The first board's perpetual-check game (xqarb.demo_perpetual): its n-th game (0: never), then every k games.
+    perpetual_first: int = 0
+    perpetual_every: int = 0
 
 
 class HttpError(RuntimeError):
@@ -279,6 +282,7 @@ class DemoBoard:
                 },
                 # The demo has cameras and clocks but no e-scoresheets: no recording obligation (7.1).
                 "recording_required": False,
+                **({"start_fen": self.game["start_fen"]} if self.game.get("start_fen", START_FEN) != START_FEN else {}),
             },
         )
 
@@ -325,7 +329,8 @@ class DemoBoard:
                     break
                 self.game = game
                 moves = list(game["iccs"])
-                self.moves = moves[: self.options.max_moves] if self.options.max_moves else moves
+                cut = self.options.max_moves and not game.get("perpetual")  # the cycle must come round in full
+                self.moves = moves[: self.options.max_moves] if cut else moves
                 self.game_id = f"demo-{self.options.run_id}-b{self.board_id}-{number}-{game['id']}"
                 self.play()
                 self.stats.games += 1
@@ -343,6 +348,12 @@ class DemoBoard:
         short (`max_moves`) ends the same way after its first plies, or by an agreed draw where the record has no
         result, so that the board goes on to its next game."""
         result = self.game.get("result")
+        if self.game.get("perpetual"):
+            from xqarb.demo_perpetual import confirm_perpetual
+
+            if confirm_perpetual(self):
+                return
+            result = "1/2-1/2"  # no alert came: the players agree a draw, so that the board goes on
         if self.options.max_moves and len(self.game["iccs"]) > len(self.moves) and result not in ("1-0", "0-1"):
             result = "1/2-1/2"
         now = time.time_ns() // 1000
@@ -550,6 +561,10 @@ class DemoBoards:
             clock = next((d for d in devices if d[0].startswith("clock")), None)
             first = (i + options.seed) % len(games)
             rotation = games[first:] + games[:first]
+            if i == 0:
+                from xqarb.demo_perpetual import with_perpetual
+
+                rotation = with_perpetual(rotation, options.perpetual_first, options.perpetual_every)
             self.boards.append(
                 DemoBoard(base_url, board_id, camera, clock, desk, rotation, options, self.stop_event)
             )
@@ -600,6 +615,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--fps", type=float, default=2.0)
     p.add_argument("--moves", type=int, default=None)
     p.add_argument("--calm", action="store_true")
+    p.add_argument("--perpetual", action="store_true", help="board 1 starts with the perpetual-check game")
     p.add_argument("--strict-clock", action="store_true", help="press 2 s after each move, seen or not")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--run-id", default=str(int(time.time())))
@@ -607,12 +623,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--tournament", help="the tournament's definition file (with --players)")
     args = p.parse_args(argv)
+    from xqarb.demo_perpetual import perpetual_options
+
     config = load_config(args.config)
     calm = {"misplace_rate": 0.0, "nudge_rate": 0.0, "press_without_move_rate": 0.0} if args.calm else {}
     options = DemoOptions(
         fps=args.fps, max_moves=args.moves, seed=args.seed, run_id=args.run_id,
         # One game after another until stopped (with --moves, each its first N plies, then its result).
         games_per_board=None, clock_mode="strict" if args.strict_clock else "seen", **calm,
+        **perpetual_options(args.perpetual, args.calm),
     )  # fmt: skip
     if args.players:
         from xqarb.demo_tournament import run as run_tournament

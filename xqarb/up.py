@@ -49,6 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--rounds", type=int, default=3, help="demo: rounds of the tournament (with --players)")
     p.add_argument("--calm", action="store_true", help="demo: no touched pieces, misplaced pieces or stray presses")
+    p.add_argument("--perpetual", action="store_true",
+                   help="demo: board 1 starts with a perpetual check the arbiter confirms (4.1.4); by default its "
+                   "second game, and never with --calm alone")
     p.add_argument("--seed", type=int, default=0, help="demo: which games and scenes")
     p.add_argument(
         "--strict-clock",
@@ -209,6 +212,8 @@ class System:
                     str(self.tournament_path)]
         if args.calm:
             cmd.append("--calm")
+        if args.perpetual:
+            cmd.append("--perpetual")
         if args.strict_clock:
             cmd.append("--strict-clock")
         self.demo = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)

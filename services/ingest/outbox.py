@@ -205,7 +205,9 @@ def kafka_log_ends(bootstrap: str, timeout_s: float = 3.0) -> tuple[LogEnds, Cal
     def ends(keys: Sequence[TopicPartitionKey]) -> Mapping[TopicPartitionKey, int]:
         try:
             got = consumer.end_offsets([TopicPartition(t, p) for t, p in keys])
-        except (KafkaError, AssertionError) as exc:  # the broker away, or the topic not there (yet)
+        # the broker away, or the topic not there (yet); KeyError: kafka-python's answer lacking a partition asked
+        # for (seen with the embedded broker), which would otherwise end the outbox thread and hold every event
+        except (KafkaError, AssertionError, KeyError) as exc:
             raise bus.BusError(f"cannot read the ends of {list(keys)}: {exc}") from exc
         return {(tp.topic, tp.partition): int(offset) for tp, offset in got.items()}
 
