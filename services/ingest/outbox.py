@@ -337,7 +337,14 @@ class OutboxPublisher:
     def _run(self) -> None:
         backoff = RETRY_FIRST_S
         while not self._stop.is_set():
-            failure = self._round()
+            try:
+                failure = self._round()
+            except Exception as exc:  # the one thread that publishes what was answered 202
+                # Whatever a round raised that it did not foresee (a client library's odd answer), the entries stay
+                # on disk; ending this thread would hold every later acknowledged event there unpublished, so the
+                # round is retried with backoff like a broker that is away, and the error is logged in full.
+                log.exception("ingest outbox: an unexpected error in a publishing round")
+                failure = f"unexpected {type(exc).__name__}: {exc}"
             if failure is not None:
                 self.healthy, self.last_failure = False, failure
                 with self._wake:

@@ -91,6 +91,35 @@ def test_the_publisher_answers_queued_while_the_broker_is_away_then_delivers(tmp
         publisher.close()
 
 
+def test_an_unforeseen_error_in_a_round_does_not_end_publishing(tmp_path: Path) -> None:
+    """A client library raising what no round foresaw (once) must not end the publishing thread: what was answered
+    202 would otherwise wait on disk for ever. The round is retried and the event delivered."""
+    from xqarb.events import make_event
+
+    class Direct:
+        def publish(self, topic: str, event: Any, timeout: float) -> tuple[int, int]:
+            raise AssertionError("events must go through the outbox")
+
+    class OddOnce(FakeSender):
+        def send_raw_batch(self, messages: Sequence[tuple[str, str | None, bytes]]) -> list[Any]:
+            if not self.calls:
+                self.calls += 1
+                raise KeyError(("xq.clock", 1))  # as kafka-python once answered without a partition asked for
+            return super().send_raw_batch(messages)
+
+    sender = OddOnce()
+    publisher = OutboxPublisher(Outbox(tmp_path / "o.sqlite"), sender, Direct(), confirm_wait_s=0.1).start()
+    try:
+        event = make_event("ClockPressed", "7", source="clock-7", source_seq=1, occurred_at=now_us(),
+                           received_at=now_us(), side="red", red_ms=1000, black_ms=1000)
+        publisher.publish("xq.clock", event, timeout=5)
+        assert publisher.flush(timeout_s=10)
+        assert [m[:2] for m in sender.sent] == [("xq.clock", "7")]
+        assert publisher._thread is not None and publisher._thread.is_alive()
+    finally:
+        publisher.close()
+
+
 def clock_press(seq: int) -> dict[str, Any]:
     return {"type": "ClockPressed", "side": "red", "red_ms": 3_590_000 - seq, "black_ms": 3_600_000,
             "source_seq": seq, "occurred_at": now_us()}
