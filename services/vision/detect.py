@@ -37,7 +37,7 @@ Measured: bench/RESULTS.md "detect" (bench/detect_rendered.py). The tracker can 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -481,6 +481,10 @@ class PieceReads:
     red: np.ndarray
     ink_red: np.ndarray
     classifier_red: np.ndarray  # (N,) the classifier's own P(red), mean of the variants (nan: light-on-dark piece)
+    # (N,) each source of the colour alone, for `contested`: the classifier's P(red) (light-on-dark pieces included)
+    # and the ink's tone's (`tone_logit`), each from the mean of the variants' logits
+    clf_alone: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    tone_alone: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarray, classifier) -> PieceReads:
@@ -492,7 +496,7 @@ def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarra
     centres_uv = np.asarray(centres_uv, float).reshape(-1, 2)
     n = len(centres_uv)
     if n == 0:
-        return PieceReads(np.zeros((0, len(TYPES))), np.zeros(0), np.zeros(0), np.zeros(0))
+        return PieceReads(np.zeros((0, len(TYPES))), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0))
     crops, reads, tones = [], [], []
     for side, dx, dy in VARIANTS:
         cv = centred_crops(image, homography, centres_uv + np.array([dx, dy]), px=round(CROP_PX / side), side=side)
@@ -505,6 +509,7 @@ def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarra
     logp = np.zeros((n, len(TYPES)))
     logp_neg = np.zeros((len(idx), len(TYPES)))
     z = np.zeros((len(VARIANTS), n))
+    tz = np.array([[tone_logit(t) for t in tv] for tv in tones])
     for v in range(len(VARIANTS)):
         logp += np.log(np.stack([r.type_probs for r in reads[v]]) + 1e-9)
         if len(idx):  # read on the negative too: dark strokes on a light disc, as the network knows them
@@ -521,7 +526,17 @@ def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarra
     ink_red = np.array([colour_features(normalise_crop(c), r.disc)[3] for c, r in zip(crops[0], reads[0], strict=True)])
     red = np.array([piece_colour(z[:, k]) for k in range(n)])
     own = np.mean([[r.red for r in rv] for rv in reads], axis=0)
-    return PieceReads(probs, red, ink_red, np.where(negative, np.nan, own))
+    clf_z = np.mean([[_logit(r.red) for r in rv] for rv in reads], axis=0)
+    return PieceReads(probs, red, ink_red, np.where(negative, np.nan, own), _sigmoid(clf_z), _sigmoid(tz.mean(axis=0)))
+
+
+def _logit(p: float) -> float:
+    p = min(max(float(p), 1e-6), 1 - 1e-6)
+    return float(np.log(p / (1 - p)))
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(np.asarray(z, float), -40.0, 40.0)))
 
 
 def _normalised(logp: np.ndarray) -> np.ndarray:
@@ -544,11 +559,30 @@ def colour_logit(p_red: float, tone: InkTone, negative: bool) -> float:
     classifier's colour (held within CLASSIFIER_CAP). The classifier was trained on dark ink on light discs: where
     the piece shows a light character on a dark or red disc (`negative`) its colour counts only where it agrees with
     the tone's."""
-    p = min(max(float(p_red), 1e-6), 1 - 1e-6)
-    weight = TONE_WEIGHT * min(1.0, tone.contrast / TONE_CONTRAST)
-    tone_z = weight * (tone.redness + RED_KEPT_WEIGHT * tone.red_kept - REDNESS_SPLIT)
-    clf_z = float(np.clip(np.log(p / (1 - p)), -CLASSIFIER_CAP, CLASSIFIER_CAP))
+    tone_z = tone_logit(tone)
+    clf_z = float(np.clip(_logit(p_red), -CLASSIFIER_CAP, CLASSIFIER_CAP))
     return float(tone_z + (0.0 if negative and clf_z * tone_z < 0 else clf_z))
+
+
+def tone_logit(tone: InkTone) -> float:
+    """The ink's tone's part of `colour_logit` (log(P(red) / P(black)) from the tone alone)."""
+    weight = TONE_WEIGHT * min(1.0, tone.contrast / TONE_CONTRAST)
+    return float(weight * (tone.redness + RED_KEPT_WEIGHT * tone.red_kept - REDNESS_SPLIT))
+
+
+def contested(p_red: np.ndarray, clf_alone: np.ndarray, tone_alone: np.ndarray) -> np.ndarray:
+    """Pieces whose colour `p_red` (after the board's groups and the rules) is sure, but one of the piece's own
+    sources of colour alone (the classifier's P(red), the tone's) is sure of the other colour while the other source
+    is not sure of this one. The board's grouping settles pieces its own evidence leaves unsure; it must not overrule
+    a sure reading of the piece's own that nothing of the piece's own backs: such a piece is '?', never a confident
+    wrong colour (a light disc's dense character taken for a light character on a dark disc has the classifier's
+    sure colour set aside, `colour_logit`, and the weak tone then left the board's split to pick its colour)."""
+    p, c, t = (np.asarray(a, float) for a in (p_red, clf_alone, tone_alone))
+    lo = 1 - COLOUR_SURE
+    red, black = p >= COLOUR_SURE, p <= lo
+    against_red = ((c <= lo) & (t < COLOUR_SURE)) | ((t <= lo) & (c < COLOUR_SURE))
+    against_black = ((c >= COLOUR_SURE) & (t > lo)) | ((t >= COLOUR_SURE) & (c > lo))
+    return (red & against_red) | (black & against_black)
 
 
 def piece_colour(logits: Sequence[float]) -> float:
@@ -746,6 +780,8 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
                                                   reads.ink_red[sure]))
                 settled = np.abs(own - 0.5) >= COLOUR_SURE - 0.5
                 reds[np.asarray(sure)[settled]] = own[settled]
+            reds[sure] = np.where(contested(reds[sure], reads.clf_alone[sure], reads.tone_alone[sure]), 0.5,
+                                  reds[sure])
         if turn and getattr(fit, "method", "grid") != "aruco":
             sure_colour = [k for k in sure if abs(reds[k] - 0.5) >= COLOUR_SURE - 0.5]
             votes_for, votes_against = orientation_votes([candidates[k] for k in sure_colour],
