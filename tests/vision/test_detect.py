@@ -348,3 +348,36 @@ def test_sure_pieces_of_unknown_type_are_x_of_their_colour_from_the_ink_alone(cl
     assert not any(b in "Xx" and a.isupper() != b.isupper() for a, b in pieces), got  # no colour wrong
     assert sum(b in "Xx" for _, b in pieces) >= 28, got  # no letters, and nearly no '?'
     assert all("types unreadable" in reading.reasons[i] for i, b in enumerate(got) if b in "Xx")
+
+
+def test_the_board_never_overrules_a_pieces_own_sure_colour_that_nothing_of_its_own_backs() -> None:
+    """`contested`: a piece the board's groups made sure is '?' where one of its own sources alone is sure of the
+    other colour and the other source is not sure of the board's; backed by either source, or unsure on its own,
+    the board's colour stands."""
+    board = np.array([0.995, 0.995, 0.995, 0.005, 0.005, 0.5, 0.995])
+    clf = np.array([0.01, 0.01, 0.6, 0.97, 0.5, 0.01, 0.99])
+    tone = np.array([0.6, 0.95, 0.6, 0.3, 0.04, 0.9, 0.05])
+    # 0: classifier sure black, tone weak red -> contested; 1: the tone backs red -> stands; 2: neither sure ->
+    # stands; 3: classifier sure red, tone weak black -> contested; 4: the tone backs black; 5: not sure -> nothing
+    # to contest; 6: the tone sure black but the classifier sure red -> stands
+    assert D.contested(board, clf, tone).tolist() == [True, False, False, True, False, False, False]
+
+
+# a game position (ccpd_dev) on a hard scene whose black ink is purple-black on a cream disc, drawn as before light-on-
+# dark sets were (bench/detect_rendered.py --no-light-on-dark, hard, seed 1927)
+PURPLE_BLACK = "..bakabr.r........n..c..nc.p.p.p...p......p....P......P...P.P.P..NC..N.C..........RBAKAB.R"
+
+
+def test_dense_black_characters_taken_for_light_on_dark_are_never_read_red_by_the_board(clf) -> None:
+    """Three black pieces (advisor, king, cannon) whose dense characters make them look like light characters on a
+    dark disc had the classifier's sure black set aside and only a weak, red-leaning tone left; the board's colour
+    groups then made them sure red. Their colour must be black or '?', never red."""
+    scene = render.random_scene(1927, difficulty="hard", light_on_dark=False)
+    shot = render.render_position(PURPLE_BLACK, scene)
+    image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1], cv2.IMREAD_COLOR)
+    reading = D.read_board(image, find_board(image), clf)
+    got = reading.squares
+    wrong_colour = [(i, a, b) for i, (a, b) in enumerate(zip(PURPLE_BLACK, got, strict=True))
+                    if a != "." and b not in ".?" and a.isupper() != b.isupper()]
+    assert not wrong_colour, got
+    assert sum(b == "?" for b in got) <= 4, got  # the rest of the board is still read
