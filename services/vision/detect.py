@@ -561,7 +561,11 @@ def colour_logit(p_red: float, tone: InkTone, negative: bool) -> float:
     the tone's."""
     tone_z = tone_logit(tone)
     clf_z = float(np.clip(_logit(p_red), -CLASSIFIER_CAP, CLASSIFIER_CAP))
-    return float(tone_z + (0.0 if negative and clf_z * tone_z < 0 else clf_z))
+    if negative and clf_z * tone_z < 0:
+        # a light-on-dark piece's disagreeing classifier counts as doubt only: it pulls the tone's reading toward
+        # unsure, never past it (`light_on_dark` also takes some light discs' dense characters for light-on-dark)
+        return float(np.sign(tone_z) * max(abs(tone_z) - abs(clf_z), 0.0))
+    return float(tone_z + clf_z)
 
 
 def tone_logit(tone: InkTone) -> float:
