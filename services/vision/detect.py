@@ -773,9 +773,14 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
         sure = [k for k, i in enumerate(candidates) if disc[i] >= piece_above]
         reds = reads.red.copy()
         if sure:  # the board's colour groups from the pieces surely there
-            reds[sure] = rules_and_ink([candidates[k] for k in sure], reads.type_probs[sure], reds[sure],
-                                       reads.ink_red[sure])
-            reds[sure] = board_colours(reds[sure])
+            ruled = rules_and_ink([candidates[k] for k in sure], reads.type_probs[sure], reds[sure],
+                                  reads.ink_red[sure])
+            by_rules = (ruled >= 0.5) != (reds[sure] >= 0.5)
+            reds[sure] = board_colours(ruled)
+            # the board's split of the colour logits never overrules a piece's own sure colour alone (`contested`);
+            # a colour the rules re-read from the inks is the rules' evidence, not the split's
+            reds[sure] = np.where(contested(reds[sure], reads.clf_alone[sure], reads.tone_alone[sure]) & ~by_rules,
+                                  0.5, reds[sure])
             # where the classifier's own colours settle a piece on this board (as detect read colours before the
             # ink's tone was weighed), they stand: the tone settles the rest and light characters on dark discs
             own = reads.classifier_red[sure]
@@ -784,8 +789,6 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
                                                   reads.ink_red[sure]))
                 settled = np.abs(own - 0.5) >= COLOUR_SURE - 0.5
                 reds[np.asarray(sure)[settled]] = own[settled]
-            reds[sure] = np.where(contested(reds[sure], reads.clf_alone[sure], reads.tone_alone[sure]), 0.5,
-                                  reds[sure])
         if turn and getattr(fit, "method", "grid") != "aruco":
             sure_colour = [k for k in sure if abs(reds[k] - 0.5) >= COLOUR_SURE - 0.5]
             votes_for, votes_against = orientation_votes([candidates[k] for k in sure_colour],

@@ -398,3 +398,21 @@ def test_a_light_on_dark_pieces_disagreeing_classifier_makes_it_unsure_but_never
     assert D.colour_logit(0.01, tone, True) == 0.0  # a surer disagreement leaves it unsure, never black
     assert D.colour_logit(0.01, tone, False) == pytest.approx(2.4 - D.CLASSIFIER_CAP)  # dark ink: it adds
     assert D.colour_logit(0.8, tone, True) == pytest.approx(2.4 + np.log(4))
+
+
+# a game position (ccpd_dev) on an easy scene whose black ink is purple: its tone alone leans red (bench/
+# detect_rendered.py --no-light-on-dark, easy, seed 1815)
+PURPLE_INK = "r.bakab............cn.c.n..p.p.p.p.p...........P......P...P.P.P.CN.B.N.C.........R.BAKA.r."
+
+
+def test_colours_the_rules_re_read_from_the_inks_stand_against_a_sure_looking_tone(clf) -> None:
+    """Black pieces in purple ink: the tone alone calls them red (P 0.92), the classifier leans black, the combined
+    reading leans red; sure types on points the rules forbid to red turn them black through the inks' two groups
+    (`rules_and_ink`). That re-reading is the rules' evidence, not the board's split of the colour logits: the
+    pieces are black, not '?' (`contested` applies to the split only)."""
+    scene = render.random_scene(1815, difficulty="easy", light_on_dark=False)
+    shot = render.render_position(PURPLE_INK, scene)
+    image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1], cv2.IMREAD_COLOR)
+    got = D.read_board(image, find_board(image), clf).squares
+    pieces = [(a, b) for a, b in zip(PURPLE_INK, got, strict=True) if a != "."]
+    assert all(b not in ".?" and a.isupper() == b.isupper() for a, b in pieces), got
