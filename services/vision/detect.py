@@ -113,7 +113,7 @@ RED_KEPT_WEIGHT = 0.5
 REDNESS_SPLIT = -0.3
 # logit units per unit of that measure (from REDNESS_SPLIT) added to the classifier's colour logit. The classifier's
 # colour is trained on light discs with dark ink: on a light character on a dark or red disc (`light_on_dark`) it
-# counts only where it agrees.
+# adds only where it agrees; where it disagrees it only makes the tone's reading less sure (`colour_logit`).
 TONE_WEIGHT = 8.0
 # The classifier's colour logit is held within this many units: it is over-sure where its light-disc reference does
 # not hold (rendered purple-black ink on an ivory disc: P(red) 0.98-1 from the classifier, where the tone reads
@@ -557,8 +557,8 @@ def colour_logit(p_red: float, tone: InkTone, negative: bool) -> float:
     """log(P(red) / P(black)) of one crop from the ink's tone against the disc (TONE_WEIGHT logit units per unit of
     `pieces.InkTone.redness` + RED_KEPT_WEIGHT `red_kept`, from REDNESS_SPLIT; less below TONE_CONTRAST) and the
     classifier's colour (held within CLASSIFIER_CAP). The classifier was trained on dark ink on light discs: where
-    the piece shows a light character on a dark or red disc (`negative`) its colour counts only where it agrees with
-    the tone's."""
+    the piece shows a light character on a dark or red disc (`negative`) its colour adds only where it agrees with
+    the tone's; where it disagrees it pulls the tone's reading toward unsure, never past it."""
     tone_z = tone_logit(tone)
     clf_z = float(np.clip(_logit(p_red), -CLASSIFIER_CAP, CLASSIFIER_CAP))
     if negative and clf_z * tone_z < 0:
