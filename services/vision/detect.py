@@ -37,7 +37,7 @@ Measured: bench/RESULTS.md "detect" (bench/detect_rendered.py). The tracker can 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -113,7 +113,7 @@ RED_KEPT_WEIGHT = 0.5
 REDNESS_SPLIT = -0.3
 # logit units per unit of that measure (from REDNESS_SPLIT) added to the classifier's colour logit. The classifier's
 # colour is trained on light discs with dark ink: on a light character on a dark or red disc (`light_on_dark`) it
-# counts only where it agrees.
+# adds only where it agrees; where it disagrees it only makes the tone's reading less sure (`colour_logit`).
 TONE_WEIGHT = 8.0
 # The classifier's colour logit is held within this many units: it is over-sure where its light-disc reference does
 # not hold (rendered purple-black ink on an ivory disc: P(red) 0.98-1 from the classifier, where the tone reads
@@ -481,6 +481,10 @@ class PieceReads:
     red: np.ndarray
     ink_red: np.ndarray
     classifier_red: np.ndarray  # (N,) the classifier's own P(red), mean of the variants (nan: light-on-dark piece)
+    # (N,) each source of the colour alone, for `contested`: the classifier's P(red) (light-on-dark pieces included)
+    # and the ink's tone's (`tone_logit`), each from the mean of the variants' logits
+    clf_alone: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    tone_alone: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarray, classifier) -> PieceReads:
@@ -492,7 +496,7 @@ def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarra
     centres_uv = np.asarray(centres_uv, float).reshape(-1, 2)
     n = len(centres_uv)
     if n == 0:
-        return PieceReads(np.zeros((0, len(TYPES))), np.zeros(0), np.zeros(0), np.zeros(0))
+        return PieceReads(np.zeros((0, len(TYPES))), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0))
     crops, reads, tones = [], [], []
     for side, dx, dy in VARIANTS:
         cv = centred_crops(image, homography, centres_uv + np.array([dx, dy]), px=round(CROP_PX / side), side=side)
@@ -505,6 +509,7 @@ def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarra
     logp = np.zeros((n, len(TYPES)))
     logp_neg = np.zeros((len(idx), len(TYPES)))
     z = np.zeros((len(VARIANTS), n))
+    tz = np.array([[tone_logit(t) for t in tv] for tv in tones])
     for v in range(len(VARIANTS)):
         logp += np.log(np.stack([r.type_probs for r in reads[v]]) + 1e-9)
         if len(idx):  # read on the negative too: dark strokes on a light disc, as the network knows them
@@ -521,7 +526,17 @@ def read_pieces(image: np.ndarray, homography: np.ndarray, centres_uv: np.ndarra
     ink_red = np.array([colour_features(normalise_crop(c), r.disc)[3] for c, r in zip(crops[0], reads[0], strict=True)])
     red = np.array([piece_colour(z[:, k]) for k in range(n)])
     own = np.mean([[r.red for r in rv] for rv in reads], axis=0)
-    return PieceReads(probs, red, ink_red, np.where(negative, np.nan, own))
+    clf_z = np.mean([[_logit(r.red) for r in rv] for rv in reads], axis=0)
+    return PieceReads(probs, red, ink_red, np.where(negative, np.nan, own), _sigmoid(clf_z), _sigmoid(tz.mean(axis=0)))
+
+
+def _logit(p: float) -> float:
+    p = min(max(float(p), 1e-6), 1 - 1e-6)
+    return float(np.log(p / (1 - p)))
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(np.asarray(z, float), -40.0, 40.0)))
 
 
 def _normalised(logp: np.ndarray) -> np.ndarray:
@@ -542,13 +557,36 @@ def colour_logit(p_red: float, tone: InkTone, negative: bool) -> float:
     """log(P(red) / P(black)) of one crop from the ink's tone against the disc (TONE_WEIGHT logit units per unit of
     `pieces.InkTone.redness` + RED_KEPT_WEIGHT `red_kept`, from REDNESS_SPLIT; less below TONE_CONTRAST) and the
     classifier's colour (held within CLASSIFIER_CAP). The classifier was trained on dark ink on light discs: where
-    the piece shows a light character on a dark or red disc (`negative`) its colour counts only where it agrees with
-    the tone's."""
-    p = min(max(float(p_red), 1e-6), 1 - 1e-6)
+    the piece shows a light character on a dark or red disc (`negative`) its colour adds only where it agrees with
+    the tone's; where it disagrees it pulls the tone's reading toward unsure, never past it."""
+    tone_z = tone_logit(tone)
+    clf_z = float(np.clip(_logit(p_red), -CLASSIFIER_CAP, CLASSIFIER_CAP))
+    if negative and clf_z * tone_z < 0:
+        # a light-on-dark piece's disagreeing classifier counts as doubt only: it pulls the tone's reading toward
+        # unsure, never past it (`light_on_dark` also takes some light discs' dense characters for light-on-dark)
+        return float(np.sign(tone_z) * max(abs(tone_z) - abs(clf_z), 0.0))
+    return float(tone_z + clf_z)
+
+
+def tone_logit(tone: InkTone) -> float:
+    """The ink's tone's part of `colour_logit` (log(P(red) / P(black)) from the tone alone)."""
     weight = TONE_WEIGHT * min(1.0, tone.contrast / TONE_CONTRAST)
-    tone_z = weight * (tone.redness + RED_KEPT_WEIGHT * tone.red_kept - REDNESS_SPLIT)
-    clf_z = float(np.clip(np.log(p / (1 - p)), -CLASSIFIER_CAP, CLASSIFIER_CAP))
-    return float(tone_z + (0.0 if negative and clf_z * tone_z < 0 else clf_z))
+    return float(weight * (tone.redness + RED_KEPT_WEIGHT * tone.red_kept - REDNESS_SPLIT))
+
+
+def contested(p_red: np.ndarray, clf_alone: np.ndarray, tone_alone: np.ndarray) -> np.ndarray:
+    """Pieces whose colour `p_red` (after the board's groups and the rules) is sure, but one of the piece's own
+    sources of colour alone (the classifier's P(red), the tone's) is sure of the other colour while the other source
+    is not sure of this one. The board's grouping settles pieces its own evidence leaves unsure; it must not overrule
+    a sure reading of the piece's own that nothing of the piece's own backs: such a piece is '?', never a confident
+    wrong colour (a light disc's dense character taken for a light character on a dark disc has the classifier's
+    sure colour set aside, `colour_logit`, and the weak tone then left the board's split to pick its colour)."""
+    p, c, t = (np.asarray(a, float) for a in (p_red, clf_alone, tone_alone))
+    lo = 1 - COLOUR_SURE
+    red, black = p >= COLOUR_SURE, p <= lo
+    against_red = ((c <= lo) & (t < COLOUR_SURE)) | ((t <= lo) & (c < COLOUR_SURE))
+    against_black = ((c >= COLOUR_SURE) & (t > lo)) | ((t >= COLOUR_SURE) & (c > lo))
+    return (red & against_red) | (black & against_black)
 
 
 def piece_colour(logits: Sequence[float]) -> float:
@@ -735,9 +773,14 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
         sure = [k for k, i in enumerate(candidates) if disc[i] >= piece_above]
         reds = reads.red.copy()
         if sure:  # the board's colour groups from the pieces surely there
-            reds[sure] = rules_and_ink([candidates[k] for k in sure], reads.type_probs[sure], reds[sure],
-                                       reads.ink_red[sure])
-            reds[sure] = board_colours(reds[sure])
+            ruled = rules_and_ink([candidates[k] for k in sure], reads.type_probs[sure], reds[sure],
+                                  reads.ink_red[sure])
+            by_rules = (ruled >= 0.5) != (reds[sure] >= 0.5)
+            reds[sure] = board_colours(ruled)
+            # the board's split of the colour logits never overrules a piece's own sure colour alone (`contested`);
+            # a colour the rules re-read from the inks is the rules' evidence, not the split's
+            reds[sure] = np.where(contested(reds[sure], reads.clf_alone[sure], reads.tone_alone[sure]) & ~by_rules,
+                                  0.5, reds[sure])
             # where the classifier's own colours settle a piece on this board (as detect read colours before the
             # ink's tone was weighed), they stand: the tone settles the rest and light characters on dark discs
             own = reads.classifier_red[sure]

@@ -10,7 +10,7 @@ import pytest
 from xqarb.vision import detect as D
 from xqarb.vision.board import find_board
 from xqarb.vision.grid import POINTS_UV, apply_h
-from xqarb.vision.pieces import PieceClassifier
+from xqarb.vision.pieces import InkTone, PieceClassifier
 
 render = pytest.importorskip("xqarb.vision.render")
 
@@ -348,3 +348,71 @@ def test_sure_pieces_of_unknown_type_are_x_of_their_colour_from_the_ink_alone(cl
     assert not any(b in "Xx" and a.isupper() != b.isupper() for a, b in pieces), got  # no colour wrong
     assert sum(b in "Xx" for _, b in pieces) >= 28, got  # no letters, and nearly no '?'
     assert all("types unreadable" in reading.reasons[i] for i, b in enumerate(got) if b in "Xx")
+
+
+def test_the_board_never_overrules_a_pieces_own_sure_colour_that_nothing_of_its_own_backs() -> None:
+    """`contested`: a piece the board's groups made sure is '?' where one of its own sources alone is sure of the
+    other colour and the other source is not sure of the board's; backed by either source, or unsure on its own,
+    the board's colour stands."""
+    board = np.array([0.995, 0.995, 0.995, 0.005, 0.005, 0.5, 0.995])
+    clf = np.array([0.01, 0.01, 0.6, 0.97, 0.5, 0.01, 0.99])
+    tone = np.array([0.6, 0.95, 0.6, 0.3, 0.04, 0.9, 0.05])
+    # 0: classifier sure black, tone weak red -> contested; 1: the tone backs red -> stands; 2: neither sure ->
+    # stands; 3: classifier sure red, tone weak black -> contested; 4: the tone backs black; 5: not sure -> nothing
+    # to contest; 6: the tone sure black but the classifier sure red -> stands
+    assert D.contested(board, clf, tone).tolist() == [True, False, False, True, False, False, False]
+
+
+# game positions (ccpd_dev) on hard scenes drawn as before light-on-dark sets were (bench/detect_rendered.py
+# --no-light-on-dark, hard): purple-black ink on a cream disc (seed 1927); dim warm light, under which every piece
+# looks like a light character on a dark disc and the black ink's tone leans red (seed 1816)
+PURPLE_BLACK = "..bakabr.r........n..c..nc.p.p.p...p......p....P......P...P.P.P..NC..N.C..........RBAKAB.R"
+WARM = ".Cbaka................b........R........c.p...............r.P.P....B........A......BAK...."
+
+
+@pytest.mark.parametrize("seed,squares,most_unsure", [(1927, PURPLE_BLACK, 4), (1816, WARM, 10)])
+def test_pieces_whose_own_colour_evidence_disagrees_are_unsure_never_the_wrong_colour(
+        clf, seed: int, squares: str, most_unsure: int) -> None:
+    """Black pieces taken for light characters on dark discs had the classifier's black set aside and only a weak,
+    red-leaning tone left: the board's colour groups (1927: advisor, king, cannon) or the tone alone (1816) made them
+    sure red. Their colour must be black or '?', never red."""
+    scene = render.random_scene(seed, difficulty="hard", light_on_dark=False)
+    shot = render.render_position(squares, scene)
+    image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1], cv2.IMREAD_COLOR)
+    reading = D.read_board(image, find_board(image), clf)
+    got = reading.squares
+    wrong_colour = [(i, a, b) for i, (a, b) in enumerate(zip(squares, got, strict=True))
+                    if a != "." and b not in ".?" and a.isupper() != b.isupper()]
+    assert not wrong_colour, got
+    assert sum(b == "?" for b in got) <= most_unsure, got  # the rest of the board is still read
+
+
+def test_a_light_on_dark_pieces_disagreeing_classifier_makes_it_unsure_but_never_flips_it() -> None:
+    """`colour_logit`: the tone alone here is 8 * (0 + 0.5 * 0 + 0.3) = 2.4 logit units toward red. On a dark-ink
+    piece the classifier adds (held within CLASSIFIER_CAP); on a piece taken for a light character on a dark disc a
+    disagreeing classifier only pulls the reading toward unsure (a light disc's dense character can be taken for
+    one), and an agreeing one adds as ever."""
+    tone = InkTone(redness=0.0, red_kept=0.0, contrast=60.0, ring_dark=0.8, dark_share=0.6)
+    assert D.tone_logit(tone) == pytest.approx(2.4)
+    assert D.colour_logit(0.2, tone, True) == pytest.approx(2.4 - np.log(4))  # doubt: 1.01, P(red) 0.73
+    assert D.colour_logit(0.01, tone, True) == 0.0  # a surer disagreement leaves it unsure, never black
+    assert D.colour_logit(0.01, tone, False) == pytest.approx(2.4 - D.CLASSIFIER_CAP)  # dark ink: it adds
+    assert D.colour_logit(0.8, tone, True) == pytest.approx(2.4 + np.log(4))
+
+
+# a game position (ccpd_dev) on an easy scene whose black ink is purple: its tone alone leans red (bench/
+# detect_rendered.py --no-light-on-dark, easy, seed 1815)
+PURPLE_INK = "r.bakab............cn.c.n..p.p.p.p.p...........P......P...P.P.P.CN.B.N.C.........R.BAKA.r."
+
+
+def test_colours_the_rules_re_read_from_the_inks_stand_against_a_sure_looking_tone(clf) -> None:
+    """Black pieces in purple ink: the tone alone calls them red (P 0.92), the classifier leans black, the combined
+    reading leans red; sure types on points the rules forbid to red turn them black through the inks' two groups
+    (`rules_and_ink`). That re-reading is the rules' evidence, not the board's split of the colour logits: the
+    pieces are black, not '?' (`contested` applies to the split only)."""
+    scene = render.random_scene(1815, difficulty="easy", light_on_dark=False)
+    shot = render.render_position(PURPLE_INK, scene)
+    image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1], cv2.IMREAD_COLOR)
+    got = D.read_board(image, find_board(image), clf).squares
+    pieces = [(a, b) for a, b in zip(PURPLE_INK, got, strict=True) if a != "."]
+    assert all(b not in ".?" and a.isupper() == b.isupper() for a, b in pieces), got
