@@ -317,6 +317,7 @@ class ServerThread:
 
     def _serve(self) -> None:
         asyncio.set_event_loop(self.loop)
+        self.loop.set_exception_handler(_quiet_on_cancel)
 
         async def main() -> None:
             self._stop = asyncio.Event()
@@ -340,3 +341,13 @@ class ServerThread:
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                 self.loop.call_soon_threadsafe(self._stop.set)
         self.thread.join(self.limits.shutdown_grace_s + 4)
+
+
+def _quiet_on_cancel(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The loop's handler of errors nobody awaited: connections still open when the server stops are cancelled,
+    and Python 3.11's stream protocol then reports each cancellation as an error with a traceback (an operator
+    stopping `xqarb up` saw three); a cancellation is how a stop ends a connection, so it is not reported.
+    Everything else goes to the default handler, which logs it."""
+    if isinstance(context.get("exception"), asyncio.CancelledError):
+        return
+    loop.default_exception_handler(context)
