@@ -935,10 +935,11 @@ def create_app(api: RefereeApi, ingest: Any | None = None) -> Any:
 
 
 def build_api_app(bootstrap: str, ledger: Any, *, config: Any | None = None, evidence_dir: Path | None = None,
-                  ingest: Any | None = None) -> tuple[Any, StreamHub]:
+                  ingest: Any | None = None, venue_path: Path | None = None) -> tuple[Any, StreamHub]:
     """The API app of a referee process (`xqarb referee serve --port`): a stream hub reading xq.game-events, the
     ledger, the evidence frames, and the venue configuration (boards, broadcast delays, arbiter tokens; without
-    one, boards come from the ledger and arbiter actions are refused). Returns (Flask app, hub): stop the hub."""
+    one, boards come from the ledger and arbiter actions are refused); `venue_path`, the file it was read from,
+    is where the calibration page keeps a board's corners. Returns (Flask app, hub): stop the hub."""
     from xqarb.config import evidence_dir as default_evidence_dir
 
     hub = StreamHub()
@@ -949,11 +950,14 @@ def build_api_app(bootstrap: str, ledger: Any, *, config: Any | None = None, evi
         load_frame=frame_loader([evidence_dir or default_evidence_dir()]), ingest=ingest,
         delay_for_board=config.delay_for_board if config is not None else (lambda board: 0.0),
     )
+    if venue_path is not None:
+        api.venue_path = venue_path  # (calibrate_api: else the data directory's venue.json)
     return create_app(api), hub
 
 
 def start_api_server(bootstrap: str, ledger: Any, *, host: str = "127.0.0.1", port: int = 8080,
-                     config: Any | None = None, evidence_dir: Path | None = None) -> tuple[Any, StreamHub]:
+                     config: Any | None = None, evidence_dir: Path | None = None,
+                     venue_path: Path | None = None) -> tuple[Any, StreamHub]:
     """Serve the API, pages, stream and /metrics of a referee process in a thread (for `xqarb referee serve
     --host H --port P [--config VENUE]`). With a venue configuration, arbiter actions are accepted (published to
     xq.arbiter) and broadcast delays apply. Returns (server, hub): call `server.stop()` and `hub.stop()`."""
@@ -968,7 +972,8 @@ def start_api_server(bootstrap: str, ledger: Any, *, host: str = "127.0.0.1", po
         # Arbiter actions answered 202 are on disk first (an outbox of this process's own), then published.
         outbox = data_dir() / "outbox" / "api.sqlite"
         ingest = Ingest(config, OutboxPublisher.connect(bootstrap, outbox, ack_timeout_s=config.limits.ack_timeout_s))
-    app, hub = build_api_app(bootstrap, ledger, config=config, evidence_dir=evidence_dir, ingest=ingest)
+    app, hub = build_api_app(bootstrap, ledger, config=config, evidence_dir=evidence_dir, ingest=ingest,
+                             venue_path=venue_path)
     return ServerThread(app, host, port).start(), hub
 
 
@@ -987,7 +992,7 @@ def cmd_web(args: Any) -> int:
     ledger = open_ledger(ledger_target(args.db))  # a file, or a postgresql:// URL
     evidence = Path(args.evidence_dir) if args.evidence_dir else evidence_dir()
     server, hub = start_api_server(args.bootstrap_servers, ledger, host=args.host, port=args.port, config=config,
-                                   evidence_dir=evidence)
+                                   evidence_dir=evidence, venue_path=Path(args.config) if args.config else None)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())

@@ -192,3 +192,33 @@ def test_the_page_draws_handles_drags_a_corner_and_saves(served: dict[str, Any],
         assert abs(event.data["corners"][0][0] - moved[0][0]) < 0.1
     finally:
         b.close()
+
+
+def test_the_api_of_referee_web_reads_and_keeps_corners_in_the_venue_file_it_was_given(
+        tmp_path: Path, topics: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`xqarb referee web --config PATH` builds its API through build_api_app: the calibration endpoints must use
+    that file, not the data directory's venue.json (which, here, does not exist)."""
+    from xqarb.ingest.config import load_config
+    from xqarb.referee.api import build_api_app
+
+    monkeypatch.setenv("XQARB_DATA_DIR", str(tmp_path / "data"))
+    venue = tmp_path / "elsewhere" / "venue.json"
+    venue.parent.mkdir()
+    venue.write_text(json.dumps({
+        "boards": {BOARD: {"devices": {"cam-7": CAMERA}, "corners": GOOD}},
+        "arbiters": {"chief": {"token": CHIEF, "boards": ["*"]}},
+    }))
+    from xqarb.ingest.app import Ingest
+
+    config = load_config(venue)
+    ledger = SqliteLedger(tmp_path / "ledger.sqlite")
+    app, hub = build_api_app(topics, ledger, config=config, evidence_dir=tmp_path / "evidence",
+                             ingest=Ingest(config, RecordingPublisher()), venue_path=venue)
+    try:
+        answer = app.test_client().get(f"/api/boards/{BOARD}/calibration",
+                                       headers={"Authorization": f"Bearer {CHIEF}"})
+        assert answer.status_code == 200, answer.get_data(as_text=True)
+        assert (answer.get_json()["source"], answer.get_json()["corners"]) == ("venue", GOOD)
+    finally:
+        hub.stop()
+        ledger.close()
