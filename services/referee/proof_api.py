@@ -42,7 +42,7 @@ def _int_arg(name: str) -> int | None:
     raw = request.args.get(name)
     if raw is None or raw == "":
         return None
-    if not raw.isdigit() or len(raw) > MAX_DIGITS:  # isdigit: also refuses a sign, spaces and '1e3'
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > MAX_DIGITS:  # no sign, space, 1e3 or non-ASCII digit
         raise ProofApiError(400, "bad_parameter", f"{name} must be a whole number of at most {MAX_DIGITS} digits, "
                                                   f"not {raw[:40]!r}")
     return int(raw)

@@ -282,7 +282,7 @@ def tournament_blueprint(
     @bp.get("/api/tournament/rounds/<round_no>/pgn")
     def tournament_round_pgn(round_no: str) -> Response:
         event = source.event(wanted())
-        if not round_no.isdigit() or not 1 <= int(round_no) <= event.rounds_paired():
+        if not (round_no.isascii() and round_no.isdigit()) or not 1 <= int(round_no) <= event.rounds_paired():
             raise TournamentApiError(404, "unknown_round", f"{event.name!r} has rounds 1 to {event.rounds_paired()}")
 
         def entries(game_id: str) -> list[dict[str, Any]]:

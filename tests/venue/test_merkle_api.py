@@ -116,6 +116,7 @@ def test_the_venue_public_key_is_served(proofs: dict[str, Any], tmp_path: Path,
     ("consistency", 400), ("consistency?from=0", 400), ("consistency?from=5&to=4", 400),
     ("consistency?from=1&to=100000", 404), ("consistency?from=x", 400),
     ("consistency?from=1&to=18446744073709551616", 400),
+    ("inclusion?seq=%C2%B2", 400), ("consistency?from=%D9%A3", 400),  # superscript two; Arabic-Indic three
 ])
 def test_bad_parameters_answer_4xx_json(proofs: dict[str, Any], query: str, status: int) -> None:
     r = proofs["client"].get(f"/api/games/g1/proof/{query}")
