@@ -11,11 +11,12 @@ not take); the camera's own reports on a board with no game are simply not about
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from xqarb.events import Event
 from xqarb.referee import game as game_mod
 from xqarb.referee.game import GameStartError, GameState
+from xqarb.referee.game_evolve import OutputsNumbered
 from xqarb.referee.outputs import Out, materialize
 
 # What cameras and vision report whether or not a game is on: no game, no business of the referee.
@@ -93,7 +94,7 @@ def _counted(board: BoardState, event: Event, game_id: str | None, outs: tuple[O
     if g is None or game_id != g.game_id:
         return _out(event, board, game_id, outs, 0)
     first = g.out_count + 1
-    board = BoardState(board.board_id, replace(g, out_count=g.out_count + len(outs)), board.games_started)
+    board = BoardState(board.board_id, game_mod.evolve(g, OutputsNumbered(len(outs))), board.games_started)
     return board, Step(game_id, materialize(event, outs, first, game_id))
 
 

@@ -1,21 +1,83 @@
-"""The game as a fold: `GameState` is an immutable value and `apply(state, event)` the only way it changes.
+"""The game as a decider: `decide(state, event)` turns an input into facts and outputs, `evolve(state, fact)`
+applies one fact (game_evolve.py), and `apply(state, event)` is both: the next state and the outputs an input
+causes.
 
-`start(event)` turns a GameStarted into the first state; `apply` takes one input event and returns the next state
-and the outputs it caused (`Out`: MoveMade, Ruling, GameEnded, AttentionNeeded, each naming its article and rule
-set). Everything the rules say a machine can see is here; the articles and counts come from the game's
-`RuleConfig` (rule set, rapid play-off, level), never from one edition. No I/O, no clock reads, no randomness:
-the time is the events' `occurred_at`.
+`start(event)` turns a GameStarted into the first state (game_state.py: `GameState`, immutable, with one
+`SideState` per side in `state.sides[side]`). The outputs (`Out`: MoveMade, Ruling, GameEnded, AttentionNeeded)
+each name their article and rule set. Everything the rules say a machine can see is here; the articles and counts
+come from the game's `RuleConfig` (rule set, rapid play-off, level), never from one edition. No I/O, no clock
+reads, no randomness: the time is the events' `occurred_at`. Once a GameEnded stands nothing more is decided
+(22.5): the dispatcher (`_decided`) is the one place that says so.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from xqarb.events import Event
 from xqarb.referee.clock import ClockState, TimeControl, TimeControlError, other
+from xqarb.referee.game_evolve import (
+    AdjustAnnounced,
+    Arrived,
+    BoardFollowed,
+    BoardRestored,
+    BoardSeen,
+    BoardUnexplained,
+    ClockChanged,
+    DrawOffered,
+    DrawRefused,
+    Fact,
+    FalseClaimMade,
+    FoulGiven,
+    FoulWaived,
+    GameEnded,
+    HandSeen,
+    IllegalMoveCounted,
+    InputTaken,
+    LimitAlertClosed,
+    LimitNoticed,
+    LimitStretchBegun,
+    MisalignmentDesignated,
+    MisalignmentOpen,
+    MisalignmentReported,
+    MisalignmentsJudged,
+    MovePlayed,
+    MovesAmbiguous,
+    MovesTakenBack,
+    Nudged,
+    NudgesJudged,
+    OutputsNumbered,
+    PointsSettled,
+    PositionSet,
+    PressAfterMove,
+    PressAwaitingMove,
+    PressDropped,
+    RecordingChanged,
+    RepetitionAlertChanged,
+    RepetitionAlerted,
+    RepetitionCounted,
+    SideMoved,
+    Touched,
+    TouchesCleared,
+    VaryOrdered,
+    evolve,
+)
+from xqarb.referee.game_state import (
+    SIDES,
+    Foul,
+    GameSetup,
+    GameState,
+    Line,
+    Misalignment,
+    MoveRecord,
+    RepetitionAlert,
+    Result,
+    Sides,
+    SideState,
+)
 from xqarb.referee.inference import (
     SquaresError,
     changes_of,
@@ -27,7 +89,6 @@ from xqarb.referee.inference import (
 )
 from xqarb.referee.outputs import Out, output_id
 from xqarb.referee.recording import (
-    RecordingState,
     add_entry,
     check_waiting,
     excuse,
@@ -36,7 +97,7 @@ from xqarb.referee.recording import (
     with_fouls,
 )
 from xqarb.referee.rules import START_FEN, FenError, IllegalMove, Move, Position, wxf_and_chinese
-from xqarb.referee.rules.limits import HistoryError, insufficient_material, natural_limit_count
+from xqarb.referee.rules.limits import HistoryError, natural_limit_count
 from xqarb.referee.rules.repetition import (
     RepetitionVerdict,
     alert_words,
@@ -48,7 +109,13 @@ from xqarb.referee.rules.repetition import (
     ruling_for_terms,
 )
 from xqarb.referee.ruleset import RuleConfig, RuleConfigError
-from xqarb.referee.touch import Obligation, Touch, obligation, touch_foul, unmet_obligation
+from xqarb.referee.touch import Touch, touch_foul, unmet_obligation
+
+__all__ = [  # the game's public names (the values live in game_state.py, the facts in game_evolve.py)
+    "END_OF_INPUT", "NATURAL_LIMIT_NOTICE_ROUNDS", "RESULTS", "SIDES", "Fact", "Foul", "GameStartError", "GameState",
+    "Misalignment", "MoveRecord", "RepetitionAlert", "Result", "SideState", "Sides", "apply", "decide", "evolve",
+    "finish", "loss_result", "start",
+]
 
 RESULTS = ("1-0", "0-1", "1/2-1/2")
 RESTORE_WINDOW_PLIES = 10  # 5.8.2 / 5.8.3: errors found within five rounds
@@ -63,259 +130,6 @@ class GameStartError(ValueError):
 
 def loss_result(loser: str) -> str:
     return "0-1" if loser == "red" else "1-0"
-
-
-# --------------------------------------------------------------------------------------------- values
-
-
-@dataclass(frozen=True, slots=True)
-class MoveRecord:
-    ply: int
-    side: str
-    move: Move
-    wxf: str
-    chinese: str
-    fen_after: str
-    capture: str | None
-    red_ms: int
-    black_ms: int
-    event_id: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ply": self.ply, "side": self.side, "iccs": self.move.iccs, "wxf": self.wxf, "chinese": self.chinese,
-            "fen_after": self.fen_after, "capture": self.capture,
-            "red_ms": self.red_ms, "black_ms": self.black_ms,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Foul:
-    side: str
-    article: str
-    ruleset: str
-    ply: int
-    message: str
-    event_id: str
-    waived: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {"article": self.article, "ruleset": self.ruleset, "ply": self.ply, "message": self.message,
-                "waived": self.waived}
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    result: str
-    article: str
-    ruleset: str
-    reason: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"result": self.result, "article": self.article, "ruleset": self.ruleset, "reason": self.reason}
-
-
-@dataclass(frozen=True, slots=True)
-class Misalignment:
-    """5.10: a piece standing between two points after a move."""
-
-    points: tuple[str, ...]
-    mover: str
-    stage: str  # "fix": the mover may still fix it (before the clock press); "designate": the opponent designates
-
-    def to_json(self) -> dict[str, Any]:
-        who = self.mover if self.stage == "fix" else other(self.mover)
-        return {"article": "5.10", "points": list(self.points), "stage": self.stage, "side": who}
-
-
-@dataclass(frozen=True, slots=True)
-class RepetitionAlert:
-    """A repeating cycle found live and told to the arbiter (23.2), waiting for the arbiter to confirm or overrule
-    the ruling it points to (`outcome`: loss, draw, must_vary or judgment, as the rules core's 棋例 rules it)."""
-
-    alert_id: str  # the AttentionNeeded's event id (an ArbiterDecision names it in `alert`)
-    ply: int
-    outcome: str
-    side: str | None
-    result: str | None
-    article: str
-    patterns: tuple[tuple[str, str], ...]
-    reason: str
-    # The cycle's moves as named (28): (ply as in MoveMade, side, ICCS, term); the arbiter may rename one.
-    terms: tuple[tuple[int, str, str, str], ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {"alert": self.alert_id, "ply": self.ply, "outcome": self.outcome, "side": self.side,
-                "result": self.result, "article": self.article, "patterns": dict(self.patterns),
-                "reason": self.reason,
-                "moves": [{"ply": p, "side": side, "iccs": m, "term": t} for p, side, m, t in self.terms]}
-
-
-def _pair(red: Any, black: Any) -> dict[str, Any]:
-    return {"red": red, "black": black}
-
-
-@dataclass(frozen=True)
-class GameState:
-    game_id: str
-    board_id: str
-    cfg: RuleConfig
-    red_player: str
-    black_player: str
-    recording_required: bool
-    started_at: int
-    start_fen: str
-    position: Position
-    squares: str
-    moves: tuple[MoveRecord, ...]
-    # History for 棋例 and the natural limit: hist_positions[i] is the position before hist_moves[i] (an arbiter
-    # setting a position that no move leads to starts a new history).
-    hist_positions: tuple[Position, ...]
-    hist_moves: tuple[Move, ...]
-    clock: ClockState
-    recording: RecordingState = field(default_factory=RecordingState)
-    touches_red: tuple[Touch, ...] = ()
-    touches_black: tuple[Touch, ...] = ()
-    adjust_red: frozenset[str] = frozenset()
-    adjust_black: frozenset[str] = frozenset()
-    fouls: tuple[Foul, ...] = ()
-    illegal_red: int = 0
-    illegal_black: int = 0
-    presses_red: int = 0  # presses without a move (8.1.7)
-    presses_black: int = 0
-    moved_red: bool = False  # moved since its last press
-    moved_black: bool = False
-    press_pending: tuple[str, str, int] | None = None  # (side, event id, time) of a press not yet matched
-    hand_seen_at: int | None = None  # first hand, lift or placing seen since the position last changed
-    arrived_red: bool = False
-    arrived_black: bool = False
-    offers_red: int = 0
-    offers_black: int = 0
-    offer_pending: str | None = None
-    last_offer: tuple[str, bool] | None = None  # (side, refused)
-    false_claims: tuple[tuple[str, int], ...] = ()  # (side, stage start) of false natural-limit claims
-    last_seen: str | None = None
-    attention: str | None = None
-    attention_side: str | None = None  # whose time it was when the board changed unexplained
-    ambiguous: tuple[Move, ...] = ()
-    misaligned: Misalignment | None = None
-    # Pieces reported between two points with the still board (one pair each), judged at its BoardStable.
-    misaligned_seen: tuple[tuple[str, ...], ...] = ()
-    # Pairs of points between which a piece may stand off-centre without a new question: its point was designated
-    # (5.10), the opponent moved on without designating (the accepted position stands), or an arbiter was told
-    # once of a displaced piece there. The camera keeps reporting such a piece; each pair is settled until a move
-    # leaves or reaches one of its points.
-    settled_points: frozenset[frozenset[str]] = frozenset()
-    nudges: tuple[tuple[str, str, int, str], ...] = ()  # (side, point, at, event id), judged at the BoardStable
-    vary_order: tuple[str, int] | None = None
-    vary_forced: bool = False  # the arbiter ordered the vary (26.4): the next repetition loses whatever its moves
-    repetition_pending: bool = False
-    # Position keys of the cycles already told to the arbiter (each cycle once, 23.2), and the alert still open.
-    repetition_alerted: frozenset[int] = frozenset()
-    repetition_alert: RepetitionAlert | None = None
-    # The natural-limit notices given in the current stretch without a capture: (the ply the stretch began at,
-    # 0 none, 1 coming due, 2 reached), and the notice still open (its AttentionNeeded's event id).
-    limit_noticed: tuple[int, int] = (0, 0)
-    limit_alert: str | None = None
-    result: Result | None = None
-    foul_just_given: str | None = None
-    out_count: int = 0
-    last_at: int = 0
-
-    # ---------------------------------------------------------------- reading
-    def touches(self, side: str) -> tuple[Touch, ...]:
-        return self.touches_red if side == "red" else self.touches_black
-
-    def adjust(self, side: str) -> frozenset[str]:
-        return self.adjust_red if side == "red" else self.adjust_black
-
-    def active_fouls(self, side: str) -> list[Foul]:
-        return [f for f in self.fouls if f.side == side and not f.waived]
-
-    @property
-    def legal(self) -> tuple[Move, ...]:
-        """The side to move's legal moves, listed when asked (the position keeps them once listed)."""
-        return tuple(self.position.legal_moves())
-
-    def obligation(self) -> Obligation | None:
-        return obligation(self.position, self.touches(self.position.side))
-
-    @property
-    def ply(self) -> int:
-        return len(self.moves)
-
-    def deadline(self) -> int | None:
-        """When (µs) the running side's time runs out (4.1.6) or its late-arrival limit passes (4.1.7), if nothing
-        happens before: the fold rules on a flag at the first input after it, so a service that wants the flag
-        ruled on time feeds an input at that moment. None when no clock runs or a result stands."""
-        c = self.clock
-        if self.result is not None or c.running is None or c.paused:
-            return None
-        flag = c.since + max(0, c.remaining(c.running, c.since)) * 1000
-        if not getattr(self, f"arrived_{c.running}"):
-            flag = min(flag, self.started_at + c.tc.late_forfeit_ms * 1000 + 1)
-        return flag
-
-    def to_json(self) -> dict[str, Any]:
-        """The state for the API and the web pages (also GET /api/games/<id>/state?seq=N)."""
-        at = self.last_at
-        side = self.position.side
-        pending: list[dict[str, Any]] = []
-        ob = self.obligation()
-        if ob is not None:
-            pending.append({"kind": "touch", "side": side, **ob.to_json()})
-        other_side = other(side)
-        if self.touches(other_side):
-            pending.append({"kind": "touch", "side": other_side, "article": "5.6",
-                            "text": "touched in the opponent's time: applies at its next move",
-                            "points": [t.point for t in self.touches(other_side)]})
-        if self.misaligned is not None:
-            pending.append({"kind": "designation", **self.misaligned.to_json()})
-        if self.ambiguous:
-            pending.append({"kind": "ambiguous", "moves": [m.iccs for m in self.ambiguous]})
-        if self.attention is not None:
-            pending.append({"kind": "attention", "reason": self.attention})
-        if insufficient_material(self.position):
-            pending.append({"kind": "material", "article": self.cfg.article("draw_material"),
-                            "text": "neither side has a piece that can attack: a draw for the arbiter to confirm"})
-        if self.repetition_pending or self.repetition_alert is not None:
-            rep: dict[str, Any] = {"kind": "repetition", "text": "the position has come round three times (待判局面): "
-                                                                 "a ruling may be asked"}
-            if self.repetition_alert is not None:
-                rep["alert"] = self.repetition_alert.to_json()
-            pending.append(rep)
-        if self.limit_alert is not None:
-            pending.append({"kind": "natural_limit", "alert": self.limit_alert, "reached": self.limit_noticed[1] >= 2,
-                            "article": self.cfg.article("draw_natural")})
-        if self.offer_pending is not None:
-            pending.append({"kind": "draw_offer", "side": self.offer_pending})
-        if self.press_pending is not None:
-            pending.append({"kind": "press_without_move", "side": self.press_pending[0], "article": "8.1.7"})
-        return {
-            "game_id": self.game_id,
-            "board_id": self.board_id,
-            "red_player": self.red_player,
-            "black_player": self.black_player,
-            "rules": self.cfg.to_json(),
-            "recording_required": self.recording_required,
-            "start_fen": self.start_fen,
-            "fen": self.position.fen(),
-            "side_to_move": side,
-            "ply": self.ply,
-            "moves": [m.to_json() for m in self.moves],
-            "clock": self.clock.to_json(at),
-            "red_ms": self.clock.remaining("red", at),
-            "black_ms": self.clock.remaining("black", at),
-            "fouls": _pair([f.to_json() for f in self.fouls if f.side == "red"],
-                           [f.to_json() for f in self.fouls if f.side == "black"]),
-            "illegal_moves": _pair(self.illegal_red, self.illegal_black),
-            "presses_without_move": _pair(self.presses_red, self.presses_black),
-            "draw_offers": _pair(self.offers_red, self.offers_black),
-            "recording": self.recording.to_json(),
-            "pending": pending,
-            "result": None if self.result is None else self.result.to_json(),
-            "at": at,
-        }
 
 
 # --------------------------------------------------------------------------------------------- starting
@@ -349,42 +163,42 @@ def start(event: Event) -> GameState:
     clock = ClockState.start(tc, event.occurred_at)
     if position.side == "black":
         clock = clock._with(running="black")
-    return GameState(
-        game_id=d["game_id"], board_id=event.board_id, cfg=cfg, red_player=d.get("red_player", ""),
-        black_player=d.get("black_player", ""), recording_required=bool(d.get("recording_required", False)),
-        started_at=event.occurred_at, start_fen=position.fen(), position=position, squares=position.squares(),
-        moves=(), hist_positions=(position,), hist_moves=(), clock=clock,
-        last_at=event.occurred_at,
-    )
+    setup = GameSetup(game_id=d["game_id"], board_id=event.board_id, cfg=cfg, red_player=d.get("red_player", ""),
+                      black_player=d.get("black_player", ""),
+                      recording_required=bool(d.get("recording_required", False)), started_at=event.occurred_at,
+                      start_fen=position.fen())
+    line = Line(position=position, squares=position.squares(), moves=(), hist_positions=(position,), hist_moves=())
+    return GameState(setup=setup, line=line, clock=clock, last_at=event.occurred_at)
 
 
-# --------------------------------------------------------------------------------------------- the fold step
+# --------------------------------------------------------------------------------------------- deciding
 
 
-class _Step:
-    """One application of an input: the state as it is being rebuilt, and the outputs so far (local only)."""
+class _GameOver(Exception):
+    """Raised once a decision has ended the game: the dispatcher stops deciding on this input (22.5)."""
+
+
+class _Decision:
+    """The decision on one input: the facts decided so far (and the state they give, which later decisions of the
+    same input read) and the outputs. Local to one input; the state values themselves never change."""
+
+    __slots__ = ("e", "facts", "fouled", "outs", "s", "t")
 
     def __init__(self, state: GameState, event: Event) -> None:
-        # A private copy that this step alone changes and then hands back as the next (frozen) state: one copy per
-        # input instead of one per field changed.
-        draft = object.__new__(GameState)
-        draft.__dict__.update(state.__dict__)
-        self.s = draft
+        self.s = state
         self.e = event
         self.t = event.occurred_at
+        self.facts: list[Fact] = []
         self.outs: list[Out] = []
         self.fouled: str | None = None
 
-    def set(self, **fields: Any) -> None:
-        d = self.s.__dict__
-        for k, v in fields.items():
-            if k not in d:
-                raise AttributeError(f"GameState has no field {k}")
-            d[k] = v
+    def record(self, fact: Fact) -> None:
+        self.facts.append(fact)
+        self.s = evolve(self.s, fact)
 
     # ---------------------------------------------------------------- outputs
     def emit(self, type_: str, **fields: Any) -> None:
-        self.outs.append(Out.of(type_, game_id=self.s.game_id, **fields))
+        self.outs.append(Out.of(type_, game_id=self.s.setup.game_id, **fields))
 
     def evidence(self) -> list[str]:
         """The input's event id, and the camera frame it was seen on where there is one (for the review page)."""
@@ -413,12 +227,11 @@ class _Step:
         return a
 
     def end(self, result: str, article: str, reason: str, *, rapid_rule: bool = False) -> None:
-        if self.s.result is not None:
-            return
+        """The game ends: the GameEnded fact and output, and no more decisions (`_GameOver` to the dispatcher)."""
         label = self.s.cfg.label(rapid_rule)
-        self.set(result=Result(result, article, label, reason), clock=self.s.clock.stop(self.t),
-                         offer_pending=None)
+        self.record(GameEnded(Result(result, article, label, reason), self.t))
         self.emit("GameEnded", result=result, article=article, reason=reason, ruleset=label)
+        raise _GameOver
 
     def lose(self, loser: str, concept: str, reason: str, *, rapid_rule: bool = False) -> None:
         self.end(loss_result(loser), self.art(concept), reason, rapid_rule=rapid_rule)
@@ -427,7 +240,7 @@ class _Step:
         """A foul (犯规): announced at once (8.2); the rule set's count of fouls loses (4.1.10; rapid two)."""
         s = self.s
         label = s.cfg.label(rapid_rule)
-        self.set(fouls=(*s.fouls, Foul(side, article, label, s.ply, message, self.e.event_id)))
+        self.record(FoulGiven(Foul(side, article, label, s.ply, message, self.e.event_id)))
         self.ruling("foul", side, article, message, rapid_rule=rapid_rule)
         self.fouled = side
         n = len(self.s.active_fouls(side))
@@ -436,64 +249,43 @@ class _Step:
                                                                          if s.cfg.rapid else ""),
                       rapid_rule=s.cfg.rapid)
 
-    # ---------------------------------------------------------------- state helpers
-    def set_touches(self, side: str, touches: tuple[Touch, ...]) -> None:
-        self.set(**{f"touches_{side}": touches})
+    def arrived(self, side: str) -> None:
+        """20.1: the side has shown it is at the board."""
+        if not self.s.sides[side].arrived:
+            self.record(Arrived(side))
 
-    def set_adjust(self, side: str, points: frozenset[str]) -> None:
-        self.set(**{f"adjust_{side}": points})
 
-    def set_flag(self, name: str, side: str, value: Any) -> None:
-        self.set(**{f"{name}_{side}": value})
+def _decided(state: GameState, event: Event) -> _Decision:
+    """The decision on one input, the one place where a result ends deciding (22.5)."""
+    d = _Decision(state, event)
+    if state.result is not None:
+        _after_result(d)
+    else:
+        try:
+            _check_time(d)
+            handler = _HANDLERS.get(event.type)
+            if handler is None:
+                d.attention(f"the referee takes no {event.type} as input; it was kept but changes nothing")
+            elif event.type == "Resigned":
+                _resigned(d, state.foul_just_given)
+            else:
+                handler(d)
+        except _GameOver:
+            pass  # 22.5: the result stands; whatever this input would still have caused is not decided
+    d.record(InputTaken(event.occurred_at, d.fouled if d.s.result is None else None, len(d.outs)))
+    return d
 
-    def get_flag(self, name: str, side: str) -> Any:
-        return getattr(self.s, f"{name}_{side}")
 
-    def set_position(self, position: Position, squares: str | None = None, **fields: Any) -> None:
-        """A new position on the board (a hand seen before it no longer counts), with any other `fields` changed in
-        the same step."""
-        self.set(position=position, squares=position.squares() if squares is None else squares, hand_seen_at=None,
-                 **fields)
-
-    def truncate(self, n: int) -> None:
-        """Take the game back to before ply n+1 (5.8.2 / 5.8.3 / 5.10 corrections)."""
-        s = self.s
-        cut = len(s.moves) - n
-        hist_keep = max(0, len(s.hist_moves) - cut)
-        rec = s.recording
-        rec = replace(rec, red_valid=frozenset(p for p in rec.red_valid if p <= n),
-                      black_valid=frozenset(p for p in rec.black_valid if p <= n))
-        self.set(moves=s.moves[:n], hist_moves=s.hist_moves[:hist_keep],
-                         hist_positions=s.hist_positions[: hist_keep + 1], recording=rec)
-        self.set_position(self.s.hist_positions[-1])
+def decide(state: GameState, event: Event) -> tuple[tuple[Fact, ...], tuple[Out, ...]]:
+    """The facts an input makes (for `evolve`, in order) and the outputs it causes; `state` is unchanged."""
+    d = _decided(state, event)
+    return tuple(d.facts), tuple(d.outs)
 
 
 def apply(state: GameState, event: Event) -> tuple[GameState, tuple[Out, ...]]:
-    """The next state of a game and the outputs an input event causes."""
-    st = _Step(state, event)
-    just_fouled = state.foul_just_given
-    d = st.s.__dict__  # the draft's bookkeeping, written directly (this runs for every input)
-    d["foul_just_given"] = None
-    if event.occurred_at > state.last_at:
-        d["last_at"] = event.occurred_at
-    if state.result is not None:
-        _after_result(st)
-    else:
-        _check_time(st)
-        if st.s.result is None:
-            handler = _HANDLERS.get(event.type)
-            if handler is None:
-                st.attention(f"the referee takes no {event.type} as input; it was kept but changes nothing")
-            elif event.type == "Resigned":
-                _resigned(st, just_fouled)
-            else:
-                handler(st)
-    if st.fouled is not None and st.s.result is None:
-        st.set(foul_just_given=st.fouled)
-    outs = tuple(st.outs)
-    if outs:
-        st.s.__dict__["out_count"] += len(outs)
-    return st.s, outs
+    """The next state of a game (its facts evolved) and the outputs an input event causes."""
+    d = _decided(state, event)
+    return d.s, tuple(d.outs)
 
 
 END_OF_INPUT = "EndOfInput"  # the type of the stand-in cause of what `finish` folds (never a real input)
@@ -514,21 +306,22 @@ def finish(state: GameState) -> tuple[GameState, tuple[Out, ...]]:
     event = Event(type=END_OF_INPUT, event_id=pending[1] if pending is not None else f"end-of-input:{state.game_id}",
                   board_id=state.board_id, source="referee", source_seq=0, occurred_at=state.last_at,
                   received_at=state.last_at, data={})
-    st = _Step(state, event)
-    _press_without_move(st)  # (a press waiting for the opponent's designation, 5.10, still waits)
-    if st.s.result is None:
-        _settle_nudges(st, moved=False)
-    if st.s.result is None:
-        _settle_misaligned(st)
-    outs = tuple(st.outs)
-    st.s.__dict__["out_count"] += len(outs)
-    return st.s, outs
+    d = _Decision(state, event)
+    try:
+        _press_without_move(d)  # (a press waiting for the opponent's designation, 5.10, still waits)
+        _settle_nudges(d, moved=False)
+        _settle_misaligned(d)
+    except _GameOver:
+        pass  # 22.5
+    if d.outs:
+        d.record(OutputsNumbered(len(d.outs)))
+    return d.s, tuple(d.outs)
 
 
 # --------------------------------------------------------------------------------------------- time
 
 
-def _check_time(st: _Step) -> None:
+def _check_time(st: _Decision) -> None:
     """Flag (4.1.6) and late arrival (20.1, 4.1.7), before the event itself counts."""
     s = st.s
     t = st.t
@@ -543,7 +336,7 @@ def _check_time(st: _Step) -> None:
         st.lose(flagged, "flag", f"{flagged}'s time ran out{period} (timeouts, {st.art('timeout_rule')})")
         return
     running = s.clock.running
-    late = running is not None and not s.clock.paused and not st.get_flag("arrived", running)
+    late = running is not None and not s.clock.paused and not s.sides[running].arrived
     if late and t - s.started_at > s.clock.tc.late_forfeit_ms * 1000:
         assert running is not None
         st.lose(running, "late", f"{running} did not arrive within {s.clock.tc.late_forfeit_ms // 60000} "
@@ -553,7 +346,7 @@ def _check_time(st: _Step) -> None:
 # --------------------------------------------------------------------------------------------- vision
 
 
-def _board_stable(st: _Step) -> None:
+def _board_stable(st: _Decision) -> None:
     squares = st.e.data["squares"]
     try:
         check_squares(squares)
@@ -563,39 +356,41 @@ def _board_stable(st: _Step) -> None:
     s = st.s
     if squares == s.last_seen:
         if not changes_of(s.squares, squares):
+            _set_right(st, squares)
             if s.press_pending is not None:
                 _press_without_move(st)
-            if s.misaligned is not None and s.misaligned.stage == "fix" and "?" not in squares:
-                st.set(misaligned=None)  # 5.10: the mover set the piece right before pressing the clock
-        if st.s.result is None:
-            _settle_nudges(st, moved=False)
-        if st.s.result is None:
-            _settle_misaligned(st)
+        _settle_nudges(st, moved=False)
+        _settle_misaligned(st)
         return
-    st.set(last_seen=squares)
+    st.record(BoardSeen(squares))
     ply = s.ply
     _judge_board(st, squares)
-    if st.s.result is None:
-        _settle_nudges(st, moved=st.s.ply != ply)
-    if st.s.result is None:
-        _settle_misaligned(st)
+    _settle_nudges(st, moved=st.s.ply != ply)
+    _settle_misaligned(st)
 
 
-def _judge_board(st: _Step, squares: str) -> None:
+def _set_right(st: _Decision, squares: str) -> None:
+    """5.10: the still board shows the piece the mover left between two points set right before the clock press."""
+    mis = st.s.misaligned
+    if mis is not None and mis.stage == "fix" and "?" not in squares:
+        st.record(MisalignmentOpen(None))
+
+
+def _judge_board(st: _Decision, squares: str) -> None:
     s = st.s
     inf = infer(s.position, s.squares, squares)
     if inf.kind == "unchanged":
+        _set_right(st, squares)
         if s.press_pending is not None:
             _press_without_move(st)
-        st.set(attention=None, ambiguous=())
-        if s.misaligned is not None and s.misaligned.stage == "fix" and "?" not in squares:
-            st.set(misaligned=None)  # 5.10: the mover set the piece right before pressing the clock
+        if st.s.attention is not None or st.s.ambiguous:
+            st.record(BoardFollowed())
         return
     if inf.kind == "move":
         _accept_move(st, inf.moves[0])
         return
     if inf.kind == "ambiguous":
-        st.set(ambiguous=inf.moves)
+        st.record(MovesAmbiguous(inf.moves))
         explained = any(all(m.to in pair for m in inf.moves) for pair in s.misaligned_seen)
         if s.misaligned is None and not explained:
             st.attention(f"board change is not one move: {inf.reason} ({'; '.join(inf.changes)}); an arbiter "
@@ -606,12 +401,12 @@ def _judge_board(st: _Step, squares: str) -> None:
         return
     reason = f"{inf.reason}: {'; '.join(inf.changes)}"
     if s.attention != reason:
-        st.set(attention=reason, attention_side=s.position.side)
+        st.record(BoardUnexplained(reason, s.position.side))
         st.attention(f"board change is no single legal move ({reason}); restore the position (5.8.2, 5.9) or "
                      f"send PositionRestored", fen=s.position.fen())
 
 
-def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:
+def _accept_move(st: _Decision, move: Move, *, designated: bool = False) -> None:
     """`designated`: the move stands because the opponent designated its point (5.10): however long that took,
     the mover's press already made is this move's."""
     s = st.s
@@ -621,7 +416,7 @@ def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:
         # 5.1-5.5: the touch obliges; the move stands only if it honours the obligation, so it is taken back.
         st.ruling("correction", side, ob.article,
                   f"{move.iccs} does not honour touch-move: {ob.text}; the move is to be taken back and replayed")
-        st.set_flag("moved", side, True)  # the press that follows is that attempt's, not a press without moving
+        st.record(SideMoved(side, True))  # the press that follows is that attempt's, not a press without moving
         return
     before = s.position
     try:
@@ -639,8 +434,6 @@ def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:
             # 8.1.7: the press came before the move was under way; the move, made in the opponent's time, still
             # stands and counts for that press.
             _press_without_move(st)
-            if st.s.result is not None:
-                return
             s = st.s
         # The press came before the camera saw the board still: the move belongs to that press.
         clock = clock.credit_move(side)
@@ -664,20 +457,11 @@ def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:
         misaligned = None
     if settled:  # a piece (or point) between settled points is in play again: a new question
         settled = frozenset(pair for pair in settled if move.frm not in pair and move.to not in pair)
-    # Everything a move changes, in one step (this runs for every move of every game). The side's touches and
-    # announced adjustments (5.1-5.6) end with its move.
-    st.set_position(
-        after, after_squares,
-        moves=(*s.moves, record), hist_positions=(*s.hist_positions, after), hist_moves=(*s.hist_moves, move),
-        clock=clock, press_pending=press_pending, attention=None, ambiguous=(), offer_pending=offer,
-        last_offer=last_offer, misaligned=misaligned, settled_points=settled,
-        **{f"moved_{side}": moved, f"arrived_{side}": True, f"touches_{side}": (), f"adjust_{side}": frozenset()},
-    )
+    st.record(MovePlayed(side, move, record, after, after_squares, clock, press_pending, moved, offer, last_offer,
+                         misaligned, settled))
     st.emit("MoveMade", ply=ply, side=side, iccs=move.iccs, wxf=record.wxf, chinese=record.chinese,
             fen_after=record.fen_after, red_ms=red_ms, black_ms=black_ms)
     _recording_after_move(st, side, ply)
-    if st.s.result is not None:
-        return
     # 4.1.1 / 4.1.2: no legal move for the side to move is a loss, checkmated or stalemated (困毙).
     if not after.has_legal_move():
         loser = after.side
@@ -687,8 +471,7 @@ def _accept_move(st: _Step, move: Move, *, designated: bool = False) -> None:
             st.lose(loser, "stalemate", f"{loser} has no legal move (困毙) after {move.iccs} ({record.chinese})")
         return
     _repetition(st)
-    if st.s.result is None:
-        _natural_limit_notice(st)
+    _natural_limit_notice(st)
 
 
 def _press_was_for_this_move(s: GameState, pressed_at: int, seen_at: int) -> bool:
@@ -716,7 +499,7 @@ def _repetition_count(s: GameState) -> int:
     return count
 
 
-def _repetition(st: _Step) -> None:
+def _repetition(st: _Decision) -> None:
     """After a move: a side told to vary (26.4) that completes the cycle once more loses (4.1.5 / 2011 4.1.7);
     a cycle not yet told to the arbiter is told (AttentionNeeded, `_alert_repetition`).
 
@@ -727,7 +510,8 @@ def _repetition(st: _Step) -> None:
     """
     s = st.s
     count = _repetition_count(s)
-    st.set(repetition_pending=count >= 3)
+    if s.repetition_pending != (count >= 3):
+        st.record(RepetitionCounted(count >= 3))
     if count < 3:
         return
     verdict = None
@@ -747,7 +531,7 @@ def _repetition(st: _Step) -> None:
     _alert_repetition(st, verdict)
 
 
-def _alert_repetition(st: _Step, verdict: RepetitionVerdict | None) -> None:
+def _alert_repetition(st: _Decision, verdict: RepetitionVerdict | None) -> None:
     """23.2: tell the arbiter of a repeating cycle, once per cycle: each side's moves named (25.2), the ruling
     the cycle points to and its articles. The game goes on until the arbiter confirms or overrules it."""
     s = st.s
@@ -766,7 +550,7 @@ def _alert_repetition(st: _Step, verdict: RepetitionVerdict | None) -> None:
         output_id(st.e.event_id, len(st.outs)), len(s.hist_moves), verdict.outcome, verdict.side, verdict.result,
         verdict.article, tuple((side, verdict.patterns.get(side, "")) for side in ("red", "black")),
         verdict.reason, tuple((first_ply + m.ply, m.side, m.move, m.term) for m in verdict.moves))
-    st.set(repetition_alerted=s.repetition_alerted | keys, repetition_alert=alert)
+    st.record(RepetitionAlerted(keys, alert))
     what = "confirm it or overrule it" if verdict.outcome != "judgment" else \
         "give a result, or order a side to vary (26.4)"
     st.emit("AttentionNeeded", reason=f"{alert_words(verdict)}. The arbiter may step in unasked "
@@ -775,7 +559,7 @@ def _alert_repetition(st: _Step, verdict: RepetitionVerdict | None) -> None:
             side=verdict.side, article=verdict.article, patterns=dict(verdict.patterns))
 
 
-def _natural_limit_notice(st: _Step) -> None:
+def _natural_limit_notice(st: _Decision) -> None:
     """23.3 / 4.2.4: tell the arbiter when the natural move limit (自然限着) is coming due and when it is reached,
     once each per stretch without a capture; the draw still waits for a claim or the arbiter's confirmation."""
     s = st.s
@@ -786,7 +570,7 @@ def _natural_limit_notice(st: _Step) -> None:
     stretch = len(s.hist_moves) - plies  # the same for every move of one stretch without a capture
     if began != stretch:  # a capture began a new stretch (or the game its first): an old notice is moot
         level = 0
-        st.set(limit_noticed=(stretch, 0), limit_alert=None)
+        st.record(LimitStretchBegun(stretch))
     # Rounds counted never exceed the rounds played (23.3 only takes checks off): a cheap gate before counting.
     due_from = max(0, limit - NATURAL_LIMIT_NOTICE_ROUNDS)
     if level >= 2 or plies // 2 < (limit if level == 1 else due_from):
@@ -800,7 +584,7 @@ def _natural_limit_notice(st: _Step) -> None:
     if new_level <= level:
         return
     alert_id = output_id(st.e.event_id, len(st.outs))
-    st.set(limit_noticed=(stretch, new_level), limit_alert=alert_id)
+    st.record(LimitNoticed(stretch, new_level, alert_id))
     article = st.art("draw_natural")
     if new_level == 2:
         st.emit("AttentionNeeded", reason=f"natural move limit (自然限着) reached: {count.reason}. A draw "
@@ -813,12 +597,12 @@ def _natural_limit_notice(st: _Step) -> None:
                 evidence=st.evidence(), kind="natural_limit", article=article)
 
 
-def _limit_action(st: _Step, action: str, note: str) -> None:
+def _limit_action(st: _Decision, action: str, note: str) -> None:
     """An arbiter's answer to a natural-limit notice: confirm (the draw, 4.2.4, if the count reaches the limit)
     or overrule (play goes on)."""
     s = st.s
     if action == "overrule":
-        st.set(limit_alert=None)
+        st.record(LimitAlertClosed())
         st.ruling("correction", None, st.art("draw_natural"),
                   note or f"the arbiter overrules the natural-limit notice{_claimed(st)}: play goes on")
         return
@@ -836,17 +620,17 @@ def _limit_action(st: _Step, action: str, note: str) -> None:
     if not count.reached:
         st.attention(f"the natural move limit is not reached: {count.reason}; nothing to confirm")
         return
-    st.set(limit_alert=None)
+    st.record(LimitAlertClosed())
     st.end("1/2-1/2", st.art("draw_natural"), f"natural move limit confirmed by the arbiter{_claimed(st)}: "
                                               f"{count.reason}")
 
 
-def _claimed(st: _Step) -> str:
+def _claimed(st: _Decision) -> str:
     who = st.e.data.get("claimed_by")
     return f" (claimed by {who})" if who else ""
 
 
-def _judge_pending(st: _Step, asked: str) -> None:
+def _judge_pending(st: _Decision, asked: str) -> None:
     """A ruling on the pending position was asked for: judge it with the rules core's 棋例 (24-29)."""
     s = st.s
     try:
@@ -858,7 +642,7 @@ def _judge_pending(st: _Step, asked: str) -> None:
         st.attention(f"a ruling on a pending position was asked ({asked}), but the position has not come round "
                      f"three times in a cycle: no pending position")
         return
-    st.set(repetition_alert=None)
+    st.record(RepetitionAlertChanged(None))
     what = f"pending position (待判局面): {verdict.reason}; red {verdict.patterns.get('red')}, " \
            f"black {verdict.patterns.get('black')}{_claimed(st)}"
     if verdict.outcome == "draw":
@@ -866,7 +650,7 @@ def _judge_pending(st: _Step, asked: str) -> None:
     elif verdict.outcome == "loss" and verdict.side is not None:
         st.end(loss_result(verdict.side), verdict.article, what)
     elif verdict.outcome == "must_vary" and verdict.side is not None:
-        st.set(vary_order=(verdict.side, len(s.hist_moves)), vary_forced=False)
+        st.record(VaryOrdered(verdict.side, len(st.s.hist_moves), False))
         st.ruling("obligation", verdict.side, verdict.article, f"{what}: {verdict.side} must vary its move")
     else:
         st.attention(f"{what} ({verdict.article}): the arbiter must judge")
@@ -877,7 +661,7 @@ SIGN_OFF = "sign_off"  # 9: the arbiter signs the scoresheet of an ended game (s
 TERMS = ("将", "杀", "捉", "闲")  # 28: check, mate threat, chase, idle
 
 
-def _repetition_action(st: _Step, action: str, article: str, note: str) -> None:
+def _repetition_action(st: _Decision, action: str, article: str, note: str) -> None:
     """An arbiter's answer to a repetition alert (23.2): confirm the ruling it points to, overrule it (play goes
     on), or order a side to vary (26.4, where the referee referred the cycle to the arbiter or the arbiter rules
     otherwise): that side then loses by 4.1.5 (2011: 4.1.7) if the cycle comes round once more."""
@@ -906,7 +690,7 @@ def _repetition_action(st: _Step, action: str, article: str, note: str) -> None:
                      f"not applied")
         return
     if action == "overrule":
-        st.set(repetition_alert=None)
+        st.record(RepetitionAlertChanged(None))
         was = f" (it pointed to {alert.outcome}{' for ' + alert.side if alert.side else ''}, {alert.article})" \
             if alert is not None else ""
         st.ruling("correction", None, article or st.art("pending_position"),
@@ -917,14 +701,15 @@ def _repetition_action(st: _Step, action: str, article: str, note: str) -> None:
         st.attention(f"ArbiterDecision vary needs the side that must vary (red or black), got {side!r}; not applied")
         return
     ruleset = s.cfg.ruleset
-    st.set(vary_order=(side, len(s.hist_moves)), vary_forced=True, repetition_alert=None)
+    st.record(VaryOrdered(side, len(s.hist_moves), True))
+    st.record(RepetitionAlertChanged(None))
     # The obligation is 26.4's (2011 24.3), whatever article the decision cites.
     st.ruling("obligation", side, ruling_article("must_vary", ruleset),
               note or f"the arbiter orders {side} to vary its move{_claimed(st)}: repeating the cycle once more "
                       f"loses ({ruling_article('not_varied', ruleset)})")
 
 
-def _reclassify(st: _Step, alert: RepetitionAlert, note: str) -> None:
+def _reclassify(st: _Decision, alert: RepetitionAlert, note: str) -> None:
     """The arbiter names one move of the cycle otherwise (28; e.g. 27.3's key defensive point makes a chase idle):
     the alert then points to the ruling of 24 / 26 on the terms so named, for the arbiter to confirm."""
     d = st.e.data
@@ -945,30 +730,30 @@ def _reclassify(st: _Step, alert: RepetitionAlert, note: str) -> None:
     outcome, loser, article, reason = ruling_for_terms(by_side, st.s.cfg.ruleset)
     result = loss_result(loser) if outcome == "loss" and loser else ("1/2-1/2" if outcome == "draw" else None)
     patterns = tuple((s_, pattern_of(by_side[s_])) for s_ in ("red", "black"))
-    st.set(repetition_alert=replace(alert, outcome=outcome, side=loser, result=result, article=article,
-                                    patterns=patterns, reason=reason, terms=tuple(terms)))
+    st.record(RepetitionAlertChanged(replace(alert, outcome=outcome, side=loser, result=result, article=article,
+                                                patterns=patterns, reason=reason, terms=tuple(terms))))
     named = ", ".join(f"{s_} {pat}" for s_, pat in patterns)
     st.ruling("correction", side, article,
               note or f"the arbiter names ply {p} ({side} {iccs}) {term}{_claimed(st)}: {named}; the cycle now "
                       f"points to: {reason} ({article}); confirm or overrule")
 
 
-def _confirm_alert(st: _Step, alert: RepetitionAlert, note: str) -> None:
+def _confirm_alert(st: _Decision, alert: RepetitionAlert, note: str) -> None:
     if alert.outcome == "judgment":
         st.attention(f"the repetition alert {alert.alert_id} leaves the ruling to the arbiter ({alert.article}): "
                      f"there is nothing to confirm; give a result, or order a side to vary (action vary)")
         return
-    st.set(repetition_alert=None)
+    st.record(RepetitionAlertChanged(None))
     what = f"pending position (待判局面), confirmed by the arbiter{_claimed(st)}: {alert.reason}; " + \
         ", ".join(f"{side} {pattern}" for side, pattern in alert.patterns) + (f"; {note}" if note else "")
     if alert.result is not None:
         st.end(alert.result, alert.article, what)  # 4.1.4 one-sided perpetual check; 4.2.3 a draw
     elif alert.outcome == "must_vary" and alert.side is not None:
-        st.set(vary_order=(alert.side, len(st.s.hist_moves)), vary_forced=False)
+        st.record(VaryOrdered(alert.side, len(st.s.hist_moves), False))
         st.ruling("obligation", alert.side, alert.article, f"{what}: {alert.side} must vary its move")
 
 
-def _illegal_move(st: _Step, move: Move, reason: str) -> None:
+def _illegal_move(st: _Decision, move: Move, reason: str) -> None:
     s = st.s
     side = s.position.side
     letter = s.position.piece_at(move.frm) or "?"
@@ -978,21 +763,19 @@ def _illegal_move(st: _Step, move: Move, reason: str) -> None:
         concept = "suicide" if cfg.ruleset == "cxa-2021" or "face" in reason else "illegal_loss"
         st.lose(side, concept, f"{side} {move.iccs}: {reason} (自杀)")
         return
-    n = st.get_flag("illegal", side) + 1
-    st.set_flag("illegal", side, n)
+    n = s.sides[side].illegal + 1
+    st.record(IllegalMoveCounted(side))
     text = f"{side} {move.iccs}: {reason}"
     if n >= cfg.illegal_moves_to_lose:
         level = "" if cfg.ruleset == "cxa-2011" else f" ({cfg.level} event: {cfg.illegal_moves_to_lose} lose)"
         st.lose(side, "illegal_loss", f"illegal move number {n}: {text}{level}")
         return
-    st.set_flag("moved", side, True)  # the press that follows belongs to this (illegal) move, not 8.1.7
+    st.record(SideMoved(side, True))  # the press that follows belongs to this (illegal) move, not 8.1.7
     st.foul(side, st.art("foul_illegal"), f"illegal move (first in a {cfg.level} event): {text}")
-    if st.s.result is not None:
-        return
     # 5.8.3: replay from that move; the piece already moved counts as touched (5.1).
     touch = Touch(move.frm, True, letter, st.t, st.e.event_id)
     if all(t.point != move.frm for t in st.s.touches(side)):
-        st.set_touches(side, (touch, *st.s.touches(side)))
+        st.record(Touched(side, touch, first=True))
     st.ruling("obligation", side, st.art("replay"),
               f"put the position back and replay ply {s.ply + 1}: the {letter} on {move.frm} counts as touched (5.1)")
 
@@ -1017,14 +800,15 @@ def _kings_face(squares: str) -> bool:
     return all(squares[i] == "." for i in range(lo + 9, hi, 9))
 
 
-def _recording_after_move(st: _Step, side: str, ply: int) -> None:
+def _recording_after_move(st: _Decision, side: str, ply: int) -> None:
     """7.1 / 7.2: settle advance entries; count the mover's unrecorded moves and give the fouls they are worth."""
     s = st.s
     rec = s.recording
     if len(s.hist_moves) == len(s.moves):  # entries are read against the history (cut by an arbiter's position)
         rec = check_waiting(rec, ply, s.hist_positions, s.hist_moves)
     if not s.recording_required:
-        st.set(recording=rec)
+        if rec is not s.recording:
+            st.record(RecordingChanged(rec))
         return
     cfg = s.cfg
     period = s.clock.period_index(side)
@@ -1035,16 +819,14 @@ def _recording_after_move(st: _Step, side: str, ply: int) -> None:
     missed = missing(rec, side, ply - 2, period)
     due = fouls_due(missed, consecutive_only=not cfg.recording_fouls_cap_at_eight)
     given = rec.fouls(side)
-    st.set(recording=with_fouls(rec, side, max(given, due)))
+    st.record(RecordingChanged(with_fouls(rec, side, max(given, due))))
     for _ in range(due - given):
         st.foul(side, st.art("foul_recording"),
                 f"{side}'s scoresheet misses {len(missed)} moves (plies {', '.join(map(str, missed[:12]))}"
                 f"{' ...' if len(missed) > 12 else ''}): every 4 one foul ({st.art('recording')})")
-        if st.s.result is not None:
-            return
 
 
-def _touch(st: _Step, side: str, point: str, source: str) -> None:
+def _touch(st: _Decision, side: str, point: str, source: str) -> None:
     s = st.s
     letter = s.position.piece_at(point)
     if letter is None:
@@ -1052,7 +834,7 @@ def _touch(st: _Step, side: str, point: str, source: str) -> None:
     if point in s.adjust(side) or any(t.point == point for t in s.touches(side)):
         return  # 5.6: announced adjustment; or already touched this turn
     touch = Touch(point, letter.isupper() == (side == "red"), letter, st.t, st.e.event_id)
-    st.set_touches(side, (*s.touches(side), touch))
+    st.record(Touched(side, touch))
     if side == s.position.side:
         position = s.position
     else:
@@ -1071,12 +853,12 @@ def _hand_side(s: GameState) -> str:
     return s.clock.running if s.clock.running is not None and s.press_pending is None else s.position.side
 
 
-def _lifted(st: _Step) -> None:
+def _lifted(st: _Decision) -> None:
     _hand_seen(st)
     _touch(st, _hand_side(st.s), st.e.data["point"], "lifted, seen by the camera")
 
 
-def _nudged(st: _Step) -> None:
+def _nudged(st: _Decision) -> None:
     """A piece pushed on its point. The camera reports it with the still board after the hand left, before the
     BoardStable of that moment: if that board shows a move, the contact was part of the move, which is complete
     (5.7); if it shows none, the nudge was a touch of the side whose time it is (5.1-5.5, 5.6 unless announced).
@@ -1085,36 +867,34 @@ def _nudged(st: _Step) -> None:
     side = _hand_side(st.s)
     if point in st.s.adjust(side):
         return  # 5.6: an announced adjustment
-    st.set(nudges=(*st.s.nudges, (side, point, st.t, st.e.event_id)))
+    st.record(Nudged((side, point, st.t, st.e.event_id)))
 
 
-def _settle_nudges(st: _Step, moved: bool) -> None:
+def _settle_nudges(st: _Decision, moved: bool) -> None:
     nudges = st.s.nudges
     if not nudges:
         return
-    st.set(nudges=())
+    st.record(NudgesJudged())
     if moved:
         return
     for side, point, _at, _eid in nudges:
         _touch(st, side, point, "nudged, seen by the camera")
-        if st.s.result is not None:
-            return
 
 
-def _touch_reported(st: _Step) -> None:
+def _touch_reported(st: _Decision) -> None:
     d = st.e.data
     side, point = d["side"], d["point"]
-    st.set_flag("arrived", side, True)
+    st.arrived(side)
     if d.get("adjust"):
         if side == st.s.position.side:
-            st.set_adjust(side, st.s.adjust(side) | {point})  # 5.6: announced, in own time: no touch
+            st.record(AdjustAnnounced(side, point))  # 5.6: announced, in own time: no touch
             return
         st.ruling("warning", side, st.art("adjust"),
                   f"{side} adjusted {point} in the opponent's time: that counts as touching (5.6)")
     _touch(st, side, point, "reported")
 
 
-def _misaligned(st: _Step) -> None:
+def _misaligned(st: _Decision) -> None:
     s = st.s
     points = tuple(st.e.data["points"])
     if frozenset(points) in s.settled_points:
@@ -1125,25 +905,23 @@ def _misaligned(st: _Step) -> None:
     # The camera reports it with the still board, before that board's BoardStable: the move it belongs to may be
     # the one that BoardStable shows. Judged there (`_settle_misaligned`); every piece so reported is kept.
     if points not in s.misaligned_seen:
-        st.set(misaligned_seen=(*s.misaligned_seen, points))
+        st.record(MisalignmentReported(points))
 
 
-def _settle_misaligned(st: _Step) -> None:
+def _settle_misaligned(st: _Decision) -> None:
     reported = st.s.misaligned_seen
     if reported:
-        st.set(misaligned_seen=())
+        st.record(MisalignmentsJudged())
     for points in reported:
-        if st.s.result is not None:
-            return
         if frozenset(points) not in st.s.settled_points:  # (settled meanwhile by the still board's move)
             _settle_one_misaligned(st, points)
 
 
-def _settle_one_misaligned(st: _Step, points: tuple[str, ...]) -> None:
+def _settle_one_misaligned(st: _Decision, points: tuple[str, ...]) -> None:
     if not st.s.ambiguous:
         half_way = _moves_left_half_way(st.s, points)
         if half_way:
-            st.set(ambiguous=half_way)
+            st.record(MovesAmbiguous(half_way))
     if st.s.ambiguous and all(m.to in points for m in st.s.ambiguous):
         # The piece just moved stands between two points and the camera cannot say which: 5.10.
         mover = st.s.position.side
@@ -1151,7 +929,7 @@ def _settle_one_misaligned(st: _Step, points: tuple[str, ...]) -> None:
         if mis.stage == "designate":
             _to_designation(st, mis)
         else:
-            st.set(misaligned=mis)
+            st.record(MisalignmentOpen(mis))
         return
     _misaligned_after(st, points)
 
@@ -1166,7 +944,7 @@ def _moves_left_half_way(s: GameState, points: tuple[str, ...]) -> tuple[Move, .
     return tuple(moves_between(s.position, s.squares, s.last_seen, a, b))
 
 
-def _misaligned_after(st: _Step, points: tuple[str, ...]) -> None:
+def _misaligned_after(st: _Decision, points: tuple[str, ...]) -> None:
     s = st.s
     if not s.moves:
         st.attention(f"a piece stands between {' and '.join(points)} before any move")
@@ -1181,13 +959,13 @@ def _misaligned_after(st: _Step, points: tuple[str, ...]) -> None:
     mover = last.side
     pressed = s.clock.running != mover
     if not pressed:
-        st.set(misaligned=Misalignment(points, mover, "fix"))
+        st.record(MisalignmentOpen(Misalignment(points, mover, "fix")))
         return
     _to_designation(st, Misalignment(points, mover, "designate"))
 
 
-def _to_designation(st: _Step, mis: Misalignment) -> None:
-    st.set(misaligned=mis)
+def _to_designation(st: _Decision, mis: Misalignment) -> None:
+    st.record(MisalignmentOpen(mis))
     opponent = other(mis.mover)
     st.ruling("obligation", opponent, st.art("designate"),
               f"a piece stands between {' and '.join(mis.points)} after {mis.mover}'s move and clock press: "
@@ -1197,18 +975,18 @@ def _to_designation(st: _Step, mis: Misalignment) -> None:
                                    f"{' and '.join(mis.points)} (rapid play-off rules)", rapid_rule=True)
 
 
-def _settle(st: _Step, points: Sequence[str]) -> None:
-    st.set(settled_points=st.s.settled_points | {frozenset(points)})
+def _settle(st: _Decision, points: Sequence[str]) -> None:
+    st.record(PointsSettled(frozenset(points)))
 
 
-def _designated(st: _Step) -> None:
+def _designated(st: _Decision) -> None:
     s = st.s
     point = st.e.data["point"]
     if s.ambiguous:
         chosen = [m for m in s.ambiguous if m.to == point]
         if len(chosen) == 1:
             points = s.misaligned.points if s.misaligned is not None else (chosen[0].frm, chosen[0].to)
-            st.set(misaligned=None)
+            st.record(MisalignmentOpen(None))
             _accept_move(st, chosen[0], designated=True)
             _settle(st, points)
             return
@@ -1220,7 +998,7 @@ def _designated(st: _Step) -> None:
         st.attention(f"PointDesignated {point} is not one of the candidate points {', '.join(mis.points)}")
         return
     last = s.moves[-1] if s.moves else None
-    st.set(misaligned=None, ambiguous=())
+    st.record(MisalignmentDesignated())
     _settle(st, mis.points)
     if last is None or last.side != mis.mover or last.move.to == point:
         return  # the camera's reading stands
@@ -1233,39 +1011,42 @@ def _designated(st: _Step) -> None:
         st.attention(f"designated point {point} would make {mis.mover}'s move {alternative.iccs} illegal")
         return
     # The move is replaced: a correction, then the MoveMade of the same ply again with the designated point.
-    st.truncate(s.ply - 1)
+    st.record(MovesTakenBack(st.s.ply - 1))
     st.ruling("correction", mis.mover, st.art("designate"),
               f"ply {last.ply} stands on {point} as designated: {last.move.iccs} becomes {alternative.iccs}")
     _accept_move(st, alternative, designated=True)
     _settle(st, mis.points)
-    st.set_flag("moved", mis.mover, False)  # its clock press has been made already
+    st.record(SideMoved(mis.mover, False))  # its clock press has been made already
 
 
 # --------------------------------------------------------------------------------------------- clock
 
 
-def _device(st: _Step) -> None:
+def _device(st: _Decision) -> None:
     d = st.e.data
-    st.set(clock=st.s.clock.with_device(d.get("red_ms"), d.get("black_ms"), st.t))
+    clock = st.s.clock
+    read = clock.with_device(d.get("red_ms"), d.get("black_ms"), st.t)
+    if read is not clock:
+        st.record(ClockChanged(read))
 
 
-def _check_drift(st: _Step) -> None:
+def _check_drift(st: _Decision) -> None:
     clock = st.s.clock
     drift = clock.drift(st.t)
     if drift is None:
         return
     tol = clock.tc.drift_tolerance_ms
     if drift > tol and not clock.drifting:
-        st.set(clock=clock._with(drifting=True))
+        st.record(ClockChanged(clock._with(drifting=True)))
         red, black = clock.remaining_both(st.t)
         st.ruling("warning", None, st.art("clock"),
                   f"the clock device and the model differ by {drift} ms (device red {clock.device_red_ms}, black "
                   f"{clock.device_black_ms}; model red {red}, black {black}): check the clock")
     elif drift <= tol and clock.drifting:
-        st.set(clock=clock._with(drifting=False))
+        st.record(ClockChanged(clock._with(drifting=False)))
 
 
-def _press_without_move(st: _Step) -> None:
+def _press_without_move(st: _Decision) -> None:
     """8.1.7: the clock pressed without a move (twice: 4.1.9; rapid play-off: at once; 2011: only a warning)."""
     s = st.s
     if s.press_pending is None:
@@ -1273,13 +1054,13 @@ def _press_without_move(st: _Step) -> None:
     side = s.press_pending[0]
     if s.ambiguous and s.misaligned is not None and s.misaligned.stage == "designate" and s.misaligned.mover == side:
         return  # 5.10: whether the press followed a move waits for the opponent's designation of the point
-    st.set(press_pending=None)
     if s.attention is not None:
         # The board is in a state the referee could not follow (AttentionNeeded): whether that press followed a
         # move cannot be known until an arbiter restores the position, so it is not ruled.
+        st.record(PressDropped(side, counted=False))
         return
-    n = st.get_flag("presses", side) + 1
-    st.set_flag("presses", side, n)
+    n = s.sides[side].presses + 1
+    st.record(PressDropped(side, counted=True))
     cfg = s.cfg
     limit = cfg.presses_to_lose
     if limit is None:
@@ -1292,9 +1073,9 @@ def _press_without_move(st: _Step) -> None:
     st.foul(side, st.art("foul_press"), f"{side} pressed the clock without having moved")
 
 
-def _clock_pressed(st: _Step) -> None:
+def _clock_pressed(st: _Decision) -> None:
     side = st.e.data["side"]
-    st.set_flag("arrived", side, True)
+    st.arrived(side)
     _device(st)
     s = st.s
     if s.clock.paused or s.clock.running != side:
@@ -1306,34 +1087,31 @@ def _clock_pressed(st: _Step) -> None:
         return
     if s.press_pending is not None:
         _press_without_move(st)  # the earlier press was never followed by a move
-        if st.s.result is not None:
-            return
         s = st.s
-    if st.get_flag("moved", side):
-        st.set(clock=s.clock.press(side, st.t).credit_move(side))
-        st.set_flag("moved", side, False)
+    if s.sides[side].moved:
+        st.record(PressAfterMove(side, s.clock.press(side, st.t).credit_move(side)))
         _check_drift(st)
     else:
-        st.set(clock=s.clock.press(side, st.t), press_pending=(side, st.e.event_id, st.t))
+        st.record(PressAwaitingMove(s.clock.press(side, st.t), (side, st.e.event_id, st.t)))
     mis = st.s.misaligned
     if mis is not None and mis.stage == "fix" and mis.mover == side:
         _to_designation(st, replace(mis, stage="designate"))
 
 
-def _clock_paused(st: _Step) -> None:
+def _clock_paused(st: _Decision) -> None:
     by = st.e.data["by"]
     _device(st)
-    st.set(clock=st.s.clock.pause(st.t))
+    st.record(ClockChanged(st.s.clock.pause(st.t)))
     if by != "arbiter":
         st.foul(by, st.art("foul_clock"), f"{by} stopped the clock without the arbiter's permission")
 
 
-def _clock_resumed(st: _Step) -> None:
+def _clock_resumed(st: _Decision) -> None:
     by = st.e.data["by"]
     _device(st)
     if not st.s.clock.paused:
         return
-    st.set(clock=st.s.clock.resume(st.t))
+    st.record(ClockChanged(st.s.clock.resume(st.t)))
     if by != "arbiter":
         st.foul(by, st.art("foul_clock"), f"{by} started the clock without the arbiter's permission")
 
@@ -1341,28 +1119,29 @@ def _clock_resumed(st: _Step) -> None:
 # --------------------------------------------------------------------------------------------- people
 
 
-def _scoresheet(st: _Step) -> None:
+def _scoresheet(st: _Decision) -> None:
     d = st.e.data
     s = st.s
     side, ply, text = d["side"], d["ply"], d["text"]
-    st.set_flag("arrived", side, True)
+    st.arrived(side)
     if len(s.hist_moves) != len(s.moves):
         # A position set by an arbiter cut the history: entries are checked against the moves we still have.
         rec = replace(s.recording, entries=(*s.recording.entries, (side, ply, text)))
-        st.set(recording=rec)
+        st.record(RecordingChanged(rec))
         return
     rec, why = add_entry(s.recording, side, ply, text, s.hist_positions, s.hist_moves)
-    st.set(recording=rec)
+    st.record(RecordingChanged(rec))
     if why is not None and s.recording_required:
         st.ruling("warning", side, st.art("illegible"),
                   f"{side}'s scoresheet entry for ply {ply} ({text!r}) {why}: it counts as not recorded",
                   ply=ply)
 
 
-def _draw_offered(st: _Step) -> None:
+def _draw_offered(st: _Decision) -> None:
     s = st.s
     side = st.e.data["side"]
-    st.set_flag("arrived", side, True)
+    st.arrived(side)
+    s = st.s
     opponent = other(side)
     if s.offer_pending == opponent:
         st.end("1/2-1/2", st.art("draw_agreement"), "both sides offered a draw: agreed")
@@ -1370,25 +1149,24 @@ def _draw_offered(st: _Step) -> None:
     if s.offer_pending == side:
         return  # the same offer again: it stands until answered (not withdrawn, 23.1)
     # 23.1 (2021: 22.1): offer after one's own move, before pressing the clock.
-    just_moved = bool(s.moves) and s.moves[-1].side == side and st.get_flag("moved", side)
+    just_moved = bool(s.moves) and s.moves[-1].side == side and s.sides[side].moved
     if not just_moved:
         st.ruling("warning", side, st.art("draw_offer_rule"),
                   f"{side} offered a draw out of order: an offer is made after one's own move and before pressing "
                   f"the clock")
-    n = st.get_flag("offers", side) + 1
-    st.set_flag("offers", side, n)
+    n = s.sides[side].offers + 1
     prev = s.last_offer
-    st.set(offer_pending=side, last_offer=(side, False))
+    st.record(DrawOffered(side))
     margin = s.cfg.draw_offer_foul_margin
     if margin is not None:
-        if n - st.get_flag("offers", opponent) >= margin:
-            st.foul(side, st.art("foul_draw_offers"),
-                    f"{side} has offered a draw {n} times against {st.get_flag('offers', opponent)}")
+        against = s.sides[opponent].offers
+        if n - against >= margin:
+            st.foul(side, st.art("foul_draw_offers"), f"{side} has offered a draw {n} times against {against}")
     elif prev is not None and prev[0] == side and prev[1]:
         st.foul(side, st.art("foul_draw_offers"), f"{side} offered a draw again after it was refused")
 
 
-def _draw_answered(st: _Step) -> None:
+def _draw_answered(st: _Decision) -> None:
     s = st.s
     side, accepted = st.e.data["side"], st.e.data["accepted"]
     if s.offer_pending != other(side):
@@ -1397,10 +1175,10 @@ def _draw_answered(st: _Step) -> None:
     if accepted:
         st.end("1/2-1/2", st.art("draw_agreement"), f"{other(side)} offered a draw and {side} accepted")
     else:
-        st.set(offer_pending=None, last_offer=(other(side), True))
+        st.record(DrawRefused(other(side)))
 
 
-def _natural_limit(st: _Step) -> None:
+def _natural_limit(st: _Decision) -> None:
     s = st.s
     side = st.e.data["side"]
     cfg = s.cfg
@@ -1415,39 +1193,36 @@ def _natural_limit(st: _Step) -> None:
         return
     # False claim (2021 8.1.4 / 4.1.11; 2011 9.1.4; rapid play-off: a loss).
     earlier = sum(1 for who, stage in s.false_claims if who == side and stage == count.stage_start)
-    st.set(false_claims=(*s.false_claims, (side, count.stage_start)))
+    st.record(FalseClaimMade(side, count.stage_start))
     to_lose = cfg.false_claims_to_lose
     if to_lose is not None and earlier + 1 >= to_lose:
         st.lose(side, "false_claim_loss",
                 f"false natural-limit claim number {earlier + 1} in this stage: {count.reason}", rapid_rule=cfg.rapid)
         return
     st.foul(side, st.art("foul_false_claim"), f"false natural-limit claim: {count.reason}")
-    if st.s.result is not None:
-        return
     clock = st.s.clock.settle(st.t).add(side, -cfg.false_claim_penalty_ms)
-    st.set(clock=clock)
+    st.record(ClockChanged(clock))
     st.ruling("correction", side, st.art("claim_rule"), f"five minutes taken off {side}'s clock for the false claim")
     if clock.remaining(side, st.t) <= 0:
         st.lose(side, "flag", f"the five-minute penalty for the false claim used up {side}'s time")
 
 
-def _resigned(st: _Step, just_fouled: str | None) -> None:
+def _resigned(st: _Decision, just_fouled: str | None) -> None:
     side = st.e.data["side"]
     s = st.s
     if just_fouled == side and s.cfg.ruleset == "cxa-2021":
         # 8.2: the offender resigned at once after the foul: the foul may be waived.
-        fouls = list(s.fouls)
+        fouls = s.fouls
         for i in range(len(fouls) - 1, -1, -1):
             if fouls[i].side == side and not fouls[i].waived:
-                fouls[i] = replace(fouls[i], waived=True)
-                st.set(fouls=tuple(fouls))
+                st.record(FoulWaived(i))
                 st.ruling("correction", side, st.art("waiver"),
                           f"{side} resigned at once after the foul ({fouls[i].article}): the foul is waived")
                 break
     st.lose(side, "resign", f"{side} resigned")
 
 
-def _foul_reported(st: _Step) -> None:
+def _foul_reported(st: _Decision) -> None:
     d = st.e.data
     if not d["article"]:
         st.attention("FoulReported without an article")
@@ -1455,7 +1230,7 @@ def _foul_reported(st: _Step) -> None:
     st.foul(d["side"], d["article"], d.get("note") or f"foul reported by the arbiter ({d['article']})")
 
 
-def _arbiter_decision(st: _Step) -> None:
+def _arbiter_decision(st: _Decision) -> None:
     d = st.e.data
     result, article, note = d["result"], d["article"], d.get("note") or ""
     action = d.get("action") or ""
@@ -1464,7 +1239,10 @@ def _arbiter_decision(st: _Step) -> None:
                      "stands (9); not applied")
         return
     if result in RESULTS:
-        st.set(repetition_alert=None, limit_alert=None)
+        if st.s.repetition_alert is not None:
+            st.record(RepetitionAlertChanged(None))
+        if st.s.limit_alert is not None:
+            st.record(LimitAlertClosed())
         st.end(result, article, note or f"arbiter's decision ({article}){_claimed(st)}")
         return
     if result:
@@ -1488,7 +1266,7 @@ def _arbiter_decision(st: _Step) -> None:
     if article.startswith("5.6"):
         # 5.6: obviously accidental contact is no touch: the arbiter clears the touches of the side to move.
         side = st.s.position.side
-        st.set_touches(side, ())
+        st.record(TouchesCleared(side))
         st.ruling("correction", side, article, note or f"{side}'s touches were accidental contact: no obligation")
         if st.s.last_seen is not None:
             _judge_board(st, st.s.last_seen)  # the board may show a move that the touches had held back
@@ -1496,7 +1274,7 @@ def _arbiter_decision(st: _Step) -> None:
     st.ruling("warning", None, article, note or f"arbiter's note ({article})")
 
 
-def _position_restored(st: _Step) -> None:
+def _position_restored(st: _Decision) -> None:
     d = st.e.data
     s = st.s
     article = d["article"] or st.art("restore")
@@ -1506,7 +1284,7 @@ def _position_restored(st: _Step) -> None:
         st.attention(f"PositionRestored with a bad FEN: {exc}")
         return
     tsq, tside = target.squares(), target.side
-    st.set(attention=None, ambiguous=(), last_seen=None)
+    st.record(BoardRestored())
     if tsq == s.squares and tside == s.position.side:
         return  # the accepted position, confirmed
     # 5.8.2: back to a position before the error (within five rounds): the later moves are cancelled.
@@ -1514,43 +1292,43 @@ def _position_restored(st: _Step) -> None:
         p = s.hist_positions[-1 - back]
         if p.squares() == tsq and p.side == tside:
             cancelled = [m.move.iccs for m in s.moves[-back:]]
-            st.truncate(s.ply - back)
-            st.set_touches(tside, ())  # 5.8.2: the side to move may choose any move
+            st.record(MovesTakenBack(s.ply - back))
+            st.record(TouchesCleared(tside))  # 5.8.2: the side to move may choose any move
+            # (the ply named is counted from the position restored to, as the ledger's rulings have it)
             st.ruling("correction", None, article,
-                      f"position restored to before ply {s.ply - back + 1}; cancelled: {' '.join(cancelled)}")
+                      f"position restored to before ply {st.s.ply - back + 1}; cancelled: {' '.join(cancelled)}")
             return
     for m in s.legal:  # the arbiter's position is one move on: that move was made
         if s.position.play(m).squares() == tsq and tside != s.position.side:
             _accept_move(st, m)
             return
-    st.set(hist_positions=(target,), hist_moves=())
-    st.set_position(target)
+    st.record(PositionSet(target))
     st.ruling("correction", None, article, f"position set by the arbiter: {target.fen()}")
 
 
-def _camera_fault(st: _Step) -> None:
+def _camera_fault(st: _Decision) -> None:
     st.attention(f"camera fault: {st.e.data.get('reason', '')}: watch this board")
 
 
-def _hand_entered(st: _Step) -> None:
+def _hand_entered(st: _Decision) -> None:
     # 20.1: a hand over the board in a side's own time shows that side is at the board.
     running = st.s.clock.running
     if running is not None:
-        st.set_flag("arrived", running, True)
+        st.arrived(running)
     _hand_seen(st)
 
 
-def _hand_seen(st: _Step) -> None:
+def _hand_seen(st: _Decision) -> None:
     """The first sign since the position last changed that a move may be under way (for 8.1.7's timing)."""
     if st.s.hand_seen_at is None:
-        st.set(hand_seen_at=st.t)
+        st.record(HandSeen(st.t))
 
 
-def _ignore(st: _Step) -> None:
+def _ignore(st: _Decision) -> None:
     return
 
 
-_HANDLERS: dict[str, Callable[[_Step], None]] = {
+_HANDLERS: dict[str, Callable[[_Decision], None]] = {
     "BoardStable": _board_stable,
     "PieceLifted": _lifted,
     "PieceNudged": _nudged,
@@ -1584,7 +1362,7 @@ _QUIET_AFTER_RESULT = frozenset({
 })
 
 
-def _after_result(st: _Step) -> None:
+def _after_result(st: _Decision) -> None:
     """22.5: once a result stands nothing changes it: no flag, no foul; a contradicting action is for an arbiter."""
     e = st.e
     if e.type in ("ClockPressed", "ClockPaused", "ClockResumed"):
@@ -1593,7 +1371,7 @@ def _after_result(st: _Step) -> None:
     if e.type == "ScoresheetEntry" and len(st.s.hist_moves) == len(st.s.moves):
         d = e.data
         rec, _ = add_entry(st.s.recording, d["side"], d["ply"], d["text"], st.s.hist_positions, st.s.hist_moves)
-        st.set(recording=rec)  # 7.3: filling in after the game is allowed
+        st.record(RecordingChanged(rec))  # 7.3: filling in after the game is allowed
         return
     if e.type in _QUIET_AFTER_RESULT or (e.type == "ArbiterDecision" and e.data.get("action") == SIGN_OFF):
         return  # 9: the arbiter's sign-off of the scoresheet comes after the result and changes nothing

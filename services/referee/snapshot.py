@@ -24,6 +24,10 @@ from xqarb.referee.version import FOLD_VERSION, RULESET_VERSIONS
 # Builtins a state holds besides what pickle writes by itself (tuples, dicts, strings, numbers, frozensets).
 _BUILTINS = frozenset({"set", "frozenset", "slice", "complex", "bytearray"})
 _PACKAGE = "xqarb."
+# The shape of the pickled state (game_state.py), beside the fold's version: a snapshot of another shape names
+# fields this code does not have, so it is refused like another version's and the game is folded again from its
+# inputs. 2: the state grouped into parts, one SideState per side.
+STATE_SHAPE = 2
 
 
 class SnapshotError(ValueError):
@@ -41,7 +45,7 @@ def _reduce_read_only(m: MappingProxyType) -> tuple[Any, tuple[dict[str, Any]]]:
 def header() -> bytes:
     """What a snapshot starts with: the versions of the code that made it (one line)."""
     rules = ",".join(f"{name}={v}" for name, v in sorted(RULESET_VERSIONS.items()))
-    return f"xqarb-snapshot fold={FOLD_VERSION} {rules}\n".encode()
+    return f"xqarb-snapshot fold={FOLD_VERSION} state={STATE_SHAPE} {rules}\n".encode()
 
 
 class _Pickler(pickle.Pickler):

@@ -35,7 +35,7 @@ def test_the_first_press_without_a_move_is_a_foul_and_the_game_goes_on(scenario)
     _, board, st = _ended(s)
     assert [(o.type, o.data["kind"], o.data["side"], o.data["article"]) for o in st.outputs] == [
         ("Ruling", "foul", "black", "8.1.7")]
-    assert board.game.result is None and board.game.presses_black == 1
+    assert board.game.result is None and board.game.sides["black"].presses == 1
 
 
 def test_a_nudge_not_yet_judged_is_a_touch_at_the_end_of_the_input_5_1(scenario):
