@@ -362,9 +362,8 @@ def _board_stable(st: _Decision) -> None:
         _settle_nudges(st, moved=False)
         _settle_misaligned(st)
         return
-    st.record(BoardSeen(squares))
     ply = s.ply
-    _judge_board(st, squares)
+    _judge_board(st, squares, seen=True)
     _settle_nudges(st, moved=st.s.ply != ply)
     _settle_misaligned(st)
 
@@ -376,18 +375,22 @@ def _set_right(st: _Decision, squares: str) -> None:
         st.record(MisalignmentOpen(None))
 
 
-def _judge_board(st: _Decision, squares: str) -> None:
+def _judge_board(st: _Decision, squares: str, *, seen: bool = False) -> None:
+    """What a still board shows against the accepted position. `seen`: it is a new board from the camera (kept as
+    the board last seen; with a move, as part of the move's fact)."""
     s = st.s
     inf = infer(s.position, s.squares, squares)
+    if inf.kind == "move":
+        _accept_move(st, inf.moves[0], seen=squares if seen else None)
+        return
+    if seen:
+        st.record(BoardSeen(squares))
     if inf.kind == "unchanged":
         _set_right(st, squares)
         if s.press_pending is not None:
             _press_without_move(st)
         if st.s.attention is not None or st.s.ambiguous:
             st.record(BoardFollowed())
-        return
-    if inf.kind == "move":
-        _accept_move(st, inf.moves[0])
         return
     if inf.kind == "ambiguous":
         st.record(MovesAmbiguous(inf.moves))
@@ -406,13 +409,15 @@ def _judge_board(st: _Decision, squares: str) -> None:
                      f"send PositionRestored", fen=s.position.fen())
 
 
-def _accept_move(st: _Decision, move: Move, *, designated: bool = False) -> None:
+def _accept_move(st: _Decision, move: Move, *, designated: bool = False, seen: str | None = None) -> None:
     """`designated`: the move stands because the opponent designated its point (5.10): however long that took,
-    the mover's press already made is this move's."""
+    the mover's press already made is this move's. `seen`: the camera's still board that shows the move."""
     s = st.s
     side = s.position.side
     ob = unmet_obligation(s.position, s.touches(side), move)
     if ob is not None:
+        if seen is not None:
+            st.record(BoardSeen(seen))
         # 5.1-5.5: the touch obliges; the move stands only if it honours the obligation, so it is taken back.
         st.ruling("correction", side, ob.article,
                   f"{move.iccs} does not honour touch-move: {ob.text}; the move is to be taken back and replayed")
@@ -422,6 +427,8 @@ def _accept_move(st: _Decision, move: Move, *, designated: bool = False) -> None
     try:
         after = before.play(move)
     except IllegalMove as exc:  # pragma: no cover - infer() only offers legal moves
+        if seen is not None:
+            st.record(BoardSeen(seen))
         st.attention(f"move {move.iccs} rejected by the rules core: {exc}")
         return
     ply = s.ply + 1
@@ -433,6 +440,9 @@ def _accept_move(st: _Decision, move: Move, *, designated: bool = False) -> None
         if not designated and not _press_was_for_this_move(s, press_pending[2], t):
             # 8.1.7: the press came before the move was under way; the move, made in the opponent's time, still
             # stands and counts for that press.
+            if seen is not None:
+                st.record(BoardSeen(seen))  # (apart from the move: the press is ruled on first)
+                seen = None
             _press_without_move(st)
             s = st.s
         # The press came before the camera saw the board still: the move belongs to that press.
@@ -458,7 +468,7 @@ def _accept_move(st: _Decision, move: Move, *, designated: bool = False) -> None
     if settled:  # a piece (or point) between settled points is in play again: a new question
         settled = frozenset(pair for pair in settled if move.frm not in pair and move.to not in pair)
     st.record(MovePlayed(side, move, record, after, after_squares, clock, press_pending, moved, offer, last_offer,
-                         misaligned, settled))
+                         misaligned, settled, seen))
     st.emit("MoveMade", ply=ply, side=side, iccs=move.iccs, wxf=record.wxf, chinese=record.chinese,
             fen_after=record.fen_after, red_ms=red_ms, black_ms=black_ms)
     _recording_after_move(st, side, ply)

@@ -16,11 +16,14 @@ from xqarb.referee.clock import ClockState
 from xqarb.referee.game_state import (
     Foul,
     GameState,
+    Line,
     Misalignment,
     MoveRecord,
     RepetitionAlert,
     Result,
+    Sides,
     SideState,
+    Watch,
     but,
 )
 from xqarb.referee.recording import RecordingState
@@ -80,6 +83,7 @@ class MovePlayed:
     last_offer: tuple[str, bool] | None
     misaligned: Misalignment | None
     settled_points: frozenset[frozenset[str]]
+    seen: str | None = None  # the camera's still board that showed the move (None: not from a still board)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,8 +294,12 @@ Fact = Any  # one of the classes above
 # --------------------------------------------------------------------------------------------- evolve
 
 
+def _sides(s: GameState, side: str, **changes: Any) -> Sides:
+    return s.sides.with_side(side, but(s.sides[side], **changes))
+
+
 def _side(s: GameState, side: str, **changes: Any) -> GameState:
-    return but(s, sides=s.sides.with_side(side, but(s.sides[side], **changes)))
+    return but(s, sides=_sides(s, side, **changes))
 
 
 def _watch(s: GameState, **changes: Any) -> GameState:
@@ -303,7 +311,9 @@ def _claims(s: GameState, **changes: Any) -> GameState:
 
 
 def _input_taken(s: GameState, f: InputTaken) -> GameState:
-    return but(s, last_at=max(s.last_at, f.at), foul_just_given=f.fouled, out_count=s.out_count + f.outputs)
+    # (every input ends with this: built field by field, without `but`'s copy of the fields into a dict)
+    return GameState(s.setup, s.line, s.clock, s.sides, s.recording, s.fouls, s.watch, s.claims, s.result,
+                     f.fouled, s.out_count + f.outputs, f.at if f.at > s.last_at else s.last_at)
 
 
 def _outputs_numbered(s: GameState, f: OutputsNumbered) -> GameState:
@@ -325,26 +335,27 @@ def _foul_waived(s: GameState, f: FoulWaived) -> GameState:
     return but(s, fouls=tuple(fouls))
 
 
-def _new_position(s: GameState, line: Any, **watch: Any) -> GameState:
-    """A new position on the board: a hand seen before it no longer counts."""
-    return but(s, line=line, watch=but(s.watch, hand_seen_at=None, **watch))
+def _new_position(s: GameState, line: Line, **changes: Any) -> GameState:
+    """A new position on the board (a hand seen before it no longer counts), with any other `changes`."""
+    return but(s, line=line, watch=but(s.watch, hand_seen_at=None), **changes)
 
 
 def _move_played(s: GameState, f: MovePlayed) -> GameState:
     # Everything a move changes, in one copy of each part (this runs for every move of every game). The side's
     # touches and announced adjustments (5.1-5.6) end with its move.
     line = s.line
-    line = type(line)(f.position, f.squares, (*line.moves, f.record), (*line.hist_positions, f.position),
-                      (*line.hist_moves, f.move))
+    line = Line(f.position, f.squares, (*line.moves, f.record), (*line.hist_positions, f.position),
+                (*line.hist_moves, f.move))
     mover = s.sides[f.side]
     sides = s.sides.with_side(f.side, SideState((), frozenset(), mover.illegal, mover.presses, f.moved, True,
                                                 mover.offers))
     claims = s.claims
     if claims.offer_pending != f.offer_pending or claims.last_offer != f.last_offer:
         claims = but(claims, offer_pending=f.offer_pending, last_offer=f.last_offer)
-    watch = but(s.watch, hand_seen_at=None, attention=None, ambiguous=(), misaligned=f.misaligned,
-                settled_points=f.settled_points)
-    return but(s, line=line, clock=f.clock, press_pending=f.press_pending, sides=sides, claims=claims, watch=watch)
+    w = s.watch
+    watch = Watch(w.last_seen if f.seen is None else f.seen, None, None, w.attention_side, (), f.misaligned,
+                  w.misaligned_seen, f.settled_points, w.nudges, f.press_pending)
+    return but(s, line=line, clock=f.clock, sides=sides, claims=claims, watch=watch)
 
 
 def _moves_taken_back(s: GameState, f: MovesTakenBack) -> GameState:
@@ -357,13 +368,13 @@ def _moves_taken_back(s: GameState, f: MovesTakenBack) -> GameState:
                   black_valid=frozenset(p for p in rec.black_valid if p <= n))
     positions = line.hist_positions[: hist_keep + 1]
     position = positions[-1]
-    new_line = type(line)(position, position.squares(), line.moves[:n], positions, line.hist_moves[:hist_keep])
-    return but(_new_position(s, new_line), recording=rec)
+    new_line = Line(position, position.squares(), line.moves[:n], positions, line.hist_moves[:hist_keep])
+    return _new_position(s, new_line, recording=rec)
 
 
 def _position_set(s: GameState, f: PositionSet) -> GameState:
     p = f.position
-    return _new_position(s, type(s.line)(p, p.squares(), s.line.moves, (p,), ()))
+    return _new_position(s, Line(p, p.squares(), s.line.moves, (p,), ()))
 
 
 def _touched(s: GameState, f: Touched) -> GameState:
@@ -392,17 +403,16 @@ def _illegal_counted(s: GameState, f: IllegalMoveCounted) -> GameState:
 
 
 def _press_after_move(s: GameState, f: PressAfterMove) -> GameState:
-    return but(_side(s, f.side, moved=False), clock=f.clock)
+    return but(s, sides=_sides(s, f.side, moved=False), clock=f.clock)
 
 
 def _press_awaiting_move(s: GameState, f: PressAwaitingMove) -> GameState:
-    return but(s, clock=f.clock, press_pending=f.pending)
+    return but(s, clock=f.clock, watch=but(s.watch, press_pending=f.pending))
 
 
 def _press_dropped(s: GameState, f: PressDropped) -> GameState:
-    if f.counted:
-        s = _side(s, f.side, presses=s.sides[f.side].presses + 1)
-    return but(s, press_pending=None)
+    sides = _sides(s, f.side, presses=s.sides[f.side].presses + 1) if f.counted else s.sides
+    return but(s, sides=sides, watch=but(s.watch, press_pending=None))
 
 
 def _clock_changed(s: GameState, f: ClockChanged) -> GameState:
@@ -410,8 +420,8 @@ def _clock_changed(s: GameState, f: ClockChanged) -> GameState:
 
 
 def _draw_offered(s: GameState, f: DrawOffered) -> GameState:
-    s = _side(s, f.side, offers=s.sides[f.side].offers + 1)
-    return _claims(s, offer_pending=f.side, last_offer=(f.side, False))
+    return but(s, sides=_sides(s, f.side, offers=s.sides[f.side].offers + 1),
+               claims=but(s.claims, offer_pending=f.side, last_offer=(f.side, False)))
 
 
 def _draw_refused(s: GameState, f: DrawRefused) -> GameState:

@@ -200,6 +200,7 @@ class Watch:
     # leaves or reaches one of its points.
     settled_points: frozenset[frozenset[str]] = frozenset()
     nudges: tuple[tuple[str, str, int, str], ...] = ()  # (side, point, at, event id), judged at the BoardStable
+    press_pending: tuple[str, str, int] | None = None  # (side, event id, time) of a press not yet matched
 
 
 @dataclass(frozen=True)
@@ -245,7 +246,6 @@ class GameState:
     fouls: tuple[Foul, ...] = ()
     watch: Watch = _NO_WATCH
     claims: Claims = _NO_CLAIMS
-    press_pending: tuple[str, str, int] | None = None  # (side, event id, time) of a press not yet matched
     result: Result | None = None
     foul_just_given: str | None = None
     out_count: int = 0
@@ -273,6 +273,7 @@ class GameState:
     misaligned_seen = _forward("watch.misaligned_seen")
     settled_points = _forward("watch.settled_points")
     nudges = _forward("watch.nudges")
+    press_pending = _forward("watch.press_pending")
     offer_pending = _forward("claims.offer_pending")
     last_offer = _forward("claims.last_offer")
     false_claims = _forward("claims.false_claims")
