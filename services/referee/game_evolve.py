@@ -4,13 +4,17 @@ The decider (game.py) turns an input into facts (what happened, in the rules' te
 one fact to the state and returns the next state, never changing the one it was given. A fact carries what was
 decided (a foul with its article, a move with the clocks after it); `evolve` only puts it in its place, so
 folding the facts of an input over the state before it gives the state after it.
+
+Facts are named tuples: immutable, and cheap to make (every input makes at least one; a frozen dataclass costs
+several times more to build). A fact is told by its class (`evolve` dispatches on it), never by comparing it with
+a fact of another class.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from xqarb.referee.clock import ClockState
 from xqarb.referee.game_state import (
@@ -33,8 +37,7 @@ from xqarb.referee.touch import Touch
 # --------------------------------------------------------------------------------------------- facts
 
 
-@dataclass(frozen=True, slots=True)
-class InputTaken:
+class InputTaken(NamedTuple):
     """The bookkeeping of one input: its time, the side fouled by it (for 8.2's waiver at the next input), the
     outputs it caused (they are numbered in the game)."""
 
@@ -43,31 +46,26 @@ class InputTaken:
     outputs: int
 
 
-@dataclass(frozen=True, slots=True)
-class OutputsNumbered:
+class OutputsNumbered(NamedTuple):
     """Outputs about the game that took its output numbers without an input of its own fold."""
 
     outputs: int
 
 
-@dataclass(frozen=True, slots=True)
-class GameEnded:
+class GameEnded(NamedTuple):
     result: Result
     at: int  # the clock stops then
 
 
-@dataclass(frozen=True, slots=True)
-class FoulGiven:
+class FoulGiven(NamedTuple):
     foul: Foul
 
 
-@dataclass(frozen=True, slots=True)
-class FoulWaived:
+class FoulWaived(NamedTuple):
     index: int  # in `fouls`
 
 
-@dataclass(frozen=True, slots=True)
-class MovePlayed:
+class MovePlayed(NamedTuple):
     """A move accepted: the position after it, its record, and what it settles (an offer refused, a question of
     5.10 lapsed, a press matched)."""
 
@@ -86,206 +84,170 @@ class MovePlayed:
     seen: str | None = None  # the camera's still board that showed the move (None: not from a still board)
 
 
-@dataclass(frozen=True, slots=True)
-class MovesTakenBack:
+class MovesTakenBack(NamedTuple):
     keep: int  # the plies that stand (5.8.2 / 5.8.3 / 5.10 corrections)
 
 
-@dataclass(frozen=True, slots=True)
-class PositionSet:
+class PositionSet(NamedTuple):
     """An arbiter's position that no move leads to: a new history starts."""
 
     position: Position
 
 
-@dataclass(frozen=True, slots=True)
-class Touched:
+class Touched(NamedTuple):
     side: str
     touch: Touch
     first: bool = False  # listed before the earlier touches (5.8.3: the piece of an illegal move)
 
 
-@dataclass(frozen=True, slots=True)
-class TouchesCleared:
+class TouchesCleared(NamedTuple):
     side: str
 
 
-@dataclass(frozen=True, slots=True)
-class AdjustAnnounced:
+class AdjustAnnounced(NamedTuple):
     side: str
     point: str
 
 
-@dataclass(frozen=True, slots=True)
-class Arrived:
+class Arrived(NamedTuple):
     side: str
 
 
-@dataclass(frozen=True, slots=True)
-class SideMoved:
+class SideMoved(NamedTuple):
     """Whether the side's next press follows a move of its own (8.1.7)."""
 
     side: str
     moved: bool
 
 
-@dataclass(frozen=True, slots=True)
-class IllegalMoveCounted:
+class IllegalMoveCounted(NamedTuple):
     side: str
 
 
-@dataclass(frozen=True, slots=True)
-class PressAfterMove:
+class PressAfterMove(NamedTuple):
     side: str
     clock: ClockState
 
 
-@dataclass(frozen=True, slots=True)
-class PressAwaitingMove:
+class PressAwaitingMove(NamedTuple):
     clock: ClockState
     pending: tuple[str, str, int]
 
 
-@dataclass(frozen=True, slots=True)
-class PressDropped:
+class PressDropped(NamedTuple):
     """A press never followed by a move, ruled on (`counted`, 8.1.7) or not (the board could not be followed)."""
 
     side: str
     counted: bool
 
 
-@dataclass(frozen=True, slots=True)
-class ClockChanged:
+class ClockChanged(NamedTuple):
     clock: ClockState
 
 
-@dataclass(frozen=True, slots=True)
-class DrawOffered:
+class DrawOffered(NamedTuple):
     side: str
 
 
-@dataclass(frozen=True, slots=True)
-class DrawRefused:
+class DrawRefused(NamedTuple):
     offered_by: str
 
 
-@dataclass(frozen=True, slots=True)
-class FalseClaimMade:
+class FalseClaimMade(NamedTuple):
     side: str
     stage: int
 
 
-@dataclass(frozen=True, slots=True)
-class RecordingChanged:
+class RecordingChanged(NamedTuple):
     recording: RecordingState
 
 
-@dataclass(frozen=True, slots=True)
-class BoardSeen:
+class BoardSeen(NamedTuple):
     squares: str
 
 
-@dataclass(frozen=True, slots=True)
-class HandSeen:
+class HandSeen(NamedTuple):
     at: int
 
 
-@dataclass(frozen=True, slots=True)
-class BoardFollowed:
+class BoardFollowed(NamedTuple):
     """The still board shows the accepted position: no question about it is open."""
 
 
-@dataclass(frozen=True, slots=True)
-class BoardRestored:
+class BoardRestored(NamedTuple):
     """An arbiter restored the board: no question about it is open, and the camera's last board is forgotten."""
 
 
-@dataclass(frozen=True, slots=True)
-class BoardUnexplained:
+class BoardUnexplained(NamedTuple):
     reason: str
     side: str  # whose time it was
 
 
-@dataclass(frozen=True, slots=True)
-class MovesAmbiguous:
+class MovesAmbiguous(NamedTuple):
     moves: tuple[Move, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class MisalignmentOpen:
+class MisalignmentOpen(NamedTuple):
     """A 5.10 question opened or moved on a stage (None: answered)."""
 
     misalignment: Misalignment | None
 
 
-@dataclass(frozen=True, slots=True)
-class MisalignmentDesignated:
+class MisalignmentDesignated(NamedTuple):
     """The opponent designated the point (5.10): the question and the moves it left open are answered."""
 
 
-@dataclass(frozen=True, slots=True)
-class MisalignmentReported:
+class MisalignmentReported(NamedTuple):
     points: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class MisalignmentsJudged:
+class MisalignmentsJudged(NamedTuple):
     """The reports kept for the still board were judged."""
 
 
-@dataclass(frozen=True, slots=True)
-class PointsSettled:
+class PointsSettled(NamedTuple):
     points: frozenset[str]
 
 
-@dataclass(frozen=True, slots=True)
-class Nudged:
+class Nudged(NamedTuple):
     nudge: tuple[str, str, int, str]  # (side, point, at, event id)
 
 
-@dataclass(frozen=True, slots=True)
-class NudgesJudged:
-    pass
+class NudgesJudged(NamedTuple):
+    """The nudges kept for the still board were judged."""
 
 
-@dataclass(frozen=True, slots=True)
-class RepetitionCounted:
+class RepetitionCounted(NamedTuple):
     pending: bool  # the position stands for the third time (待判局面)
 
 
-@dataclass(frozen=True, slots=True)
-class RepetitionAlerted:
+class RepetitionAlerted(NamedTuple):
     keys: frozenset[int]
     alert: RepetitionAlert
 
 
-@dataclass(frozen=True, slots=True)
-class RepetitionAlertChanged:
+class RepetitionAlertChanged(NamedTuple):
     alert: RepetitionAlert | None  # None: closed
 
 
-@dataclass(frozen=True, slots=True)
-class VaryOrdered:
+class VaryOrdered(NamedTuple):
     side: str
     at: int  # hist_moves' length when ordered
     forced: bool  # by the arbiter (26.4)
 
 
-@dataclass(frozen=True, slots=True)
-class LimitStretchBegun:
+class LimitStretchBegun(NamedTuple):
     stretch: int
 
 
-@dataclass(frozen=True, slots=True)
-class LimitNoticed:
+class LimitNoticed(NamedTuple):
     stretch: int
     level: int
     alert: str
 
 
-@dataclass(frozen=True, slots=True)
-class LimitAlertClosed:
-    pass
+class LimitAlertClosed(NamedTuple):
+    """The natural-limit notice was answered."""
 
 
 Fact = Any  # one of the classes above
@@ -299,45 +261,45 @@ def _sides(s: GameState, side: str, **changes: Any) -> Sides:
 
 
 def _side(s: GameState, side: str, **changes: Any) -> GameState:
-    return but(s, sides=_sides(s, side, **changes))
+    return s._replace(sides=_sides(s, side, **changes))
 
 
 def _watch(s: GameState, **changes: Any) -> GameState:
-    return but(s, watch=but(s.watch, **changes))
+    return s._replace(watch=but(s.watch, **changes))
 
 
 def _claims(s: GameState, **changes: Any) -> GameState:
-    return but(s, claims=but(s.claims, **changes))
+    return s._replace(claims=but(s.claims, **changes))
 
 
 def _input_taken(s: GameState, f: InputTaken) -> GameState:
-    # (every input ends with this: built field by field, without `but`'s copy of the fields into a dict)
+    # (every input ends with this: built positionally, without `_replace`'s pass over the fields)
     return GameState(s.setup, s.line, s.clock, s.sides, s.recording, s.fouls, s.watch, s.claims, s.result,
                      f.fouled, s.out_count + f.outputs, f.at if f.at > s.last_at else s.last_at)
 
 
 def _outputs_numbered(s: GameState, f: OutputsNumbered) -> GameState:
-    return but(s, out_count=s.out_count + f.outputs)
+    return s._replace(out_count=s.out_count + f.outputs)
 
 
 def _game_ended(s: GameState, f: GameEnded) -> GameState:
     claims = s.claims if s.claims.offer_pending is None else but(s.claims, offer_pending=None)
-    return but(s, result=f.result, clock=s.clock.stop(f.at), claims=claims)
+    return s._replace(result=f.result, clock=s.clock.stop(f.at), claims=claims)
 
 
 def _foul_given(s: GameState, f: FoulGiven) -> GameState:
-    return but(s, fouls=(*s.fouls, f.foul))
+    return s._replace(fouls=(*s.fouls, f.foul))
 
 
 def _foul_waived(s: GameState, f: FoulWaived) -> GameState:
     fouls = list(s.fouls)
     fouls[f.index] = replace(fouls[f.index], waived=True)
-    return but(s, fouls=tuple(fouls))
+    return s._replace(fouls=tuple(fouls))
 
 
 def _new_position(s: GameState, line: Line, **changes: Any) -> GameState:
     """A new position on the board (a hand seen before it no longer counts), with any other `changes`."""
-    return but(s, line=line, watch=but(s.watch, hand_seen_at=None), **changes)
+    return s._replace(line=line, watch=but(s.watch, hand_seen_at=None), **changes)
 
 
 def _move_played(s: GameState, f: MovePlayed) -> GameState:
@@ -355,7 +317,7 @@ def _move_played(s: GameState, f: MovePlayed) -> GameState:
     w = s.watch
     watch = Watch(w.last_seen if f.seen is None else f.seen, None, None, w.attention_side, (), f.misaligned,
                   w.misaligned_seen, f.settled_points, w.nudges, f.press_pending)
-    return but(s, line=line, clock=f.clock, sides=sides, claims=claims, watch=watch)
+    return s._replace(line=line, clock=f.clock, sides=sides, claims=claims, watch=watch)
 
 
 def _moves_taken_back(s: GameState, f: MovesTakenBack) -> GameState:
@@ -403,25 +365,25 @@ def _illegal_counted(s: GameState, f: IllegalMoveCounted) -> GameState:
 
 
 def _press_after_move(s: GameState, f: PressAfterMove) -> GameState:
-    return but(s, sides=_sides(s, f.side, moved=False), clock=f.clock)
+    return s._replace(sides=_sides(s, f.side, moved=False), clock=f.clock)
 
 
 def _press_awaiting_move(s: GameState, f: PressAwaitingMove) -> GameState:
-    return but(s, clock=f.clock, watch=but(s.watch, press_pending=f.pending))
+    return s._replace(clock=f.clock, watch=but(s.watch, press_pending=f.pending))
 
 
 def _press_dropped(s: GameState, f: PressDropped) -> GameState:
     sides = _sides(s, f.side, presses=s.sides[f.side].presses + 1) if f.counted else s.sides
-    return but(s, sides=sides, watch=but(s.watch, press_pending=None))
+    return s._replace(sides=sides, watch=but(s.watch, press_pending=None))
 
 
 def _clock_changed(s: GameState, f: ClockChanged) -> GameState:
-    return but(s, clock=f.clock)
+    return s._replace(clock=f.clock)
 
 
 def _draw_offered(s: GameState, f: DrawOffered) -> GameState:
-    return but(s, sides=_sides(s, f.side, offers=s.sides[f.side].offers + 1),
-               claims=but(s.claims, offer_pending=f.side, last_offer=(f.side, False)))
+    return s._replace(sides=_sides(s, f.side, offers=s.sides[f.side].offers + 1),
+                      claims=but(s.claims, offer_pending=f.side, last_offer=(f.side, False)))
 
 
 def _draw_refused(s: GameState, f: DrawRefused) -> GameState:
@@ -433,7 +395,7 @@ def _false_claim(s: GameState, f: FalseClaimMade) -> GameState:
 
 
 def _recording_changed(s: GameState, f: RecordingChanged) -> GameState:
-    return but(s, recording=f.recording)
+    return s._replace(recording=f.recording)
 
 
 def _board_seen(s: GameState, f: BoardSeen) -> GameState:

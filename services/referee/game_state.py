@@ -10,9 +10,9 @@ questions) and the result. The names the state had before it was grouped (`state
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from xqarb.referee.clock import ClockState, other
 from xqarb.referee.recording import RecordingState
@@ -27,9 +27,9 @@ _V = TypeVar("_V")
 
 
 def but(value: _V, **changes: Any) -> _V:
-    """A copy of one of the fold's frozen values with `changes`: `dataclasses.replace` without its per-call scan of
-    the fields (facts are applied several times per input). The copy is made by the class's own `__init__`; none
-    of these classes has an init-less field, so the result is the one `replace` gives."""
+    """A copy of one of the state's parts (frozen dataclasses) with `changes`: `dataclasses.replace` without its
+    per-call scan of the fields (facts are applied several times per input). The copy is made by the class's own
+    `__init__`; none of these classes has an init-less field, so the result is the one `replace` gives."""
     return type(value)(**{**vars(value), **changes})
 
 
@@ -236,13 +236,21 @@ def _forward(path: str) -> Any:
     return property(attrgetter(path))
 
 
-@dataclass(frozen=True)
-class GameState:
+_NO_RECORDING = RecordingState()
+
+
+class GameState(NamedTuple):
+    """A game's state: immutable (a tuple of immutable parts; `_replace` makes a changed copy).
+
+    A named tuple rather than a frozen dataclass: every input makes at least one new state, and a frozen
+    dataclass's `__init__` sets each field through `object.__setattr__`, seven times the cost of building a tuple
+    (bench/referee_throughput.py lost a sixth of its throughput to it)."""
+
     setup: GameSetup
     line: Line
     clock: ClockState
     sides: Sides = _NO_SIDES
-    recording: RecordingState = field(default_factory=RecordingState)
+    recording: RecordingState = _NO_RECORDING
     fouls: tuple[Foul, ...] = ()
     watch: Watch = _NO_WATCH
     claims: Claims = _NO_CLAIMS
