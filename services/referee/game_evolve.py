@@ -28,7 +28,6 @@ from xqarb.referee.game_state import (
     Sides,
     SideState,
     Watch,
-    but,
 )
 from xqarb.referee.recording import RecordingState
 from xqarb.referee.rules import Move, Position
@@ -257,7 +256,7 @@ Fact = Any  # one of the classes above
 
 
 def _sides(s: GameState, side: str, **changes: Any) -> Sides:
-    return s.sides.with_side(side, but(s.sides[side], **changes))
+    return s.sides.with_side(side, s.sides[side]._replace(**changes))
 
 
 def _side(s: GameState, side: str, **changes: Any) -> GameState:
@@ -265,11 +264,11 @@ def _side(s: GameState, side: str, **changes: Any) -> GameState:
 
 
 def _watch(s: GameState, **changes: Any) -> GameState:
-    return s._replace(watch=but(s.watch, **changes))
+    return s._replace(watch=s.watch._replace(**changes))
 
 
 def _claims(s: GameState, **changes: Any) -> GameState:
-    return s._replace(claims=but(s.claims, **changes))
+    return s._replace(claims=s.claims._replace(**changes))
 
 
 def _input_taken(s: GameState, f: InputTaken) -> GameState:
@@ -283,7 +282,7 @@ def _outputs_numbered(s: GameState, f: OutputsNumbered) -> GameState:
 
 
 def _game_ended(s: GameState, f: GameEnded) -> GameState:
-    claims = s.claims if s.claims.offer_pending is None else but(s.claims, offer_pending=None)
+    claims = s.claims if s.claims.offer_pending is None else s.claims._replace(offer_pending=None)
     return s._replace(result=f.result, clock=s.clock.stop(f.at), claims=claims)
 
 
@@ -299,7 +298,7 @@ def _foul_waived(s: GameState, f: FoulWaived) -> GameState:
 
 def _new_position(s: GameState, line: Line, **changes: Any) -> GameState:
     """A new position on the board (a hand seen before it no longer counts), with any other `changes`."""
-    return s._replace(line=line, watch=but(s.watch, hand_seen_at=None), **changes)
+    return s._replace(line=line, watch=s.watch._replace(hand_seen_at=None), **changes)
 
 
 def _move_played(s: GameState, f: MovePlayed) -> GameState:
@@ -313,7 +312,7 @@ def _move_played(s: GameState, f: MovePlayed) -> GameState:
                                                 mover.offers))
     claims = s.claims
     if claims.offer_pending != f.offer_pending or claims.last_offer != f.last_offer:
-        claims = but(claims, offer_pending=f.offer_pending, last_offer=f.last_offer)
+        claims = claims._replace(offer_pending=f.offer_pending, last_offer=f.last_offer)
     w = s.watch
     watch = Watch(w.last_seen if f.seen is None else f.seen, None, None, w.attention_side, (), f.misaligned,
                   w.misaligned_seen, f.settled_points, w.nudges, f.press_pending)
@@ -369,12 +368,12 @@ def _press_after_move(s: GameState, f: PressAfterMove) -> GameState:
 
 
 def _press_awaiting_move(s: GameState, f: PressAwaitingMove) -> GameState:
-    return s._replace(clock=f.clock, watch=but(s.watch, press_pending=f.pending))
+    return s._replace(clock=f.clock, watch=s.watch._replace(press_pending=f.pending))
 
 
 def _press_dropped(s: GameState, f: PressDropped) -> GameState:
     sides = _sides(s, f.side, presses=s.sides[f.side].presses + 1) if f.counted else s.sides
-    return s._replace(sides=sides, watch=but(s.watch, press_pending=None))
+    return s._replace(sides=sides, watch=s.watch._replace(press_pending=None))
 
 
 def _clock_changed(s: GameState, f: ClockChanged) -> GameState:
@@ -383,7 +382,7 @@ def _clock_changed(s: GameState, f: ClockChanged) -> GameState:
 
 def _draw_offered(s: GameState, f: DrawOffered) -> GameState:
     return s._replace(sides=_sides(s, f.side, offers=s.sides[f.side].offers + 1),
-                      claims=but(s.claims, offer_pending=f.side, last_offer=(f.side, False)))
+                      claims=s.claims._replace(offer_pending=f.side, last_offer=(f.side, False)))
 
 
 def _draw_refused(s: GameState, f: DrawRefused) -> GameState:

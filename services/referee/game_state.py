@@ -1,18 +1,23 @@
-"""The game's state as values: `GameState` and its parts, each immutable (frozen dataclasses).
+"""The game's state as values: `GameState` and its parts, each immutable.
 
 The state is grouped by what changes together, so that applying a fact (game_evolve.py) copies only the part it
-changes and the few references of the whole: `setup` (fixed when the game starts), `line` (the position and the
-moves that led to it), `clock`, `sides` (one `SideState` per side: `sides["red"]`), `recording`, `fouls`, `watch`
-(what the camera showed that still waits for a ruling), `claims` (draw offers, repetition and natural-limit
-questions) and the result. The names the state had before it was grouped (`state.position`, `state.moves`,
-`state.offer_pending`, ...) still read the same values.
+changes and the few references of the whole (`_replace`): `setup` (fixed when the game starts), `line` (the
+position and the moves that led to it), `clock`, `sides` (one `SideState` per side: `sides["red"]`),
+`recording`, `fouls`, `watch` (what the camera showed that still waits for a ruling), `claims` (draw offers,
+repetition and natural-limit questions) and the result. The names the state had before it was grouped
+(`state.position`, `state.moves`, `state.offer_pending`, ...) still read the same values.
+
+The state and the parts that change during play are named tuples, the values fixed once made (the setup, the
+records of moves, fouls and results) frozen dataclasses: both refuse assignment. A new state is made for every
+input, and a frozen dataclass's `__init__` sets each field through `object.__setattr__`, several times the cost of
+building a tuple (measured: bench/referee_throughput.py, bench/RESULTS.md).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from xqarb.referee.clock import ClockState, other
 from xqarb.referee.recording import RecordingState
@@ -22,16 +27,6 @@ from xqarb.referee.ruleset import RuleConfig
 from xqarb.referee.touch import Obligation, Touch, obligation
 
 SIDES = ("red", "black")
-
-_V = TypeVar("_V")
-
-
-def but(value: _V, **changes: Any) -> _V:
-    """A copy of one of the state's parts (frozen dataclasses) with `changes`: `dataclasses.replace` without its
-    per-call scan of the fields (facts are applied several times per input). The copy is made by the class's own
-    `__init__`; none of these classes has an init-less field, so the result is the one `replace` gives."""
-    return type(value)(**{**vars(value), **changes})
-
 
 # --------------------------------------------------------------------------------------------- records
 
@@ -122,8 +117,7 @@ class RepetitionAlert:
 # --------------------------------------------------------------------------------------------- sides
 
 
-@dataclass(frozen=True)
-class SideState:
+class SideState(NamedTuple):
     """What the rules count or remember of one side (its clock is in `ClockState`, its fouls in `fouls`)."""
 
     touches: tuple[Touch, ...] = ()  # touched this turn (5.1-5.5; 5.6 in the opponent's time)
@@ -169,8 +163,7 @@ class GameSetup:
     start_fen: str
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
     """The accepted position and the moves that led to it."""
 
     position: Position
@@ -182,8 +175,7 @@ class Line:
     hist_moves: tuple[Move, ...]
 
 
-@dataclass(frozen=True)
-class Watch:
+class Watch(NamedTuple):
     """What the camera showed that the referee has not yet settled."""
 
     last_seen: str | None = None
@@ -203,8 +195,7 @@ class Watch:
     press_pending: tuple[str, str, int] | None = None  # (side, event id, time) of a press not yet matched
 
 
-@dataclass(frozen=True)
-class Claims:
+class Claims(NamedTuple):
     """Draw offers and claims, and the repetition and natural-limit questions told to the arbiter."""
 
     offer_pending: str | None = None
@@ -240,11 +231,7 @@ _NO_RECORDING = RecordingState()
 
 
 class GameState(NamedTuple):
-    """A game's state: immutable (a tuple of immutable parts; `_replace` makes a changed copy).
-
-    A named tuple rather than a frozen dataclass: every input makes at least one new state, and a frozen
-    dataclass's `__init__` sets each field through `object.__setattr__`, seven times the cost of building a tuple
-    (bench/referee_throughput.py lost a sixth of its throughput to it)."""
+    """A game's state: immutable (a tuple of immutable parts; `_replace` makes a changed copy)."""
 
     setup: GameSetup
     line: Line
