@@ -20,6 +20,7 @@ from typing import Any
 from xqarb.events import Event
 from xqarb.referee.clock import ClockState, TimeControl, TimeControlError, other
 from xqarb.referee.game_evolve import (
+    EVOLVE,
     AdjustAnnounced,
     Arrived,
     BoardFollowed,
@@ -194,7 +195,7 @@ class _Decision:
 
     def record(self, fact: Fact) -> None:
         self.facts.append(fact)
-        self.s = evolve(self.s, fact)
+        self.s = EVOLVE[type(fact)](self.s, fact)  # evolve(self.s, fact), one call fewer (this runs per fact)
 
     # ---------------------------------------------------------------- outputs
     def emit(self, type_: str, **fields: Any) -> None:
@@ -336,9 +337,8 @@ def _check_time(st: _Decision) -> None:
         st.lose(flagged, "flag", f"{flagged}'s time ran out{period} (timeouts, {st.art('timeout_rule')})")
         return
     running = s.clock.running
-    late = running is not None and not s.clock.paused and not s.sides[running].arrived
-    if late and t - s.started_at > s.clock.tc.late_forfeit_ms * 1000:
-        assert running is not None
+    if (running is not None and not s.clock.paused and t - s.setup.started_at > s.clock.tc.late_forfeit_ms * 1000
+            and not s.sides[running].arrived):
         st.lose(running, "late", f"{running} did not arrive within {s.clock.tc.late_forfeit_ms // 60000} "
                                  f"minutes of the start ({st.art('late_rule')})")
 

@@ -477,7 +477,8 @@ def _limit_closed(s: GameState, f: LimitAlertClosed) -> GameState:
     return _claims(s, limit_alert=None)
 
 
-_EVOLVE: dict[type, Callable[[GameState, Any], GameState]] = {
+# How each kind of fact changes the state (`evolve`; the decider reads it directly in its loop).
+EVOLVE: dict[type, Callable[[GameState, Any], GameState]] = {
     InputTaken: _input_taken,
     OutputsNumbered: _outputs_numbered,
     GameEnded: _game_ended,
@@ -525,4 +526,4 @@ _EVOLVE: dict[type, Callable[[GameState, Any], GameState]] = {
 
 def evolve(state: GameState, fact: Fact) -> GameState:
     """The state after one fact (a new value; `state` is unchanged)."""
-    return _EVOLVE[type(fact)](state, fact)
+    return EVOLVE[type(fact)](state, fact)
