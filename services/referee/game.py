@@ -413,8 +413,9 @@ def _accept_move(st: _Decision, move: Move, *, designated: bool = False, seen: s
     """`designated`: the move stands because the opponent designated its point (5.10): however long that took,
     the mover's press already made is this move's. `seen`: the camera's still board that shows the move."""
     s = st.s
-    side = s.position.side
-    ob = unmet_obligation(s.position, s.touches(side), move)
+    before = s.line.position
+    side = before.side
+    ob = unmet_obligation(before, s.sides[side].touches, move)
     if ob is not None:
         if seen is not None:
             st.record(BoardSeen(seen))
@@ -423,7 +424,6 @@ def _accept_move(st: _Decision, move: Move, *, designated: bool = False, seen: s
                   f"{move.iccs} does not honour touch-move: {ob.text}; the move is to be taken back and replayed")
         st.record(SideMoved(side, True))  # the press that follows is that attempt's, not a press without moving
         return
-    before = s.position
     try:
         after = before.play(move)
     except IllegalMove as exc:  # pragma: no cover - infer() only offers legal moves
@@ -431,10 +431,10 @@ def _accept_move(st: _Decision, move: Move, *, designated: bool = False, seen: s
             st.record(BoardSeen(seen))
         st.attention(f"move {move.iccs} rejected by the rules core: {exc}")
         return
-    ply = s.ply + 1
+    ply = len(s.line.moves) + 1
     t = st.t
     clock = s.clock
-    press_pending = s.press_pending
+    press_pending = s.watch.press_pending
     moved = True
     if press_pending is not None and press_pending[0] == side:
         if not designated and not _press_was_for_this_move(s, press_pending[2], t):
@@ -451,16 +451,16 @@ def _accept_move(st: _Decision, move: Move, *, designated: bool = False, seen: s
         moved = False
     red_ms, black_ms = clock.remaining_both(t)
     capture = before.captured_by(move)
-    after_squares = squares_after(s.squares, move)
+    after_squares = squares_after(s.line.squares, move)
     fen_after = fen_of(after_squares, after.side, after.plies_since_capture, after.fullmove)
     record = MoveRecord(ply, side, move, *wxf_and_chinese(before, move), fen_after, capture,
                         red_ms, black_ms, st.e.event_id)
-    offer = s.offer_pending
-    last_offer = s.last_offer
+    offer = s.claims.offer_pending
+    last_offer = s.claims.last_offer
     if offer is not None and offer != side:
         offer, last_offer = None, (offer, True)  # 23.1: moving is refusing the offer
-    settled = s.settled_points
-    misaligned = s.misaligned
+    settled = s.watch.settled_points
+    misaligned = s.watch.misaligned
     if misaligned is not None and misaligned.mover != side:
         # The opponent moved on without designating (5.10): the question lapsed and the position stands.
         settled |= {frozenset(misaligned.points)}
