@@ -374,7 +374,9 @@ def _illegal_counted(s: GameState, f: IllegalMoveCounted) -> GameState:
 
 
 def _press_after_move(s: GameState, f: PressAfterMove) -> GameState:
-    return _parts(s, sides=_sides(s, f.side, moved=False), clock=f.clock)
+    m = s.sides[f.side]  # (built positionally: one press per move)
+    mover = SideState(m.touches, m.adjust, m.illegal, m.presses, False, m.arrived, m.offers)
+    return _parts(s, sides=s.sides.with_side(f.side, mover), clock=f.clock)
 
 
 def _press_awaiting_move(s: GameState, f: PressAwaitingMove) -> GameState:
