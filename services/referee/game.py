@@ -434,7 +434,7 @@ def _accept_move(st: _Decision, move: Move, *, designated: bool = False, seen: s
     ply = len(s.line.moves) + 1
     t = st.t
     clock = s.clock
-    press_pending = s.watch.press_pending
+    press_pending = s.view.press_pending
     moved = True
     if press_pending is not None and press_pending[0] == side:
         if not designated and not _press_was_for_this_move(s, press_pending[2], t):
@@ -459,8 +459,8 @@ def _accept_move(st: _Decision, move: Move, *, designated: bool = False, seen: s
     last_offer = s.claims.last_offer
     if offer is not None and offer != side:
         offer, last_offer = None, (offer, True)  # 23.1: moving is refusing the offer
-    settled = s.watch.settled_points
-    misaligned = s.watch.misaligned
+    settled = s.view.settled_points
+    misaligned = s.view.misaligned
     if misaligned is not None and misaligned.mover != side:
         # The opponent moved on without designating (5.10): the question lapsed and the position stands.
         settled |= {frozenset(misaligned.points)}

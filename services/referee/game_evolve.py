@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from xqarb.referee.clock import ClockState
 from xqarb.referee.game_state import (
+    BoardView,
     Claims,
     Foul,
     GameState,
@@ -28,7 +29,6 @@ from xqarb.referee.game_state import (
     Result,
     Sides,
     SideState,
-    Watch,
 )
 from xqarb.referee.recording import RecordingState
 from xqarb.referee.rules import Move, Position
@@ -257,11 +257,11 @@ Fact = Any  # one of the classes above
 
 
 def _parts(s: GameState, *, line: Line | None = None, clock: ClockState | None = None, sides: Sides | None = None,
-           watch: Watch | None = None, claims: Claims | None = None) -> GameState:
+           view: BoardView | None = None, claims: Claims | None = None) -> GameState:
     """The state with some of the parts that change in play replaced (None: kept; none of them is ever None).
     `_replace` without its pass over every field: most facts change one part."""
     return GameState(s.setup, s.line if line is None else line, s.clock if clock is None else clock,
-                     s.sides if sides is None else sides, s.recording, s.fouls, s.watch if watch is None else watch,
+                     s.sides if sides is None else sides, s.recording, s.fouls, s.view if view is None else view,
                      s.claims if claims is None else claims, s.result, s.foul_just_given, s.out_count, s.last_at)
 
 
@@ -273,8 +273,8 @@ def _side(s: GameState, side: str, **changes: Any) -> GameState:
     return _parts(s, sides=_sides(s, side, **changes))
 
 
-def _watch(s: GameState, **changes: Any) -> GameState:
-    return _parts(s, watch=s.watch._replace(**changes))
+def _view(s: GameState, **changes: Any) -> GameState:
+    return _parts(s, view=s.view._replace(**changes))
 
 
 def _claims(s: GameState, **changes: Any) -> GameState:
@@ -283,7 +283,7 @@ def _claims(s: GameState, **changes: Any) -> GameState:
 
 def _input_taken(s: GameState, f: InputTaken) -> GameState:
     # (every input ends with this: built positionally, without `_replace`'s pass over the fields)
-    return GameState(s.setup, s.line, s.clock, s.sides, s.recording, s.fouls, s.watch, s.claims, s.result,
+    return GameState(s.setup, s.line, s.clock, s.sides, s.recording, s.fouls, s.view, s.claims, s.result,
                      f.fouled, s.out_count + f.outputs, f.at if f.at > s.last_at else s.last_at)
 
 
@@ -308,7 +308,7 @@ def _foul_waived(s: GameState, f: FoulWaived) -> GameState:
 
 def _new_position(s: GameState, line: Line, **changes: Any) -> GameState:
     """A new position on the board (a hand seen before it no longer counts), with any other `changes`."""
-    return s._replace(line=line, watch=s.watch._replace(hand_seen_at=None), **changes)
+    return s._replace(line=line, view=s.view._replace(hand_seen_at=None), **changes)
 
 
 def _move_played(s: GameState, f: MovePlayed) -> GameState:
@@ -323,10 +323,10 @@ def _move_played(s: GameState, f: MovePlayed) -> GameState:
     claims = s.claims
     if claims.offer_pending != f.offer_pending or claims.last_offer != f.last_offer:
         claims = claims._replace(offer_pending=f.offer_pending, last_offer=f.last_offer)
-    w = s.watch
-    watch = Watch(w.last_seen if f.seen is None else f.seen, None, None, w.attention_side, (), f.misaligned,
+    w = s.view
+    view = BoardView(w.last_seen if f.seen is None else f.seen, None, None, w.attention_side, (), f.misaligned,
                   w.misaligned_seen, f.settled_points, w.nudges, f.press_pending)
-    return _parts(s, line=line, clock=f.clock, sides=sides, claims=claims, watch=watch)
+    return _parts(s, line=line, clock=f.clock, sides=sides, claims=claims, view=view)
 
 
 def _moves_taken_back(s: GameState, f: MovesTakenBack) -> GameState:
@@ -380,12 +380,12 @@ def _press_after_move(s: GameState, f: PressAfterMove) -> GameState:
 
 
 def _press_awaiting_move(s: GameState, f: PressAwaitingMove) -> GameState:
-    return _parts(s, clock=f.clock, watch=s.watch._replace(press_pending=f.pending))
+    return _parts(s, clock=f.clock, view=s.view._replace(press_pending=f.pending))
 
 
 def _press_dropped(s: GameState, f: PressDropped) -> GameState:
     sides = _sides(s, f.side, presses=s.sides[f.side].presses + 1) if f.counted else s.sides
-    return s._replace(sides=sides, watch=s.watch._replace(press_pending=None))
+    return s._replace(sides=sides, view=s.view._replace(press_pending=None))
 
 
 def _clock_changed(s: GameState, f: ClockChanged) -> GameState:
@@ -410,55 +410,55 @@ def _recording_changed(s: GameState, f: RecordingChanged) -> GameState:
 
 
 def _board_seen(s: GameState, f: BoardSeen) -> GameState:
-    return _watch(s, last_seen=f.squares)
+    return _view(s, last_seen=f.squares)
 
 
 def _hand_seen(s: GameState, f: HandSeen) -> GameState:
-    return _watch(s, hand_seen_at=f.at)
+    return _view(s, hand_seen_at=f.at)
 
 
 def _board_followed(s: GameState, f: BoardFollowed) -> GameState:
-    return _watch(s, attention=None, ambiguous=())
+    return _view(s, attention=None, ambiguous=())
 
 
 def _board_restored(s: GameState, f: BoardRestored) -> GameState:
-    return _watch(s, attention=None, ambiguous=(), last_seen=None)
+    return _view(s, attention=None, ambiguous=(), last_seen=None)
 
 
 def _board_unexplained(s: GameState, f: BoardUnexplained) -> GameState:
-    return _watch(s, attention=f.reason, attention_side=f.side)
+    return _view(s, attention=f.reason, attention_side=f.side)
 
 
 def _moves_ambiguous(s: GameState, f: MovesAmbiguous) -> GameState:
-    return _watch(s, ambiguous=f.moves)
+    return _view(s, ambiguous=f.moves)
 
 
 def _misalignment_open(s: GameState, f: MisalignmentOpen) -> GameState:
-    return _watch(s, misaligned=f.misalignment)
+    return _view(s, misaligned=f.misalignment)
 
 
 def _misalignment_designated(s: GameState, f: MisalignmentDesignated) -> GameState:
-    return _watch(s, misaligned=None, ambiguous=())
+    return _view(s, misaligned=None, ambiguous=())
 
 
 def _misalignment_reported(s: GameState, f: MisalignmentReported) -> GameState:
-    return _watch(s, misaligned_seen=(*s.watch.misaligned_seen, f.points))
+    return _view(s, misaligned_seen=(*s.view.misaligned_seen, f.points))
 
 
 def _misalignments_judged(s: GameState, f: MisalignmentsJudged) -> GameState:
-    return _watch(s, misaligned_seen=())
+    return _view(s, misaligned_seen=())
 
 
 def _points_settled(s: GameState, f: PointsSettled) -> GameState:
-    return _watch(s, settled_points=s.watch.settled_points | {f.points})
+    return _view(s, settled_points=s.view.settled_points | {f.points})
 
 
 def _nudged(s: GameState, f: Nudged) -> GameState:
-    return _watch(s, nudges=(*s.watch.nudges, f.nudge))
+    return _view(s, nudges=(*s.view.nudges, f.nudge))
 
 
 def _nudges_judged(s: GameState, f: NudgesJudged) -> GameState:
-    return _watch(s, nudges=())
+    return _view(s, nudges=())
 
 
 def _repetition_counted(s: GameState, f: RepetitionCounted) -> GameState:

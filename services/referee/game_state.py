@@ -3,7 +3,7 @@
 The state is grouped by what changes together, so that applying a fact (game_evolve.py) copies only the part it
 changes and the few references of the whole (`_replace`): `setup` (fixed when the game starts), `line` (the
 position and the moves that led to it), `clock`, `sides` (one `SideState` per side: `sides["red"]`),
-`recording`, `fouls`, `watch` (what the camera showed that still waits for a ruling), `claims` (draw offers,
+`recording`, `fouls`, `view` (what the camera showed that still waits for a ruling), `claims` (draw offers,
 repetition and natural-limit questions) and the result. The names the state had before it was grouped
 (`state.position`, `state.moves`, `state.offer_pending`, ...) still read the same values.
 
@@ -175,7 +175,7 @@ class Line(NamedTuple):
     hist_moves: tuple[Move, ...]
 
 
-class Watch(NamedTuple):
+class BoardView(NamedTuple):
     """What the camera showed that the referee has not yet settled."""
 
     last_seen: str | None = None
@@ -213,7 +213,7 @@ class Claims(NamedTuple):
     limit_alert: str | None = None
 
 
-_NO_WATCH = Watch()
+_NO_VIEW = BoardView()
 _NO_CLAIMS = Claims()
 _NO_SIDES = Sides()
 
@@ -239,7 +239,7 @@ class GameState(NamedTuple):
     sides: Sides = _NO_SIDES
     recording: RecordingState = _NO_RECORDING
     fouls: tuple[Foul, ...] = ()
-    watch: Watch = _NO_WATCH
+    view: BoardView = _NO_VIEW
     claims: Claims = _NO_CLAIMS
     result: Result | None = None
     foul_just_given: str | None = None
@@ -259,16 +259,16 @@ class GameState(NamedTuple):
     moves = _forward("line.moves")
     hist_positions = _forward("line.hist_positions")
     hist_moves = _forward("line.hist_moves")
-    last_seen = _forward("watch.last_seen")
-    hand_seen_at = _forward("watch.hand_seen_at")
-    attention = _forward("watch.attention")
-    attention_side = _forward("watch.attention_side")
-    ambiguous = _forward("watch.ambiguous")
-    misaligned = _forward("watch.misaligned")
-    misaligned_seen = _forward("watch.misaligned_seen")
-    settled_points = _forward("watch.settled_points")
-    nudges = _forward("watch.nudges")
-    press_pending = _forward("watch.press_pending")
+    last_seen = _forward("view.last_seen")
+    hand_seen_at = _forward("view.hand_seen_at")
+    attention = _forward("view.attention")
+    attention_side = _forward("view.attention_side")
+    ambiguous = _forward("view.ambiguous")
+    misaligned = _forward("view.misaligned")
+    misaligned_seen = _forward("view.misaligned_seen")
+    settled_points = _forward("view.settled_points")
+    nudges = _forward("view.nudges")
+    press_pending = _forward("view.press_pending")
     offer_pending = _forward("claims.offer_pending")
     last_offer = _forward("claims.last_offer")
     false_claims = _forward("claims.false_claims")
@@ -326,7 +326,7 @@ class GameState(NamedTuple):
             pending.append({"kind": "touch", "side": other_side, "article": "5.6",
                             "text": "touched in the opponent's time: applies at its next move",
                             "points": [t.point for t in self.touches(other_side)]})
-        w, c = self.watch, self.claims
+        w, c = self.view, self.claims
         if w.misaligned is not None:
             pending.append({"kind": "designation", **w.misaligned.to_json()})
         if w.ambiguous:
