@@ -106,7 +106,9 @@ class Referee:
     appended: int = 0
     last_games: tuple[str, ...] = ()  # the ledger chains the last batch appended to (for signed tree heads)
     flag_warning_ms: int = FLAG_WARNING_MS  # watch.py: the remaining time at which a flag warning comes due
-    _checks: dict[str, tuple[int, Event]] = field(default_factory=dict)  # board -> (due µs, its ClockCheck)
+    # board -> (when it is due on `monotonic`, its ClockCheck); `monotonic` is the service's clock (seconds)
+    _checks: dict[str, tuple[float, Event]] = field(default_factory=dict)
+    monotonic: Callable[[], float] = time.monotonic
 
     def handle_batch(self, items: Sequence[tuple[Event, Origin | None]]) -> tuple[Event, ...]:
         """Fold a batch of inputs in order and append them all in one ledger transaction.
@@ -211,13 +213,16 @@ class Referee:
         check = make_event("ClockCheck", board, source="referee", source_seq=at,
                            occurred_at=at, received_at=at, event_id=f"clock-check:{game.game_id}:{side}:{at}",
                            game_id=game.game_id, side=side, warn_ms=self.flag_warning_ms)
-        self._checks[board] = (at, check)
+        # Due once as much time has passed here since the board's latest input as its clock needs from that
+        # input's time: the events' clocks (devices) and this process's need not agree, and a game fed from an
+        # old record gets no check until that much time has really passed.
+        self._checks[board] = (self.monotonic() + (at - game.last_at) / 1e6, check)
 
-    def due_checks(self, now_us: int, waiting: Callable[[str], bool] = lambda board: False) -> list[Event]:
-        """The ClockChecks due by `now_us` (the service's clock, in the events' time), each given once, except for
-        boards with inputs still held for ordering (`waiting`): those are folded first, and the check planned
-        again from the state they leave."""
-        due = [board for board, (at, _) in self._checks.items() if at <= now_us and not waiting(board)]
+    def due_checks(self, waiting: Callable[[str], bool] = lambda board: False) -> list[Event]:
+        """The ClockChecks due now, each given once, except for boards with inputs still held for ordering
+        (`waiting`): those are folded first, and the check planned again from the state they leave."""
+        now = self.monotonic()
+        due = [board for board, (at, _) in self._checks.items() if at <= now and not waiting(board)]
         return [self._checks.pop(board)[1] for board in due]
 
     def rebuild(self, board_id: str) -> Any:
@@ -453,7 +458,7 @@ class RefereeService:
 
     def _clock_checks(self) -> list[Event]:
         """Record and fold the flag warnings come due (watch.py): each ClockCheck is an input of the ledger."""
-        checks = self.referee.due_checks(time.time_ns() // 1000, self.order.waiting)
+        checks = self.referee.due_checks(self.order.waiting)
         if not checks:
             return []
         outputs = list(self.referee.handle_batch([(check, None) for check in checks]))
