@@ -106,8 +106,9 @@ class Referee:
     appended: int = 0
     last_games: tuple[str, ...] = ()  # the ledger chains the last batch appended to (for signed tree heads)
     flag_warning_ms: int = FLAG_WARNING_MS  # watch.py: the remaining time at which a flag warning comes due
-    # board -> (when it is due on `monotonic`, its ClockCheck); `monotonic` is the service's clock (seconds)
-    _checks: dict[str, tuple[float, Event]] = field(default_factory=dict)
+    # board -> (when it is due on `monotonic`, the service's clock in seconds; its time in the game's clock, µs;
+    # the side; the game): the board's next ClockCheck, built when it comes due (most are planned again first)
+    _checks: dict[str, tuple[float, int, str, str]] = field(default_factory=dict)
     monotonic: Callable[[], float] = time.monotonic
 
     def handle_batch(self, items: Sequence[tuple[Event, Origin | None]]) -> tuple[Event, ...]:
@@ -209,21 +210,24 @@ class Referee:
             self._checks.pop(board, None)
             return
         at, side = due
-        # The id names the game, the side and the moment: the same check recorded twice (a restart) is one input.
-        check = make_event("ClockCheck", board, source="referee", source_seq=at,
-                           occurred_at=at, received_at=at, event_id=f"clock-check:{game.game_id}:{side}:{at}",
-                           game_id=game.game_id, side=side, warn_ms=self.flag_warning_ms)
         # Due once as much time has passed here since the board's latest input as its clock needs from that
         # input's time: the events' clocks (devices) and this process's need not agree, and a game fed from an
         # old record gets no check until that much time has really passed.
-        self._checks[board] = (self.monotonic() + (at - game.last_at) / 1e6, check)
+        self._checks[board] = (self.monotonic() + (at - game.last_at) / 1e6, at, side, game.game_id)
 
     def due_checks(self, waiting: Callable[[str], bool] = lambda board: False) -> list[Event]:
         """The ClockChecks due now, each given once, except for boards with inputs still held for ordering
         (`waiting`): those are folded first, and the check planned again from the state they leave."""
         now = self.monotonic()
-        due = [board for board, (at, _) in self._checks.items() if at <= now and not waiting(board)]
-        return [self._checks.pop(board)[1] for board in due]
+        due = [board for board, (when, *_) in self._checks.items() if when <= now and not waiting(board)]
+        checks = []
+        for board in due:
+            _, at, side, game_id = self._checks.pop(board)
+            # The id names the game, the side and the moment: the same check twice (a restart) is one input.
+            checks.append(make_event("ClockCheck", board, source="referee", source_seq=at, occurred_at=at,
+                                     received_at=at, event_id=f"clock-check:{game_id}:{side}:{at}",
+                                     game_id=game_id, side=side, warn_ms=self.flag_warning_ms))
+        return checks
 
     def rebuild(self, board_id: str) -> Any:
         """The board's state from the ledger: the inputs of its latest game folded again, from its snapshot (the

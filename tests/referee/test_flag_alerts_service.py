@@ -66,3 +66,33 @@ def test_the_service_records_one_clock_check_and_publishes_the_flag_alert(broker
         outputs = Referee(again).handle_batch([(e, None) for e in inputs])
     assert [o.to_json() for o in outputs if o.type == "AttentionNeeded"] == [alert.to_json()]
     assert fold(inputs).game.watch.warned == frozenset({("red", 0)})
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.s = 500.0
+
+    def __call__(self) -> float:
+        return self.s
+
+
+def test_the_check_waits_for_the_games_time_to_pass_here_and_is_recorded_once(tmp_path: Path) -> None:
+    # An old game (its events' times long past): the check comes when 2 s have passed here since its last input,
+    # not at once because the events' clock says the moment is past.
+    clock = FakeClock()
+    started = _started("32", "g-old", 1_700_000_000_000_000)
+    with SqliteLedger(tmp_path / "ledger.sqlite") as ledger:
+        referee = Referee(ledger, flag_warning_ms=1_000, monotonic=clock)
+        referee.handle_batch([(started, None)])
+        clock.s += 1.9
+        assert referee.due_checks() == []
+        clock.s += 0.2
+        assert referee.due_checks(waiting=lambda board: board == "32") == []  # an input of the board still held
+        [check] = referee.due_checks()
+        assert referee.due_checks() == []  # given once
+        assert check.occurred_at == started.occurred_at + 2_000_000 and check.event_id.startswith("clock-check:g-old")
+        [alert] = referee.handle_batch([(check, None)])
+        assert alert.data["kind"] == "flag"
+        # A restarted referee plans the same check: recorded already, it changes nothing.
+        again = Referee(ledger, flag_warning_ms=1_000, monotonic=clock)
+        assert again.handle_batch([(check, None)]) == () and again.replays == 1
