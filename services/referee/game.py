@@ -1570,6 +1570,7 @@ def _watch_answer(st: _Step, alert: str, action: str) -> None:
     new, problem = watch_mod.answer(st.s.watch, alert, action)
     if problem is not None:
         st.attention(problem)
+        return
     st.s.__dict__["watch"] = new
 
 
