@@ -202,10 +202,16 @@ class Referee:
 
     def _plan_check(self, board: str, state: Any) -> None:
         """The board's next ClockCheck (watch.py), from its game's clock as folded: one per warning, at the moment
-        the running side's time reaches the setting; none while no warning can come."""
+        the running side's time reaches the setting, then one when its time runs out; none while no clock runs."""
         game = state.game if state is not None else None
         due = None if game is None or game.result is not None else flag_check_due(
             game.clock, game.watch, game.last_at, self.flag_warning_ms)
+        deadline = None if game is None else game.deadline()
+        if deadline is not None and (due is None or deadline < due[0]):
+            # 4.1.6 / 4.1.7: a check at the moment the running side's time runs out (or its late-arrival limit
+            # passes) lets the fold rule it then, not at whatever input comes next: a player whose flag fell
+            # while nobody touched the board has lost at that moment, and the venue shows it at once.
+            due = max(deadline, game.last_at), game.clock.running
         if due is None:
             self._checks.pop(board, None)
             return

@@ -44,17 +44,21 @@ def test_the_service_records_one_clock_check_and_publishes_the_flag_alert(broker
         service.on_outputs = published.extend  # called once the broker acknowledged them on xq.game-events
         try:
             deadline = time.monotonic() + 30
-            while not [e for e in ledger.entries("g-flag") if e.event.type == "AttentionNeeded"]:
-                assert time.monotonic() < deadline, "no flag warning within 30 s"
+            while not [e for e in ledger.entries("g-flag") if e.event.type == "GameEnded"]:
+                assert time.monotonic() < deadline, "no flag warning and loss on time within 30 s"
                 service.run_once()
-            for _ in range(4):  # no second check: the warning is given once
+            for _ in range(4):  # nothing more: the warning is given once, and the game is over
                 service.run_once()
         finally:
             service.close()
         entries = ledger.entries("g-flag")
         assert [(e.kind, e.event.type) for e in entries] == [
-            ("input", "GameStarted"), ("input", "ClockCheck"), ("output", "AttentionNeeded")]
-        check, alert = entries[1].event, entries[2].event
+            ("input", "GameStarted"), ("input", "ClockCheck"), ("output", "AttentionNeeded"),
+            ("input", "ClockCheck"), ("output", "GameEnded")]
+        check, alert, fall, ended = entries[1].event, entries[2].event, entries[3].event, entries[4].event
+        # Nobody touched the board: the second check, when red's 3 s are spent, rules the flag then (4.1.6).
+        assert fall.occurred_at == now + 3_000_000 and fall.data["side"] == "red"
+        assert ended.data["result"] == "0-1" and ended.occurred_at == fall.occurred_at
         # Due when red (running since the start) has 1 s of its 3 left: 2 s of the game's time after the start.
         assert check.occurred_at == now + 2_000_000 and check.data["side"] == "red"
         assert check.data["warn_ms"] == 1_000 and entries[1].origin is None
@@ -93,6 +97,14 @@ def test_the_check_waits_for_the_games_time_to_pass_here_and_is_recorded_once(tm
         assert check.occurred_at == started.occurred_at + 2_000_000 and check.event_id.startswith("clock-check:g-old")
         [alert] = referee.handle_batch([(check, None)])
         assert alert.data["kind"] == "flag"
+        clock.s += 0.9
+        assert referee.due_checks() == []  # red has 0.1 s left
+        clock.s += 0.2
+        [fall] = referee.due_checks()
+        assert fall.occurred_at == started.occurred_at + 3_000_000 and fall.data["side"] == "red"
+        [ended] = referee.handle_batch([(fall, None)])
+        assert ended.type == "GameEnded" and ended.data["result"] == "0-1"
+        assert referee.due_checks() == []  # the game is over: no check planned
         # A restarted referee plans the same check: recorded already, it changes nothing.
         again = Referee(ledger, flag_warning_ms=1_000, monotonic=clock)
         assert again.handle_batch([(check, None)]) == () and again.replays == 1
