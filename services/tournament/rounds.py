@@ -41,7 +41,8 @@ class ByeNotPublished(RoundStartError):
 
 @dataclass(frozen=True)
 class RoundStart:
-    """The games to start (`to_start`), the round's pairings already started (`running`) and its byes."""
+    """The games to start (`to_start`), the round's pairings already started or with a result (`running`) and its
+    byes."""
 
     round: int
     to_start: tuple[Game, ...]
@@ -80,7 +81,8 @@ def plan_round_start(event: Event, round_no: int, started_boards: Collection[int
         # 14.4: a bye scores as a won game: it must be on record, and only the organiser's definition records one.
         raise ByeNotPublished(f"round {round_no} pairs player {byes[0].red} with a bye: publish the round's pairings "
                               f"(with the bye) in the tournament definition, then start it")  # fmt: skip
-    running = tuple(g for g in games if g.game_id or g.board in started_boards)
+    # A pairing with a game, or with a result entered by hand (a game away from the cameras), is not started again.
+    running = tuple(g for g in games if g.game_id or g.result is not None or g.board in started_boards)
     if games and len(running) == len(games):
         raise RoundAlreadyStarted(f"round {round_no} of {event.name!r} is already started on every board "
                                   f"({', '.join(str(g.board) for g in running)})")  # fmt: skip

@@ -40,6 +40,9 @@ def test_a_round_starts_after_the_previous_ended_and_only_the_boards_not_yet_sta
     assert [g.board for g in plan.to_start] == [2] and [g.game_id for g in plan.running] == ["g1"]
     with pytest.raises(RoundAlreadyStarted):
         plan_round_start(published, 1, started_boards={2})
+    # A result the organiser entered by hand (played away from the cameras): that pairing is not started.
+    by_hand = Event("E", FOUR, (Game(1, 1, 1, 3, "0-1"), Game(1, 2, 4, 2)), rounds=3)
+    assert [g.board for g in plan_round_start(by_hand, 1).to_start] == [2]
 
 
 def test_unknown_rounds_and_an_unpublished_bye() -> None:
