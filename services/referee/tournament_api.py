@@ -33,7 +33,7 @@ from xqarb.tournament.facts import Definition, GameFacts, build_event, definitio
 from xqarb.tournament.importing import parse_pairings_csv, parse_players_csv, parse_trf
 from xqarb.tournament.model import PENALTY_ARTICLES, RESULTS, Event, Player, TournamentError
 from xqarb.tournament.standings import criteria_for, standings
-from xqarb.tournament.teams import BEST_PLACE, PLACE_SUM, team_criteria, team_method_of, team_standings
+from xqarb.tournament.teams import team_criteria, team_method_of, team_standings
 
 TOURNAMENT_ENV = "XQARB_TOURNAMENT"
 # GameStarted is a game's first ledger entry; a few more are read in case an input was ordered before it.
@@ -238,10 +238,7 @@ def standings_json(event: Event) -> dict[str, Any]:
     }
     if any(p.team for p in event.players):  # a team event (13.2, 14.5 to 14.8): the teams' standings too
         method = team_method_of(event)
-        if method == "14.8":
-            primary, chain = PLACE_SUM, [BEST_PLACE]
-        else:
-            primary, chain = team_criteria(event, method)
+        primary, chain = team_criteria(event, method)
         out["team_ranking"] = {
             "article": method, "points": {"key": primary.key, "name": primary.name, "article": primary.article},
             "tiebreaks": [{"key": c.key, "name": c.name, "article": c.article} for c in chain],

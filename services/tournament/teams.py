@@ -159,7 +159,19 @@ TEAM_DISQUALIFIED = Criterion("penalties_18_2", "取消当场比赛资格", "18.
 TEAM_WARNED = Criterion("penalties_18_1", "警告", "18.5", _team_penalties(WARNING), higher_is_better=False)
 
 
+# 14.8's values, for the rows: the places summed (the primary score, fewer first) and the best place.
+# Their stats are each team's places, best first.
+PLACE_SUM = Criterion("place_sum", "个人名次总和", "14.8", lambda s, group: {t: float(sum(s[t])) for t in group},
+                      higher_is_better=False)  # fmt: skip
+BEST_PLACE = Criterion("best_place", "最高个人名次", "14.8", lambda s, group: {t: float(s[t][0]) for t in group},
+                       higher_is_better=False)  # fmt: skip
+
+
 def team_criteria(event: Event, method: TeamMethod) -> tuple[Criterion, list[Criterion]]:
+    """(the primary score, the tie-breaks in order) of the team ranking `method`: 18.5's where there are penalties
+    (not under 14.8, whose individual places already apply it), then article 14's."""
+    if method == "14.8":
+        return PLACE_SUM, [BEST_PLACE]
     primary, chain = _article_14(event, method)
     if event.penalties:
         chain = [TEAM_DISQUALIFIED, TEAM_WARNED, *chain]
@@ -176,14 +188,6 @@ def _article_14(event: Event, method: TeamMethod) -> tuple[Criterion, list[Crite
             _after_round(k) for k in range(rounds - 1, 0, -1)
         ]
     return TEAM_GAME_POINTS, []
-
-
-# 14.8's values, for the rows: the places summed (the primary score, fewer first) and the best place.
-# Their stats are each team's places, best first.
-PLACE_SUM = Criterion("place_sum", "个人名次总和", "14.8", lambda s, group: {t: float(sum(s[t])) for t in group},
-                      higher_is_better=False)  # fmt: skip
-BEST_PLACE = Criterion("best_place", "最高个人名次", "14.8", lambda s, group: {t: float(s[t][0]) for t in group},
-                       higher_is_better=False)  # fmt: skip
 
 
 def member_places(event: Event) -> dict[str, list[int]]:
