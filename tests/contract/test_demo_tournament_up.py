@@ -1,5 +1,5 @@
 """`xqarb up --demo --players 4 --rounds 2|3 --moves 2` and `--players 8 --rounds 3` end to end (slow: 72 s for
-the Swiss of four, 105 s for the round robin, 160 to 190 s for the Swiss of eight on four boards, of rendered video
+the Swiss of four, 105 s for the round robin, 127 s for the Swiss of eight on four boards, of rendered video
 through vision and the referee on a two-core machine): the demo pairs every round, starts it on all its boards,
 plays each game's first plies, ends it with a result, and `/api/tournament` and `/api/tournament/standings` show
 what happened. Run with `-m slow`."""
