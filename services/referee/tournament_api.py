@@ -28,7 +28,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
-from xqarb.referee.tournament_start import RoundStarter, StartRefused, request_body
+from xqarb.referee.tournament_start import RoundStarter, StartRefused, request_body, require_arbiter
 from xqarb.tournament.facts import Definition, GameFacts, build_event, definition_from_json, event_names
 from xqarb.tournament.importing import parse_pairings_csv, parse_players_csv, parse_trf
 from xqarb.tournament.model import PENALTY_ARTICLES, RESULTS, Event, Player, TournamentError
@@ -352,6 +352,7 @@ def tournament_blueprint(
         try:
             if not (round_no.isascii() and round_no.isdigit()):
                 raise StartRefused(404, "unknown_round", f"round {round_no[:20]!r} is not a round number")
+            require_arbiter(the_ingest)
             body = request_body(the_ingest.config.limits.max_json_bytes)
             event = live.event(wanted())
             definition = live.definition()

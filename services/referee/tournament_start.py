@@ -118,6 +118,18 @@ class RoundStarter:
                 "red": names[g.red], "black": names[g.black]}  # fmt: skip
 
 
+def require_arbiter(ingest: Any) -> None:
+    """401 without a known token, 403 for a device's: before anything about the round is said (what is live is
+    behind the broadcast delay for everyone else)."""
+    from xqarb.ingest.app import bearer_token
+
+    who = ingest.config.principal(bearer_token())
+    if who is None:
+        raise StartRefused(401, "unauthorized", "an arbiter's Authorization: Bearer <token> header is required")
+    if not who.is_arbiter:
+        raise StartRefused(403, "arbiter_only", "a round is started with an arbiter's token")
+
+
 def request_body(limit: int) -> dict[str, Any]:
     """The optional JSON object of the request (GameStarted fields for all the round's games)."""
     length = request.content_length

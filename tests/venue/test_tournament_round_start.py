@@ -72,6 +72,9 @@ def start(s: dict[str, Any], round_no: str, token: str | None, body: dict[str, A
 def test_a_round_starts_on_all_its_boards_in_order_and_once(served: dict[str, Any]) -> None:
     s, chief, floor = served, f"tok-chief-{served['tag']}", f"tok-floor-{served['tag']}"
     assert start(s, "1", None)[0] == 401
+    # Nothing about the round is said without an arbiter's token (live results are behind the broadcast delay).
+    assert [start(s, "2", tok)[1]["error"] for tok in (None, "nope", f"tok-cam-{s['b7']}")] == [
+        "unauthorized", "unauthorized", "arbiter_only"]
     status, answer = start(s, "1", floor)  # the floor arbiter may act on the second board only
     assert status == 403 and answer["error"] == "wrong_board"
     status, answer = start(s, "2", chief)
