@@ -28,6 +28,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request
 
+from xqarb.referee.http_json import ApiError, error_response, json_response
 from xqarb.referee.tournament_start import RoundStarter, StartRefused, request_body, require_arbiter
 from xqarb.tournament.facts import Definition, GameFacts, build_event, definition_from_json, event_names
 from xqarb.tournament.importing import parse_pairings_csv, parse_players_csv, parse_trf
@@ -57,12 +58,6 @@ def penalised_side(decision: dict[str, Any]) -> str | None:
     if decision.get("article") == "18.2" and result in RESULTS and result != "1/2-1/2":
         return "black" if result == "1-0" else "red"
     return None
-
-
-class TournamentApiError(Exception):
-    def __init__(self, status: int, error: str, detail: str) -> None:
-        super().__init__(detail)
-        self.status, self.error, self.detail = status, error, detail
 
 
 def default_definition_path() -> Path:
@@ -96,9 +91,9 @@ class TournamentSource:
         try:
             return definition_from_json(with_imports(json.loads(path.read_text(encoding="utf-8")), path.parent))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise TournamentApiError(503, "bad_tournament_definition", f"{path}: not JSON: {exc}") from exc
+            raise ApiError(503, "bad_tournament_definition", f"{path}: not JSON: {exc}") from exc
         except (TournamentError, OSError) as exc:
-            raise TournamentApiError(503, "bad_tournament_definition", f"{path}: {exc}") from exc
+            raise ApiError(503, "bad_tournament_definition", f"{path}: {exc}") from exc
 
     def _game_started(self, game_id: str) -> dict[str, Any] | None:
         if game_id in self._started:
@@ -160,7 +155,7 @@ class TournamentSource:
         if name is None:
             names = [definition.name] if definition else event_names(facts)
             if not names:
-                raise TournamentApiError(
+                raise ApiError(
                     404, "no_tournament",
                     "no tournament defined and no game recorded with an event (GameStarted.event and round)",
                 )  # fmt: skip
@@ -168,11 +163,11 @@ class TournamentSource:
         if definition is not None and definition.name != name:
             definition = None
         if definition is None and name not in event_names(facts):
-            raise TournamentApiError(404, "unknown_event", f"no tournament {name!r}")
+            raise ApiError(404, "unknown_event", f"no tournament {name!r}")
         try:
             return build_event(definition, facts, name)
         except TournamentError as exc:
-            raise TournamentApiError(409, "inconsistent_tournament", str(exc)) from exc
+            raise ApiError(409, "inconsistent_tournament", str(exc)) from exc
 
 
 def with_imports(obj: Any, base: Path) -> Any:
@@ -284,10 +279,6 @@ def round_pgn(event: Event, round_no: int, entries: Callable[[str], list[dict[st
     return "\n".join(pgn_of(g.game_id, entries(g.game_id), notation) for g in games)
 
 
-def _json(obj: Any, status: int = 200) -> Response:
-    return Response(json.dumps(obj, ensure_ascii=False), status=status, mimetype="application/json")
-
-
 def tournament_blueprint(
     ledger: Any, definition_path: Callable[[], Path] = default_definition_path,
     delay_for_board: Callable[[str], float] = lambda board: 0.0, clock: Callable[[], float] = time.time,
@@ -298,29 +289,27 @@ def tournament_blueprint(
     source = TournamentSource(ledger, definition_path, delay_for_board, clock)
     bp = Blueprint("tournament_api", __name__)
 
-    @bp.errorhandler(TournamentApiError)
-    def _error(exc: TournamentApiError) -> Response:
-        return _json({"error": exc.error, "detail": exc.detail}, exc.status)
+    bp.register_error_handler(ApiError, error_response)
 
     def wanted() -> str | None:
         name = request.args.get("event")
         if name is not None and not name.strip():
-            raise TournamentApiError(400, "bad_parameter", "event must name a tournament")
+            raise ApiError(400, "bad_parameter", "event must name a tournament")
         return name
 
     @bp.get("/api/tournament")
     def tournament() -> Response:
-        return _json(event_json(source.event(wanted())))
+        return json_response(event_json(source.event(wanted())))
 
     @bp.get("/api/tournament/standings")
     def tournament_standings() -> Response:
-        return _json(standings_json(source.event(wanted())))
+        return json_response(standings_json(source.event(wanted())))
 
     @bp.get("/api/tournament/rounds/<round_no>/pgn")
     def tournament_round_pgn(round_no: str) -> Response:
         event = source.event(wanted())
         if not (round_no.isascii() and round_no.isdigit()) or not 1 <= int(round_no) <= event.rounds_paired():
-            raise TournamentApiError(404, "unknown_round", f"{event.name!r} has rounds 1 to {event.rounds_paired()}")
+            raise ApiError(404, "unknown_round", f"{event.name!r} has rounds 1 to {event.rounds_paired()}")
 
         def entries(game_id: str) -> list[dict[str, Any]]:
             from xqarb.referee.public_reads import public_prefix
@@ -335,7 +324,7 @@ def tournament_blueprint(
 
         notation = request.args.get("notation", "chinese")
         if notation not in ("chinese", "iccs", "wxf"):
-            raise TournamentApiError(400, "bad_parameter", f"notation must be chinese, iccs or wxf, not {notation!r}")
+            raise ApiError(400, "bad_parameter", f"notation must be chinese, iccs or wxf, not {notation!r}")
         resp = Response(round_pgn(event, int(round_no), entries, notation), mimetype="application/x-chess-pgn")
         resp.headers["Content-Disposition"] = f'attachment; filename="round-{int(round_no)}.pgn"'
         return resp
@@ -348,7 +337,7 @@ def tournament_blueprint(
         api = current_app.extensions.get("xq_api")
         the_ingest = ingest if ingest is not None else getattr(api, "ingest", None)
         if the_ingest is None:
-            raise TournamentApiError(503, "no_ingest", "this API process does not accept arbiter actions")
+            raise ApiError(503, "no_ingest", "this API process does not accept arbiter actions")
         try:
             if not (round_no.isascii() and round_no.isdigit()):
                 raise StartRefused(404, "unknown_round", f"round {round_no[:20]!r} is not a round number")
@@ -361,8 +350,8 @@ def tournament_blueprint(
             answer = starter.start(the_ingest, event, int(round_no), boards, mine.time_control if mine else None,
                                    body)  # fmt: skip
         except StartRefused as exc:
-            return _json({"error": exc.error, "detail": exc.detail, **exc.body}, exc.status)
-        return _json(answer, 202)
+            return json_response({"error": exc.error, "detail": exc.detail, **exc.body}, exc.status)
+        return json_response(answer, 202)
 
     @bp.get("/tournament.html")
     def tournament_page() -> Response:
