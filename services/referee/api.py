@@ -761,7 +761,13 @@ class RefereeApi:
             if data is None:
                 raise ApiError(404, "unknown_frame", f"no evidence frame {sha256}")
             resp = Response(data, mimetype="image/jpeg")
-            # Content-addressed: the bytes under this name never change.
+            from xqarb.vision.retention import thinned_from
+
+            full = thinned_from(data)  # a frame the retention policy thinned: the size of the frame it shows
+            if full is not None:
+                resp.headers["X-Frame-Thinned"] = f"{full[0]}x{full[1]}"
+            # Content-addressed: the bytes under this name never change (but for the one thinning of a frame no
+            # ruling names: a copy of the full frame cached before it stays right).
             resp.headers["Cache-Control"] = "public, max-age=31536000, immutable"
             return resp
 
@@ -867,7 +873,8 @@ def frame_loader(directories: Iterable[Path]) -> Callable[[str], bytes | None]:
 
     def load(sha256: str) -> bytes | None:
         for d in dirs:
-            for candidate in (d / sha256[:2] / f"{sha256}.jpg", d / f"{sha256}.jpg", d / sha256[:2] / sha256):
+            for candidate in (d / sha256[:2] / f"{sha256}.jpg", d / f"{sha256}.jpg", d / sha256[:2] / sha256,
+                              d / sha256[:2] / f"{sha256}.thin.jpg"):  # (thinned: vision/retention.py)
                 if candidate.is_file():
                     return candidate.read_bytes()
         return None
@@ -909,13 +916,14 @@ def build_api_app(bootstrap: str, ledger: Any, *, config: Any | None = None, evi
     one, boards come from the ledger and arbiter actions are refused); `venue_path`, the file it was read from,
     is where the calibration page keeps a board's corners. Returns (Flask app, hub): stop the hub."""
     from xqarb.config import evidence_dir as default_evidence_dir
+    from xqarb.vision.sweep import venue_frame_loader  # (a shared PostgreSQL store where the venue has one)
 
     hub = StreamHub()
     hub.start(kafka_game_events(bootstrap))
     boards = list(config.boards) if config is not None else sorted({g.board_id for g in ledger.games()})
     api = RefereeApi(
         ledger=ledger, hub=hub, board_ids=boards,
-        load_frame=frame_loader([evidence_dir or default_evidence_dir()]), ingest=ingest,
+        load_frame=venue_frame_loader(venue_path, [evidence_dir or default_evidence_dir()]), ingest=ingest,
         delay_for_board=config.delay_for_board if config is not None else (lambda board: 0.0),
     )
     if venue_path is not None:

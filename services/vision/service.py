@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .board import BoardFit, fit_from_corners
-from .evidence import DirectoryEvidenceStore, EvidenceStore, sha256_hex
+from .evidence import EvidenceStore, sha256_hex
 from .quiet import QuietReport, QuietWatch
 from .tracker import Observation, Tracker, TrackerConfig, TrackerState, squares_of_fen
 
@@ -349,7 +349,10 @@ def serve(args: argparse.Namespace) -> int:
             print(f"xqarb vision serve: {args.config}: {exc}", file=sys.stderr)
             return 2
         print(f"vision: {len(calibrations)} board(s) calibrated by the venue configuration", file=sys.stderr)
-    core = VisionCore(DirectoryEvidenceStore(args.evidence_dir or evidence_dir()), source=source,
+    from .sweep import open_venue_store  # the venue's [evidence] store: a directory, or a shared PostgreSQL
+
+    store, _ = open_venue_store(args.config, args.evidence_dir or evidence_dir())
+    core = VisionCore(store, source=source,
                       config=TrackerConfig(stable_us=args.stable_ms * 1000), classifier=_classifier(),
                       corners=calibrations)
     try:
