@@ -97,6 +97,8 @@ def _sun(rng: np.random.Generator, seed: int) -> Sunlight:
 
 def _draw_one(name: str, seed: int, crops: str | None) -> dict:
     """The fields of HardOptions that option `name` sets, drawn for `seed`."""
+    if name not in HARD_OPTIONS:
+        raise RenderError(f"hard option must be one of {HARD_OPTIONS}, not {name!r}")
     rng = _rng(name, seed)
     if name == "tall pieces":
         return {"piece_height": float(rng.uniform(0.35, 0.6)), "wall_shade": float(rng.uniform(0.6, 1.0))}
@@ -130,7 +132,7 @@ def _draw_one(name: str, seed: int, crops: str | None) -> dict:
         return {"background": (kind, base, int(rng.integers(5, 10)))}
     if name == "real tops":
         return {"real_tops": crops} if crops else {}
-    raise RenderError(f"hard option must be one of {HARD_OPTIONS}, not {name!r}")
+    raise AssertionError(name)  # every name of HARD_OPTIONS is drawn above
 
 
 def draw_options(names: Iterable[str], seed: int, *, crops: str | None = None) -> HardOptions:
@@ -184,7 +186,8 @@ def harden(scene: Scene, opts: HardOptions) -> Scene:
     if opts.tilt_deg is not None:
         cam = replace(cam, tilt_deg=opts.tilt_deg)
     if opts.turn:
-        cam = replace(cam, roll_deg=cam.roll_deg + 90.0 * (opts.turn % 4))
+        # the camera rolled the other way turns the picture clockwise
+        cam = replace(cam, roll_deg=cam.roll_deg - 90.0 * (opts.turn % 4))
     if opts.grid_span is not None:
         # fill is of the sheet's outline (grid plus its margin and 0.3 spacing more each side, render._fit_view)
         m, a = board.sheet_margin + 0.3, board.aspect
