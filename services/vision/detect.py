@@ -49,11 +49,26 @@ from .pieces import TYPES, InkTone, colour_features, ink_tone, normalise_crop
 LIMITS = {"K": 1, "A": 2, "B": 2, "N": 2, "R": 2, "C": 2, "P": 5}
 
 PX = 40  # top view pixels per grid spacing: a piece's outline is ~17 px in radius, plenty for the circle score
-MARGIN = 0.75  # the top view reaches this far beyond the outer lines (spacings)
+# the top view reaches this far beyond the outer lines (spacings): a top face of the outer ranks, seen from a steep
+# angle, stands up to SHIFT_RANGE further out, and its disc must be in the view to be scored (0.75 lost the far
+# rank of tall pieces at 50 degrees)
+MARGIN = 1.1
 # Radii (spacings) of the circles looked for: a top face is 0.40-0.48 spacings in radius on real and rendered
 # sets, its printed ring 0.8-0.9 of that; the score takes the best radius per pixel.
 RADII = tuple(float(r) for r in np.arange(0.28, 0.50, 0.02))
 REACH = 0.32  # a disc is looked for this far from where it should be (parallax unknown before the fit)
+# Tall pieces seen at a steep angle stand further off their points than REACH: a top face h spacings up, seen
+# t degrees from straight above, lies h * tan(t) off its point on the board plane (0.54 spacing high at 50 degrees:
+# 0.64). Before the discs are looked for, the whole board's shift of its top faces is found by trying shifts up to
+# SHIFT_RANGE (spacings, under one spacing so that no shift lands every piece on its neighbour's point) in steps
+# of SHIFT_STEP, each scored by the disc scores at the shifted points; a best shift under SHIFT_MIN is left at 0,
+# since REACH finds those discs about their points as before.
+SHIFT_RANGE = 0.75
+SHIFT_STEP = 0.04
+SHIFT_MIN = 0.15
+# ... and only when the discs at the shifted points score this many times those at the points themselves: pieces
+# flat enough to be found about their points keep being found there (a flat board's best shift is a tie).
+SHIFT_GAIN = 1.3
 CROP_PX = 48  # the classifier's working size: one spacing across, as it was trained
 CROP_SIDE = 1.0  # spacings; wider crops take in the neighbours' discs and read worse (1.25: -10 points)
 
@@ -274,6 +289,26 @@ def find_discs(score: np.ndarray, expected_uv: np.ndarray, reach: float = REACH,
     dy, dx = np.divmod(j, 2 * r + 1)
     found = (centres + np.stack([dx - r, dy - r], axis=1)) / px - MARGIN
     return found.astype(float), val.astype(float)
+
+
+def coarse_shift(score: np.ndarray, points_uv: np.ndarray = POINTS_UV, px: int = PX) -> np.ndarray:
+    """The shift (spacings, (2,)) of the top faces off their points that the disc scores favour most (the sum of the
+    scores above EMPTY_BELOW at the shifted points, smoothed over a few pixels, for pieces stand a little off);
+    (0, 0) when it is under SHIFT_MIN or not SHIFT_GAIN times better than no shift."""
+    # only disc-like scores count (an empty point's lines and print score up to about EMPTY_BELOW)
+    near = cv2.GaussianBlur(np.clip(score - EMPTY_BELOW, 0, None).astype(np.float32), (0, 0), 2.0)
+    steps = np.arange(-SHIFT_RANGE, SHIFT_RANGE + 1e-9, SHIFT_STEP)
+    sx, sy = np.meshgrid(steps, steps)
+    shifts = np.stack([sx.ravel(), sy.ravel()], 1)
+    shifts = shifts[np.hypot(*shifts.T) <= SHIFT_RANGE]
+    uv = (np.asarray(points_uv, float)[None] + shifts[:, None] + MARGIN) * px
+    xs = np.clip(np.round(uv[..., 0]).astype(int), 0, near.shape[1] - 1)
+    ys = np.clip(np.round(uv[..., 1]).astype(int), 0, near.shape[0] - 1)
+    total = near[ys, xs].sum(axis=1)
+    k = int(np.argmax(total))
+    at_points = float(total[int(np.argmin(np.hypot(*shifts.T)))])
+    best = shifts[k]
+    return best if np.hypot(*best) >= SHIFT_MIN and total[k] >= SHIFT_GAIN * at_points else np.zeros(2)
 
 
 _CENTRE = np.array([4.0, 4.5])
@@ -746,7 +781,7 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
     h = np.asarray(fit.homography, float)
     view = top_view(image, h)
     score = circle_score(view)
-    found, disc = find_discs(score, POINTS_UV)
+    found, disc = find_discs(score, POINTS_UV + coarse_shift(score))
     empty_below, piece_above = occupancy_bands(disc)
     strong = disc >= piece_above
     parallax = fit_parallax(POINTS_UV[strong], found[strong])
