@@ -49,10 +49,12 @@ from .pieces import TYPES, InkTone, colour_features, ink_tone, normalise_crop
 LIMITS = {"K": 1, "A": 2, "B": 2, "N": 2, "R": 2, "C": 2, "P": 5}
 
 PX = 40  # top view pixels per grid spacing: a piece's outline is ~17 px in radius, plenty for the circle score
-# the top view reaches this far beyond the outer lines (spacings): a top face of the outer ranks, seen from a steep
-# angle, stands up to SHIFT_RANGE further out, and its disc must be in the view to be scored (0.75 lost the far
-# rank of tall pieces at 50 degrees)
-MARGIN = 1.1
+# Detect's top view reaches this far beyond the outer lines (spacings): a top face of the outer ranks, seen from a
+# steep angle, stands up to SHIFT_RANGE further out, and its disc must be in the view to be scored (0.75 lost the
+# far rank of tall pieces at 50 degrees).
+TOP_MARGIN = 1.1
+# The margin `find_discs` assumes of a view unless told: the tracker's views (occupancy.MARGIN) reach 0.75.
+MARGIN = 0.75
 # Radii (spacings) of the circles looked for: a top face is 0.40-0.48 spacings in radius on real and rendered
 # sets, its printed ring 0.8-0.9 of that; the score takes the best radius per pixel.
 RADII = tuple(float(r) for r in np.arange(0.28, 0.50, 0.02))
@@ -174,8 +176,8 @@ class DetectReading:
 
 
 def top_view(image: np.ndarray, homography: np.ndarray, px: int = PX) -> np.ndarray:
-    """The board plane seen from above: point (u, v) at ((u + MARGIN) * px, (v + MARGIN) * px)."""
-    h, size = canonical_transform(homography, px, MARGIN)
+    """The board plane seen from above: point (u, v) at ((u + TOP_MARGIN) * px, (v + TOP_MARGIN) * px)."""
+    h, size = canonical_transform(homography, px, TOP_MARGIN)
     return cv2.warpPerspective(image, h, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
@@ -271,14 +273,15 @@ def circle_score(view: np.ndarray, px: int = PX) -> np.ndarray:
     return best
 
 
-def find_discs(score: np.ndarray, expected_uv: np.ndarray, reach: float = REACH,
-               px: int = PX) -> tuple[np.ndarray, np.ndarray]:
-    """The strongest circle within `reach` spacings of each expected centre: (centres (N, 2) in spacings, score)."""
+def find_discs(score: np.ndarray, expected_uv: np.ndarray, reach: float = REACH, px: int = PX,
+               margin: float = MARGIN) -> tuple[np.ndarray, np.ndarray]:
+    """The strongest circle within `reach` spacings of each expected centre: (centres (N, 2) in spacings, score);
+    `score` is of a view reaching `margin` spacings beyond the outer lines."""
     r = round(reach * px)
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
     inside = (xx ** 2 + yy ** 2) <= r * r
     pad = np.pad(score, r + 1, mode="constant", constant_values=-1.0)
-    centres = np.round((np.asarray(expected_uv, float) + MARGIN) * px).astype(int)
+    centres = np.round((np.asarray(expected_uv, float) + margin) * px).astype(int)
     ys = (centres[:, 1] + r + 1)[:, None, None] + yy[None]
     xs = (centres[:, 0] + r + 1)[:, None, None] + xx[None]
     ys = np.clip(ys, 0, pad.shape[0] - 1)
@@ -287,11 +290,12 @@ def find_discs(score: np.ndarray, expected_uv: np.ndarray, reach: float = REACH,
     j = win.argmax(axis=1)
     val = win[np.arange(len(centres)), j]
     dy, dx = np.divmod(j, 2 * r + 1)
-    found = (centres + np.stack([dx - r, dy - r], axis=1)) / px - MARGIN
+    found = (centres + np.stack([dx - r, dy - r], axis=1)) / px - margin
     return found.astype(float), val.astype(float)
 
 
-def coarse_shift(score: np.ndarray, points_uv: np.ndarray = POINTS_UV, px: int = PX) -> np.ndarray:
+def coarse_shift(score: np.ndarray, points_uv: np.ndarray = POINTS_UV, px: int = PX,
+                 margin: float = TOP_MARGIN) -> np.ndarray:
     """The shift (spacings, (2,)) of the top faces off their points that the disc scores favour most (the sum of the
     scores above EMPTY_BELOW at the shifted points, smoothed over a few pixels, for pieces stand a little off);
     (0, 0) when it is under SHIFT_MIN or not SHIFT_GAIN times better than no shift."""
@@ -301,7 +305,7 @@ def coarse_shift(score: np.ndarray, points_uv: np.ndarray = POINTS_UV, px: int =
     sx, sy = np.meshgrid(steps, steps)
     shifts = np.stack([sx.ravel(), sy.ravel()], 1)
     shifts = shifts[np.hypot(*shifts.T) <= SHIFT_RANGE]
-    uv = (np.asarray(points_uv, float)[None] + shifts[:, None] + MARGIN) * px
+    uv = (np.asarray(points_uv, float)[None] + shifts[:, None] + margin) * px
     xs = np.clip(np.round(uv[..., 0]).astype(int), 0, near.shape[1] - 1)
     ys = np.clip(np.round(uv[..., 1]).astype(int), 0, near.shape[0] - 1)
     total = near[ys, xs].sum(axis=1)
@@ -727,7 +731,7 @@ def arm_contrast(view: np.ndarray, points: Sequence[int], px: int = PX) -> np.nd
 
 
 def _sample(img: np.ndarray, uv: np.ndarray, px: int) -> np.ndarray:
-    xy = np.round((uv + MARGIN) * px).astype(int)
+    xy = np.round((uv + TOP_MARGIN) * px).astype(int)
     x = np.clip(xy[:, 0], 0, img.shape[1] - 1)
     y = np.clip(xy[:, 1], 0, img.shape[0] - 1)
     return img[y, x]
@@ -741,7 +745,7 @@ def pieces_between(score: np.ndarray, view: np.ndarray, expected: np.ndarray, pi
     printed line between them (the line's contrast at the segment's middle under 0.4 of the board's median segment:
     busy cells, palace crossings and clutter also score as circles, but leave the line in view)."""
     mids = (expected[ADJACENT[:, 0]] + expected[ADJACENT[:, 1]]) / 2
-    found, val = find_discs(score, mids, reach=0.5 - OFF_POINT)
+    found, val = find_discs(score, mids, reach=0.5 - OFF_POINT, margin=TOP_MARGIN)
     contrast = line_contrast(view, ADJACENT)
     visible = contrast >= 0.4 * max(float(np.median(contrast)), 1.0)
     out: dict[int, int] = {}
@@ -781,13 +785,13 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
     h = np.asarray(fit.homography, float)
     view = top_view(image, h)
     score = circle_score(view)
-    found, disc = find_discs(score, POINTS_UV + coarse_shift(score))
+    found, disc = find_discs(score, POINTS_UV + coarse_shift(score), margin=TOP_MARGIN)
     empty_below, piece_above = occupancy_bands(disc)
     strong = disc >= piece_above
     parallax = fit_parallax(POINTS_UV[strong], found[strong])
     expected = parallax_centres(POINTS_UV, parallax)
     # the disc again, now looked for near where the fit puts it (a neighbour's disc no longer competes)
-    found, disc = find_discs(score, expected, reach=OFF_POINT + 0.05)
+    found, disc = find_discs(score, expected, reach=OFF_POINT + 0.05, margin=TOP_MARGIN)
     empty_below, piece_above = occupancy_bands(disc)
     off = np.hypot(*(found - expected).T)
     # crop on the disc found when it is close to the model's place (pieces stand a little off their points),

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from xqarb.vision.board import fit_from_corners
-from xqarb.vision.detect import MARGIN, PX, REACH, SHIFT_MIN, coarse_shift, read_board
+from xqarb.vision.detect import PX, REACH, SHIFT_MIN, TOP_MARGIN, coarse_shift, read_board
 from xqarb.vision.grid import POINTS_UV
 from xqarb.vision.pieces import PieceClassifier
 from xqarb.vision.render import random_scene, render_position, squares_from_fen
@@ -18,10 +18,10 @@ START = squares_from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBA
 
 def _score_with_discs(at: np.ndarray) -> np.ndarray:
     """A disc-score map (top view) with a peak of 1 at each of `at` (spacings) and -0.2 elsewhere (printed lines)."""
-    n = round((9 + 2 * MARGIN) * PX), round((8 + 2 * MARGIN) * PX)
+    n = round((9 + 2 * TOP_MARGIN) * PX), round((8 + 2 * TOP_MARGIN) * PX)
     score = np.full((n[0] + 1, n[1] + 1), -0.2, np.float32)
     for u, v in at:
-        x, y = round((u + MARGIN) * PX), round((v + MARGIN) * PX)
+        x, y = round((u + TOP_MARGIN) * PX), round((v + TOP_MARGIN) * PX)
         score[y - 2:y + 3, x - 2:x + 3] = 1.0
     return score
 
