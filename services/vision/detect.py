@@ -43,7 +43,7 @@ import cv2
 import numpy as np
 
 from .board import BoardFit, fit_from_h, rotate_half_turn
-from .grid import POINTS_UV, canonical_transform, point_name
+from .grid import POINTS_UV, apply_h, canonical_transform, point_name
 from .pieces import TYPES, InkTone, colour_features, ink_tone, normalise_crop
 
 LIMITS = {"K": 1, "A": 2, "B": 2, "N": 2, "R": 2, "C": 2, "P": 5}
@@ -71,6 +71,12 @@ SHIFT_MIN = 0.15
 # ... and only when the discs at the shifted points score this many times those at the points themselves: pieces
 # flat enough to be found about their points keep being found there (a flat board's best shift is a tie).
 SHIFT_GAIN = 1.3
+# The shift is looked for along the direction away from the camera (where the board looks smaller), up to
+# SHIFT_ACROSS spacings either side of it (the camera's direction as told by the grid's foreshortening is a few
+# degrees off); a board whose picture area per spacing changes by less than FLAT_GRADIENT (log units per spacing)
+# is seen from nearly straight above, and no shift is looked for (about 8 degrees of tilt at a venue's distance).
+SHIFT_ACROSS = 0.12
+FLAT_GRADIENT = 0.01
 CROP_PX = 48  # the classifier's working size: one spacing across, as it was trained
 CROP_SIDE = 1.0  # spacings; wider crops take in the neighbours' discs and read worse (1.25: -10 points)
 
@@ -294,17 +300,38 @@ def find_discs(score: np.ndarray, expected_uv: np.ndarray, reach: float = REACH,
     return found.astype(float), val.astype(float)
 
 
-def coarse_shift(score: np.ndarray, points_uv: np.ndarray = POINTS_UV, px: int = PX,
+def away_from_camera(homography: np.ndarray) -> np.ndarray | None:
+    """The direction (unit (u, v), board plane) in which raised things are seen displaced: away from the camera,
+    towards where the board looks smaller in the picture; None when it looks the same size all over (seen from
+    straight above, where nothing raised is displaced far). `homography`: image -> board plane."""
+    hb = np.linalg.inv(np.asarray(homography, float))
+    u, v = np.meshgrid([0.0, 4.0, 8.0], [0.0, 4.5, 9.0])
+    p = np.stack([u.ravel(), v.ravel()], 1)
+    e = 0.5
+    o, du, dv = apply_h(hb, p), apply_h(hb, p + np.array([e, 0.0])), apply_h(hb, p + np.array([0.0, e]))
+    a, b = du - o, dv - o
+    area = np.abs(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]) / e ** 2
+    g = np.linalg.lstsq(np.column_stack([np.ones(len(p)), p]), np.log(area + 1e-12), rcond=None)[0][1:]
+    if np.hypot(*g) < FLAT_GRADIENT:
+        return None
+    return -g / np.hypot(*g)
+
+
+def coarse_shift(score: np.ndarray, away: np.ndarray | None, points_uv: np.ndarray = POINTS_UV, px: int = PX,
                  margin: float = TOP_MARGIN) -> np.ndarray:
     """The shift (spacings, (2,)) of the top faces off their points that the disc scores favour most (the sum of the
-    scores above EMPTY_BELOW at the shifted points, smoothed over a few pixels, for pieces stand a little off);
-    (0, 0) when it is under SHIFT_MIN or not SHIFT_GAIN times better than no shift."""
+    scores above EMPTY_BELOW at the shifted points, smoothed over a few pixels, for pieces stand a little off),
+    looked for along `away` (away_from_camera) only: a shift across it, or onto the cells' centres, is the print's
+    pattern, not the pieces. (0, 0) when `away` is None, the shift is under SHIFT_MIN or not SHIFT_GAIN times
+    better than no shift."""
+    if away is None:
+        return np.zeros(2)
     # only disc-like scores count (an empty point's lines and print score up to about EMPTY_BELOW)
     near = cv2.GaussianBlur(np.clip(score - EMPTY_BELOW, 0, None).astype(np.float32), (0, 0), 2.0)
-    steps = np.arange(-SHIFT_RANGE, SHIFT_RANGE + 1e-9, SHIFT_STEP)
-    sx, sy = np.meshgrid(steps, steps)
-    shifts = np.stack([sx.ravel(), sy.ravel()], 1)
-    shifts = shifts[np.hypot(*shifts.T) <= SHIFT_RANGE]
+    t, w = np.meshgrid(np.arange(0.0, SHIFT_RANGE + 1e-9, SHIFT_STEP),
+                       np.arange(-SHIFT_ACROSS, SHIFT_ACROSS + 1e-9, SHIFT_STEP))
+    a = np.asarray(away, float)
+    shifts = t.reshape(-1, 1) * a + w.reshape(-1, 1) * np.array([-a[1], a[0]])
     uv = (np.asarray(points_uv, float)[None] + shifts[:, None] + margin) * px
     xs = np.clip(np.round(uv[..., 0]).astype(int), 0, near.shape[1] - 1)
     ys = np.clip(np.round(uv[..., 1]).astype(int), 0, near.shape[0] - 1)
@@ -785,7 +812,7 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
     h = np.asarray(fit.homography, float)
     view = top_view(image, h)
     score = circle_score(view)
-    found, disc = find_discs(score, POINTS_UV + coarse_shift(score), margin=TOP_MARGIN)
+    found, disc = find_discs(score, POINTS_UV + coarse_shift(score, away_from_camera(h)), margin=TOP_MARGIN)
     empty_below, piece_above = occupancy_bands(disc)
     strong = disc >= piece_above
     parallax = fit_parallax(POINTS_UV[strong], found[strong])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from xqarb.vision.board import fit_from_corners
-from xqarb.vision.detect import PX, REACH, SHIFT_MIN, TOP_MARGIN, coarse_shift, read_board
+from xqarb.vision.detect import PX, REACH, SHIFT_MIN, TOP_MARGIN, away_from_camera, coarse_shift, read_board
 from xqarb.vision.grid import POINTS_UV
 from xqarb.vision.pieces import PieceClassifier
 from xqarb.vision.render import random_scene, render_position, squares_from_fen
@@ -26,13 +26,27 @@ def _score_with_discs(at: np.ndarray) -> np.ndarray:
     return score
 
 
-def test_coarse_shift_finds_the_tops_common_shift_and_leaves_small_ones_alone():
+def test_coarse_shift_finds_the_tops_common_shift_away_from_the_camera():
     pieces = POINTS_UV[[i for i, ch in enumerate(START) if ch != "."]]
-    shift = coarse_shift(_score_with_discs(pieces + np.array([0.0, 0.55])))
+    down = np.array([0.0, 1.0])
+    shift = coarse_shift(_score_with_discs(pieces + np.array([0.0, 0.55])), down)
     assert shift == pytest.approx([0.0, 0.56], abs=0.05)  # within a step of the true 0.55 spacing
-    small = coarse_shift(_score_with_discs(pieces + np.array([0.05, -0.08])))
+    # not looked for across the camera's direction (the cells' centres, half a spacing both ways, are the print's)
+    assert np.array_equal(coarse_shift(_score_with_discs(pieces + np.array([0.5, 0.5])), down)[0], 0.0)
+    small = coarse_shift(_score_with_discs(pieces + np.array([0.0, 0.08])), down)
     assert np.array_equal(small, [0.0, 0.0])  # under SHIFT_MIN: found about the points as before
-    assert np.array_equal(coarse_shift(_score_with_discs(pieces)), [0.0, 0.0])
+    assert np.array_equal(coarse_shift(_score_with_discs(pieces + np.array([0.0, 0.55])), None), [0.0, 0.0])
+
+
+def test_away_from_camera_is_where_the_board_looks_smaller():
+    from xqarb.vision.grid import board_to_image
+
+    # Red's side (rank 0, v = 9) near the camera: the far rank 9 is drawn narrower at the top of the picture
+    corners = np.array([[400.0, 100.0], [880.0, 100.0], [1000.0, 650.0], [280.0, 650.0]])
+    away = away_from_camera(np.linalg.inv(board_to_image(corners)))
+    assert away == pytest.approx([0.0, -1.0], abs=0.05)
+    square = np.array([[400.0, 100.0], [880.0, 100.0], [880.0, 640.0], [400.0, 640.0]])  # straight above
+    assert away_from_camera(np.linalg.inv(board_to_image(square))) is None
 
 
 def test_tall_pieces_at_fifty_degrees_are_read_on_their_points():
