@@ -14,7 +14,9 @@ whole board. So:
    point, whose printed lines run radially and score negative;
 3. empty and piece are told apart by the board's own disc scores (two groups, an unsure band between them; a
    point in the band is empty where a printed line still runs out of it in view);
-4. the homothety is fitted to the strong discs (robustly), which tells where every top face should be; a disc
+4. (tall pieces seen steeply stand further off than the search reaches: the board's common shift of the top faces
+   is found first, along the direction away from the camera, `coarse_shift`) the homothety is fitted to the strong
+   discs (robustly), which tells where every top face should be; a disc
    standing between two points (5.10) makes both '?';
 5. each piece is cropped from the photo itself (not the small top view) centred on its top face, one spacing
    across at the classifier's scale, in six slightly different crops, and read (type probabilities as their
