@@ -10,7 +10,10 @@ Hard scenes are meant to be at least as hard as real venue photos (data README):
 boards with red or dark lines, creases and sheets that do not lie flat (the printed grid bows by a pixel or two,
 and the truth follows the print), tables with checks and stripes, score sheets and clocks, the next table's
 board in view, captured pieces beside the board, any side of the board towards the camera, up to ~35 degrees of
-tilt, uneven and drifting light, glare, passing shadows, defocus, noise and JPEG compression.
+tilt, uneven and drifting light, glare, passing shadows, defocus, noise and JPEG compression. Harder still, as
+named options (`render_hard.py`: tall pieces, a plastic sheet, outdoor sun, dark inks, light on dark discs, 35-50
+degree cameras, turned pictures, filling and small frames, busy backgrounds, real pieces' tops; a preset `hard`):
+the Scene fields they set default to drawing exactly what was drawn without them.
 
 Truth: `Rendered.points` / `FrameTruth.points` are the 90 printed intersections (squares order: rank 9 first),
 `corners` the outer four in the order a9, i9, i0, a0, both in image pixels (x, y), exact to the renderer's
