@@ -29,11 +29,14 @@ class PlasticSheet:
     picture's diagonal, angle of the long axis (rad), strength in grey levels added at the core (150..255 saturate).
     creases: (x0, y0, x1, y1, bow, strength): a wrinkle from one end to the other (image fractions), bowed sideways
     by `bow` (fraction of its length), as bright as `strength` grey levels.
-    haze: grey levels added over the whole sheet."""
+    haze: grey levels added over the whole sheet.
+    windows: (x, y, width, height, angle, strength): a window mirrored in the sheet, a soft-edged bright rectangle
+    over a large part of the board (centre and size in image fractions, angle in rad, strength in grey levels)."""
 
     glare: tuple[tuple[float, float, float, float, float, float], ...]
     creases: tuple[tuple[float, float, float, float, float, float], ...]
     haze: float
+    windows: tuple[tuple[float, float, float, float, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,12 @@ def sheet_light(sheet: PlasticSheet, width: int, height: int, outline: np.ndarra
     add = np.full((gh, gw), sheet.haze, np.float32)
     for spot in sheet.glare:
         add += _soft_spot(u, v, spot, diag, aspect)
+    for x, y, w, h, ang, strength in sheet.windows:
+        du, dv = (u - x) * aspect, v - y
+        c, s_ = math.cos(ang), math.sin(ang)
+        a = np.abs(du * c + dv * s_) / max(1e-4, w * aspect / 2)
+        b = np.abs(-du * s_ + dv * c) / max(1e-4, h / 2)
+        add += strength / (1 + np.exp((np.maximum(a, b) - 1) * 12))  # flat inside, soft at its frame
     add = cv2.resize(add, (width, height), interpolation=cv2.INTER_LINEAR)
     # Wrinkles: a thin bright ridge with a darker valley beside it, drawn at full resolution (they are thin).
     ridge = np.zeros((height, width), np.float32)

@@ -8,8 +8,9 @@ The options (HARD_OPTIONS):
 - "tall pieces": wooden pieces 0.35..0.6 of their diameter high (real sets: 3.5-4 cm across, 1.5-2.2 cm high);
   the camera model projects the top face at its height, so at an angle it stands off its point and covers the
   neighbour's point, and the side wall, shaded by the light's direction, shows below it.
-- "plastic sheet": a clear sheet over the board: lamps and windows mirrored as glare that washes out lines and
-  pieces' feet, wrinkles catching the light, a veil over the print.
+- "plastic sheet": a clear sheet over the board: lamps mirrored as glare spots and streaks that wash out lines and
+  pieces' feet, a window mirrored over a large part of the board (6 sheets in 10), wrinkles catching the light, a
+  veil over the print.
 - "outdoor sun": direct sun: a hard shadow edge or leaves' dapples over the board, warm sunlit parts, blue shade,
   long hard piece shadows from a low sun.
 - "dark inks": Black's characters in dark green or blue-black ink instead of black.
@@ -81,7 +82,13 @@ def _sheet(rng: np.random.Generator) -> PlasticSheet:
         ang, ln = rng.uniform(0, math.pi), rng.uniform(0.1, 0.5)
         creases.append((float(x0), float(y0), float(x0 + ln * math.cos(ang)), float(y0 + ln * math.sin(ang)),
                         float(rng.uniform(-0.12, 0.12)), float(rng.uniform(40, 120))))
-    return PlasticSheet(glare, tuple(creases), float(rng.uniform(6, 30)))
+    haze = float(rng.uniform(6, 30))
+    # A separate stream: the window was added after the spots and wrinkles, whose draws stay as they were.
+    wrng = np.random.default_rng([int(rng.integers(2**31)), 0x57494E])
+    windows = tuple((float(wrng.uniform(0.3, 0.7)), float(wrng.uniform(0.3, 0.7)), float(wrng.uniform(0.2, 0.5)),
+                     float(wrng.uniform(0.15, 0.4)), float(wrng.uniform(-0.4, 0.4)), float(wrng.uniform(70, 170)))
+                    for _ in range(int(wrng.random() < 0.6)))
+    return PlasticSheet(glare, tuple(creases), haze, windows)
 
 
 def _sun(rng: np.random.Generator, seed: int) -> Sunlight:
