@@ -87,7 +87,7 @@ def sheet_light(sheet: PlasticSheet, width: int, height: int, outline: np.ndarra
         c, s_ = math.cos(ang), math.sin(ang)
         a = np.abs(du * c + dv * s_) / max(1e-4, w * aspect / 2)
         b = np.abs(-du * s_ + dv * c) / max(1e-4, h / 2)
-        add += strength / (1 + np.exp((np.maximum(a, b) - 1) * 12))  # flat inside, soft at its frame
+        add += strength / (1 + np.exp(np.minimum((np.maximum(a, b) - 1) * 12, 60)))  # flat inside, soft frame
     add = cv2.resize(add, (width, height), interpolation=cv2.INTER_LINEAR)
     # Wrinkles: a thin bright ridge with a darker valley beside it, drawn at full resolution (they are thin).
     ridge = np.zeros((height, width), np.float32)
