@@ -601,8 +601,10 @@ class Reader:
         registry: codec.SchemaRegistry | None = None,
         client_id: str = "xqarb-reader",
         timeout_s: float = 30.0,
+        partitions: Sequence[int] | None = None,
         **config: Any,
     ) -> None:
+        """`partitions`: only these partition numbers of each topic (None: all of them)."""
         from kafka import KafkaConsumer
         from kafka import TopicPartition as KafkaTopicPartition
         from kafka.errors import KafkaError
@@ -619,7 +621,7 @@ class Reader:
         settings.update(config)
         try:
             self._consumer = KafkaConsumer(**settings)
-            partitions = []
+            assigned: list[Any] = []
             deadline = time.monotonic() + timeout_s
             for topic in topics:
                 ids = self._consumer.partitions_for_topic(topic)
@@ -628,12 +630,13 @@ class Reader:
                     ids = self._consumer.partitions_for_topic(topic)
                 if not ids:
                     raise BusError(f"topic {topic!r} does not exist on {bootstrap}")
-                partitions += [KafkaTopicPartition(topic, p) for p in sorted(ids)]
-            self._consumer.assign(partitions)
-            if from_beginning:
-                self._consumer.seek_to_beginning(*partitions)
-            else:
-                self._consumer.seek_to_end(*partitions)
+                assigned += [KafkaTopicPartition(topic, p) for p in sorted(ids)
+                             if partitions is None or p in partitions]
+            self._consumer.assign(assigned)
+            if assigned and from_beginning:
+                self._consumer.seek_to_beginning(*assigned)
+            elif assigned:
+                self._consumer.seek_to_end(*assigned)
         except KafkaError as exc:
             raise BusError(f"cannot read {list(topics)} on Kafka at {bootstrap}: {exc}") from exc
 
@@ -642,6 +645,26 @@ class Reader:
         from kafka import TopicPartition as KafkaTopicPartition
 
         self._consumer.seek(KafkaTopicPartition(tp.topic, tp.partition), offset)
+
+    def end_offsets(self) -> dict[TopicPartition, int]:
+        """The offset the next record of each partition read will have (what is there now ends before it)."""
+        from kafka.errors import KafkaError
+
+        try:
+            ends = self._consumer.end_offsets(list(self._consumer.assignment()))
+        except KafkaError as exc:
+            raise BusError(f"reading the end offsets failed: {exc}") from exc
+        return {TopicPartition(tp.topic, tp.partition): int(end) for tp, end in ends.items()}
+
+    def position(self, tp: TopicPartition) -> int:
+        """The offset of the next record this reader will return from a partition it reads."""
+        from kafka import TopicPartition as KafkaTopicPartition
+        from kafka.errors import KafkaError
+
+        try:
+            return int(self._consumer.position(KafkaTopicPartition(tp.topic, tp.partition)))
+        except KafkaError as exc:
+            raise BusError(f"reading the position on {tp.topic}[{tp.partition}] failed: {exc}") from exc
 
     def poll(self, timeout_s: float = 1.0, max_records: int | None = None) -> list[Record]:
         from kafka.errors import KafkaError
