@@ -39,6 +39,10 @@ VISION_GROUP = "xq-vision"
 REFEREE_GROUP = "xq-referee"
 # Camera frames may be up to 4 MB (ingest's max_frame_bytes); a request carries one frame plus its envelope.
 MAX_REQUEST_BYTES = 5 * 1024 * 1024
+# The largest fetch response a consumer takes. The embedded broker answers a fetch with about 5 MB of frames
+# whatever the client's fetch limits say; kafka-python's default (1 MB) drops the connection on such an answer
+# ("Invalid frame length") and fetches again: a reconnect and an error logged for each such fetch.
+FETCH_RESPONSE_MAX_BYTES = 64 * 1024 * 1024
 
 # Dead-letter headers: the reason and where the bytes came from (absent topic = rejected at ingest).
 DLQ_REASON = "xq.reason"
@@ -456,6 +460,7 @@ class Consumer:
             # clock, arbiter) then reach one referee process.
             "partition_assignment_strategy": (RangePartitionAssignor,),
             "allow_auto_create_topics": False,  # ensure_topics makes them (see Producer)
+            "receive_message_max_bytes": FETCH_RESPONSE_MAX_BYTES,
         }
         settings.update(config)
         try:
@@ -617,6 +622,7 @@ class Reader:
             "client_id": client_id,
             "enable_auto_commit": False,
             "allow_auto_create_topics": False,  # ensure_topics makes them (see Producer)
+            "receive_message_max_bytes": FETCH_RESPONSE_MAX_BYTES,
         }
         settings.update(config)
         try:
