@@ -616,6 +616,7 @@ class Reader:
 
         self.decode = decode
         self.registry = registry
+        self.partition_counts: dict[str, int] = {}  # topic -> how many partitions it has
         settings: dict[str, Any] = {
             "bootstrap_servers": _servers(bootstrap),
             "group_id": None,
@@ -636,6 +637,7 @@ class Reader:
                     ids = self._consumer.partitions_for_topic(topic)
                 if not ids:
                     raise BusError(f"topic {topic!r} does not exist on {bootstrap}")
+                self.partition_counts[topic] = len(ids)
                 assigned += [KafkaTopicPartition(topic, p) for p in sorted(ids)
                              if partitions is None or p in partitions]
             self._consumer.assign(assigned)

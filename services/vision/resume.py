@@ -6,14 +6,16 @@ would not know what stands on the boards: the first still board would be matched
 nothing followed until an arbiter put the board right. The venue's topics say what it needs, from their beginning:
 `xq.game-events` the game each board plays (GameStarted, republished by the referee as it appends it), whether it
 ended (GameEnded) and the position the referee holds (MoveMade's `fen_after`, AttentionNeeded's `fen`);
-`xq.arbiter` the arbiters' restored positions (PositionRestored) and operators' corners (BoardCalibrated). Only
-the pure rules-free fold of those events is here (`games_of`); the service reads the topics (`read_history`).
+`xq.arbiter` the arbiters' restored positions (PositionRestored) and operators' corners (BoardCalibrated). An
+embedded broker that restarted has lost them (its storage is in memory): where the referee's API is known
+(`vision serve --state-url`), its `/api/boards` completes them. The folds are pure (`games_of`,
+`games_of_boards`, `completed`); the service reads the topics and the API (`read_history`, `read_boards`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -33,6 +35,8 @@ READING_FLOOR = 1e-3
 # Reading a board's history at assignment waits this long for the broker at most: `xq.game-events` of a long event
 # (a few hundred thousand events) reads in a few seconds; past this the process starts as before, knowing nothing.
 HISTORY_READ_S = 60.0
+# The referee's API (`/api/boards`) is asked this long at most: one local HTTP read of a few hundred boards.
+API_READ_S = 10.0
 
 
 class HistoryUnread(RuntimeError):
@@ -128,11 +132,72 @@ def _klass(ch: str) -> int:
     return 0 if ch == "." else 1 if ch.isupper() else 2
 
 
+def games_of_boards(boards: Iterable[Mapping[str, Any]]) -> dict[str, BoardGame]:
+    """Board id -> its game, from the referee API's `/api/boards` (each board's current game, position and
+    result, as the API folded xq.game-events while it ran). Boards without a game, or with a position that is no
+    FEN, are left out."""
+    out: dict[str, BoardGame] = {}
+    for board in boards:
+        game, fen = str(board.get("game_id") or "").strip(), board.get("fen")
+        if not game or not board.get("board_id"):
+            continue
+        try:
+            squares = squares_of_fen(str(fen)) if fen else None
+        except ValueError:
+            continue
+        out[str(board["board_id"])] = BoardGame(game, position=squares, fen=str(fen) if fen else None,
+                                                at=int(board.get("updated_at") or 0),
+                                                ended=board.get("result") is not None)
+    return out
+
+
+def completed(topics: Mapping[str, BoardGame], api: Mapping[str, BoardGame]) -> dict[str, BoardGame]:
+    """The topics' account of each board, completed by the API's where the topics hold no position of the board's
+    game: a broker that restarted empty (its storage in memory) keeps only what was sent to it again since (ingest
+    re-sends the inputs it acknowledged, GameStarted among them; the referee's outputs are not sent again). The
+    topics' account is the live one: a board whose game they name otherwise keeps theirs."""
+    out = dict(topics)
+    for board, known in api.items():
+        mine = out.get(board)
+        if mine is None:
+            out[board] = known
+        elif mine.game == known.game and mine.position is None and known.position is not None:
+            out[board] = replace(mine, position=known.position, fen=known.fen, ended=mine.ended or known.ended,
+                                 left=None)
+    return out
+
+
+def read_boards(url: str, *, timeout_s: float = API_READ_S) -> list[dict[str, Any]]:
+    """`GET <url>/api/boards`: the boards as the referee's API shows them (the public view: with a broadcast delay
+    configured, a position that many seconds old). HistoryUnread where it does not answer with them."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/api/boards", timeout=timeout_s) as resp:
+            boards = json.loads(resp.read())["boards"]
+    except (OSError, urllib.error.URLError, ValueError, KeyError, TypeError) as exc:
+        raise HistoryUnread(f"{url}/api/boards: {exc}") from exc
+    if not isinstance(boards, list):
+        raise HistoryUnread(f"{url}/api/boards: no list of boards")
+    return [b for b in boards if isinstance(b, dict)]
+
+
+def partition_of(board: str, partitions: int) -> int:
+    """The partition a board's events go to (key = board id) with the Kafka clients' default partitioner."""
+    from kafka.partitioner.default import murmur2
+
+    return (murmur2(board.encode()) & 0x7FFFFFFF) % partitions
+
+
 def read_history(bootstrap: str, topics: Sequence[str], partitions: Sequence[int], *,
-                 timeout_s: float = HISTORY_READ_S, client_id: str = "xqarb-vision-resume") -> tuple[list[Any], dict]:
+                 timeout_s: float = HISTORY_READ_S, client_id: str = "xqarb-vision-resume"
+                 ) -> tuple[list[Any], dict, int]:
     """Every record of `topics` in `partitions` from the beginning to the end each partition has now, in each
     partition's order, and those ends ((topic, partition) -> offset of the next record): the consumer group then
-    goes on from its committed offsets, and the records before these ends were folded here already."""
+    goes on from its committed offsets, and the records before these ends were folded here already; and how many
+    partitions the first topic has."""
     from xqarb import bus
 
     records: list[Any] = []
@@ -147,4 +212,5 @@ def read_history(bootstrap: str, topics: Sequence[str], partitions: Sequence[int
                 tp = bus.TopicPartition(rec.topic, rec.partition)
                 if rec.offset < ends.get(tp, 0):
                     records.append(rec)
-    return records, ends
+        count = reader.partition_counts.get(topics[0], 0)
+    return records, ends, count

@@ -48,7 +48,17 @@ from xqarb.referee.rules import START_FEN
 
 from .board import BoardFit, fit_from_corners
 from .evidence import DirectoryEvidenceStore, EvidenceStore, sha256_hex
-from .resume import BoardGame, HistoryUnread, games_of, moved_in_the_gap, read_history
+from .resume import (
+    BoardGame,
+    HistoryUnread,
+    completed,
+    games_of,
+    games_of_boards,
+    moved_in_the_gap,
+    partition_of,
+    read_boards,
+    read_history,
+)
 from .tracker import Observation, Tracker, TrackerConfig, TrackerState, squares_of_fen
 
 OBSERVATION_NS = uuid.UUID("0b1c7f0e-54a4-5d8e-8f3b-7a1e9d6c2b40")
@@ -373,15 +383,17 @@ def serve(args: argparse.Namespace) -> int:
                       config=TrackerConfig(stable_us=args.stable_ms * 1000), classifier=_classifier(),
                       corners=calibrations)
     try:
-        run(args.bootstrap_servers, args.group, core, max_records=args.max_records)
+        run(args.bootstrap_servers, args.group, core, max_records=args.max_records,
+            state_url=args.state_url)
     except KeyboardInterrupt:
         return 0
     return 0
 
 
 def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
-        stop: Callable[[], bool] = lambda: False, poll_s: float = 1.0) -> int:
-    """Consume xq.frames and produce xq.observations until `stop()` says so; returns the frames handled."""
+        stop: Callable[[], bool] = lambda: False, poll_s: float = 1.0, state_url: str | None = None) -> int:
+    """Consume xq.frames and produce xq.observations until `stop()` says so; returns the frames handled.
+    `state_url`: the referee's API, whose boards complete the games the topics tell of (resume)."""
     from xqarb import bus
 
     bus.ensure_topics(bootstrap)
@@ -403,9 +415,9 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
 
     def assigned(partitions: Iterable[bus.TopicPartition]) -> None:
         parts = sorted({tp.partition for tp in partitions})
-        core.drop_partitions(parts)  # start fresh: calibrate from the next frames ...
-        if parts:
-            resume(bootstrap, core, parts, folded)  # ... with each board's game and position as the venue has them
+        core.drop_partitions(parts)  # start fresh: calibrate from the next frames, with each board's game and
+        if parts:  # position as the venue has them
+            resume(bootstrap, core, parts, folded, state_url)
 
     # xq.game-events and xq.arbiter too: the positions the referee accepted and the arbiters restored (learn).
     # Range assignment gives this process partition p of every topic, so those of the boards whose frames it reads.
@@ -437,20 +449,28 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
     return handled
 
 
-def resume(bootstrap: str, core: VisionCore, partitions: Sequence[int], folded: dict[tuple[str, int], int]) -> None:
+def resume(bootstrap: str, core: VisionCore, partitions: Sequence[int], folded: dict[tuple[str, int], int],
+           state_url: str | None = None) -> None:
     """Partitions just assigned: their boards' games and positions read from `xq.game-events` and `xq.arbiter` from
-    their beginning (resume.py) seed the boards' trackers (VisionCore.resume); `folded` gets the offsets read up
-    to. A broker that does not answer leaves the boards to be read from their frames alone, as before."""
+    their beginning (resume.py), completed by the referee API's `/api/boards` at `state_url` where given (after an
+    embedded broker restarted empty), seed the boards' trackers (VisionCore.resume); `folded` gets the offsets read
+    up to. A broker that does not answer leaves the boards to be read from their frames alone, as before."""
     from xqarb import bus
 
     t0 = time.monotonic()
     try:
-        records, ends = read_history(bootstrap, [bus.GAME_EVENTS, bus.ARBITER], partitions,
-                                     client_id=f"{core.source}-resume")
+        records, ends, count = read_history(bootstrap, [bus.GAME_EVENTS, bus.ARBITER], partitions,
+                                            client_id=f"{core.source}-resume")
     except (HistoryUnread, bus.BusError) as exc:
         print(f"vision: the games in progress were not read ({exc}); boards are followed from their frames",
               file=sys.stderr, flush=True)
         return
+    api: dict[str, BoardGame] = {}
+    if state_url and count:
+        try:
+            api = games_of_boards(read_boards(state_url))
+        except HistoryUnread as exc:
+            print(f"vision: {exc}; the games in progress are as the topics tell them", file=sys.stderr, flush=True)
     seeded = 0
     for p in partitions:
         # (in event time, as the referee folds them: the two topics keep no common order; xq.game-events first
@@ -461,7 +481,8 @@ def resume(bootstrap: str, core: VisionCore, partitions: Sequence[int], folded: 
         for event in events:
             if event.type == "BoardCalibrated":
                 core.learn(event, p)  # an operator's corners (the calibration page) hold after a restart too
-        seeded += core.resume(games_of(events), p)
+        mine = {board: known for board, known in api.items() if partition_of(board, count) == p}
+        seeded += core.resume(completed(games_of(events), mine), p)
     folded.update({(tp.topic, tp.partition): end for tp, end in ends.items()})
     print(f"vision: partitions {list(partitions)}: {seeded} board(s) resumed from {len(records)} event(s) in "
           f"{time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)

@@ -174,3 +174,32 @@ def test_a_game_in_progress_is_followed_on_after_a_vision_restart(tmp_path) -> N
         if referee is not None:
             referee.stop()
         broker.stop()
+
+
+def test_the_api_completes_what_a_restarted_broker_lost() -> None:
+    """An embedded broker restarted empty holds only what ingest sent again (the GameStarted, no move): the
+    referee API's boards give the position; a board the topics know better, or of another game, keeps theirs."""
+    from xqarb.vision.resume import completed, games_of_boards, partition_of
+
+    api = games_of_boards([
+        {"board_id": "3", "game_id": "g1", "fen": _fen_after(3), "result": None, "updated_at": 9},
+        {"board_id": "4", "game_id": "g4", "fen": _fen_after(1), "result": "1-0", "updated_at": 5},
+        {"board_id": "5", "game_id": "g5", "fen": _fen_after(2), "result": None},
+        {"board_id": "6", "game_id": None, "fen": None},  # (no game: nothing to follow)
+        {"board_id": "7", "game_id": "g7", "fen": "not a fen"},
+    ])
+    assert sorted(api) == ["3", "4", "5"]
+    assert api["4"].ended and api["4"].stands == squares_of_fen(_fen_after(1))
+    topics = {"3": BoardGame("g1", at=1),  # (GameStarted sent again by ingest's outbox: no position)
+              "5": BoardGame("g6", at=1)}  # (a game the API has not seen yet)
+    merged = completed(topics, api)
+    assert merged["3"] == BoardGame("g1", position=squares_of_fen(_fen_after(3)), fen=_fen_after(3), at=1)
+    assert merged["4"] == api["4"]
+    assert merged["5"] == topics["5"]
+    # a board's partition is where the producers put its key (the Kafka clients' default partitioner)
+    from kafka.partitioner.default import DefaultPartitioner
+
+    parts = [0, 1, 2, 3]
+    boards = [str(b) for b in range(40)] + ["board-1"]
+    assert [partition_of(b, 4) for b in boards] == [DefaultPartitioner()(b.encode(), parts, parts) for b in boards]
+    assert {partition_of(b, 4) for b in boards} == set(parts)
