@@ -237,6 +237,9 @@ class Inputs:
         from xqarb.events import make_event
 
         with self.board_locks[board]:
+            if again:  # (the board's last still board, read under its lock: never one its camera reported before)
+                with self.lock:
+                    ply, squares = self.last_seen[board]
             now = time.time_ns() // 1000
             event = make_event("BoardStable", board, source=f"bench-camera-{board}", source_seq=ply * 100 + again,
                                occurred_at=now, received_at=now, squares=squares, frame_sha256="0" * 64,
@@ -268,10 +271,8 @@ class Inputs:
             restarts = now
             if producer is None:
                 producer = bus.Producer(self.venue.bootstrap, client_id="bench-reobserve")
-            with self.lock:
-                seen = dict(self.last_seen)
-            for board, (ply, squares) in sorted(seen.items()):
-                self.observe(producer, board, ply, squares, again=restarts)
+            for board in sorted(self.last_seen):
+                self.observe(producer, board, 0, "", again=restarts)
         if producer is not None:
             producer.close()
 
@@ -514,8 +515,8 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
         downs = re.findall(r"broker restarted \(pid \d+\) after ([0-9.]+) s down", (data / "up.log").read_text())
         result["broker_down_s"] = [float(x) for x in downs]
         result["records"] = game_records(data / "ledger.sqlite", [inputs.game_id(b) for b in play])
-        # (the probes' latency before the first fault, or over the whole clean run)
-        result["probe_latency_no_fault"] = probe_latency(probes, watch, t0, min(marks.values(), default=end_inputs))
+        if not faults:
+            result["probe_latency"] = probe_latency(probes, watch, t0, end_inputs)
         result["recovery_s"] = {name: (round(r, 1) if (r := recovery(at, probes, watch,
                                                                        "vision" if "vision" in name else "ledger"))
                                        is not None else None) for name, at in marks.items()}
