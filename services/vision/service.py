@@ -2,11 +2,13 @@
 
 Per partition it holds the tracker state of each board seen on it (key = board id, so one board's frames stay in
 order on one partition). A partition assigned to this process starts with fresh trackers: the board is calibrated
-again from its next frames (a tracker needs no history beyond the last still board). Revoked partitions drop
-their state after the last offsets are committed. Offsets are committed only after the observations of the
-frames were acknowledged by the broker, so a crash replays frames rather than losing them; the event ids of
-observations are derived from the frame's event id, so a replay of the same frame gives the same ids where it
-gives the same observations.
+again from its next frames (a tracker needs no history beyond the last still board), and each board's game and
+the position the referee holds are read from xq.game-events and xq.arbiter from their beginning (resume.py; the
+referee API's boards complete them where given), so that a game in progress is followed on from there. Revoked
+partitions drop their state after the last offsets are committed. Offsets are committed only after the
+observations of the frames were acknowledged by the broker, so a crash replays frames rather than losing them; the
+event ids of observations are derived from the frame's event id, so a replay of the same frame gives the same
+ids where it gives the same observations.
 
 It also reads the positions the rest of the system holds for its boards: the referee's MoveMade (xq.game-events)
 and the arbiters' PositionRestored (xq.arbiter). A board's tracker takes them as its known board (`learn`), so a
