@@ -53,7 +53,7 @@ SESSION_TIMEOUT_S = 10.0  # bus.Consumer's default session timeout: a member pau
 STOP_S = SESSION_TIMEOUT_S + 5.0  # the referee paused this long: past its session timeout
 BENCH_NS = uuid.UUID("5d7e0c64-3f0a-4b7e-9a47-2b3c1e4f6a80")
 FIRST_FAULT_S = 10.0  # the first fault this long after the games began
-GAP_S = 15.0  # between the end of one fault and the next: each recovers (or not) on its own
+GAP_S = 30.0  # between the end of one fault and the next: each recovers (or not) on its own
 
 
 def request(url: str, body: bytes | None = None, headers: dict[str, str] | None = None,
@@ -579,7 +579,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--boards", type=int, default=50)
     parser.add_argument("--camera-boards", type=int, default=4)
-    parser.add_argument("--plies", type=int, default=14, help="plies per game (14 x 6 s: the faults fall mid-game)")
+    parser.add_argument("--plies", type=int, default=22, help="plies per game (22 x 6 s: the faults fall mid-game)")
     parser.add_argument("--fps", type=float, default=2.0)
     parser.add_argument("--ply-s", type=float, default=6.0, help="seconds between plies on a board without camera")
     parser.add_argument("--only", choices=("clean", "faults"), help="one run only")
