@@ -40,7 +40,7 @@ API_READ_S = 10.0
 
 
 class HistoryUnread(RuntimeError):
-    """The topics' history could not be read to its end (the broker did not answer in time)."""
+    """The topics' history could not be read to its end, or the API's boards not at all (no answer in time)."""
 
 
 @dataclass(frozen=True)
