@@ -96,9 +96,10 @@ class System:
         from xqarb.ingest.app import Ingest
         from xqarb.ingest.config import generate_config, load_config, parse_config
         from xqarb.ingest.server import ServerThread
-        from xqarb.referee.api import RefereeApi, StreamHub, create_app, frame_loader, kafka_game_events
+        from xqarb.referee.api import RefereeApi, StreamHub, create_app, kafka_game_events
         from xqarb.referee.ledger import open_ledger
         from xqarb.supervise import BrokerPart, StreamReader, Supervisor
+        from xqarb.vision.sweep import EvidenceSweeper, open_venue_store, venue_frame_loader
 
         args = self.args
         data = Path(args.data_dir or os.environ.get("XQARB_DATA_DIR") or "var").resolve()
@@ -165,7 +166,7 @@ class System:
             ledger=self.ledger,
             hub=self.hub,
             board_ids=list(config.boards),
-            load_frame=frame_loader([data / "evidence", data / "frames"]),
+            load_frame=venue_frame_loader(config_path, [data / "evidence", data / "frames"]),
             ingest=ingest,
             delay_for_board=config.delay_for_board,
         )
@@ -180,6 +181,9 @@ class System:
             )
         )
         self.services.append(sampler.start())
+        # Evidence retention (the venue's [evidence] policy): frames no ruling, alert, move or action names thinned.
+        store, policy = open_venue_store(config_path, data / "evidence")
+        self.services.append(EvidenceSweeper(store, self.ledger, policy, say=self.say).start())
 
         if args.demo:
             self._start_demo(url, config_path, args)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from xqarb.events import Event
+from xqarb.referee import watch as watch_mod
 from xqarb.referee.clock import ClockState, TimeControl, TimeControlError, other
 from xqarb.referee.inference import (
     SquaresError,
@@ -49,6 +50,7 @@ from xqarb.referee.rules.repetition import (
 )
 from xqarb.referee.ruleset import RuleConfig, RuleConfigError
 from xqarb.referee.touch import Obligation, Touch, obligation, touch_foul, unmet_obligation
+from xqarb.referee.watch import NO_WATCH, WATCH_INPUTS, Watch
 
 RESULTS = ("1-0", "0-1", "1/2-1/2")
 RESTORE_WINDOW_PLIES = 10  # 5.8.2 / 5.8.3: errors found within five rounds
@@ -217,6 +219,7 @@ class GameState:
     # 0 none, 1 coming due, 2 reached), and the notice still open (its AttentionNeeded's event id).
     limit_noticed: tuple[int, int] = (0, 0)
     limit_alert: str | None = None
+    watch: Watch = NO_WATCH  # a flag about to fall, a camera gone quiet (watch.py)
     result: Result | None = None
     foul_just_given: str | None = None
     out_count: int = 0
@@ -291,6 +294,8 @@ class GameState:
             pending.append({"kind": "draw_offer", "side": self.offer_pending})
         if self.press_pending is not None:
             pending.append({"kind": "press_without_move", "side": self.press_pending[0], "article": "8.1.7"})
+        if self.result is None:
+            pending.extend(watch_mod.pending(self.watch))
         return {
             "game_id": self.game_id,
             "board_id": self.board_id,
@@ -1475,6 +1480,9 @@ def _arbiter_decision(st: _Step) -> None:
             st.attention(f"ArbiterDecision action {action!r} is not one of {', '.join(REPETITION_ACTIONS)}")
             return
         named, s = d.get("alert") or "", st.s
+        if named and watch_mod.holds(s.watch, named):
+            _watch_answer(st, named, action)
+            return
         if (named and named == s.limit_alert) or (not named and s.repetition_alert is None
                                                   and s.limit_alert is not None and action != "vary"):
             _limit_action(st, action, note)
@@ -1550,6 +1558,22 @@ def _ignore(st: _Step) -> None:
     return
 
 
+def _watch(st: _Step) -> None:
+    """A ClockCheck (the service's timer: a flag about to fall, 4.1.6) or a CameraQuiet: watch.py decides."""
+    new, alert = watch_mod.on_input(st.s, st.e, output_id(st.e.event_id, len(st.outs)), st.art("flag"))
+    st.s.__dict__["watch"] = new  # (directly: a state from a snapshot older than the field has none to `set`)
+    if alert is not None:
+        st.emit("AttentionNeeded", evidence=st.evidence(), **alert)
+
+
+def _watch_answer(st: _Step, alert: str, action: str) -> None:
+    new, problem = watch_mod.answer(st.s.watch, alert, action)
+    if problem is not None:
+        st.attention(problem)
+        return
+    st.s.__dict__["watch"] = new
+
+
 _HANDLERS: dict[str, Callable[[_Step], None]] = {
     "BoardStable": _board_stable,
     "PieceLifted": _lifted,
@@ -1574,13 +1598,14 @@ _HANDLERS: dict[str, Callable[[_Step], None]] = {
     "FoulReported": _foul_reported,
     "ArbiterDecision": _arbiter_decision,
     "PositionRestored": _position_restored,
+    **dict.fromkeys(WATCH_INPUTS, _watch),
 }
 
 # Observations and device reports after the result are expected (pieces put away, the clock still ticking).
 _QUIET_AFTER_RESULT = frozenset({
     "BoardStable", "PieceLifted", "PieceNudged", "PiecePlaced", "PieceMisaligned", "HandEntered", "HandLeft",
     "BoardCalibrated", "FrameCaptured", "CameraFault", "ClockPressed", "ClockPaused", "ClockResumed",
-    "ScoresheetEntry", "TouchReported",
+    "ScoresheetEntry", "TouchReported", *WATCH_INPUTS,
 })
 
 

@@ -20,7 +20,7 @@ from xqarb.events import Event
 # What vision reports (DESIGN, event catalogue): the camera's view of a board.
 VISION_OBSERVATIONS = frozenset({
     "BoardCalibrated", "HandEntered", "HandLeft", "PieceLifted", "PiecePlaced", "PieceNudged", "PieceMisaligned",
-    "BoardStable", "CameraFault",
+    "BoardStable", "CameraFault", "CameraQuiet",
 })  # fmt: skip
 
 
@@ -115,6 +115,10 @@ class EventTimeOrder:
                 self._pending[board] = kept
             else:
                 del self._pending[board]
+
+    def waiting(self, board: str) -> bool:
+        """Whether inputs of the board are still held."""
+        return board in self._pending
 
     def __len__(self) -> int:
         return sum(len(q) for q in self._pending.values())

@@ -39,6 +39,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="venue configuration (JSON/TOML, as ingest's): boards with `corners` start from them")
     p.set_defaults(handler=_serve)
 
+    p = sub.add_parser("sweep", help="apply the venue's evidence retention policy ([evidence]) to its frames")
+    p.add_argument("--config", default=None, help="venue configuration (JSON/TOML) with its [evidence] table")
+    p.add_argument("--db", default=None, help="the ledger: a file or postgresql:// URL (default as `xqarb verify`)")
+    p.add_argument("--evidence-dir", default=None,
+                   help="the frames where the venue names no evidence.store (default: $XQARB_DATA_DIR/evidence)")
+    p.add_argument("--every", type=float, default=None, help="sweep every S seconds until interrupted (default once)")
+    p.add_argument("--json", action="store_true", help="print each sweep's report as a JSON line")
+    p.set_defaults(handler=_sweep)
+
     p = sub.add_parser("render", help="write a rendered game video (JPEG frames + truth.jsonl) for people and demos")
     try:
         from .render_cli import add_arguments
@@ -112,6 +121,12 @@ def _classifier():
     except (OSError, ValueError, RuntimeError) as exc:
         print(f"xqarb vision: piece classifier not loaded ({exc}); types are not read", file=sys.stderr)
         return None
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from .sweep import sweep_command
+
+    return sweep_command(args)
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -49,7 +49,8 @@ from typing import Any
 from xqarb.referee.rules import START_FEN
 
 from .board import BoardFit, fit_from_corners
-from .evidence import DirectoryEvidenceStore, EvidenceStore, sha256_hex
+from .evidence import EvidenceStore, sha256_hex
+from .quiet import QuietReport, QuietWatch
 from .resume import (
     BoardGame,
     HistoryUnread,
@@ -100,6 +101,7 @@ class VisionCore:
         self.starts: dict[tuple[int, str], str | None] = {}  # (partition, board) -> its game's announced start
         self.games: dict[tuple[int, str], str] = {}  # (partition, board) -> its game announced last (GameStarted)
         self._now_us = now_us or (lambda: time.time_ns() // 1000)
+        self.quiet = QuietWatch()  # boards whose camera went quiet (CameraQuiet)
 
     def drop_partitions(self, partitions: Iterable[int]) -> None:
         gone = set(partitions)
@@ -109,6 +111,7 @@ class VisionCore:
             del self.starts[key]
         for key in [k for k in self.games if k[0] in gone]:
             del self.games[key]
+        self.quiet.drop(gone)
 
     def resume(self, games: Mapping[str, BoardGame], partition: int = 0) -> int:
         """Boards of a partition just assigned, with their games as the venue's topics tell them so far
@@ -313,6 +316,32 @@ class VisionCore:
         return [dataclass_replace(obs, fields={**obs.fields, "squares": moved}) if obs.type == "BoardStable"
                 else obs for obs in observations]
 
+    def camera_quiet(self, records: Iterable[Any]) -> list[Any]:
+        """CameraQuiet observations (quiet.py) after one poll's records (frames, GameStarted and GameEnded): a
+        board whose camera has sent no frame for the setting, and the first frame of one reported so."""
+        from xqarb.events import make_event
+
+        now = self._now_us() / 1e6
+        reports: list[QuietReport] = []
+        for rec in records:
+            e = rec.event
+            key = (rec.partition, e.board_id) if e is not None else None
+            if key is None:
+                continue
+            if e.type == "FrameCaptured":
+                game = e.data.get("game_id") or self.games.get(key)
+                back = self.quiet.frame(key, e.event_id, int(e.source_seq), int(e.occurred_at), game, now)
+                reports.extend([back] if back is not None else [])
+            elif e.type in ("GameStarted", "GameEnded") and e.data.get("game_id"):
+                self.quiet.game(key, str(e.data["game_id"]), e.type == "GameEnded", now)
+        reports.extend(self.quiet.due(now))
+        return [make_event(
+            "CameraQuiet", r.key[1], source=self.source, source_seq=r.frame_seq * 16 + (14 if r.back else 15),
+            occurred_at=r.at, received_at=self._now_us(),
+            event_id=str(uuid.uuid5(OBSERVATION_NS, f"{r.frame_event_id}/{'back' if r.back else 'quiet'}")),
+            since=r.since, quiet_ms=round(self.quiet.quiet_s * 1000), back=r.back, game_id=r.game)
+            for r in reports]
+
 
 def _fields(obs: Observation, frame: Any) -> dict[str, Any]:
     fields = dict(obs.fields)
@@ -381,7 +410,10 @@ def serve(args: argparse.Namespace) -> int:
             print(f"xqarb vision serve: {args.config}: {exc}", file=sys.stderr)
             return 2
         print(f"vision: {len(calibrations)} board(s) calibrated by the venue configuration", file=sys.stderr)
-    core = VisionCore(DirectoryEvidenceStore(args.evidence_dir or evidence_dir()), source=source,
+    from .sweep import open_venue_store  # the venue's [evidence] store: a directory, or a shared PostgreSQL
+
+    store, _ = open_venue_store(args.config, args.evidence_dir or evidence_dir())
+    core = VisionCore(store, source=source,
                       config=TrackerConfig(stable_us=args.stable_ms * 1000), classifier=_classifier(),
                       corners=calibrations)
     try:
@@ -441,6 +473,7 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
                     continue
                 events.extend(core.handle(rec.event, rec.partition))
                 handled += 1
+            events.extend(core.camera_quiet(records))  # boards gone quiet, and frames again (quiet.py)
             if events:
                 producer.send_many(bus.OBSERVATIONS, events)  # acknowledged before the offsets move on
             if records:
