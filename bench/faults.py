@@ -133,7 +133,8 @@ class Venue:
         log = (self.data / "referee2.log").open("ab")
         self.referee2 = subprocess.Popen(
             [sys.executable, "-m", "xqarb.cli", "referee", "serve", "--bootstrap-servers", self.bootstrap,
-             "--db", str(self.data / "ledger.sqlite")], stdout=log, stderr=subprocess.STDOUT)
+             "--db", str(self.data / "ledger.sqlite")], stdout=log, stderr=subprocess.STDOUT,
+            env={**os.environ, "XQARB_DATA_DIR": str(self.data)})  # (up's venue key signs its tree heads too)
 
     def parts(self) -> dict[str, dict[str, Any]]:
         status, body = request(self.base + "/api/venue/parts")
