@@ -39,6 +39,10 @@ VISION_GROUP = "xq-vision"
 REFEREE_GROUP = "xq-referee"
 # Camera frames may be up to 4 MB (ingest's max_frame_bytes); a request carries one frame plus its envelope.
 MAX_REQUEST_BYTES = 5 * 1024 * 1024
+# The largest fetch response a consumer takes. The embedded broker answers a fetch with about 5 MB of frames
+# whatever the client's fetch limits say; kafka-python's default (1 MB) drops the connection on such an answer
+# ("Invalid frame length") and fetches again: a reconnect and an error logged for each such fetch.
+FETCH_RESPONSE_MAX_BYTES = 64 * 1024 * 1024
 
 # Dead-letter headers: the reason and where the bytes came from (absent topic = rejected at ingest).
 DLQ_REASON = "xq.reason"
@@ -456,6 +460,7 @@ class Consumer:
             # clock, arbiter) then reach one referee process.
             "partition_assignment_strategy": (RangePartitionAssignor,),
             "allow_auto_create_topics": False,  # ensure_topics makes them (see Producer)
+            "receive_message_max_bytes": FETCH_RESPONSE_MAX_BYTES,
         }
         settings.update(config)
         try:
@@ -601,25 +606,29 @@ class Reader:
         registry: codec.SchemaRegistry | None = None,
         client_id: str = "xqarb-reader",
         timeout_s: float = 30.0,
+        partitions: Sequence[int] | None = None,
         **config: Any,
     ) -> None:
+        """`partitions`: only these partition numbers of each topic (None: all of them)."""
         from kafka import KafkaConsumer
         from kafka import TopicPartition as KafkaTopicPartition
         from kafka.errors import KafkaError
 
         self.decode = decode
         self.registry = registry
+        self.partition_counts: dict[str, int] = {}  # topic -> how many partitions it has
         settings: dict[str, Any] = {
             "bootstrap_servers": _servers(bootstrap),
             "group_id": None,
             "client_id": client_id,
             "enable_auto_commit": False,
             "allow_auto_create_topics": False,  # ensure_topics makes them (see Producer)
+            "receive_message_max_bytes": FETCH_RESPONSE_MAX_BYTES,
         }
         settings.update(config)
         try:
             self._consumer = KafkaConsumer(**settings)
-            partitions = []
+            assigned: list[Any] = []
             deadline = time.monotonic() + timeout_s
             for topic in topics:
                 ids = self._consumer.partitions_for_topic(topic)
@@ -628,12 +637,14 @@ class Reader:
                     ids = self._consumer.partitions_for_topic(topic)
                 if not ids:
                     raise BusError(f"topic {topic!r} does not exist on {bootstrap}")
-                partitions += [KafkaTopicPartition(topic, p) for p in sorted(ids)]
-            self._consumer.assign(partitions)
-            if from_beginning:
-                self._consumer.seek_to_beginning(*partitions)
-            else:
-                self._consumer.seek_to_end(*partitions)
+                self.partition_counts[topic] = len(ids)
+                assigned += [KafkaTopicPartition(topic, p) for p in sorted(ids)
+                             if partitions is None or p in partitions]
+            self._consumer.assign(assigned)
+            if assigned and from_beginning:
+                self._consumer.seek_to_beginning(*assigned)
+            elif assigned:
+                self._consumer.seek_to_end(*assigned)
         except KafkaError as exc:
             raise BusError(f"cannot read {list(topics)} on Kafka at {bootstrap}: {exc}") from exc
 
@@ -642,6 +653,26 @@ class Reader:
         from kafka import TopicPartition as KafkaTopicPartition
 
         self._consumer.seek(KafkaTopicPartition(tp.topic, tp.partition), offset)
+
+    def end_offsets(self) -> dict[TopicPartition, int]:
+        """The offset the next record of each partition read will have (what is there now ends before it)."""
+        from kafka.errors import KafkaError
+
+        try:
+            ends = self._consumer.end_offsets(list(self._consumer.assignment()))
+        except KafkaError as exc:
+            raise BusError(f"reading the end offsets failed: {exc}") from exc
+        return {TopicPartition(tp.topic, tp.partition): int(end) for tp, end in ends.items()}
+
+    def position(self, tp: TopicPartition) -> int:
+        """The offset of the next record this reader will return from a partition it reads."""
+        from kafka import TopicPartition as KafkaTopicPartition
+        from kafka.errors import KafkaError
+
+        try:
+            return int(self._consumer.position(KafkaTopicPartition(tp.topic, tp.partition)))
+        except KafkaError as exc:
+            raise BusError(f"reading the position on {tp.topic}[{tp.partition}] failed: {exc}") from exc
 
     def poll(self, timeout_s: float = 1.0, max_records: int | None = None) -> list[Record]:
         from kafka.errors import KafkaError

@@ -269,6 +269,10 @@ class System:
         log_path = data / "vision.log"
         self._vision_log = log_path.open("ab")
         cmd = vision_command(bootstrap, data / "evidence", config_path)
+        # (a vision process started after the embedded broker restarted empty learns the games in progress from
+        # the API's boards: services/vision/resume.py)
+        host = "127.0.0.1" if self.args.host in ("0.0.0.0", "::", "") else self.args.host
+        cmd += ["--state-url", f"http://{host}:{self.args.port}"]
         count = max(1, self.args.vision_processes)
         parts = [VisionProcess(f"vision-{i}", cmd, self._vision_log) for i in range(1, count + 1)]
         for part in parts:

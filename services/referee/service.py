@@ -459,10 +459,18 @@ class RefereeService:
             # DESIGN: offsets are committed only after the ledger append (and the publication); never past an
             # input still held for ordering.
             held = self.order.held_from()
-            self.consumer.commit({
-                bus.TopicPartition(topic, partition): min(next_offset, held.get((topic, partition), next_offset))
-                for (topic, partition), next_offset in self._next_offset.items()
-            })  # fmt: skip
+            try:
+                self.consumer.commit({
+                    bus.TopicPartition(topic, partition): min(next_offset, held.get((topic, partition), next_offset))
+                    for (topic, partition), next_offset in self._next_offset.items()
+                })  # fmt: skip
+            except bus.CommitFailed as exc:
+                # The group gave this member's partitions to another while it did not answer (paused or starved
+                # past its session timeout): what it appended is in the ledger, and the new owner reads on from
+                # the last commit (the ledger knows the inputs it sees again). This member lets its boards go and
+                # rejoins at its next poll, instead of exiting.
+                log.warning("referee: %s; its partitions are released, and it rejoins the group", exc)
+                self._revoked([bus.TopicPartition(t, p) for t, p in list(self._next_offset)])
         self.processed += len(records)
         return len(records)
 
