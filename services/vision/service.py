@@ -50,6 +50,7 @@ from xqarb.referee.rules import START_FEN
 
 from .board import BoardFit, fit_from_corners
 from .evidence import EvidenceStore, sha256_hex
+from .progress import ProgressWatch
 from .quiet import QuietReport, QuietWatch
 from .resume import (
     BoardGame,
@@ -102,6 +103,7 @@ class VisionCore:
         self.games: dict[tuple[int, str], str] = {}  # (partition, board) -> its game announced last (GameStarted)
         self._now_us = now_us or (lambda: time.time_ns() // 1000)
         self.quiet = QuietWatch()  # boards whose camera went quiet (CameraQuiet)
+        self.progress = ProgressWatch()  # how far each board's frames are read (CameraProgress)
 
     def drop_partitions(self, partitions: Iterable[int]) -> None:
         gone = set(partitions)
@@ -112,6 +114,7 @@ class VisionCore:
         for key in [k for k in self.games if k[0] in gone]:
             del self.games[key]
         self.quiet.drop(gone)
+        self.progress.drop(gone)
 
     def resume(self, games: Mapping[str, BoardGame], partition: int = 0) -> int:
         """Boards of a partition just assigned, with their games as the venue's topics tell them so far
@@ -342,6 +345,23 @@ class VisionCore:
             since=r.since, quiet_ms=round(self.quiet.quiet_s * 1000), back=r.back, game_id=r.game)
             for r in reports]
 
+    def camera_progress(self, records: Iterable[Any]) -> list[Any]:
+        """CameraProgress observations (progress.py) after one poll's records: how far each board's frames are
+        read, about once a second of its frames, so that the referee holds its clock presses until then."""
+        from xqarb.events import make_event
+
+        for rec in records:
+            e = rec.event
+            if e is not None and e.type == "FrameCaptured":
+                key = (rec.partition, e.board_id)
+                game = e.data.get("game_id") or self.games.get(key)
+                self.progress.frame(key, int(e.occurred_at), e.event_id, int(e.source_seq), game)
+        return [make_event(
+            "CameraProgress", r.key[1], source=self.source, source_seq=r.frame_seq * 16 + 13, occurred_at=r.at,
+            received_at=self._now_us(), event_id=str(uuid.uuid5(OBSERVATION_NS, f"{r.frame_event_id}/progress")),
+            frames=r.frames, game_id=r.game)
+            for r in self.progress.due()]
+
 
 def _fields(obs: Observation, frame: Any) -> dict[str, Any]:
     fields = dict(obs.fields)
@@ -474,6 +494,7 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
                 events.extend(core.handle(rec.event, rec.partition))
                 handled += 1
             events.extend(core.camera_quiet(records))  # boards gone quiet, and frames again (quiet.py)
+            events.extend(core.camera_progress(records))  # how far the boards' frames are read (progress.py)
             if events:
                 producer.send_many(bus.OBSERVATIONS, events)  # acknowledged before the offsets move on
             if records:
