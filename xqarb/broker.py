@@ -175,7 +175,7 @@ class FramesRoller:
         while not self._stop.wait(ROLL_TICK_S):
             try:
                 self.tick()
-            except (KafkaError, BusError, OSError) as exc:  # the broker away or restarting: try again later
+            except (KafkaError, BusError, BrokerError, OSError) as exc:  # the broker away or restarting: try again later
                 log.warning("frames roller: %s", exc)
                 self._close_clients()
 
@@ -445,8 +445,10 @@ def _run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, on_signal)
     try:
         with EmbeddedBroker(args.port or None, log_path=args.log) as broker:
+            roller = None
             if not args.no_topics:
                 bus.ensure_topics(broker.bootstrap, partitions=args.partitions)
+                roller = FramesRoller(broker.bootstrap, partitions=args.partitions).start()  # bounded memory
             print(f"broker: listening on {broker.bootstrap} (log {broker.log_path}); Ctrl-C stops it", flush=True)
             try:
                 while not stop.wait(0.5):
@@ -456,6 +458,8 @@ def _run(args: argparse.Namespace) -> int:
             except KeyboardInterrupt:
                 pass
             print("broker: stopping", flush=True)
+            if roller is not None:
+                roller.stop()
     except BrokerError as exc:
         print(f"xqarb broker: {exc}", file=sys.stderr)
         return 1
