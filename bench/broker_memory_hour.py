@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import tempfile
 import threading
@@ -63,12 +64,17 @@ class Vision:
     """The stand-in vision process: consumes frames like `xqarb.vision.service.run`, without looking at them."""
 
     def __init__(self, bootstrap: str) -> None:
-        self.consumer = bus.Consumer(bootstrap, bus.VISION_GROUP, [bus.FRAMES, bus.GAME_EVENTS, bus.ARBITER])
+        self.assignments = 0  # rebalances that reached this member (vision drops its boards' state on each)
+        self.consumer = bus.Consumer(bootstrap, bus.VISION_GROUP, [bus.FRAMES, bus.GAME_EVENTS, bus.ARBITER],
+                                     on_assigned=self.assigned)
         self.seen: set[str] = set()
         self.last_seq: dict[str, int] = {}
         self.out_of_order = 0
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def assigned(self, partitions: list[bus.TopicPartition]) -> None:
+        self.assignments += 1
 
     def run(self) -> None:
         while not self.stop.is_set():
@@ -113,6 +119,9 @@ def main() -> int:
     parser.add_argument("--sample-s", type=float, default=60.0)
     parser.add_argument("--no-roll", action="store_true", help="no FramesRoller (the broker as before)")
     args = parser.parse_args()
+    # The roller's and the consumers' notes (emptied topics, frames dropped) on stderr, with their time.
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("xqarb").setLevel(logging.INFO)
     from xqarb.ingest.app import create_app
     from xqarb.ingest.config import generate_config, parse_config
     from xqarb.ingest.outbox import OUTBOX_FILE, OutboxPublisher
@@ -154,7 +163,7 @@ def main() -> int:
                 "min": round((time.monotonic() - t0) / 60, 1), "rss_mb": round(rss_mb(pid), 1),
                 "rss_max_mb": round(max(highest[0], rss_mb(pid)), 1),
                 "accepted": len(accepted), "refused": len(refused), "consumed": len(vision.seen),
-                "out_of_order": vision.out_of_order,
+                "out_of_order": vision.out_of_order, "assignments": vision.assignments,
                 "rolls": roller.rolls if roller else 0, "dropped_unread": roller.expired if roller else 0,
                 "cpu_s": round(time.process_time(), 1),
             }), flush=True)
@@ -178,7 +187,8 @@ def main() -> int:
         print(json.dumps({"end": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "accepted": len(accepted),
                           "consumed": len(vision.seen), "accepted_not_consumed": len(lost),
                           "dropped_unread": roller.expired if roller else 0, "refused": len(refused),
-                          "out_of_order": vision.out_of_order, "rss_mb": round(rss_mb(pid), 1)}), flush=True)
+                          "out_of_order": vision.out_of_order, "assignments": vision.assignments,
+                          "rss_mb": round(rss_mb(pid), 1)}), flush=True)
         if roller is not None:
             roller.stop()
         publisher.close()

@@ -482,6 +482,7 @@ class Consumer:
         session_timeout_ms: int = 10_000,
         heartbeat_interval_ms: int = 1_000,
         max_poll_interval_ms: int = 300_000,
+        wall_clock: Callable[[], float] = time.time,
         **config: Any,
     ) -> None:
         from kafka import KafkaConsumer
@@ -514,6 +515,7 @@ class Consumer:
         }
         settings.update(config)
         self._next_roll_check = 0.0
+        self._wall_clock = wall_clock  # rolled frames: which topic takes new frames now (frames_topics_at)
         self._seen_ends: dict[Any, int] = {}  # rolled frames: each partition's end offset at the last look
         try:
             self._consumer = KafkaConsumer(**settings)
@@ -575,23 +577,24 @@ class Consumer:
         if not held or (now < self._next_roll_check and all(tp in self._seen_ends for tp in held)):
             return
         self._next_roll_check = now + ROLL_CHECK_S
+        wall = self._wall_clock()
+        current, previous = frames_topics_at(wall)
+        settled = since_switch_s(wall) >= ROLL_SETTLE_S
         ends = self._consumer.end_offsets(held)
         positions = {}
         for tp in held:
             positions[tp] = self._consumer.position(tp)
             end, seen = ends.get(tp), self._seen_ends.get(tp)
-            if end is not None and seen is not None and end < seen:
-                # The topic was deleted and made again (emptied): its offsets start again from 0. (Not `position >
-                # end`: the embedded broker reports the last batch's base offset + 1 as the end.)
-                log.info("%s[%d] was emptied (end %d, was %d): reading it from its start", tp.topic, tp.partition,
-                         end, seen)
+            if tp.topic == previous and settled and end == 0 and seen and positions[tp]:
+                # The resting topic was deleted and made again, empty (the roller): its offsets start again from
+                # 0. Only then: this broker reports the last batch's base offset + 1 as the end, so `position >
+                # end` also happens while nothing was emptied.
+                log.info("%s[%d] was emptied (end 0, was %d): reading it from its start", tp.topic, tp.partition,
+                         seen)
                 self._consumer.seek_to_beginning(tp)
                 positions[tp] = 0
             if end is not None:
                 self._seen_ends[tp] = end
-        wall = time.time()
-        current, previous = frames_topics_at(wall)
-        settled = since_switch_s(wall) >= ROLL_SETTLE_S
         by_key = {(tp.topic, tp.partition): tp for tp in held}
         wait, go = [], []
         for tp in held:

@@ -79,7 +79,7 @@ def test_consumed_frames_are_emptied_and_their_memory_freed(broker: EmbeddedBrok
     grown = rss_mb(pid)
     assert grown > before + 4, (before, grown)
     # A consumer of xq.frames reads both topics where the broker rolls; until it committed, nothing is emptied.
-    consumer = bus.Consumer(broker.bootstrap, GROUP, [bus.FRAMES], decode=False)
+    consumer = bus.Consumer(broker.bootstrap, GROUP, [bus.FRAMES], decode=False, wall_clock=lambda: now[0])
     try:
         assert roller.tick() is False
         got = poll_until(consumer, 60)
@@ -91,7 +91,10 @@ def test_consumed_frames_are_emptied_and_their_memory_freed(broker: EmbeddedBrok
         assert ends(broker.bootstrap, bus.FRAMES_ROLLED) == 0
         assert rss_mb(pid) < grown - 4, (before, grown, rss_mb(pid))
         assert roller.tick() is False  # once a period
-        # The topic made again is read from its start by the consumer that held it (no frame of it is skipped).
+        # The topic made again is read from its start by the consumer that held it (no frame of it is skipped)
+        # once producers come back to it, a period later.
+        poll_until(consumer, 1, timeout_s=2 * bus.ROLL_CHECK_S)
+        now[0] += bus.FRAMES_ROLL_S
         produce(broker.bootstrap, bus.FRAMES_ROLLED, 3, 1000)
         again = poll_until(consumer, 3)
         assert len(again) == 3 and min(r.offset for r in again) == 0
