@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -48,6 +49,8 @@ ROLL_CHECK_S = 0.5  # how often a consumer of rolled frames looks for a recreate
 ROLL_RECHECK_S = 30.0  # how often a producer of frames looks again whether the broker rolls them
 # Camera frames may be up to 4 MB (ingest's max_frame_bytes); a request carries one frame plus its envelope.
 MAX_REQUEST_BYTES = 5 * 1024 * 1024
+# The largest fetch answer a consumer takes: a backlog of frames (a minute of 8 boards at 2 fps is ~70 MB).
+FETCH_RESPONSE_MAX_BYTES = 128 * 1024 * 1024
 
 # Dead-letter headers: the reason and where the bytes came from (absent topic = rejected at ingest).
 DLQ_REASON = "xq.reason"
@@ -237,6 +240,7 @@ class Producer:
         self._frames_rolled = False
         self._rolled_checked_at: float | None = None
         self._topics_probe: Any = None
+        self._rolled_lock = threading.Lock()
         try:
             self._producer = KafkaProducer(**settings)
         except (KafkaError, OSError) as exc:
@@ -247,19 +251,25 @@ class Producer:
         from kafka import KafkaConsumer
         from kafka.errors import KafkaError
 
-        now = time.monotonic()
-        if self._rolled_checked_at is None or now - self._rolled_checked_at >= ROLL_RECHECK_S:
-            self._rolled_checked_at = now
-            try:
-                if self._topics_probe is None:
-                    self._topics_probe = KafkaConsumer(
-                        bootstrap_servers=_servers(self._bootstrap), client_id="xqarb-frames-probe",
-                        enable_auto_commit=False, allow_auto_create_topics=False,
-                    )  # fmt: skip
-                self._frames_rolled = FRAMES_ROLLED in self._topics_probe.topics()
-            except (KafkaError, OSError) as exc:  # keep the last answer; the send itself reports a dead broker
-                log.warning("could not look up whether the broker rolls frames: %s", exc)
-        return self._frames_rolled
+        # One look at a time, and senders wait for its answer: ingest sends every board's frames from its own
+        # thread, and a sender that went on with the answer not yet in would send to xq.frames at the wrong time.
+        with self._rolled_lock:
+            now = time.monotonic()
+            if self._rolled_checked_at is None or now - self._rolled_checked_at >= ROLL_RECHECK_S:
+                try:
+                    if self._topics_probe is None:
+                        self._topics_probe = KafkaConsumer(
+                            bootstrap_servers=_servers(self._bootstrap), client_id="xqarb-frames-probe",
+                            enable_auto_commit=False, allow_auto_create_topics=False,
+                        )  # fmt: skip
+                    topics = self._topics_probe.topics()
+                    if FRAMES in topics:  # else the answer is not complete: look again at the next send
+                        self._frames_rolled = FRAMES_ROLLED in topics
+                        self._rolled_checked_at = now
+                except (KafkaError, OSError) as exc:  # keep the last answer; the send reports a dead broker
+                    log.warning("could not look up whether the broker rolls frames: %s", exc)
+                    self._rolled_checked_at = now
+            return self._frames_rolled
 
     def _route(self, topic: str) -> str:
         """xq.frames goes to the topic of the current period where the broker rolls frames."""
@@ -512,6 +522,9 @@ class Consumer:
             # clock, arbiter) then reach one referee process.
             "partition_assignment_strategy": (RangePartitionAssignor,),
             "allow_auto_create_topics": False,  # ensure_topics makes them (see Producer)
+            # The embedded broker answers a fetch with all it has, past the fetch size asked for (measured: 4.1 MB
+            # answers to a 1 MB limit, which kafka-python 2.x refuses by closing the connection and fetching again).
+            "receive_message_max_bytes": FETCH_RESPONSE_MAX_BYTES,
         }
         settings.update(config)
         self._next_roll_check = 0.0

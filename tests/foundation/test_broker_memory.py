@@ -75,21 +75,21 @@ def test_consumed_frames_are_emptied_and_their_memory_freed(broker: EmbeddedBrok
     roller = FramesRoller(broker.bootstrap, partitions=PARTITIONS, groups=(GROUP,), clock=lambda: now[0])
     roller.ensure_topics()
     before = rss_mb(pid)
-    produce(broker.bootstrap, bus.FRAMES_ROLLED, 60, 100_000)  # 6 MB of frames in the resting topic
+    produce(broker.bootstrap, bus.FRAMES_ROLLED, 100, 100_000)  # 10 MB of frames in the resting topic
     grown = rss_mb(pid)
-    assert grown > before + 4, (before, grown)
+    assert grown > before + 8, (before, grown)
     # A consumer of xq.frames reads both topics where the broker rolls; until it committed, nothing is emptied.
     consumer = bus.Consumer(broker.bootstrap, GROUP, [bus.FRAMES], decode=False, wall_clock=lambda: now[0])
     try:
         assert roller.tick() is False
-        got = poll_until(consumer, 60)
-        assert len(got) == 60 and {r.topic for r in got} == {bus.FRAMES_ROLLED}
+        got = poll_until(consumer, 100)
+        assert len(got) == 100 and {r.topic for r in got} == {bus.FRAMES_ROLLED}
         consumer.commit()
         poll_until(consumer, 1, timeout_s=2 * bus.ROLL_CHECK_S)  # as a running consumer does, it saw the ends
         assert roller.tick() is True
-        assert (roller.rolls, roller.freed, roller.expired) == (1, 60, 0)
+        assert (roller.rolls, roller.freed, roller.expired) == (1, 100, 0)
         assert ends(broker.bootstrap, bus.FRAMES_ROLLED) == 0
-        assert rss_mb(pid) < grown - 4, (before, grown, rss_mb(pid))
+        assert rss_mb(pid) < grown - (grown - before) / 2, (before, grown, rss_mb(pid))  # most of it freed
         assert roller.tick() is False  # once a period
         # The topic made again is read from its start by the consumer that held it (no frame of it is skipped)
         # once producers come back to it, a period later.
