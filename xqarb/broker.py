@@ -34,6 +34,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from prometheus_client import Counter
+
 log = logging.getLogger(__name__)
 
 BINARY_ENV = "XQARB_BROKER_BINARY"  # overrides where the broker binary is looked for
@@ -99,6 +101,12 @@ def _kafka_answers(bootstrap: str, timeout_s: float) -> bool:
     finally:
         client.close()
 
+
+# On /metrics of `xqarb up` (the default registry): what the roller removed, and of that what nobody had read.
+FRAMES_EMPTIED = Counter("xq_broker_frames_emptied_total", "camera frames removed from the embedded broker")
+FRAMES_EXPIRED = Counter(
+    "xq_broker_frames_expired_total", "camera frames removed from the embedded broker before every group read them"
+)
 
 # A frames topic still not consumed this long before producers come back to it is emptied anyway (its frames are
 # dropped, counted): making it again takes about a second, and a frame that waited a whole period is stale.
@@ -230,6 +238,8 @@ class FramesRoller:
         self.rolls += 1
         self.freed += held
         self.expired += unread
+        FRAMES_EMPTIED.inc(held)
+        FRAMES_EXPIRED.inc(unread)
         if unread:
             log.warning("frames roller: %d frames of %s dropped unread by %s", unread, resting, self.groups)
         return True

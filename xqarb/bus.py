@@ -507,7 +507,7 @@ class Consumer:
         self._bootstrap = bootstrap
         self._dlq = dlq_producer
         self._own_dlq = False
-        self._listener = _Listener(on_assigned, on_revoked)
+        self._listener = _Listener(self._hold_current_frames(on_assigned), on_revoked)
         settings: dict[str, Any] = {
             "bootstrap_servers": _servers(bootstrap),
             "group_id": group_id,
@@ -579,6 +579,23 @@ class Consumer:
                         continue
                 records.append(record)
         return records
+
+    def _hold_current_frames(self, on_assigned: PartitionsCallback | None) -> PartitionsCallback:
+        """Rolled frames: newly assigned partitions of the current frames topic wait until `_follow_roll` has
+        looked at the other topic (the same poll would otherwise fetch both, a board's frames out of order)."""
+
+        def assigned(parts: list[TopicPartition]) -> None:
+            if self._rolled:
+                from kafka import TopicPartition as KafkaTopicPartition
+
+                current = frames_topics_at(self._wall_clock())[0]
+                held = [KafkaTopicPartition(tp.topic, tp.partition) for tp in parts if tp.topic == current]
+                if held:
+                    self._consumer.pause(*held)
+            if on_assigned is not None:
+                on_assigned(parts)
+
+        return assigned
 
     def _follow_roll(self) -> None:
         """Rolled frames: read a frames topic that was emptied and made again from its start, and read a board's

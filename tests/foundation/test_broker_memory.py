@@ -136,3 +136,27 @@ def test_without_the_second_topic_frames_stay_on_xq_frames() -> None:
         bus.ensure_topics(b.bootstrap, [bus.FRAMES], partitions=PARTITIONS)
         with bus.Producer(b.bootstrap) as producer:
             assert producer.send_raw(bus.FRAMES, "1", b"frame").topic == bus.FRAMES
+
+
+def test_a_boards_frames_of_the_other_topic_are_read_before_those_of_the_current_one() -> None:
+    # An odd period, 2 s after its switch: new frames go to xq.frames.roll while xq.frames still holds a backlog.
+    now = [bus.FRAMES_ROLL_S + RESTING_ROLL]
+    with EmbeddedBroker() as broker:
+        FramesRoller(broker.bootstrap, partitions=PARTITIONS).ensure_topics()
+        producer = KafkaProducer(bootstrap_servers=broker.bootstrap)
+        for seq in range(30):  # one board (one key: the same partition of both topics)
+            producer.send(bus.FRAMES, key=b"b1", value=b"old-%d" % seq)
+        for seq in range(30, 35):
+            producer.send(bus.FRAMES_ROLLED, key=b"b1", value=b"new-%d" % seq)
+        producer.flush()
+        producer.close()
+        consumer = bus.Consumer(broker.bootstrap, GROUP, [bus.FRAMES], decode=False, wall_clock=lambda: now[0],
+                                max_partition_fetch_bytes=64)  # small fetches: the backlog takes several polls
+        try:
+            got: list[bus.Record] = []
+            deadline = time.monotonic() + 20
+            while len(got) < 35 and time.monotonic() < deadline:
+                got += consumer.poll(0.2, max_records=4)
+        finally:
+            consumer.close()
+        assert [int(r.value.split(b"-")[1]) for r in got] == list(range(35))
