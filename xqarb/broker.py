@@ -183,7 +183,7 @@ class FramesRoller:
         while not self._stop.wait(ROLL_TICK_S):
             try:
                 self.tick()
-            except (KafkaError, BusError, BrokerError, OSError) as exc:  # the broker away or restarting: try again later
+            except (KafkaError, BusError, BrokerError, OSError) as exc:  # the broker away or restarting: later
                 log.warning("frames roller: %s", exc)
                 self._close_clients()
 
