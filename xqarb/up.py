@@ -92,6 +92,7 @@ class System:
 
     def start(self) -> str:
         from xqarb import bus, metrics
+        from xqarb.broker import EmbeddedBroker, FramesRoller
         from xqarb.config import ledger_target
         from xqarb.ingest.app import Ingest
         from xqarb.ingest.config import generate_config, load_config, parse_config
@@ -108,16 +109,22 @@ class System:
         if args.bootstrap_servers:
             bootstrap = args.bootstrap_servers
         else:
-            from xqarb.broker import EmbeddedBroker
-
             self.broker = EmbeddedBroker().start()
             bootstrap = self.broker.bootstrap
         self.say(f"broker: {bootstrap}{' (embedded)' if self.broker else ''}")
 
+        partitions = args.partitions or bus.DEFAULT_PARTITIONS
+        # The embedded broker keeps every record: camera frames roll between two topics, emptied once consumed.
+        roller = None if self.broker is None else FramesRoller(bootstrap, partitions=partitions)
+
         def ensure_topics(servers: str) -> None:
-            bus.ensure_topics(servers, partitions=args.partitions or bus.DEFAULT_PARTITIONS)
+            bus.ensure_topics(servers, partitions=partitions)
+            if roller is not None:
+                roller.ensure_topics()
 
         ensure_topics(bootstrap)
+        if roller is not None:
+            self.services.append(roller.start())
         self.supervisor = Supervisor(
             [],
             say=self.say,
@@ -177,7 +184,9 @@ class System:
         url = self.server.url
         sampler = metrics.LagSampler(
             metrics.kafka_lag(
-                bootstrap, [bus.VISION_GROUP, bus.REFEREE_GROUP], [bus.FRAMES, bus.OBSERVATIONS, bus.CLOCK, bus.ARBITER]
+                bootstrap,
+                [bus.VISION_GROUP, bus.REFEREE_GROUP],
+                [bus.FRAMES, bus.FRAMES_ROLLED, bus.OBSERVATIONS, bus.CLOCK, bus.ARBITER],
             )
         )
         self.services.append(sampler.start())
