@@ -516,18 +516,27 @@ class RefereeService:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """`xqarb referee serve --bootstrap-servers HOST:PORT [--group G] [--db PATH] [--partitions N]`."""
+    """`xqarb referee serve --bootstrap-servers HOST:PORT [--group G] [--db PATH] [--partitions N] [--config F]`."""
     from xqarb import bus
     from xqarb.config import ledger_target
     from xqarb.referee.ledger import open_ledger
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    flag_warning_ms = FLAG_WARNING_MS
+    if getattr(args, "config", None):
+        from xqarb.ingest.config import ConfigError, load_config
+
+        try:
+            flag_warning_ms = round(load_config(args.config).alerts.flag_warning_s * 1000)  # the venue's [alerts]
+        except (ConfigError, OSError) as exc:
+            print(f"xqarb referee serve: {args.config}: {exc}", file=sys.stderr)
+            return 2
     bus.ensure_topics(args.bootstrap_servers, partitions=getattr(args, "partitions", None) or bus.DEFAULT_PARTITIONS)
     ledger = open_ledger(ledger_target(getattr(args, "db", None)))  # a file, or a postgresql:// URL
     from xqarb.referee.head_publisher import TreeHeadPublisher
 
     service = RefereeService(args.bootstrap_servers, ledger, group_id=getattr(args, "group", None) or DEFAULT_GROUP,
-                             tree_heads=TreeHeadPublisher.for_venue(ledger))
+                             tree_heads=TreeHeadPublisher.for_venue(ledger), flag_warning_ms=flag_warning_ms)
 
     def stop(signum: int, frame: object) -> None:
         service.stop()

@@ -51,7 +51,7 @@ from xqarb.referee.rules import START_FEN
 from .board import BoardFit, fit_from_corners
 from .evidence import EvidenceStore, sha256_hex
 from .progress import ProgressWatch
-from .quiet import QuietReport, QuietWatch
+from .quiet import CAMERA_QUIET_S, QuietReport, QuietWatch
 from .resume import (
     BoardGame,
     HistoryUnread,
@@ -421,11 +421,13 @@ def serve(args: argparse.Namespace) -> int:
     from .cli import _classifier
 
     calibrations: dict[str, tuple[tuple[float, float], ...]] = {}
+    quiet_s = CAMERA_QUIET_S
     if args.config:
         from xqarb.ingest.config import ConfigError, load_config
 
         try:
-            calibrations = corners_of(load_config(args.config).boards)
+            venue = load_config(args.config)
+            calibrations, quiet_s = corners_of(venue.boards), venue.alerts.camera_quiet_s
         except (ConfigError, OSError) as exc:
             print(f"xqarb vision serve: {args.config}: {exc}", file=sys.stderr)
             return 2
@@ -436,6 +438,7 @@ def serve(args: argparse.Namespace) -> int:
     core = VisionCore(store, source=source,
                       config=TrackerConfig(stable_us=args.stable_ms * 1000), classifier=_classifier(),
                       corners=calibrations)
+    core.quiet = QuietWatch(quiet_s)  # the venue's [alerts] camera_quiet_s
     try:
         run(args.bootstrap_servers, args.group, core, max_records=args.max_records,
             state_url=args.state_url)
