@@ -5,6 +5,9 @@
 Starts the embedded broker (Tansu, in-memory storage), produces `--mb` of frame-sized records to a topic, and
 reports the broker's resident memory (VmRSS) after each step: producing; a DeleteRecords request up to the end of
 each partition (what a trimmer of consumed frames would send); deleting the topic. Under a minute of CPU.
+Only the last frees memory, so `xqarb.broker.FramesRoller` empties frames by deleting whole topics; the same
+broker's sqlite://, slatedb://, turso:// and postgres:// storage are not built into this binary
+("FeatureNotEnabled"). `bench/broker_memory_hour.py` runs the roller for an hour.
 """
 
 from __future__ import annotations

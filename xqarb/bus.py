@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -37,8 +38,22 @@ REPLICATION_ENV = "XQARB_TOPIC_REPLICATION"
 # Consumer groups (DESIGN: N vision and N referee processes share the partitions).
 VISION_GROUP = "xq-vision"
 REFEREE_GROUP = "xq-referee"
+# Rolled frames (where the broker keeps every record until its topic is deleted, as the embedded one does): frames
+# alternate between two topics; while one takes new frames, the other is consumed, deleted and made again (empty).
+# The second topic exists only on such a broker (xqarb.broker.FramesRoller makes it): against Apache Kafka, xq.frames
+# alone, with the topic's own retention.
+FRAMES_ROLLED = "xq.frames.roll"
+FRAMES_ROLL_S = 60.0  # each frames topic takes new frames this long: a broker holds about one such period of frames
+ROLL_SETTLE_S = 1.0  # after a switch, frames sent just before it may still be acknowledged into the other topic
+ROLL_CHECK_S = 0.5  # how often a consumer of rolled frames looks for a recreated topic and keeps boards in order
+ROLL_RECHECK_S = 30.0  # how often a producer of frames looks again whether the broker rolls them
 # Camera frames may be up to 4 MB (ingest's max_frame_bytes); a request carries one frame plus its envelope.
 MAX_REQUEST_BYTES = 5 * 1024 * 1024
+# The largest fetch answer a consumer takes. The embedded broker answers a fetch with all it has, whatever the
+# client's fetch limits say (measured: 4-5 MB answers to a 1 MB limit), and kafka-python's default (1 MB) drops
+# the connection on such an answer ("Invalid frame length") and fetches again; a backlog of frames (a minute of 8
+# boards at 2 fps) is some 70 MB.
+FETCH_RESPONSE_MAX_BYTES = 128 * 1024 * 1024
 
 # Dead-letter headers: the reason and where the bytes came from (absent topic = rejected at ingest).
 DLQ_REASON = "xq.reason"
@@ -92,6 +107,21 @@ class Record:
     @property
     def topic_partition(self) -> TopicPartition:
         return TopicPartition(self.topic, self.partition)
+
+
+def frames_topics_at(now_s: float) -> tuple[str, str]:
+    """(the frames topic that takes new frames at wall-clock time `now_s`, the other one) on a rolling broker.
+
+    Wall-clock periods need no message between producers, consumers and the roller (they share the machine's
+    clock: rolling is only for the embedded broker): even periods write xq.frames, odd ones xq.frames.roll."""
+    if int(now_s // FRAMES_ROLL_S) % 2 == 0:
+        return FRAMES, FRAMES_ROLLED
+    return FRAMES_ROLLED, FRAMES
+
+
+def since_switch_s(now_s: float) -> float:
+    """Seconds since the frames last switched topic."""
+    return now_s % FRAMES_ROLL_S
 
 
 def _servers(bootstrap: str | Sequence[str]) -> list[str]:
@@ -209,17 +239,53 @@ class Producer:
             "allow_auto_create_topics": False,
         }
         settings.update(config)
+        self._bootstrap = bootstrap
+        self._frames_rolled = False
+        self._rolled_checked_at: float | None = None
+        self._topics_probe: Any = None
+        self._rolled_lock = threading.Lock()
         try:
             self._producer = KafkaProducer(**settings)
         except (KafkaError, OSError) as exc:
             raise BusError(f"cannot connect a producer to Kafka at {bootstrap}: {exc}") from exc
+
+    def frames_rolled(self) -> bool:
+        """Whether the broker rolls frames (xq.frames.roll exists), looked up again every ROLL_RECHECK_S."""
+        from kafka import KafkaConsumer
+        from kafka.errors import KafkaError
+
+        # One look at a time, and senders wait for its answer: ingest sends every board's frames from its own
+        # thread, and a sender that went on with the answer not yet in would send to xq.frames at the wrong time.
+        with self._rolled_lock:
+            now = time.monotonic()
+            if self._rolled_checked_at is None or now - self._rolled_checked_at >= ROLL_RECHECK_S:
+                try:
+                    if self._topics_probe is None:
+                        self._topics_probe = KafkaConsumer(
+                            bootstrap_servers=_servers(self._bootstrap), client_id="xqarb-frames-probe",
+                            enable_auto_commit=False, allow_auto_create_topics=False,
+                        )  # fmt: skip
+                    topics = self._topics_probe.topics()
+                    if FRAMES in topics:  # else the answer is not complete: look again at the next send
+                        self._frames_rolled = FRAMES_ROLLED in topics
+                        self._rolled_checked_at = now
+                except (KafkaError, OSError) as exc:  # keep the last answer; the send reports a dead broker
+                    log.warning("could not look up whether the broker rolls frames: %s", exc)
+                    self._rolled_checked_at = now
+            return self._frames_rolled
+
+    def _route(self, topic: str) -> str:
+        """xq.frames goes to the topic of the current period where the broker rolls frames."""
+        if topic == FRAMES and self.frames_rolled():
+            return frames_topics_at(time.time())[0]
+        return topic
 
     def _submit(self, topic: str, key: str | None, value: bytes, headers: Mapping[str, bytes] | None) -> Any:
         from kafka.errors import KafkaError
 
         try:
             return self._producer.send(
-                topic,
+                self._route(topic),
                 value=value,
                 key=None if key is None else key.encode("utf-8"),
                 headers=list((headers or {}).items()),
@@ -288,6 +354,8 @@ class Producer:
         """Wait up to the timeout for outstanding sends, then close (dropping what the broker never took)."""
         from kafka.errors import KafkaError
 
+        if self._topics_probe is not None:
+            self._topics_probe.close()
         try:
             self._producer.close(timeout=self.timeout_s)
         except KafkaError as exc:
@@ -427,6 +495,7 @@ class Consumer:
         session_timeout_ms: int = 10_000,
         heartbeat_interval_ms: int = 1_000,
         max_poll_interval_ms: int = 300_000,
+        wall_clock: Callable[[], float] = time.time,
         **config: Any,
     ) -> None:
         from kafka import KafkaConsumer
@@ -441,7 +510,7 @@ class Consumer:
         self._bootstrap = bootstrap
         self._dlq = dlq_producer
         self._own_dlq = False
-        self._listener = _Listener(on_assigned, on_revoked)
+        self._listener = _Listener(self._hold_current_frames(on_assigned), on_revoked)
         settings: dict[str, Any] = {
             "bootstrap_servers": _servers(bootstrap),
             "group_id": group_id,
@@ -456,11 +525,20 @@ class Consumer:
             # clock, arbiter) then reach one referee process.
             "partition_assignment_strategy": (RangePartitionAssignor,),
             "allow_auto_create_topics": False,  # ensure_topics makes them (see Producer)
+            # The embedded broker answers a fetch with all it has (FETCH_RESPONSE_MAX_BYTES).
+            "receive_message_max_bytes": FETCH_RESPONSE_MAX_BYTES,
         }
         settings.update(config)
+        self._next_roll_check = 0.0
+        self._wall_clock = wall_clock  # rolled frames: which topic takes new frames now (frames_topics_at)
+        self._seen_ends: dict[Any, int] = {}  # rolled frames: each partition's end offset at the last look
         try:
             self._consumer = KafkaConsumer(**settings)
-            self._consumer.subscribe(list(self.topics), listener=self._listener.as_kafka_listener())
+            # A rolling broker's frames are on two topics; range assignment gives partition p of both to one member.
+            self._rolled = FRAMES in self.topics and FRAMES_ROLLED in self._consumer.topics()
+            subscribed = list(self.topics) + ([FRAMES_ROLLED] if self._rolled and FRAMES_ROLLED not in self.topics
+                                              else [])
+            self._consumer.subscribe(subscribed, listener=self._listener.as_kafka_listener())
         except (KafkaError, OSError) as exc:
             raise BusError(f"cannot join group {group_id!r} on Kafka at {bootstrap}: {exc}") from exc
 
@@ -473,6 +551,8 @@ class Consumer:
         from kafka.errors import KafkaError
 
         try:
+            if self._rolled:
+                self._follow_roll()
             batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
         except KafkaError as exc:
             raise BusError(f"group {self.group_id!r}: poll failed: {exc}") from exc
@@ -501,6 +581,65 @@ class Consumer:
                         continue
                 records.append(record)
         return records
+
+    def _hold_current_frames(self, on_assigned: PartitionsCallback | None) -> PartitionsCallback:
+        """Rolled frames: newly assigned partitions of the current frames topic wait until `_follow_roll` has
+        looked at the other topic (the same poll would otherwise fetch both, a board's frames out of order)."""
+
+        def assigned(parts: list[TopicPartition]) -> None:
+            if self._rolled:
+                from kafka import TopicPartition as KafkaTopicPartition
+
+                current = frames_topics_at(self._wall_clock())[0]
+                held = [KafkaTopicPartition(tp.topic, tp.partition) for tp in parts if tp.topic == current]
+                if held:
+                    self._consumer.pause(*held)
+            if on_assigned is not None:
+                on_assigned(parts)
+
+        return assigned
+
+    def _follow_roll(self) -> None:
+        """Rolled frames: read a frames topic that was emptied and made again from its start, and read a board's
+        frames in the order they were taken: its partition of the current topic waits while the same partition
+        of the other topic still has frames, and for ROLL_SETTLE_S after each switch (late acknowledgements)."""
+        held = [tp for tp in self._consumer.assignment() if tp.topic in (FRAMES, FRAMES_ROLLED)]
+        now = time.monotonic()
+        # A partition just assigned is looked at at once: its end then is what tells a later emptying.
+        if not held or (now < self._next_roll_check and all(tp in self._seen_ends for tp in held)):
+            return
+        self._next_roll_check = now + ROLL_CHECK_S
+        wall = self._wall_clock()
+        current, previous = frames_topics_at(wall)
+        settled = since_switch_s(wall) >= ROLL_SETTLE_S
+        ends = self._consumer.end_offsets(held)
+        positions = {}
+        for tp in held:
+            positions[tp] = self._consumer.position(tp)
+            end, seen = ends.get(tp), self._seen_ends.get(tp)
+            if tp.topic == previous and settled and end == 0 and seen and positions[tp]:
+                # The resting topic was deleted and made again, empty (the roller): its offsets start again from
+                # 0. Only then: this broker reports the last batch's base offset + 1 as the end, so `position >
+                # end` also happens while nothing was emptied.
+                log.info("%s[%d] was emptied (end 0, was %d): reading it from its start", tp.topic, tp.partition,
+                         seen)
+                self._consumer.seek_to_beginning(tp)
+                positions[tp] = 0
+            if end is not None:
+                self._seen_ends[tp] = end
+        by_key = {(tp.topic, tp.partition): tp for tp in held}
+        wait, go = [], []
+        for tp in held:
+            other = by_key.get((previous, tp.partition))
+            behind = other is not None and (positions[other] or 0) < ends.get(other, 0)
+            if tp.topic == current and (behind or not settled):
+                wait.append(tp)
+            else:
+                go.append(tp)
+        if wait:
+            self._consumer.pause(*wait)
+        if go:
+            self._consumer.resume(*go)
 
     def _rewind(self, batches: Mapping[Any, list[Any]]) -> None:
         held = self._consumer.assignment()
@@ -601,25 +740,29 @@ class Reader:
         registry: codec.SchemaRegistry | None = None,
         client_id: str = "xqarb-reader",
         timeout_s: float = 30.0,
+        partitions: Sequence[int] | None = None,
         **config: Any,
     ) -> None:
+        """`partitions`: only these partition numbers of each topic (None: all of them)."""
         from kafka import KafkaConsumer
         from kafka import TopicPartition as KafkaTopicPartition
         from kafka.errors import KafkaError
 
         self.decode = decode
         self.registry = registry
+        self.partition_counts: dict[str, int] = {}  # topic -> how many partitions it has
         settings: dict[str, Any] = {
             "bootstrap_servers": _servers(bootstrap),
             "group_id": None,
             "client_id": client_id,
             "enable_auto_commit": False,
             "allow_auto_create_topics": False,  # ensure_topics makes them (see Producer)
+            "receive_message_max_bytes": FETCH_RESPONSE_MAX_BYTES,
         }
         settings.update(config)
         try:
             self._consumer = KafkaConsumer(**settings)
-            partitions = []
+            assigned: list[Any] = []
             deadline = time.monotonic() + timeout_s
             for topic in topics:
                 ids = self._consumer.partitions_for_topic(topic)
@@ -628,12 +771,14 @@ class Reader:
                     ids = self._consumer.partitions_for_topic(topic)
                 if not ids:
                     raise BusError(f"topic {topic!r} does not exist on {bootstrap}")
-                partitions += [KafkaTopicPartition(topic, p) for p in sorted(ids)]
-            self._consumer.assign(partitions)
-            if from_beginning:
-                self._consumer.seek_to_beginning(*partitions)
-            else:
-                self._consumer.seek_to_end(*partitions)
+                self.partition_counts[topic] = len(ids)
+                assigned += [KafkaTopicPartition(topic, p) for p in sorted(ids)
+                             if partitions is None or p in partitions]
+            self._consumer.assign(assigned)
+            if assigned and from_beginning:
+                self._consumer.seek_to_beginning(*assigned)
+            elif assigned:
+                self._consumer.seek_to_end(*assigned)
         except KafkaError as exc:
             raise BusError(f"cannot read {list(topics)} on Kafka at {bootstrap}: {exc}") from exc
 
@@ -642,6 +787,26 @@ class Reader:
         from kafka import TopicPartition as KafkaTopicPartition
 
         self._consumer.seek(KafkaTopicPartition(tp.topic, tp.partition), offset)
+
+    def end_offsets(self) -> dict[TopicPartition, int]:
+        """The offset the next record of each partition read will have (what is there now ends before it)."""
+        from kafka.errors import KafkaError
+
+        try:
+            ends = self._consumer.end_offsets(list(self._consumer.assignment()))
+        except KafkaError as exc:
+            raise BusError(f"reading the end offsets failed: {exc}") from exc
+        return {TopicPartition(tp.topic, tp.partition): int(end) for tp, end in ends.items()}
+
+    def position(self, tp: TopicPartition) -> int:
+        """The offset of the next record this reader will return from a partition it reads."""
+        from kafka import TopicPartition as KafkaTopicPartition
+        from kafka.errors import KafkaError
+
+        try:
+            return int(self._consumer.position(KafkaTopicPartition(tp.topic, tp.partition)))
+        except KafkaError as exc:
+            raise BusError(f"reading the position on {tp.topic}[{tp.partition}] failed: {exc}") from exc
 
     def poll(self, timeout_s: float = 1.0, max_records: int | None = None) -> list[Record]:
         from kafka.errors import KafkaError

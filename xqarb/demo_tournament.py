@@ -1,13 +1,14 @@
 """`xqarb up --demo --players N --rounds R`: a small tournament played on the demo boards, end to end: a round
 robin (Berger tables) where R rounds let everyone meet everyone, else a Swiss.
 
-The demo acts as the organiser and the players: before each round it reads the event back from
+The demo acts as the organiser, the arbiter and the players: before each round it reads the event back from
 `GET /api/tournament` (the pairings and results the system recorded), pairs the next round with the tournament
-core, and starts every pairing on its own board at once (GameStarted with the event, round and board number).
-Each game is one of the shipped real games (with `--moves N`, its first N plies), ended by its recorded result (a
-resignation or an agreed draw). A result that has not reached the ledger in time is given by the demo's arbiter
-(ArbiterDecision), so that the next round can be paired. A bye (odd field) is published in the organiser's
-definition file, the only place a bye can be recorded. Progress lines are the same JSON as the plain demo's.
+core, publishes the round's pairings (a bye included) in the organiser's definition file, and the arbiter starts
+the round on all its boards at once (`POST /api/tournament/rounds/<n>/start`: each board's GameStarted with the
+event, round and board number). Each game is one of the shipped real games that has a result (with `--moves N`,
+its first N plies), ended by that result (a resignation or an agreed draw). A result that has not reached the
+ledger in time is given by the demo's arbiter (ArbiterDecision), so that the next round can be paired. Progress
+lines are the same JSON as the plain demo's.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from __future__ import annotations
 import json
 import threading
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from xqarb.demo import ArbiterDesk, BoardStats, DemoBoard, DemoOptions, shipped_games
-from xqarb.tournament.model import Event, Game, Player, TournamentError
+from xqarb.demo import ArbiterDesk, BoardStats, DemoBoard, DemoOptions, post, shipped_games
+from xqarb.tournament.model import DRAW, RESULTS, Event, Game, Player, TournamentError
 from xqarb.tournament.pairing import next_round
 
 DEMO_EVENT = "xqarb 演示公开赛 Demo Open"
@@ -81,7 +83,14 @@ class TournamentBoard(DemoBoard):
         super().__init__(*args, **kwargs)
         self.pairing = pairing
 
+    def play(self) -> None:
+        if self.pairing.get("game_id"):  # the round start published this game's GameStarted and named it
+            self.game_id = self.pairing["game_id"]
+        super().play()
+
     def start_game(self, now_us: int) -> None:
+        if self.pairing.get("game_id"):
+            return  # started with its round (POST /api/tournament/rounds/<n>/start)
         self._post_arbiter({
             "type": "GameStarted", "game_id": self.game_id, "occurred_at": now_us,
             "red_player": self.pairing["red"], "black_player": self.pairing["black"],
@@ -93,8 +102,10 @@ class TournamentBoard(DemoBoard):
         })  # fmt: skip
 
     def finish_game(self) -> None:
-        # The plies played are this game's whole record: its result follows them (resignation or draw agreement).
-        self.game = {**self.game, "iccs": list(self.moves)}
+        # The plies played are this game's whole record: its result follows them (resignation or draw agreement);
+        # a record without a result ends in an agreed draw, as a plain demo game cut short does.
+        result = self.game.get("result") if self.game.get("result") in RESULTS else DRAW
+        self.game = {**self.game, "iccs": list(self.moves), "result": result}
         super().finish_game()
 
 
@@ -113,7 +124,8 @@ class TournamentDemo:
         self.fetch = fetch or self._get
         self.result_wait_s = result_wait_s
         self.stop_event = threading.Event()
-        self.games = shipped_games()
+        # A tournament game ends with a result (13.1): the shipped records without one ("*") are left out.
+        self.games = [g for g in shipped_games() if g.get("result") in RESULTS]
         arbiter = config.arbiter_token()
         if arbiter is None:
             raise DemoTournamentError("the venue configuration has no arbiter for all boards ('*'): the demo needs one")
@@ -160,9 +172,7 @@ class TournamentDemo:
     def play_round(self, event: Event, pairings: list[Game]) -> None:
         round_no = pairings[0].round
         self.round = round_no
-        byes = [g for g in pairings if g.is_bye]
-        if byes:
-            self._publish_byes(byes)
+        self._publish_round(pairings)
         games = [g for g in pairings if not g.is_bye]
         if len(games) > len(self.board_ids):
             raise DemoTournamentError(f"round {round_no} has {len(games)} games but the venue {len(self.board_ids)} "
@@ -175,6 +185,9 @@ class TournamentDemo:
                        "black": names[g.black]}  # type: ignore[index]  # fmt: skip
             board = self._board(self.board_ids[g.board - 1], record, pairing, round_no)
             boards.append(board)
+        started = {s["board"]: s["game_id"] for s in self._start_round(event.name, round_no)["started"]}
+        for b in boards:
+            b.pairing["game_id"] = started[b.pairing["board"]]
         for b in boards:
             if b.follower is not None:
                 b.follower.thread.start()
@@ -219,7 +232,7 @@ class TournamentDemo:
                 return
         for number in missing:  # the arbiter gives the result the game was heading for
             board = boards[number]
-            result = board.game.get("result") or "1/2-1/2"
+            result = board.game.get("result") if board.game.get("result") in RESULTS else DRAW
             board._post_arbiter({"type": "ArbiterDecision", "game_id": board.game_id, "result": result,
                                  "article": "4.1.12" if result != "1/2-1/2" else "4.2.1",
                                  "note": "demo: the result of the game record, given by the arbiter",
@@ -231,10 +244,20 @@ class TournamentDemo:
         if missing:
             raise DemoTournamentError(f"round {round_no}: no result recorded for boards {missing}")
 
-    def _publish_byes(self, byes: list[Game]) -> None:
+    def _start_round(self, name: str, round_no: int) -> dict[str, Any]:
+        """The arbiter starts the round on all its boards (HttpError where the API refuses)."""
+        body = {"time_control": {"scheme": "increment", "base_ms": self.options.base_ms,
+                                 "increment_ms": self.options.increment_ms},
+                # The demo has cameras and clocks but no e-scoresheets: no recording obligation (7.1).
+                "recording_required": False}  # fmt: skip
+        url = f"{self.url}/api/tournament/rounds/{round_no}/start?event={urllib.parse.quote(name)}"
+        return post(url, self.desk.token, json.dumps(body).encode(), {"Content-Type": "application/json"})
+
+    def _publish_round(self, pairings: list[Game]) -> None:
+        """The organiser publishes the round's pairings (a bye, 14.4, can be recorded nowhere else)."""
         definition = json.loads(self.definition_path.read_text(encoding="utf-8"))
         definition.setdefault("pairings", []).extend(
-            {"round": g.round, "board": g.board, "red": g.red, "black": None} for g in byes
+            {"round": g.round, "board": g.board, "red": g.red, "black": g.black} for g in pairings
         )
         tmp = self.definition_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(definition, ensure_ascii=False, indent=1), encoding="utf-8")

@@ -285,7 +285,8 @@ class RefereeThread:
         try:
             service.run()
         except Exception as exc:  # said by the supervisor, which restarts the service
-            self.error = exc
+            if service is self.service:  # (not a halted service's last words, after a new one started)
+                self.error = exc
 
     def _close_old(self) -> None:
         if self.service is None:
@@ -319,8 +320,22 @@ class RefereeThread:
             self.service = None
 
     def halt(self) -> None:
+        # The broker went down: the loop is told to stop, and joined and closed in the background, where closing
+        # its producer may wait for the dead broker (up to 30 s) without holding up the supervisor, which restarts
+        # the broker meanwhile (waiting here, the broker came back 40 s after its SIGKILL instead of 1 s:
+        # bench/faults.py). The next start makes a new service over the same ledger, as after a crash.
+        service, thread = self.service, self.thread
         self.begin_stop()
-        self.finish_stop()
+        self.service = self.thread = None
+        if service is not None:
+            threading.Thread(target=_finish_halt, args=(service, thread), name="xq-referee-halt", daemon=True).start()
+
+
+def _finish_halt(service: Any, thread: threading.Thread | None) -> None:
+    """A halted referee service joined and closed (RefereeThread.halt)."""
+    if thread is not None:
+        thread.join(REFEREE_STOP_S)
+    close_quietly(service)
 
 
 # A consumer that leaves its group while joining it was seen to leave the embedded broker's group stuck: the next

@@ -92,13 +92,15 @@ class System:
 
     def start(self) -> str:
         from xqarb import bus, metrics
+        from xqarb.broker import EmbeddedBroker, FramesRoller
         from xqarb.config import ledger_target
         from xqarb.ingest.app import Ingest
         from xqarb.ingest.config import generate_config, load_config, parse_config
         from xqarb.ingest.server import ServerThread
-        from xqarb.referee.api import RefereeApi, StreamHub, create_app, frame_loader, kafka_game_events
+        from xqarb.referee.api import RefereeApi, StreamHub, create_app, kafka_game_events
         from xqarb.referee.ledger import open_ledger
         from xqarb.supervise import BrokerPart, StreamReader, Supervisor
+        from xqarb.vision.sweep import EvidenceSweeper, open_venue_store, venue_frame_loader
 
         args = self.args
         data = Path(args.data_dir or os.environ.get("XQARB_DATA_DIR") or "var").resolve()
@@ -107,16 +109,22 @@ class System:
         if args.bootstrap_servers:
             bootstrap = args.bootstrap_servers
         else:
-            from xqarb.broker import EmbeddedBroker
-
             self.broker = EmbeddedBroker().start()
             bootstrap = self.broker.bootstrap
         self.say(f"broker: {bootstrap}{' (embedded)' if self.broker else ''}")
 
+        partitions = args.partitions or bus.DEFAULT_PARTITIONS
+        # The embedded broker keeps every record: camera frames roll between two topics, emptied once consumed.
+        roller = None if self.broker is None else FramesRoller(bootstrap, partitions=partitions)
+
         def ensure_topics(servers: str) -> None:
-            bus.ensure_topics(servers, partitions=args.partitions or bus.DEFAULT_PARTITIONS)
+            bus.ensure_topics(servers, partitions=partitions)
+            if roller is not None:
+                roller.ensure_topics()
 
         ensure_topics(bootstrap)
+        if roller is not None:
+            self.services.append(roller.start())
         self.supervisor = Supervisor(
             [],
             say=self.say,
@@ -148,7 +156,7 @@ class System:
 
         # --db, $XQARB_LEDGER_URL, else data/ledger.sqlite
         self.ledger = open_ledger(ledger_target(getattr(args, "db", None)))
-        self._start_referee(bootstrap)
+        self._start_referee(bootstrap, config.alerts.flag_warning_s)
         self._start_vision(bootstrap, data, config_path)
 
         from xqarb.ingest.outbox import OUTBOX_FILE, OutboxPublisher
@@ -165,7 +173,7 @@ class System:
             ledger=self.ledger,
             hub=self.hub,
             board_ids=list(config.boards),
-            load_frame=frame_loader([data / "evidence", data / "frames"]),
+            load_frame=venue_frame_loader(config_path, [data / "evidence", data / "frames"]),
             ingest=ingest,
             delay_for_board=config.delay_for_board,
         )
@@ -176,10 +184,15 @@ class System:
         url = self.server.url
         sampler = metrics.LagSampler(
             metrics.kafka_lag(
-                bootstrap, [bus.VISION_GROUP, bus.REFEREE_GROUP], [bus.FRAMES, bus.OBSERVATIONS, bus.CLOCK, bus.ARBITER]
+                bootstrap,
+                [bus.VISION_GROUP, bus.REFEREE_GROUP],
+                [bus.FRAMES, bus.FRAMES_ROLLED, bus.OBSERVATIONS, bus.CLOCK, bus.ARBITER],
             )
         )
         self.services.append(sampler.start())
+        # Evidence retention (the venue's [evidence] policy): frames no ruling, alert, move or action names thinned.
+        store, policy = open_venue_store(config_path, data / "evidence")
+        self.services.append(EvidenceSweeper(store, self.ledger, policy, say=self.say).start())
 
         if args.demo:
             self._start_demo(url, config_path, args)
@@ -228,7 +241,7 @@ class System:
             except json.JSONDecodeError:
                 print(f"demo: {line.rstrip()}", flush=True)
 
-    def _start_referee(self, bootstrap: str) -> None:
+    def _start_referee(self, bootstrap: str, flag_warning_s: float) -> None:
         from xqarb.referee.head_publisher import TreeHeadPublisher
         from xqarb.referee.service import RefereeService
         from xqarb.supervise import RefereeThread
@@ -236,7 +249,8 @@ class System:
         # It keeps its own metrics (ledger appends, latencies); restarted, it rebuilds its boards from the ledger.
         # The venue's signing key is made on the first run.
         part = RefereeThread(
-            lambda: RefereeService(bootstrap, self.ledger, tree_heads=TreeHeadPublisher.for_venue(self.ledger))
+            lambda: RefereeService(bootstrap, self.ledger, tree_heads=TreeHeadPublisher.for_venue(self.ledger),
+                                   flag_warning_ms=round(flag_warning_s * 1000))  # the venue's [alerts]
         )
         part.start()
         self.supervisor.add(part, needs="broker" if self.broker is not None else None)
@@ -265,6 +279,10 @@ class System:
         log_path = data / "vision.log"
         self._vision_log = log_path.open("ab")
         cmd = vision_command(bootstrap, data / "evidence", config_path)
+        # (a vision process started after the embedded broker restarted empty learns the games in progress from
+        # the API's boards: services/vision/resume.py)
+        host = "127.0.0.1" if self.args.host in ("0.0.0.0", "::", "") else self.args.host
+        cmd += ["--state-url", f"http://{host}:{self.args.port}"]
         count = max(1, self.args.vision_processes)
         parts = [VisionProcess(f"vision-{i}", cmd, self._vision_log) for i in range(1, count + 1)]
         for part in parts:

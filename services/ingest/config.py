@@ -63,6 +63,18 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class Alerts:
+    """The venue's `[alerts]` table: when the arbiter is told before anything is ruled (issue 38; watch.py)."""
+
+    # 4.1.6: the running side's time left (s) at which the arbiter is told its flag is about to fall: time enough to
+    # walk to the board and watch the flag.
+    flag_warning_s: float = 60.0
+    # A board with a game in progress whose camera has sent no frame this long (s) is reported quiet: cameras send
+    # several frames a second, so this is a camera unplugged, covered or stalled, not a still board.
+    camera_quiet_s: float = 20.0
+
+
+@dataclass(frozen=True)
 class Principal:
     """Who a bearer token belongs to: a device bound to one board, or an arbiter watching some boards."""
 
@@ -98,6 +110,7 @@ class VenueConfig:
     tokens: Mapping[str, Principal]  # token -> who
     broadcast_delay_s: Mapping[str, float] = field(default_factory=dict)  # tournament -> delay
     limits: Limits = Limits()
+    alerts: Alerts = Alerts()
 
     def principal(self, token: str | None) -> Principal | None:
         """The owner of a bearer token, compared in constant time so that timing does not leak tokens."""
@@ -150,6 +163,7 @@ def parse_config(raw: Mapping[str, Any]) -> VenueConfig:
     if unknown:
         raise ConfigError(f"limits: unknown key(s) {sorted(unknown)}; known: {sorted(known_limits)}")
     limits = Limits(**limits_raw)
+    alerts = _alerts(raw.get("alerts", {}))
     tournaments = raw.get("tournaments", {})
     delays: dict[str, float] = {}
     for name, t in tournaments.items():
@@ -195,7 +209,21 @@ def parse_config(raw: Mapping[str, Any]) -> VenueConfig:
             Principal(f"arbiter:{arbiter_id}", "arbiter", frozenset(str(b) for b in watched)),
             f"arbiters.{arbiter_id}",
         )
-    return VenueConfig(boards=boards, tokens=tokens, broadcast_delay_s=delays, limits=limits)
+    return VenueConfig(boards=boards, tokens=tokens, broadcast_delay_s=delays, limits=limits, alerts=alerts)
+
+
+def _alerts(raw: Any) -> Alerts:
+    """The `[alerts]` table: each setting a number of seconds above 0; ConfigError naming the bad one."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"alerts must be a table of settings, not {type(raw).__name__}")
+    known = set(Alerts.__dataclass_fields__)
+    unknown = set(raw) - known
+    if unknown:
+        raise ConfigError(f"alerts: unknown key(s) {sorted(unknown)}; known: {sorted(known)}")
+    for key, value in raw.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 86_400:
+            raise ConfigError(f"alerts.{key} must be a number of seconds above 0 and under a day, not {value!r}")
+    return Alerts(**{key: float(value) for key, value in raw.items()})
 
 
 def _device_entry(entry: Any, listed_role: Any, where: str) -> tuple[Any, str]:

@@ -38,6 +38,7 @@ from flask import Blueprint, Response, request, send_file
 
 from xqarb import metrics
 from xqarb.events import Event
+from xqarb.referee.http_json import ApiError, error_response, int_arg, json_response
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +49,6 @@ HEARTBEAT_S = 15.0
 # told to reset: reading xq.game-events from its beginning takes about a second per 100,000 events here.
 RESUME_WAIT_S = 5.0
 WEB_DIR = Path(__file__).resolve().parent / "web"
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, error: str, detail: str) -> None:
-        super().__init__(detail)
-        self.status = status
-        self.error = error
-        self.detail = detail
 
 
 # --- stream positions (pure) ----------------------------------------------------------------------------------
@@ -537,31 +530,6 @@ def referee_fold_json(events: list[Event]) -> dict[str, Any]:
 # --- the blueprint ---------------------------------------------------------------------------------------------
 
 
-def _json(obj: Any, status: int = 200) -> Response:
-    return Response(json.dumps(obj, ensure_ascii=False), status=status, mimetype="application/json")
-
-
-def _error(exc: ApiError) -> Response:
-    return _json({"error": exc.error, "detail": exc.detail}, exc.status)
-
-
-# The largest number a query parameter may hold: a ledger sequence number or a count is a 64-bit integer.
-MAX_INT_ARG = 2**63 - 1
-_INT_ARG = re.compile(r"^-?[0-9]{1,19}$")
-
-
-def _int_arg(name: str, default: int | None, *, minimum: int = 0) -> int | None:
-    raw = request.args.get(name)
-    if raw is None or raw == "":
-        return default
-    if not _INT_ARG.fullmatch(raw):
-        raise ApiError(400, "bad_parameter", f"{name} must be an integer of at most 19 digits, not {raw[:40]!r}")
-    value = int(raw)
-    if value < minimum or value > MAX_INT_ARG:
-        raise ApiError(400, "bad_parameter", f"{name} must be from {minimum} to {MAX_INT_ARG}, not {value}")
-    return value
-
-
 @dataclass(frozen=True)
 class GameRef:
     game_id: str
@@ -712,7 +680,7 @@ class RefereeApi:
 
         @bp.errorhandler(ApiError)
         def _api_error(exc: ApiError) -> Response:
-            return _error(exc)
+            return error_response(exc)
 
         @bp.get("/api/boards")
         def boards() -> Response:
@@ -724,7 +692,7 @@ class RefereeApi:
                                            lambda board: BoardView(board).to_json())
             except UnknownToken as exc:
                 raise ApiError(401, "unauthorized", str(exc)) from None
-            return _json({"boards": shown})
+            return json_response({"boards": shown})
 
         @bp.get("/api/games")
         def games() -> Response:
@@ -736,7 +704,7 @@ class RefereeApi:
                 shown = self.public.listing(self.ledger.games(board), bearer_token())
             except UnknownToken as exc:
                 raise ApiError(401, "unauthorized", str(exc)) from None
-            return _json(
+            return json_response(
                 {"games": [
                     {"game_id": g.game_id, "board_id": g.board_id, "entries": entries, "head_hash": head}
                     for g, entries, head in shown
@@ -748,17 +716,17 @@ class RefereeApi:
             info = self._public_game(game_id)
             out = self._state(game_id, info.entries)
             out.update({"board_id": info.board_id, "entries": info.entries, "head_hash": info.head_hash})
-            return _json(out)
+            return json_response(out)
 
         @bp.get("/api/games/<game_id>/events")
         def events(game_id: str) -> Response:
             info = self._public_game(game_id)
-            after = _int_arg("after", 0)
-            limit = _int_arg("limit", 1000, minimum=1)
+            after = int_arg("after", 0)
+            limit = int_arg("limit", 1000, minimum=1)
             assert after is not None and limit is not None
             limit = max(0, min(limit, 5000, info.entries - after))
             entries = self.ledger.entries(game_id, after, limit) if limit else []
-            return _json(
+            return json_response(
                 {"game_id": game_id, "board_id": info.board_id, "head_seq": info.entries,
                  "entries": [e.to_json() for e in entries]}
             )
@@ -766,18 +734,18 @@ class RefereeApi:
         @bp.get("/api/games/<game_id>/state")
         def state(game_id: str) -> Response:
             info = self._public_game(game_id)
-            seq = _int_arg("seq", info.entries)
+            seq = int_arg("seq", info.entries)
             assert seq is not None
             if seq > info.entries:
                 raise ApiError(404, "unknown_entry", f"game {game_id} has {info.entries} entries, not {seq}")
             out = self._state(game_id, seq)
             out["board_id"] = info.board_id
-            return _json(out)
+            return json_response(out)
 
         @bp.get("/api/games/<game_id>/verify")
         def verify(game_id: str) -> Response:
             self._game(game_id)
-            return _json(self.ledger.verify(game_id).to_json())
+            return json_response(self.ledger.verify(game_id).to_json())
 
         @bp.get("/api/games/<game_id>/frames/<sha256>")
         def frame(game_id: str, sha256: str) -> Response:
@@ -793,7 +761,13 @@ class RefereeApi:
             if data is None:
                 raise ApiError(404, "unknown_frame", f"no evidence frame {sha256}")
             resp = Response(data, mimetype="image/jpeg")
-            # Content-addressed: the bytes under this name never change.
+            from xqarb.vision.retention import thinned_from
+
+            full = thinned_from(data)  # a frame the retention policy thinned: the size of the frame it shows
+            if full is not None:
+                resp.headers["X-Frame-Thinned"] = f"{full[0]}x{full[1]}"
+            # Content-addressed: the bytes under this name never change (but for the one thinning of a frame no
+            # ruling names: a copy of the full frame cached before it stays right).
             resp.headers["Cache-Control"] = "public, max-age=31536000, immutable"
             return resp
 
@@ -845,15 +819,15 @@ class RefereeApi:
 
         @bp.get("/healthz")
         def healthz() -> Response:
-            return _json({"status": "ok"})
+            return json_response({"status": "ok"})
 
         @bp.get("/readyz")
         def readyz() -> Response:
             ok, checks = self.ready()
             if not ok:
                 failing = "; ".join(f"{k}: {v}" for k, v in checks.items() if v != "ok")
-                return _json({"error": "not_ready", "detail": failing, "checks": checks}, 503)
-            return _json({"status": "ready", "checks": checks})
+                return json_response({"error": "not_ready", "detail": failing, "checks": checks}, 503)
+            return json_response({"status": "ready", "checks": checks})
 
         @bp.get("/api/stream")
         def stream() -> Response:
@@ -868,7 +842,7 @@ class RefereeApi:
 
         @bp.get("/api/openapi.json")
         def openapi() -> Response:
-            return _json(load_openapi())
+            return json_response(load_openapi())
 
         @bp.get("/metrics")
         def _metrics() -> tuple[bytes, int, dict[str, str]]:
@@ -899,7 +873,8 @@ def frame_loader(directories: Iterable[Path]) -> Callable[[str], bytes | None]:
 
     def load(sha256: str) -> bytes | None:
         for d in dirs:
-            for candidate in (d / sha256[:2] / f"{sha256}.jpg", d / f"{sha256}.jpg", d / sha256[:2] / sha256):
+            for candidate in (d / sha256[:2] / f"{sha256}.jpg", d / f"{sha256}.jpg", d / sha256[:2] / sha256,
+                              d / sha256[:2] / f"{sha256}.thin.jpg"):  # (thinned: vision/retention.py)
                 if candidate.is_file():
                     return candidate.read_bytes()
         return None
@@ -941,13 +916,14 @@ def build_api_app(bootstrap: str, ledger: Any, *, config: Any | None = None, evi
     one, boards come from the ledger and arbiter actions are refused); `venue_path`, the file it was read from,
     is where the calibration page keeps a board's corners. Returns (Flask app, hub): stop the hub."""
     from xqarb.config import evidence_dir as default_evidence_dir
+    from xqarb.vision.sweep import venue_frame_loader  # (a shared PostgreSQL store where the venue has one)
 
     hub = StreamHub()
     hub.start(kafka_game_events(bootstrap))
     boards = list(config.boards) if config is not None else sorted({g.board_id for g in ledger.games()})
     api = RefereeApi(
         ledger=ledger, hub=hub, board_ids=boards,
-        load_frame=frame_loader([evidence_dir or default_evidence_dir()]), ingest=ingest,
+        load_frame=venue_frame_loader(venue_path, [evidence_dir or default_evidence_dir()]), ingest=ingest,
         delay_for_board=config.delay_for_board if config is not None else (lambda board: 0.0),
     )
     if venue_path is not None:

@@ -22,7 +22,7 @@ from xqarb.referee.outputs import Out, materialize
 # What cameras and vision report whether or not a game is on: no game, no business of the referee.
 OBSERVATIONS = frozenset({
     "FrameCaptured", "BoardCalibrated", "HandEntered", "HandLeft", "PieceLifted", "PiecePlaced", "PieceNudged",
-    "PieceMisaligned", "BoardStable", "CameraFault",
+    "PieceMisaligned", "BoardStable", "CameraFault", "CameraQuiet",
 })
 # The referee's own outputs: never an input.
 OUTPUT_TYPES = frozenset({"MoveMade", "Ruling", "GameEnded", "AttentionNeeded"})

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from xqarb.events import Event
+from xqarb.referee import watch as watch_mod
 from xqarb.referee.clock import ClockState, TimeControl, TimeControlError, other
 from xqarb.referee.game_evolve import (
     EVOLVE,
@@ -64,6 +65,7 @@ from xqarb.referee.game_evolve import (
     Touched,
     TouchesCleared,
     VaryOrdered,
+    WatchChanged,
     evolve,
 )
 from xqarb.referee.game_state import (
@@ -111,6 +113,7 @@ from xqarb.referee.rules.repetition import (
 )
 from xqarb.referee.ruleset import RuleConfig, RuleConfigError
 from xqarb.referee.touch import Touch, touch_foul, unmet_obligation
+from xqarb.referee.watch import WATCH_INPUTS
 
 __all__ = [  # the game's public names (the values live in game_state.py, the facts in game_evolve.py)
     "END_OF_INPUT", "NATURAL_LIMIT_NOTICE_ROUNDS", "RESULTS", "SIDES", "Fact", "Foul", "GameStartError", "GameState",
@@ -1263,6 +1266,9 @@ def _arbiter_decision(st: _Decision) -> None:
             st.attention(f"ArbiterDecision action {action!r} is not one of {', '.join(REPETITION_ACTIONS)}")
             return
         named, s = d.get("alert") or "", st.s
+        if named and watch_mod.holds(s.watch, named):
+            _watch_answer(st, named, action)
+            return
         if (named and named == s.limit_alert) or (not named and s.repetition_alert is None
                                                   and s.limit_alert is not None and action != "vary"):
             _limit_action(st, action, note)
@@ -1338,6 +1344,23 @@ def _ignore(st: _Decision) -> None:
     return
 
 
+def _watch(st: _Decision) -> None:
+    """A ClockCheck (the service's timer: a flag about to fall, 4.1.6) or a CameraQuiet: watch.py decides."""
+    new, alert = watch_mod.on_input(st.s, st.e, output_id(st.e.event_id, len(st.outs)), st.art("flag"))
+    if new != st.s.watch:
+        st.record(WatchChanged(new))
+    if alert is not None:
+        st.emit("AttentionNeeded", evidence=st.evidence(), **alert)
+
+
+def _watch_answer(st: _Decision, alert: str, action: str) -> None:
+    new, problem = watch_mod.answer(st.s.watch, alert, action)
+    if problem is not None:
+        st.attention(problem)
+        return
+    st.record(WatchChanged(new))
+
+
 _HANDLERS: dict[str, Callable[[_Decision], None]] = {
     "BoardStable": _board_stable,
     "PieceLifted": _lifted,
@@ -1362,13 +1385,14 @@ _HANDLERS: dict[str, Callable[[_Decision], None]] = {
     "FoulReported": _foul_reported,
     "ArbiterDecision": _arbiter_decision,
     "PositionRestored": _position_restored,
+    **dict.fromkeys(WATCH_INPUTS, _watch),
 }
 
 # Observations and device reports after the result are expected (pieces put away, the clock still ticking).
 _QUIET_AFTER_RESULT = frozenset({
     "BoardStable", "PieceLifted", "PieceNudged", "PiecePlaced", "PieceMisaligned", "HandEntered", "HandLeft",
     "BoardCalibrated", "FrameCaptured", "CameraFault", "ClockPressed", "ClockPaused", "ClockResumed",
-    "ScoresheetEntry", "TouchReported",
+    "ScoresheetEntry", "TouchReported", *WATCH_INPUTS,
 })
 
 

@@ -33,6 +33,7 @@ from xqarb.referee.game_state import (
 from xqarb.referee.recording import RecordingState
 from xqarb.referee.rules import Move, Position
 from xqarb.referee.touch import Touch
+from xqarb.referee.watch import Watch
 
 # --------------------------------------------------------------------------------------------- facts
 
@@ -246,6 +247,12 @@ class LimitNoticed(NamedTuple):
     alert: str
 
 
+class WatchChanged(NamedTuple):
+    """The watches' state changed (a flag about to fall, a camera gone quiet: watch.py decides)."""
+
+    watch: Watch
+
+
 class LimitAlertClosed(NamedTuple):
     """The natural-limit notice was answered."""
 
@@ -262,7 +269,8 @@ def _parts(s: GameState, *, line: Line | None = None, clock: ClockState | None =
     `_replace` without its pass over every field: most facts change one part."""
     return GameState(s.setup, s.line if line is None else line, s.clock if clock is None else clock,
                      s.sides if sides is None else sides, s.recording, s.fouls, s.view if view is None else view,
-                     s.claims if claims is None else claims, s.result, s.foul_just_given, s.out_count, s.last_at)
+                     s.claims if claims is None else claims, s.watch, s.result, s.foul_just_given, s.out_count,
+                     s.last_at)
 
 
 def _sides(s: GameState, side: str, **changes: Any) -> Sides:
@@ -283,7 +291,7 @@ def _claims(s: GameState, **changes: Any) -> GameState:
 
 def _input_taken(s: GameState, f: InputTaken) -> GameState:
     # (every input ends with this: built positionally, without `_replace`'s pass over the fields)
-    return GameState(s.setup, s.line, s.clock, s.sides, s.recording, s.fouls, s.view, s.claims, s.result,
+    return GameState(s.setup, s.line, s.clock, s.sides, s.recording, s.fouls, s.view, s.claims, s.watch, s.result,
                      f.fouled, s.out_count + f.outputs, f.at if f.at > s.last_at else s.last_at)
 
 
@@ -485,6 +493,10 @@ def _limit_noticed(s: GameState, f: LimitNoticed) -> GameState:
     return _claims(s, limit_noticed=(f.stretch, f.level), limit_alert=f.alert)
 
 
+def _watch_changed(s: GameState, f: WatchChanged) -> GameState:
+    return s._replace(watch=f.watch)
+
+
 def _limit_closed(s: GameState, f: LimitAlertClosed) -> GameState:
     return _claims(s, limit_alert=None)
 
@@ -533,6 +545,7 @@ EVOLVE: dict[type, Callable[[GameState, Any], GameState]] = {
     LimitStretchBegun: _limit_stretch,
     LimitNoticed: _limit_noticed,
     LimitAlertClosed: _limit_closed,
+    WatchChanged: _watch_changed,
 }
 
 

@@ -25,6 +25,8 @@ from xqarb.referee.rules import Move, Position
 from xqarb.referee.rules.limits import insufficient_material
 from xqarb.referee.ruleset import RuleConfig
 from xqarb.referee.touch import Obligation, Touch, obligation
+from xqarb.referee.watch import NO_WATCH, Watch
+from xqarb.referee.watch import pending as watch_pending
 
 SIDES = ("red", "black")
 
@@ -241,6 +243,7 @@ class GameState(NamedTuple):
     fouls: tuple[Foul, ...] = ()
     view: BoardView = _NO_VIEW
     claims: Claims = _NO_CLAIMS
+    watch: Watch = NO_WATCH  # a flag about to fall, a camera gone quiet (watch.py)
     result: Result | None = None
     foul_just_given: str | None = None
     out_count: int = 0
@@ -349,6 +352,8 @@ class GameState(NamedTuple):
             pending.append({"kind": "draw_offer", "side": c.offer_pending})
         if self.press_pending is not None:
             pending.append({"kind": "press_without_move", "side": self.press_pending[0], "article": "8.1.7"})
+        if self.result is None:
+            pending.extend(watch_pending(self.watch))
         return pending
 
     def to_json(self) -> dict[str, Any]:

@@ -6,7 +6,13 @@ snapshot of the same move comes after the board has been still for a while and v
 arrival order, a press made right after a move would look like a press without a move (8.1.7). So a clock or
 arbiter input is held until an observation of that board at or after its time has arrived (the camera has seen
 the board as it was then), or until `hold_s` has passed (a board without a camera, or a stalled one), and inputs
-are released in event time. Pure: the caller passes the time (a monotonic clock) in.
+are released in event time. A board whose vision reports how far it has read the frames (CameraProgress, about
+once a second even of a still board) holds its clock presses up to `camera_hold_s` instead: there a camera that
+has not caught up is vision restarting or reading the frames sent meanwhile, and a press folded before the move
+it followed would be ruled a press without a move (8.1.7, two of them a loss by 4.1.9). Other inputs keep
+`hold_s`: an arbiter's action after the last frames of a game is not delayed by minutes. CameraProgress only
+moves the board's camera time on: it is no input of the game and is never released. Pure: the caller passes the
+time (a monotonic clock) in.
 """
 
 from __future__ import annotations
@@ -17,11 +23,17 @@ from typing import Any, Protocol
 
 from xqarb.events import Event
 
+PROGRESS = "CameraProgress"  # vision: the board's frames read up to occurred_at (services/vision/progress.py)
 # What vision reports (DESIGN, event catalogue): the camera's view of a board.
 VISION_OBSERVATIONS = frozenset({
     "BoardCalibrated", "HandEntered", "HandLeft", "PieceLifted", "PiecePlaced", "PieceNudged", "PieceMisaligned",
-    "BoardStable", "CameraFault",
+    "BoardStable", "CameraFault", "CameraQuiet", PROGRESS,
 })  # fmt: skip
+# How long (s) a board whose vision reports its progress holds a clock press for the camera: longer
+# than a vision process takes to be restarted by the supervisor and to read the frames sent meanwhile (15-45 s
+# measured under load, bench/faults.py), short enough that a camera gone for good delays a ruling by minutes only
+# (the arbiter is told of a quiet camera after 20 s).
+CAMERA_HOLD_S = 120.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +70,10 @@ class _Held:
 class EventTimeOrder:
     camera_topics: frozenset[str]
     hold_s: float = 10.0
+    camera_hold_s: float = CAMERA_HOLD_S
     _pending: dict[str, list[_Held]] = field(default_factory=dict)
     _camera_time: dict[str, int] = field(default_factory=dict)
+    _progress: set[str] = field(default_factory=set)  # boards whose vision reports its progress
     _arrivals: int = 0
 
     def add(self, records: Iterable[Any], now: float) -> None:
@@ -70,8 +84,13 @@ class EventTimeOrder:
             board = event.board_id
             if record.topic in self.camera_topics:
                 self._camera_time[board] = max(self._camera_time.get(board, event.occurred_at), event.occurred_at)
+            if event.type == PROGRESS:
+                self._progress.add(board)
+                continue
             self._arrivals += 1
-            self._pending.setdefault(board, []).append(_Held(self._arrivals, now + self.hold_s, record))
+            long = board in self._progress and event.type == "ClockPressed"
+            hold = max(self.hold_s, self.camera_hold_s) if long else self.hold_s
+            self._pending.setdefault(board, []).append(_Held(self._arrivals, now + hold, record))
 
     def release(self, now: float) -> list[Any]:
         """The inputs that may be folded now, each board's in event time (arrival order among equal times)."""
@@ -115,6 +134,10 @@ class EventTimeOrder:
                 self._pending[board] = kept
             else:
                 del self._pending[board]
+
+    def waiting(self, board: str) -> bool:
+        """Whether inputs of the board are still held."""
+        return board in self._pending
 
     def __len__(self) -> int:
         return sum(len(q) for q in self._pending.values())

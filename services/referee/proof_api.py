@@ -12,40 +12,18 @@ answer 400 and unknown games or sizes 404, in the API's JSON error form.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
+from xqarb.referee.http_json import ApiError, error_response, int_arg, json_response
 from xqarb.referee.merkle import ProofError
 from xqarb.referee.proof_file import consistency_json, entry_bytes, inclusion_json
 from xqarb.referee.tree_head import EVENT_TYPE, SignedTreeHead, TreeHeadError
 from xqarb.referee.venue_key import VenueKeyError, key_path, load_private_key, public_key_json
-
-MAX_DIGITS = 19  # a size or seq beyond 64 bits is no entry of any ledger: refused before int() reads it
-
-
-class ProofApiError(Exception):
-    def __init__(self, status: int, error: str, detail: str) -> None:
-        super().__init__(detail)
-        self.status, self.error, self.detail = status, error, detail
-
-
-def _json(obj: Any, status: int = 200) -> Response:
-    return Response(json.dumps(obj, ensure_ascii=False), status=status, mimetype="application/json")
-
-
-def _int_arg(name: str) -> int | None:
-    raw = request.args.get(name)
-    if raw is None or raw == "":
-        return None
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > MAX_DIGITS:  # no sign, space, 1e3 or non-ASCII digit
-        raise ProofApiError(400, "bad_parameter", f"{name} must be a whole number of at most {MAX_DIGITS} digits, "
-                                                  f"not {raw[:40]!r}")
-    return int(raw)
 
 
 def _venue_public_key() -> Ed25519PublicKey | None:
@@ -87,14 +65,12 @@ def proof_blueprint(ledger: Any, hub: Any | None,
         hub.listen(heads.on_item)
     bp = Blueprint("referee_proofs", __name__, static_folder=None)
 
-    @bp.errorhandler(ProofApiError)
-    def _error(exc: ProofApiError) -> Response:
-        return _json({"error": exc.error, "detail": exc.detail}, exc.status)
+    bp.register_error_handler(ApiError, error_response)
 
     def game(game_id: str) -> tuple[str, list[bytes]]:
         board = ledger.board_of(game_id)
         if board is None:
-            raise ProofApiError(404, "unknown_game", f"no game {game_id!r} in the ledger")
+            raise ApiError(404, "unknown_game", f"no game {game_id!r} in the ledger")
         return board, [entry_bytes(row.body) for row in ledger.stored_rows(game_id)]
 
     def default_size(game_id: str, entries: int) -> int:
@@ -106,52 +82,52 @@ def proof_blueprint(ledger: Any, hub: Any | None,
         latest = heads.get(game_id)
         if latest is None:
             if ledger.board_of(game_id) is None:
-                raise ProofApiError(404, "unknown_game", f"no game {game_id!r} in the ledger")
-            raise ProofApiError(404, "no_tree_head", f"no signed tree head of game {game_id!r} has been published "
+                raise ApiError(404, "unknown_game", f"no game {game_id!r} in the ledger")
+            raise ApiError(404, "no_tree_head", f"no signed tree head of game {game_id!r} has been published "
                                                      "on xq.game-events yet")
-        return _json(latest.to_json())
+        return json_response(latest.to_json())
 
     @bp.get("/api/games/<game_id>/proof/inclusion")
     def inclusion(game_id: str) -> Response:
-        seq, size = _int_arg("seq"), _int_arg("size")
+        seq, size = int_arg("seq", None, minimum=1), int_arg("size", None, minimum=1)
         if seq is None:
-            raise ProofApiError(400, "bad_parameter", "seq (the entry to prove) is required")
+            raise ApiError(400, "bad_parameter", "seq (the entry to prove) is required")
         board, bodies = game(game_id)
         size = default_size(game_id, len(bodies)) if size is None else size
         if not 1 <= seq <= size:
-            raise ProofApiError(400, "bad_parameter", f"seq must be between 1 and size ({size}), not {seq}")
+            raise ApiError(400, "bad_parameter", f"seq must be between 1 and size ({size}), not {seq}")
         if size > len(bodies):
-            raise ProofApiError(404, "unknown_size", f"game {game_id} has {len(bodies)} entries, not {size}")
+            raise ApiError(404, "unknown_size", f"game {game_id} has {len(bodies)} entries, not {size}")
         try:
-            return _json(inclusion_json(game_id, board, bodies, seq, size))
+            return json_response(inclusion_json(game_id, board, bodies, seq, size))
         except ProofError as exc:  # unreachable after the checks above; kept a 4xx should they ever drift
-            raise ProofApiError(400, "bad_parameter", str(exc)) from exc
+            raise ApiError(400, "bad_parameter", str(exc)) from exc
 
     @bp.get("/api/games/<game_id>/proof/consistency")
     def consistency(game_id: str) -> Response:
-        first, second = _int_arg("from"), _int_arg("to")
+        first, second = int_arg("from", None, minimum=1), int_arg("to", None, minimum=1)
         if first is None:
-            raise ProofApiError(400, "bad_parameter", "from (the size of the earlier head) is required")
+            raise ApiError(400, "bad_parameter", "from (the size of the earlier head) is required")
         _, bodies = game(game_id)
         second = default_size(game_id, len(bodies)) if second is None else second
         if not 1 <= first <= second:
-            raise ProofApiError(400, "bad_parameter", f"from must be between 1 and to ({second}), not {first}")
+            raise ApiError(400, "bad_parameter", f"from must be between 1 and to ({second}), not {first}")
         if second > len(bodies):
-            raise ProofApiError(404, "unknown_size", f"game {game_id} has {len(bodies)} entries, not {second}")
+            raise ApiError(404, "unknown_size", f"game {game_id} has {len(bodies)} entries, not {second}")
         try:
-            return _json(consistency_json(game_id, bodies, first, second))
+            return json_response(consistency_json(game_id, bodies, first, second))
         except ProofError as exc:
-            raise ProofApiError(400, "bad_parameter", str(exc)) from exc
+            raise ApiError(400, "bad_parameter", str(exc)) from exc
 
     @bp.get("/api/venue/public-key")
     def venue_public_key() -> Response:
         try:
             key = public_key()
         except VenueKeyError as exc:
-            raise ProofApiError(503, "venue_key_unreadable", str(exc)) from exc
+            raise ApiError(503, "venue_key_unreadable", str(exc)) from exc
         if key is None:
-            raise ProofApiError(404, "no_venue_key", "this venue has no signing key yet (made on the first "
+            raise ApiError(404, "no_venue_key", "this venue has no signing key yet (made on the first "
                                                      "`xqarb up` or `xqarb referee serve`)")
-        return _json(public_key_json(key))
+        return json_response(public_key_json(key))
 
     return bp

@@ -10,12 +10,12 @@ and the result named (if any) is the one recorded; the result and the article ar
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from flask import Blueprint, Response
 
+from xqarb.referee.http_json import ApiError, error_response, json_response
 from xqarb.referee.scoresheet import (
     SIGN_OFF_ACTION,
     SIGN_OFF_ARTICLES,
@@ -61,15 +61,13 @@ def prepare_action(api: Any, game_id: str, obj: Any) -> Any:
 
 def scoresheet_blueprint(api: Any) -> Blueprint:
     """The routes; `api` is the RefereeApi (its ledger, game look-up and folded state)."""
-    from xqarb.referee.api import ApiError, _error
-
     bp = Blueprint("scoresheet", __name__)
-    bp.register_error_handler(ApiError, _error)
+    bp.register_error_handler(ApiError, error_response)
 
     @bp.get("/api/games/<game_id>/scoresheet")
     def scoresheet_json(game_id: str) -> Response:
         sheet = sheet_for(api, game_id)
-        return Response(json.dumps(sheet.to_json(), ensure_ascii=False), mimetype="application/json")
+        return json_response(sheet.to_json())
 
     @bp.get("/games/<game_id>/scoresheet.html")
     def scoresheet_html(game_id: str) -> Response:

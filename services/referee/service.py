@@ -35,12 +35,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xqarb.collector import tune_for_service
-from xqarb.events import Event
+from xqarb.events import Event, make_event
 from xqarb.referee import snapshot
 from xqarb.referee.ledger import Batch, Ledger, LedgerError, Origin, Pending
 from xqarb.referee.ordering import VISION_OBSERVATIONS
 from xqarb.referee.version import Versions, differs, installed, recorded_in
 from xqarb.referee.version import record as version_record
+from xqarb.referee.watch import FLAG_WARNING_MS, flag_check_due
 
 log = logging.getLogger("xqarb.referee")
 
@@ -104,6 +105,11 @@ class Referee:
     reused_ids: int = 0  # inputs whose event id their game held for another input: refused
     appended: int = 0
     last_games: tuple[str, ...] = ()  # the ledger chains the last batch appended to (for signed tree heads)
+    flag_warning_ms: int = FLAG_WARNING_MS  # watch.py: the remaining time at which a flag warning comes due
+    # board -> (when it is due on `monotonic`, the service's clock in seconds; its time in the game's clock, µs;
+    # the side; the game): the board's next ClockCheck, built when it comes due (most are planned again first)
+    _checks: dict[str, tuple[float, int, str, str]] = field(default_factory=dict)
+    monotonic: Callable[[], float] = time.monotonic
 
     def handle_batch(self, items: Sequence[tuple[Event, Origin | None]]) -> tuple[Event, ...]:
         """Fold a batch of inputs in order and append them all in one ledger transaction.
@@ -189,8 +195,45 @@ class Referee:
         for event, origin in items:
             if origin is not None:
                 self._partition_of[event.board_id] = (origin.topic, origin.partition)
+        for board, state in staged.items():
+            self._plan_check(board, state)
         self.duplicates += duplicates
         return tuple(outputs)
+
+    def _plan_check(self, board: str, state: Any) -> None:
+        """The board's next ClockCheck (watch.py), from its game's clock as folded: one per warning, at the moment
+        the running side's time reaches the setting, then one when its time runs out; none while no clock runs."""
+        game = state.game if state is not None else None
+        due = None if game is None or game.result is not None else flag_check_due(
+            game.clock, game.watch, game.last_at, self.flag_warning_ms)
+        deadline = None if game is None else game.deadline()
+        if deadline is not None and (due is None or deadline < due[0]):
+            # 4.1.6 / 4.1.7: a check at the moment the running side's time runs out (or its late-arrival limit
+            # passes) lets the fold rule it then, not at whatever input comes next: a player whose flag fell
+            # while nobody touched the board has lost at that moment, and the venue shows it at once.
+            due = max(deadline, game.last_at), game.clock.running
+        if due is None:
+            self._checks.pop(board, None)
+            return
+        at, side = due
+        # Due once as much time has passed here since the board's latest input as its clock needs from that
+        # input's time: the events' clocks (devices) and this process's need not agree, and a game fed from an
+        # old record gets no check until that much time has really passed.
+        self._checks[board] = (self.monotonic() + (at - game.last_at) / 1e6, at, side, game.game_id)
+
+    def due_checks(self, waiting: Callable[[str], bool] = lambda board: False) -> list[Event]:
+        """The ClockChecks due now, each given once, except for boards with inputs still held for ordering
+        (`waiting`): those are folded first, and the check planned again from the state they leave."""
+        now = self.monotonic()
+        due = [board for board, (when, *_) in self._checks.items() if when <= now and not waiting(board)]
+        checks = []
+        for board in due:
+            _, at, side, game_id = self._checks.pop(board)
+            # The id names the game, the side and the moment: the same check twice (a restart) is one input.
+            checks.append(make_event("ClockCheck", board, source="referee", source_seq=at, occurred_at=at,
+                                     received_at=at, event_id=f"clock-check:{game_id}:{side}:{at}",
+                                     game_id=game_id, side=side, warn_ms=self.flag_warning_ms))
+        return checks
 
     def rebuild(self, board_id: str) -> Any:
         """The board's state from the ledger: the inputs of its latest game folded again, from its snapshot (the
@@ -279,6 +322,7 @@ class Referee:
             del self._current[chain]
         for board in boards:
             self._boards.pop(board, None)
+            self._checks.pop(board, None)
             self._unsnapped.pop(board, None)
             self._partition_of.pop(board, None)
             self._ids.pop(board, None)
@@ -341,11 +385,12 @@ class RefereeService:
         on_outputs: Callable[[Sequence[Event]], None] | None = None,
         hold_s: float = 10.0,
         tree_heads: Any | None = None,  # head_publisher.TreeHeadPublisher: signed heads after each append
+        flag_warning_ms: int = FLAG_WARNING_MS,
     ) -> None:
         from xqarb import bus
         from xqarb.referee.ordering import EventTimeOrder
 
-        self.referee = Referee(ledger)
+        self.referee = Referee(ledger, flag_warning_ms=flag_warning_ms)
         # The observations topic is the first of the input topics (DESIGN's order: observations, clock, arbiter).
         self.order = EventTimeOrder(frozenset(topics[:1]), hold_s=hold_s)
         self._next_offset: dict[tuple[str, int], int] = {}
@@ -403,6 +448,7 @@ class RefereeService:
                 self.tree_heads.touched(self.referee.last_games, outputs)
         elif not polled:
             self.referee.take_snapshots(limit=SNAPSHOTS_PER_IDLE_POLL)  # idle: nothing waits for the fold
+        outputs.extend(self._clock_checks())
         if self.tree_heads is not None:  # after the games' own outputs, and also when a quiet game's head is due
             outputs.extend(self.tree_heads.due(time.monotonic(), time.time_ns() // 1000))
         if outputs:
@@ -413,12 +459,30 @@ class RefereeService:
             # DESIGN: offsets are committed only after the ledger append (and the publication); never past an
             # input still held for ordering.
             held = self.order.held_from()
-            self.consumer.commit({
-                bus.TopicPartition(topic, partition): min(next_offset, held.get((topic, partition), next_offset))
-                for (topic, partition), next_offset in self._next_offset.items()
-            })  # fmt: skip
+            try:
+                self.consumer.commit({
+                    bus.TopicPartition(topic, partition): min(next_offset, held.get((topic, partition), next_offset))
+                    for (topic, partition), next_offset in self._next_offset.items()
+                })  # fmt: skip
+            except bus.CommitFailed as exc:
+                # The group gave this member's partitions to another while it did not answer (paused or starved
+                # past its session timeout): what it appended is in the ledger, and the new owner reads on from
+                # the last commit (the ledger knows the inputs it sees again). This member lets its boards go and
+                # rejoins at its next poll, instead of exiting.
+                log.warning("referee: %s; its partitions are released, and it rejoins the group", exc)
+                self._revoked([bus.TopicPartition(t, p) for t, p in list(self._next_offset)])
         self.processed += len(records)
         return len(records)
+
+    def _clock_checks(self) -> list[Event]:
+        """Record and fold the flag warnings come due (watch.py): each ClockCheck is an input of the ledger."""
+        checks = self.referee.due_checks(self.order.waiting)
+        if not checks:
+            return []
+        outputs = list(self.referee.handle_batch([(check, None) for check in checks]))
+        if self.tree_heads is not None:
+            self.tree_heads.touched(self.referee.last_games, outputs)
+        return outputs
 
     @staticmethod
     def _observe(records: Sequence[Any], outputs: Sequence[Event], appended: int) -> None:
@@ -452,18 +516,27 @@ class RefereeService:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """`xqarb referee serve --bootstrap-servers HOST:PORT [--group G] [--db PATH] [--partitions N]`."""
+    """`xqarb referee serve --bootstrap-servers HOST:PORT [--group G] [--db PATH] [--partitions N] [--config F]`."""
     from xqarb import bus
     from xqarb.config import ledger_target
     from xqarb.referee.ledger import open_ledger
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    flag_warning_ms = FLAG_WARNING_MS
+    if getattr(args, "config", None):
+        from xqarb.ingest.config import ConfigError, load_config
+
+        try:
+            flag_warning_ms = round(load_config(args.config).alerts.flag_warning_s * 1000)  # the venue's [alerts]
+        except (ConfigError, OSError) as exc:
+            print(f"xqarb referee serve: {args.config}: {exc}", file=sys.stderr)
+            return 2
     bus.ensure_topics(args.bootstrap_servers, partitions=getattr(args, "partitions", None) or bus.DEFAULT_PARTITIONS)
     ledger = open_ledger(ledger_target(getattr(args, "db", None)))  # a file, or a postgresql:// URL
     from xqarb.referee.head_publisher import TreeHeadPublisher
 
     service = RefereeService(args.bootstrap_servers, ledger, group_id=getattr(args, "group", None) or DEFAULT_GROUP,
-                             tree_heads=TreeHeadPublisher.for_venue(ledger))
+                             tree_heads=TreeHeadPublisher.for_venue(ledger), flag_warning_ms=flag_warning_ms)
 
     def stop(signum: int, frame: object) -> None:
         service.stop()

@@ -5,7 +5,9 @@
   tie-break values in the order article 14 applies them (and, where players have teams, the teams' standings by
   13.2 and 14.5 / 14.6 under `teams`);
 - `GET /api/tournament/rounds/<n>/pgn[?event=NAME][&notation=chinese|iccs|wxf]`: every game of a round in one PGN file;
-- `GET /tournament.html[?event=NAME]`: the standings as a page (server-rendered, refreshing itself).
+- `GET /tournament.html[?event=NAME]`: the standings as a page (server-rendered, refreshing itself);
+- `POST /api/tournament/rounds/<n>/start[?event=NAME]` (arbiter token): every pairing of round n started on its
+  board (tournament_start.py).
 
 Nothing about the tournament is stored here: each request derives it from the organiser's definition (a JSON file,
 `$XQARB_TOURNAMENT` or `<data dir>/tournament.json`, optional) and the ledger's games (GameStarted's event, round
@@ -24,13 +26,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, current_app, request
 
+from xqarb.referee.http_json import ApiError, error_response, json_response
+from xqarb.referee.tournament_start import RoundStarter, StartRefused, request_body, require_arbiter
 from xqarb.tournament.facts import Definition, GameFacts, build_event, definition_from_json, event_names
 from xqarb.tournament.importing import parse_pairings_csv, parse_players_csv, parse_trf
-from xqarb.tournament.model import Event, Player, TournamentError
+from xqarb.tournament.model import PENALTY_ARTICLES, RESULTS, Event, Player, TournamentError
 from xqarb.tournament.standings import criteria_for, standings
-from xqarb.tournament.teams import team_standings
+from xqarb.tournament.teams import team_criteria, team_method_of, team_standings
 
 TOURNAMENT_ENV = "XQARB_TOURNAMENT"
 # GameStarted is a game's first ledger entry; a few more are read in case an input was ordered before it.
@@ -39,10 +43,21 @@ FIRST_ENTRIES = 5
 PAGE_REFRESH_S = 15
 
 
-class TournamentApiError(Exception):
-    def __init__(self, status: int, error: str, detail: str) -> None:
-        super().__init__(detail)
-        self.status, self.error, self.detail = status, error, detail
+# A game's tail: (result, red fouls, black fouls, when the result was recorded (us), penalties (side, article, note,
+# when recorded (us))).
+Tail = tuple[str | None, int, int, int, tuple[tuple[str, str, str, int], ...]]
+
+
+def penalised_side(decision: dict[str, Any]) -> str | None:
+    """Who an ArbiterDecision of article 18.1 or 18.2 penalises: its `side`; for an 18.2 disqualification that
+    names no side, the side it made lose (the result it gave). None where it says neither."""
+    side = decision.get("side")
+    if side in ("red", "black"):
+        return side
+    result = decision.get("result")
+    if decision.get("article") == "18.2" and result in RESULTS and result != "1/2-1/2":
+        return "black" if result == "1-0" else "red"
+    return None
 
 
 def default_definition_path() -> Path:
@@ -66,7 +81,7 @@ class TournamentSource:
         self.delay_for_board = delay_for_board
         self.clock = clock
         self._started: dict[str, dict[str, Any] | None] = {}
-        self._tails: dict[str, tuple[int, tuple[str | None, int, int, int]]] = {}
+        self._tails: dict[str, tuple[int, Tail]] = {}
         self._lock = threading.Lock()
 
     def definition(self) -> Definition | None:
@@ -76,9 +91,9 @@ class TournamentSource:
         try:
             return definition_from_json(with_imports(json.loads(path.read_text(encoding="utf-8")), path.parent))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise TournamentApiError(503, "bad_tournament_definition", f"{path}: not JSON: {exc}") from exc
+            raise ApiError(503, "bad_tournament_definition", f"{path}: not JSON: {exc}") from exc
         except (TournamentError, OSError) as exc:
-            raise TournamentApiError(503, "bad_tournament_definition", f"{path}: {exc}") from exc
+            raise ApiError(503, "bad_tournament_definition", f"{path}: {exc}") from exc
 
     def _game_started(self, game_id: str) -> dict[str, Any] | None:
         if game_id in self._started:
@@ -92,19 +107,24 @@ class TournamentSource:
             self._started[game_id] = found
         return found
 
-    def _tail(self, game_id: str, head: int) -> tuple[str | None, int, int, int]:
-        """(result, red fouls, black fouls, when the result was recorded in microseconds) of a game."""
+    def _tail(self, game_id: str, head: int) -> Tail:
+        """(result, red fouls, black fouls, when the result was recorded in microseconds, penalties) of a game."""
         cached = self._tails.get(game_id)
         if cached and cached[0] == head:
             return cached[1]
         result, ended_at, fouls = None, 0, {"red": 0, "black": 0}
+        penalties: list[tuple[str, str, str, int]] = []
         for entry in self.ledger.entries(game_id, 0, None):
             ev = entry.event
             if ev.type == "GameEnded":
                 result, ended_at = ev.data["result"], ev.received_at
             elif ev.type == "Ruling" and ev.data.get("kind") == "foul" and ev.data.get("side") in fouls:
                 fouls[ev.data["side"]] += 1
-        value = (result, fouls["red"], fouls["black"], ended_at)
+            elif ev.type == "ArbiterDecision" and ev.data.get("article") in PENALTY_ARTICLES:
+                side = penalised_side(ev.data)
+                if side is not None:
+                    penalties.append((side, ev.data["article"], ev.data.get("note") or "", ev.received_at))
+        value = (result, fouls["red"], fouls["black"], ended_at, tuple(penalties))
         self._tails[game_id] = (head, value)
         return value
 
@@ -115,14 +135,17 @@ class TournamentSource:
                 started = self._game_started(info.game_id)
                 if not started or not started.get("event") or started.get("round") is None:
                     continue
-                result, red_fouls, black_fouls, ended_at = self._tail(info.game_id, info.entries)
-                # Public reads keep the board's broadcast delay (DESIGN): a result shows once the delay passed.
-                if result is not None and ended_at / 1e6 + self.delay_for_board(info.board_id) > self.clock():
+                result, red_fouls, black_fouls, ended_at, penalties = self._tail(info.game_id, info.entries)
+                # Public reads keep the board's broadcast delay (DESIGN): a result or a penalty shows once the
+                # delay passed.
+                shown_until = self.clock() - self.delay_for_board(info.board_id)
+                if result is not None and ended_at / 1e6 > shown_until:
                     result = None
+                shown = tuple((side, art, note) for side, art, note, at in penalties if at / 1e6 <= shown_until)
                 out.append(GameFacts(
                     info.game_id, started["event"], int(started["round"]), started.get("board_no"),
                     started["red_player"], started["black_player"], int(started["occurred_at"]),
-                    result, red_fouls, black_fouls,
+                    result, red_fouls, black_fouls, shown,
                 ))  # fmt: skip
         return out
 
@@ -132,7 +155,7 @@ class TournamentSource:
         if name is None:
             names = [definition.name] if definition else event_names(facts)
             if not names:
-                raise TournamentApiError(
+                raise ApiError(
                     404, "no_tournament",
                     "no tournament defined and no game recorded with an event (GameStarted.event and round)",
                 )  # fmt: skip
@@ -140,11 +163,11 @@ class TournamentSource:
         if definition is not None and definition.name != name:
             definition = None
         if definition is None and name not in event_names(facts):
-            raise TournamentApiError(404, "unknown_event", f"no tournament {name!r}")
+            raise ApiError(404, "unknown_event", f"no tournament {name!r}")
         try:
             return build_event(definition, facts, name)
         except TournamentError as exc:
-            raise TournamentApiError(409, "inconsistent_tournament", str(exc)) from exc
+            raise ApiError(409, "inconsistent_tournament", str(exc)) from exc
 
 
 def with_imports(obj: Any, base: Path) -> Any:
@@ -195,6 +218,7 @@ def event_json(event: Event) -> dict[str, Any]:
         },
         "players": [p.to_json() for p in sorted(event.players, key=lambda p: p.no)],
         "rounds": rounds,
+        "penalties": [p.to_json() for p in event.penalties],  # 18.1, 18.2: ranked by 18.5
     }  # fmt: skip
 
 
@@ -207,7 +231,13 @@ def standings_json(event: Event) -> dict[str, Any]:
         "tiebreaks": [{"key": c.key, "name": c.name, "article": c.article} for c in chain],
         "standings": [row.to_json() for row in standings(event)],
     }
-    if any(p.team for p in event.players):  # a team event (13.2, 14.5 to 14.7): the teams' standings too
+    if any(p.team for p in event.players):  # a team event (13.2, 14.5 to 14.8): the teams' standings too
+        method = team_method_of(event)
+        primary, chain = team_criteria(event, method)
+        out["team_ranking"] = {
+            "article": method, "points": {"key": primary.key, "name": primary.name, "article": primary.article},
+            "tiebreaks": [{"key": c.key, "name": c.name, "article": c.article} for c in chain],
+        }  # fmt: skip
         out["teams"] = [row.to_json() for row in team_standings(event)]
     return out
 
@@ -249,41 +279,37 @@ def round_pgn(event: Event, round_no: int, entries: Callable[[str], list[dict[st
     return "\n".join(pgn_of(g.game_id, entries(g.game_id), notation) for g in games)
 
 
-def _json(obj: Any, status: int = 200) -> Response:
-    return Response(json.dumps(obj, ensure_ascii=False), status=status, mimetype="application/json")
-
-
 def tournament_blueprint(
     ledger: Any, definition_path: Callable[[], Path] = default_definition_path,
     delay_for_board: Callable[[str], float] = lambda board: 0.0, clock: Callable[[], float] = time.time,
+    ingest: Any | None = None,
 ) -> Blueprint:  # fmt: skip
-    """The routes; `delay_for_board` is the venue's broadcast delay (seconds) of each board's tournament."""
+    """The routes; `delay_for_board` is the venue's broadcast delay (seconds) of each board's tournament; `ingest`
+    (xqarb.ingest.app.Ingest) publishes a round's games, by default the app's RefereeApi's."""
     source = TournamentSource(ledger, definition_path, delay_for_board, clock)
     bp = Blueprint("tournament_api", __name__)
 
-    @bp.errorhandler(TournamentApiError)
-    def _error(exc: TournamentApiError) -> Response:
-        return _json({"error": exc.error, "detail": exc.detail}, exc.status)
+    bp.register_error_handler(ApiError, error_response)
 
     def wanted() -> str | None:
         name = request.args.get("event")
         if name is not None and not name.strip():
-            raise TournamentApiError(400, "bad_parameter", "event must name a tournament")
+            raise ApiError(400, "bad_parameter", "event must name a tournament")
         return name
 
     @bp.get("/api/tournament")
     def tournament() -> Response:
-        return _json(event_json(source.event(wanted())))
+        return json_response(event_json(source.event(wanted())))
 
     @bp.get("/api/tournament/standings")
     def tournament_standings() -> Response:
-        return _json(standings_json(source.event(wanted())))
+        return json_response(standings_json(source.event(wanted())))
 
     @bp.get("/api/tournament/rounds/<round_no>/pgn")
     def tournament_round_pgn(round_no: str) -> Response:
         event = source.event(wanted())
         if not (round_no.isascii() and round_no.isdigit()) or not 1 <= int(round_no) <= event.rounds_paired():
-            raise TournamentApiError(404, "unknown_round", f"{event.name!r} has rounds 1 to {event.rounds_paired()}")
+            raise ApiError(404, "unknown_round", f"{event.name!r} has rounds 1 to {event.rounds_paired()}")
 
         def entries(game_id: str) -> list[dict[str, Any]]:
             from xqarb.referee.public_reads import public_prefix
@@ -298,10 +324,34 @@ def tournament_blueprint(
 
         notation = request.args.get("notation", "chinese")
         if notation not in ("chinese", "iccs", "wxf"):
-            raise TournamentApiError(400, "bad_parameter", f"notation must be chinese, iccs or wxf, not {notation!r}")
+            raise ApiError(400, "bad_parameter", f"notation must be chinese, iccs or wxf, not {notation!r}")
         resp = Response(round_pgn(event, int(round_no), entries, notation), mimetype="application/x-chess-pgn")
         resp.headers["Content-Disposition"] = f'attachment; filename="round-{int(round_no)}.pgn"'
         return resp
+
+    starter = RoundStarter()
+    live = TournamentSource(ledger, definition_path)  # the arbiter's view: no broadcast delay
+
+    @bp.post("/api/tournament/rounds/<round_no>/start")
+    def tournament_round_start(round_no: str) -> Response:
+        api = current_app.extensions.get("xq_api")
+        the_ingest = ingest if ingest is not None else getattr(api, "ingest", None)
+        if the_ingest is None:
+            raise ApiError(503, "no_ingest", "this API process does not accept arbiter actions")
+        try:
+            if not (round_no.isascii() and round_no.isdigit()):
+                raise StartRefused(404, "unknown_round", f"round {round_no[:20]!r} is not a round number")
+            require_arbiter(the_ingest)
+            body = request_body(the_ingest.config.limits.max_json_bytes)
+            event = live.event(wanted())
+            definition = live.definition()
+            mine = definition if definition is not None and definition.name == event.name else None
+            boards = list(mine.boards) if mine and mine.boards else list(the_ingest.config.boards)
+            answer = starter.start(the_ingest, event, int(round_no), boards, mine.time_control if mine else None,
+                                   body)  # fmt: skip
+        except StartRefused as exc:
+            return json_response({"error": exc.error, "detail": exc.detail, **exc.body}, exc.status)
+        return json_response(answer, 202)
 
     @bp.get("/tournament.html")
     def tournament_page() -> Response:

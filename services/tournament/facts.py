@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xqarb.tournament.model import Event, Game, Player, TournamentError, scheme_named
+from xqarb.tournament.model import PENALTY_ARTICLES, Event, Game, Penalty, Player, TournamentError, scheme_named
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,9 @@ class GameFacts:
     result: str | None = None
     red_fouls: int = 0
     black_fouls: int = 0
+    # Penalties of article 18 the arbiters recorded in the game (ArbiterDecision, article 18.1 or 18.2): (side,
+    # article, note) in ledger order.
+    penalties: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,14 @@ class Definition:
     cycles: int = 1
     players: tuple[Player, ...] = ()
     pairings: tuple[Game, ...] = ()
+    # Penalties recorded by the organiser (given away from any recorded game, or to a team): 18.5.
+    penalties: tuple[Penalty, ...] = ()
+    team_method: str | None = None  # "14.7" or "14.8" where chosen (Event.team_method)
+    team_counted: int = 0  # 14.8: each team's best N places counted, 0 all
+    # The time control of the games a round start publishes (GameStarted.time_control, DESIGN), None: not set.
+    time_control: dict[str, Any] | None = None
+    # The venue's board id of each board number (台次) in order; empty: the venue's boards in its own order.
+    boards: tuple[str, ...] = ()
 
 
 def _field(obj: Mapping[str, Any], key: str, kind: type, default: Any) -> Any:
@@ -70,16 +81,41 @@ def definition_from_json(obj: Any) -> Definition:
             pairings.append(Game(int(q["round"]), int(q["board"]), int(q["red"]), black, q.get("result")))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise TournamentError(f"tournament definition: pairing {q!r} needs round, board, red, black") from exc
+    team_method = obj.get("team_method")
+    if team_method is not None and not isinstance(team_method, str):
+        raise TournamentError(f"tournament definition: 'team_method' must be a string, not {team_method!r}")
+    time_control = obj.get("time_control")
+    if time_control is not None and not isinstance(time_control, Mapping):
+        raise TournamentError(f"tournament definition: 'time_control' must be an object, not {time_control!r}")
+    boards = _field(obj, "boards", list, [])
+    if not all(isinstance(b, str) and b for b in boards):
+        raise TournamentError(f"tournament definition: 'boards' must list the venue's board ids, not {boards!r}")
     definition = Definition(
         name=_field(obj, "name", str, ""), system=_field(obj, "system", str, "swiss"),
         rounds=_field(obj, "rounds", int, 0), scheme=_field(obj, "scheme", str, "2-1-0"),
         swiss_tiebreak=_field(obj, "swiss_tiebreak", str, "14.3.1"), cycles=_field(obj, "cycles", int, 1),
         players=tuple(players), pairings=tuple(pairings),
+        penalties=tuple(_penalty(q) for q in _field(obj, "penalties", list, [])),
+        team_method=team_method, team_counted=_field(obj, "team_counted", int, 0),
+        time_control=None if time_control is None else dict(time_control), boards=tuple(boards),
     )  # fmt: skip
     if not definition.name:
         raise TournamentError("tournament definition: 'name' is required (GameStarted.event names it)")
     build_event(definition, [])  # every setting checked now, not at the first request
     return definition
+
+
+def _penalty(q: Any) -> Penalty:
+    """A penalty as the definition lists it: {"article": "18.1" or "18.2", "player": start number, or "team": name,
+    "round", "note"}."""
+    if not isinstance(q, Mapping) or q.get("article") not in PENALTY_ARTICLES:
+        raise TournamentError(f"tournament definition: penalty {q!r} needs an article, 18.1 or 18.2 (18.5)")
+    player, team, rnd = q.get("player"), q.get("team", ""), q.get("round", 0)
+    if player is not None and (not isinstance(player, int) or isinstance(player, bool)):
+        raise TournamentError(f"tournament definition: penalty {q!r}: 'player' is a start number")
+    if not isinstance(team, str) or not isinstance(rnd, int) or isinstance(rnd, bool):
+        raise TournamentError(f"tournament definition: penalty {q!r}: 'team' is a name, 'round' a number")
+    return Penalty(q["article"], player, team, rnd, "", str(q.get("note", "")))
 
 
 def definition_to_json(d: Definition) -> dict[str, Any]:
@@ -88,6 +124,10 @@ def definition_to_json(d: Definition) -> dict[str, Any]:
         "swiss_tiebreak": d.swiss_tiebreak, "cycles": d.cycles, "players": [p.to_json() for p in d.players],
         "pairings": [{"round": g.round, "board": g.board, "red": g.red, "black": g.black, "result": g.result}
                      for g in d.pairings],
+        "penalties": [{"article": p.article, **({"player": p.player} if p.player is not None else {"team": p.team}),
+                       "round": p.round, "note": p.note} for p in d.penalties],
+        "team_method": d.team_method, "team_counted": d.team_counted, "time_control": d.time_control,
+        "boards": list(d.boards),
     }  # fmt: skip
 
 
@@ -118,8 +158,12 @@ def build_event(definition: Definition | None, facts: Sequence[GameFacts], name:
         return by_name[player_name]
 
     played: dict[tuple[int, frozenset[int]], Game] = {}
+    penalties = list(d.penalties)
     for f in mine:
         red, black = number(f.red_player), number(f.black_player)
+        # 18.5: a penalty was given to a person; it stands even where the game was replaced by a later one.
+        penalties += [Penalty(article, red if side == "red" else black, "", f.round, f.game_id, note)
+                      for side, article, note in f.penalties]  # fmt: skip
         key = (f.round, frozenset((red, black)))
         played.pop(key, None)
         # The same player in another game of the round: that earlier game was replaced by this one.
@@ -137,6 +181,7 @@ def build_event(definition: Definition | None, facts: Sequence[GameFacts], name:
     return Event(
         d.name, tuple(players), tuple(games), system=d.system, rounds=d.rounds,  # type: ignore[arg-type]
         scheme=scheme, swiss_tiebreak=d.swiss_tiebreak, cycles=d.cycles,  # type: ignore[arg-type]
+        penalties=tuple(penalties), team_method=d.team_method, team_counted=d.team_counted,
     )
 
 

@@ -12,6 +12,12 @@ DRAW = "1/2-1/2"
 RESULTS = (RED_WINS, BLACK_WINS, DRAW)
 
 System = Literal["swiss", "round_robin"]
+# 18.1: a warning (警告), given by the game's arbiter (监局裁判); 18.2: disqualification from the game (取消当场比赛
+# 资格), given by the chief arbiter (裁判长). 18.5 ranks those so penalised last among the equal on points.
+WARNING, DISQUALIFICATION = "18.1", "18.2"
+PENALTY_ARTICLES = (WARNING, DISQUALIFICATION)
+# How team standings are ranked: 14.5 (round robin), 14.6 or 14.7 (Swiss), 14.8 (队员总分制, any system).
+TEAM_METHODS = ("14.5", "14.6", "14.7", "14.8")
 # 14.3 lets the organiser choose between two tie-break chains for a one-game Swiss (积分编排制).
 SwissTiebreak = Literal["14.3.1", "14.3.2"]
 
@@ -81,6 +87,23 @@ class Game:
 
 
 @dataclass(frozen=True)
+class Penalty:
+    """A penalty of article 18 given to a player (`player`, a start number) or to a team (`team`, player None):
+    18.1 a warning, 18.2 disqualification from the game. `round` and `game_id` say where, where known."""
+
+    article: str
+    player: int | None = None
+    team: str = ""
+    round: int = 0
+    game_id: str = ""
+    note: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {"article": self.article, "player": self.player, "team": self.team, "round": self.round,
+                "game_id": self.game_id, "note": self.note}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class PointScheme:
     """Points for one game (13.1, 13.3): a win, a loss, and a draw for each side, since 13.3 allows a scheme where
     the second mover's (Black's) draw is worth more than the first mover's."""
@@ -134,6 +157,12 @@ class Event:
     swiss_tiebreak: SwissTiebreak = "14.3.1"
     # 10.1: a round robin is usually one game a pairing, two where the field is small (14.2 then applies).
     cycles: int = 1
+    penalties: tuple[Penalty, ...] = ()
+    # Team standings: None for the system's own (14.5 round robin, 14.6 Swiss); "14.7" or "14.8" where chosen.
+    team_method: str | None = None
+    # 14.8 sums each team's individual places: the organiser's rules (竞赛规程) may count only each team's best N;
+    # 0 counts every member (then every team must have as many members, or the sums would not compare).
+    team_counted: int = 0
     extra: dict[str, object] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -161,6 +190,34 @@ class Event:
             raise TournamentError(f"unknown system {self.system!r}: 'swiss' (10.3) or 'round_robin' (10.1)")
         if self.swiss_tiebreak not in ("14.3.1", "14.3.2"):
             raise TournamentError(f"unknown Swiss tie-break {self.swiss_tiebreak!r}: '14.3.1' or '14.3.2'")
+        teams = {p.team for p in self.players if p.team}
+        for pen in self.penalties:
+            if pen.article not in PENALTY_ARTICLES:
+                raise TournamentError(f"penalty {pen.article!r}: article 18.5 ranks only 18.1 (warning) and 18.2 "
+                                      f"(disqualification from the game)")  # fmt: skip
+            if (pen.player is None) == (not pen.team):
+                raise TournamentError(f"a penalty ({pen.article}) names either a player or a team")
+            if pen.player is not None and pen.player not in known:
+                raise TournamentError(f"penalty {pen.article}: no player with start number {pen.player}")
+            if pen.team and pen.team not in teams:
+                raise TournamentError(f"penalty {pen.article}: no team {pen.team!r}")
+        self._check_team_method(teams)
+
+    def _check_team_method(self, teams: set[str]) -> None:
+        if self.team_method is not None and self.team_method not in TEAM_METHODS:
+            raise TournamentError(f"unknown team ranking {self.team_method!r}: one of {', '.join(TEAM_METHODS)}")
+        if self.team_counted < 0:
+            raise TournamentError(f"team_counted {self.team_counted}: the members counted, 0 for all")
+        if self.team_method != "14.8" or not teams:
+            return
+        sizes = {t: sum(1 for p in self.players if p.team == t) for t in sorted(teams)}
+        if self.team_counted and min(sizes.values()) < self.team_counted:
+            short = ", ".join(f"{t} ({n})" for t, n in sizes.items() if n < self.team_counted)
+            raise TournamentError(f"14.8 counts each team's best {self.team_counted} places; too few members: {short}")
+        if not self.team_counted and len(set(sizes.values())) > 1:
+            raise TournamentError(
+                "14.8 sums each team's places: teams of different sizes "
+                f"({', '.join(f'{t} {n}' for t, n in sizes.items())}) need team_counted (the places counted)")
 
     def player(self, no: int) -> Player:
         for p in self.players:

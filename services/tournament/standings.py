@@ -14,6 +14,11 @@ gives them, named as the rules name them.
 Black, against the others of that group (for two players, their own game). Players that no criterion separates
 share a rank (名次并列) and are listed by start number.
 
+18.5: among the equal on points, players penalised under 18.1 (a warning) or 18.2 (disqualification from the
+game) are placed last, by the weight of the penalties and then their number: two criteria before article 14's,
+the 18.2 penalties (fewer first), then the 18.1 warnings (fewer first). They are in the chain only where the event
+has penalties, so an event without any shows article 14's chain alone.
+
 A bye (轮空) scores as a won game in a Swiss (14.4) and is no game at all in a round robin; it counts for points
 only, not as a game won or played with Black; for 对手分 it counts as an opponent with the lowest score of any
 player who has points (14.4).
@@ -25,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xqarb.tournament.model import Event, Game, Player
+from xqarb.tournament.model import DISQUALIFICATION, WARNING, Event, Game, Player
 
 Values = dict[Any, float]
 
@@ -191,8 +196,26 @@ def _leijinfen_cut(k: int) -> Criterion:
                      _all(lambda s, no: s.progressive(no, k)))  # fmt: skip
 
 
+def _penalties(article: str) -> Callable[[Stats, int], float]:
+    return lambda s, no: float(sum(1 for p in s.event.penalties if p.player == no and p.article == article))
+
+
+# 18.5: "按其轻重程度和次数": the heavier penalty first (any 18.2 places lower than any number of 18.1), then how many.
+DISQUALIFIED = Criterion("penalties_18_2", "取消当场比赛资格", "18.5", _all(_penalties(DISQUALIFICATION)),
+                         higher_is_better=False)  # fmt: skip
+WARNED = Criterion("penalties_18_1", "警告", "18.5", _all(_penalties(WARNING)), higher_is_better=False)
+
+
 def criteria_for(event: Event) -> tuple[Criterion, list[Criterion]]:
-    """(the primary score, the tie-breaks in the article's order) for this event's system and settings."""
+    """(the primary score, the tie-breaks in order) for this event's system and settings: 18.5's where the event
+    has penalties, then article 14's."""
+    primary, chain = _article_14(event)
+    if any(p.player is not None for p in event.penalties):
+        chain = [DISQUALIFIED, WARNED, *chain]
+    return primary, chain
+
+
+def _article_14(event: Event) -> tuple[Criterion, list[Criterion]]:
     rounds = event.rounds_paired()
     if event.system == "round_robin" and event.cycles > 1:
         primary = Criterion("match_points", "场分", "14.2", _all(lambda s, no: s.match_points(no)))

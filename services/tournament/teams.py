@@ -9,6 +9,15 @@ tied match 1 each, a lost one 0. A match counts once every one of its games has 
 - 14.6, one-game Swiss: 场分, then 团体对手分 (the 场分 of every team met), 全队总局分, 全队胜场, 全队胜局,
   全队犯规; still equal, the 场分 after the round before the last, then the one before that, and so on.
 - 14.7, the Swiss alternative: 全队总局分 alone; teams it does not separate share the rank.
+- 14.8, 队员总分制 (11.5: no boards; the team's result is its players' results in the individual event), in a
+  round robin or a Swiss alike: the sum of the team's players' places in the individual standings, fewer first;
+  equal sums, the better (smaller) best individual place; teams still equal share the rank. The organiser may
+  count each team's best N places only (Event.team_counted); shared individual places count as shared.
+
+18.5: among the teams equal on their primary score (场分, or 全队总局分 under 14.7), teams penalised under 18.1 or
+18.2 come last, heavier penalties and then more of them further down. A team's penalties are those given to the
+team and to its players. Under 14.8 the individual places already place penalised players last (18.5 in the
+individual standings).
 """
 
 from __future__ import annotations
@@ -17,10 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from xqarb.tournament.model import Event, Game
-from xqarb.tournament.standings import Criterion, Values, _num, ranked
+from xqarb.tournament.model import DISQUALIFICATION, WARNING, Event, Game
+from xqarb.tournament.standings import Criterion, Values, _num, ranked, standings
 
-TeamMethod = Literal["14.5", "14.6", "14.7"]
+TeamMethod = Literal["14.5", "14.6", "14.7", "14.8"]
 
 
 @dataclass(frozen=True)
@@ -137,7 +146,39 @@ def _after_round(k: int) -> Criterion:
                      _each(lambda s, t: s.total_match_points(t, last_round=k)))  # fmt: skip
 
 
+def _team_penalties(article: str) -> Any:
+    def count(s: TeamStats, t: str) -> int:
+        return sum(1 for p in s.event.penalties
+                   if p.article == article and (p.team == t or (p.player is not None and s.team_of[p.player] == t)))
+    return _each(count)
+
+
+# 18.5 for teams: the heavier penalty first, then how many (as for players).
+TEAM_DISQUALIFIED = Criterion("penalties_18_2", "取消当场比赛资格", "18.5", _team_penalties(DISQUALIFICATION),
+                              higher_is_better=False)  # fmt: skip
+TEAM_WARNED = Criterion("penalties_18_1", "警告", "18.5", _team_penalties(WARNING), higher_is_better=False)
+
+
+# 14.8's values, for the rows: the places summed (the primary score, fewer first) and the best place.
+# Their stats are each team's places, best first.
+PLACE_SUM = Criterion("place_sum", "个人名次总和", "14.8", lambda s, group: {t: float(sum(s[t])) for t in group},
+                      higher_is_better=False)  # fmt: skip
+BEST_PLACE = Criterion("best_place", "最高个人名次", "14.8", lambda s, group: {t: float(s[t][0]) for t in group},
+                       higher_is_better=False)  # fmt: skip
+
+
 def team_criteria(event: Event, method: TeamMethod) -> tuple[Criterion, list[Criterion]]:
+    """(the primary score, the tie-breaks in order) of the team ranking `method`: 18.5's where there are penalties
+    (not under 14.8, whose individual places already apply it), then article 14's."""
+    if method == "14.8":
+        return PLACE_SUM, [BEST_PLACE]
+    primary, chain = _article_14(event, method)
+    if event.penalties:
+        chain = [TEAM_DISQUALIFIED, TEAM_WARNED, *chain]
+    return primary, chain
+
+
+def _article_14(event: Event, method: TeamMethod) -> tuple[Criterion, list[Criterion]]:
     if method == "14.5":
         return MATCH_POINTS, [TEAM_GAME_POINTS, MATCHES_WON, TEAM_WINS, TEAM_DIRECT, TEAM_FOULS, TEAM_BLACK_WINS,
                               TEAM_BLACK_GAMES]  # fmt: skip
@@ -149,9 +190,38 @@ def team_criteria(event: Event, method: TeamMethod) -> tuple[Criterion, list[Cri
     return TEAM_GAME_POINTS, []
 
 
+def member_places(event: Event) -> dict[str, list[int]]:
+    """Each team's players' places in the individual standings, best first (14.8 counts them)."""
+    places: dict[str, list[int]] = {}
+    for row in standings(event):
+        if row.player.team:
+            places.setdefault(row.player.team, []).append(row.rank)
+    counted = event.team_counted or None
+    return {t: sorted(ps)[:counted] for t, ps in sorted(places.items())}
+
+
+def member_total_standings(event: Event) -> list[TeamRow]:
+    """14.8 (队员总分制): teams by the sum of their players' individual places, fewer first; equal sums by the
+    best individual place (smaller first); still equal, a shared rank."""
+    places = member_places(event)
+    sums = PLACE_SUM.values(places, list(places))
+    # `ranked` puts higher primary values first: the sums are negated for the order, and shown as they are.
+    rows = ranked(list(places), {t: -v for t, v in sums.items()}, [BEST_PLACE], places)
+    return [TeamRow(rank, t, sums[t], ((BEST_PLACE, shown["best_place"]),)) for rank, t, shown in rows]
+
+
+def team_method_of(event: Event, method: str | None = None) -> TeamMethod:
+    """The team ranking used: the one asked for, else the event's setting, else 14.5 (round robin) or 14.6."""
+    chosen = method or event.team_method or ("14.5" if event.system == "round_robin" else "14.6")
+    return chosen  # type: ignore[return-value]
+
+
 def team_standings(event: Event, method: TeamMethod | None = None) -> list[TeamRow]:
-    """Teams in rank order; `method` defaults to 14.5 for a round robin and 14.6 for a Swiss."""
-    method = method or ("14.5" if event.system == "round_robin" else "14.6")
+    """Teams in rank order by `method`, else the event's team ranking (14.5 for a round robin, 14.6 for a Swiss
+    unless the organiser chose 14.7 or 14.8)."""
+    method = team_method_of(event, method)
+    if method == "14.8":
+        return member_total_standings(event)
     stats = TeamStats(event)
     primary, chain = team_criteria(event, method)
     values = primary.values(stats, stats.teams)

@@ -32,9 +32,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--source", default=None, help="source id of this process's events (default vision-<host>-<pid>)")
     p.add_argument("--stable-ms", type=int, default=750, help="stillness after the hand left before BoardStable (5.7)")
     p.add_argument("--max-records", type=int, default=64, help="frames per poll")
+    p.add_argument("--state-url", default=None,
+                   help="the referee API (http://HOST:PORT) whose /api/boards completes the games in progress a "
+                        "starting process learns from the topics (an embedded broker restarted empty)")
     p.add_argument("--config", default=None,
                    help="venue configuration (JSON/TOML, as ingest's): boards with `corners` start from them")
     p.set_defaults(handler=_serve)
+
+    p = sub.add_parser("sweep", help="apply the venue's evidence retention policy ([evidence]) to its frames")
+    p.add_argument("--config", default=None, help="venue configuration (JSON/TOML) with its [evidence] table")
+    p.add_argument("--db", default=None, help="the ledger: a file or postgresql:// URL (default as `xqarb verify`)")
+    p.add_argument("--evidence-dir", default=None,
+                   help="the frames where the venue names no evidence.store (default: $XQARB_DATA_DIR/evidence)")
+    p.add_argument("--every", type=float, default=None, help="sweep every S seconds until interrupted (default once)")
+    p.add_argument("--json", action="store_true", help="print each sweep's report as a JSON line")
+    p.set_defaults(handler=_sweep)
 
     p = sub.add_parser("render", help="write a rendered game video (JPEG frames + truth.jsonl) for people and demos")
     try:
@@ -109,6 +121,12 @@ def _classifier():
     except (OSError, ValueError, RuntimeError) as exc:
         print(f"xqarb vision: piece classifier not loaded ({exc}); types are not read", file=sys.stderr)
         return None
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from .sweep import sweep_command
+
+    return sweep_command(args)
 
 
 def _serve(args: argparse.Namespace) -> int:

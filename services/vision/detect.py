@@ -14,7 +14,9 @@ whole board. So:
    point, whose printed lines run radially and score negative;
 3. empty and piece are told apart by the board's own disc scores (two groups, an unsure band between them; a
    point in the band is empty where a printed line still runs out of it in view);
-4. the homothety is fitted to the strong discs (robustly), which tells where every top face should be; a disc
+4. (tall pieces seen steeply stand further off than the search reaches: the board's common shift of the top faces
+   is found first, along the direction away from the camera, `coarse_shift`) the homothety is fitted to the strong
+   discs (robustly), which tells where every top face should be; a disc
    standing between two points (5.10) makes both '?';
 5. each piece is cropped from the photo itself (not the small top view) centred on its top face, one spacing
    across at the classifier's scale, in six slightly different crops, and read (type probabilities as their
@@ -43,17 +45,40 @@ import cv2
 import numpy as np
 
 from .board import BoardFit, fit_from_h, rotate_half_turn
-from .grid import POINTS_UV, canonical_transform, point_name
+from .grid import POINTS_UV, apply_h, canonical_transform, point_name
 from .pieces import TYPES, InkTone, colour_features, ink_tone, normalise_crop
 
 LIMITS = {"K": 1, "A": 2, "B": 2, "N": 2, "R": 2, "C": 2, "P": 5}
 
 PX = 40  # top view pixels per grid spacing: a piece's outline is ~17 px in radius, plenty for the circle score
-MARGIN = 0.75  # the top view reaches this far beyond the outer lines (spacings)
+# Detect's top view reaches this far beyond the outer lines (spacings): a top face of the outer ranks, seen from a
+# steep angle, stands up to SHIFT_RANGE further out, and its disc must be in the view to be scored (0.75 lost the
+# far rank of tall pieces at 50 degrees).
+TOP_MARGIN = 1.1
+# The margin `find_discs` assumes of a view unless told: the tracker's views (occupancy.MARGIN) reach 0.75.
+MARGIN = 0.75
 # Radii (spacings) of the circles looked for: a top face is 0.40-0.48 spacings in radius on real and rendered
 # sets, its printed ring 0.8-0.9 of that; the score takes the best radius per pixel.
 RADII = tuple(float(r) for r in np.arange(0.28, 0.50, 0.02))
 REACH = 0.32  # a disc is looked for this far from where it should be (parallax unknown before the fit)
+# Tall pieces seen at a steep angle stand further off their points than REACH: a top face h spacings up, seen
+# t degrees from straight above, lies h * tan(t) off its point on the board plane (0.54 spacing high at 50 degrees:
+# 0.64). Before the discs are looked for, the whole board's shift of its top faces is found by trying shifts up to
+# SHIFT_RANGE (spacings, under one spacing so that no shift lands every piece on its neighbour's point) in steps
+# of SHIFT_STEP, each scored by the disc scores at the shifted points; a best shift under SHIFT_MIN is left at 0,
+# since REACH finds those discs about their points as before.
+SHIFT_RANGE = 0.75
+SHIFT_STEP = 0.04
+SHIFT_MIN = 0.15
+# ... and only when the discs at the shifted points score this many times those at the points themselves: pieces
+# flat enough to be found about their points keep being found there (a flat board's best shift is a tie).
+SHIFT_GAIN = 1.3
+# The shift is looked for along the direction away from the camera (where the board looks smaller), up to
+# SHIFT_ACROSS spacings either side of it (the camera's direction as told by the grid's foreshortening is a few
+# degrees off); a board whose picture area per spacing changes by less than FLAT_GRADIENT (log units per spacing)
+# is seen from nearly straight above, and no shift is looked for (about 8 degrees of tilt at a venue's distance).
+SHIFT_ACROSS = 0.12
+FLAT_GRADIENT = 0.01
 CROP_PX = 48  # the classifier's working size: one spacing across, as it was trained
 CROP_SIDE = 1.0  # spacings; wider crops take in the neighbours' discs and read worse (1.25: -10 points)
 
@@ -159,8 +184,8 @@ class DetectReading:
 
 
 def top_view(image: np.ndarray, homography: np.ndarray, px: int = PX) -> np.ndarray:
-    """The board plane seen from above: point (u, v) at ((u + MARGIN) * px, (v + MARGIN) * px)."""
-    h, size = canonical_transform(homography, px, MARGIN)
+    """The board plane seen from above: point (u, v) at ((u + TOP_MARGIN) * px, (v + TOP_MARGIN) * px)."""
+    h, size = canonical_transform(homography, px, TOP_MARGIN)
     return cv2.warpPerspective(image, h, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
@@ -256,14 +281,15 @@ def circle_score(view: np.ndarray, px: int = PX) -> np.ndarray:
     return best
 
 
-def find_discs(score: np.ndarray, expected_uv: np.ndarray, reach: float = REACH,
-               px: int = PX) -> tuple[np.ndarray, np.ndarray]:
-    """The strongest circle within `reach` spacings of each expected centre: (centres (N, 2) in spacings, score)."""
+def find_discs(score: np.ndarray, expected_uv: np.ndarray, reach: float = REACH, px: int = PX,
+               margin: float = MARGIN) -> tuple[np.ndarray, np.ndarray]:
+    """The strongest circle within `reach` spacings of each expected centre: (centres (N, 2) in spacings, score);
+    `score` is of a view reaching `margin` spacings beyond the outer lines."""
     r = round(reach * px)
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
     inside = (xx ** 2 + yy ** 2) <= r * r
     pad = np.pad(score, r + 1, mode="constant", constant_values=-1.0)
-    centres = np.round((np.asarray(expected_uv, float) + MARGIN) * px).astype(int)
+    centres = np.round((np.asarray(expected_uv, float) + margin) * px).astype(int)
     ys = (centres[:, 1] + r + 1)[:, None, None] + yy[None]
     xs = (centres[:, 0] + r + 1)[:, None, None] + xx[None]
     ys = np.clip(ys, 0, pad.shape[0] - 1)
@@ -272,8 +298,50 @@ def find_discs(score: np.ndarray, expected_uv: np.ndarray, reach: float = REACH,
     j = win.argmax(axis=1)
     val = win[np.arange(len(centres)), j]
     dy, dx = np.divmod(j, 2 * r + 1)
-    found = (centres + np.stack([dx - r, dy - r], axis=1)) / px - MARGIN
+    found = (centres + np.stack([dx - r, dy - r], axis=1)) / px - margin
     return found.astype(float), val.astype(float)
+
+
+def away_from_camera(homography: np.ndarray) -> np.ndarray | None:
+    """The direction (unit (u, v), board plane) in which raised things are seen displaced: away from the camera,
+    towards where the board looks smaller in the picture; None when it looks the same size all over (seen from
+    straight above, where nothing raised is displaced far). `homography`: image -> board plane."""
+    hb = np.linalg.inv(np.asarray(homography, float))
+    u, v = np.meshgrid([0.0, 4.0, 8.0], [0.0, 4.5, 9.0])
+    p = np.stack([u.ravel(), v.ravel()], 1)
+    e = 0.5
+    o, du, dv = apply_h(hb, p), apply_h(hb, p + np.array([e, 0.0])), apply_h(hb, p + np.array([0.0, e]))
+    a, b = du - o, dv - o
+    area = np.abs(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]) / e ** 2
+    g = np.linalg.lstsq(np.column_stack([np.ones(len(p)), p]), np.log(area + 1e-12), rcond=None)[0][1:]
+    if np.hypot(*g) < FLAT_GRADIENT:
+        return None
+    return -g / np.hypot(*g)
+
+
+def coarse_shift(score: np.ndarray, away: np.ndarray | None, points_uv: np.ndarray = POINTS_UV, px: int = PX,
+                 margin: float = TOP_MARGIN) -> np.ndarray:
+    """The shift (spacings, (2,)) of the top faces off their points that the disc scores favour most (the sum of the
+    scores above EMPTY_BELOW at the shifted points, smoothed over a few pixels, for pieces stand a little off),
+    looked for along `away` (away_from_camera) only: a shift across it, or onto the cells' centres, is the print's
+    pattern, not the pieces. (0, 0) when `away` is None, the shift is under SHIFT_MIN or not SHIFT_GAIN times
+    better than no shift."""
+    if away is None:
+        return np.zeros(2)
+    # only disc-like scores count (an empty point's lines and print score up to about EMPTY_BELOW)
+    near = cv2.GaussianBlur(np.clip(score - EMPTY_BELOW, 0, None).astype(np.float32), (0, 0), 2.0)
+    t, w = np.meshgrid(np.arange(0.0, SHIFT_RANGE + 1e-9, SHIFT_STEP),
+                       np.arange(-SHIFT_ACROSS, SHIFT_ACROSS + 1e-9, SHIFT_STEP))
+    a = np.asarray(away, float)
+    shifts = t.reshape(-1, 1) * a + w.reshape(-1, 1) * np.array([-a[1], a[0]])
+    uv = (np.asarray(points_uv, float)[None] + shifts[:, None] + margin) * px
+    xs = np.clip(np.round(uv[..., 0]).astype(int), 0, near.shape[1] - 1)
+    ys = np.clip(np.round(uv[..., 1]).astype(int), 0, near.shape[0] - 1)
+    total = near[ys, xs].sum(axis=1)
+    k = int(np.argmax(total))
+    at_points = float(total[int(np.argmin(np.hypot(*shifts.T)))])
+    best = shifts[k]
+    return best if np.hypot(*best) >= SHIFT_MIN and total[k] >= SHIFT_GAIN * at_points else np.zeros(2)
 
 
 _CENTRE = np.array([4.0, 4.5])
@@ -692,7 +760,7 @@ def arm_contrast(view: np.ndarray, points: Sequence[int], px: int = PX) -> np.nd
 
 
 def _sample(img: np.ndarray, uv: np.ndarray, px: int) -> np.ndarray:
-    xy = np.round((uv + MARGIN) * px).astype(int)
+    xy = np.round((uv + TOP_MARGIN) * px).astype(int)
     x = np.clip(xy[:, 0], 0, img.shape[1] - 1)
     y = np.clip(xy[:, 1], 0, img.shape[0] - 1)
     return img[y, x]
@@ -706,7 +774,7 @@ def pieces_between(score: np.ndarray, view: np.ndarray, expected: np.ndarray, pi
     printed line between them (the line's contrast at the segment's middle under 0.4 of the board's median segment:
     busy cells, palace crossings and clutter also score as circles, but leave the line in view)."""
     mids = (expected[ADJACENT[:, 0]] + expected[ADJACENT[:, 1]]) / 2
-    found, val = find_discs(score, mids, reach=0.5 - OFF_POINT)
+    found, val = find_discs(score, mids, reach=0.5 - OFF_POINT, margin=TOP_MARGIN)
     contrast = line_contrast(view, ADJACENT)
     visible = contrast >= 0.4 * max(float(np.median(contrast)), 1.0)
     out: dict[int, int] = {}
@@ -746,13 +814,13 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
     h = np.asarray(fit.homography, float)
     view = top_view(image, h)
     score = circle_score(view)
-    found, disc = find_discs(score, POINTS_UV)
+    found, disc = find_discs(score, POINTS_UV + coarse_shift(score, away_from_camera(h)), margin=TOP_MARGIN)
     empty_below, piece_above = occupancy_bands(disc)
     strong = disc >= piece_above
     parallax = fit_parallax(POINTS_UV[strong], found[strong])
     expected = parallax_centres(POINTS_UV, parallax)
     # the disc again, now looked for near where the fit puts it (a neighbour's disc no longer competes)
-    found, disc = find_discs(score, expected, reach=OFF_POINT + 0.05)
+    found, disc = find_discs(score, expected, reach=OFF_POINT + 0.05, margin=TOP_MARGIN)
     empty_below, piece_above = occupancy_bands(disc)
     off = np.hypot(*(found - expected).T)
     # crop on the disc found when it is close to the model's place (pieces stand a little off their points),

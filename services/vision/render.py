@@ -10,7 +10,10 @@ Hard scenes are meant to be at least as hard as real venue photos (data README):
 boards with red or dark lines, creases and sheets that do not lie flat (the printed grid bows by a pixel or two,
 and the truth follows the print), tables with checks and stripes, score sheets and clocks, the next table's
 board in view, captured pieces beside the board, any side of the board towards the camera, up to ~35 degrees of
-tilt, uneven and drifting light, glare, passing shadows, defocus, noise and JPEG compression.
+tilt, uneven and drifting light, glare, passing shadows, defocus, noise and JPEG compression. Harder still, as
+named options (`render_hard.py`: tall pieces, a plastic sheet, outdoor sun, dark inks, light on dark discs, 35-50
+degree cameras, turned pictures, filling and small frames, busy backgrounds, real pieces' tops; a preset `hard`):
+the Scene fields they set default to drawing exactly what was drawn without them.
 
 Truth: `Rendered.points` / `FrameTruth.points` are the 90 printed intersections (squares order: rank 9 first),
 `corners` the outer four in the order a9, i9, i0, a0, both in image pixels (x, y), exact to the renderer's
@@ -41,12 +44,15 @@ from xqarb.vision.render_assets import (
     PieceLook,
     blank_sprite,
     cjk_fonts,
+    crop_files,
+    crop_sprite,
     piece_sprite,
     sheet_displacement,
     sheet_plane,
     table_plane,
 )
 from xqarb.vision.render_cli import add_arguments, main_render
+from xqarb.vision.render_effects import PlasticSheet, Sunlight, apply_sheet, sheet_light, sun_gain
 
 FILES = "abcdefghi"
 DIFFICULTIES = ("plain", "easy", "hard")
@@ -117,6 +123,11 @@ class Scene:
     sleeve: tuple[tuple[int, int, int], tuple[int, int, int]]
     drift: float  # how much the light drifts over a video
     face_down_rate: float  # share of captured pieces lying face down beside the board
+    # The hard options (render_hard.py); these defaults draw exactly what the renderer drew before them.
+    wall_shade: float = 0.0  # a piece's side wall shaded by the light's direction (0: one flat tone, 1: strong)
+    sheet: PlasticSheet | None = None  # a clear plastic sheet over the board: glare, wrinkles, veil
+    sun: Sunlight | None = None  # direct sun outdoors: hard shadow edges, warm light, blue shade
+    real_tops: str | None = None  # a piece_crops split folder: the pieces' top faces cut from real photos
 
 
 # Share of scenes whose pieces are light characters on dark (and red) discs, by difficulty, where a caller asks for
@@ -564,6 +575,8 @@ def _draw_one_piece(img: np.ndarray, scene: Scene, view: _View, p: _PieceDraw, l
     hull = cv2.convexHull(np.round(side * 16).astype(np.int32))
     # The side of the disc: darker than the top, lit from the light's side.
     cv2.fillConvexPoly(img, hull, tuple(float(c) for c in edge * 0.9), cv2.LINE_AA, 4)
+    if scene.wall_shade > 0:
+        _shade_wall(img, scene, view, side, edge, circ)
     topxy = view.project(top)
     tmin, tmax = np.floor(topxy.min(0)).astype(int) - 1, np.ceil(topxy.max(0)).astype(int) + 2
     x0, y0 = max(0, tmin[0]), max(0, tmin[1])
@@ -571,8 +584,10 @@ def _draw_one_piece(img: np.ndarray, scene: Scene, view: _View, p: _PieceDraw, l
     if x1 <= x0 or y1 <= y0:
         return
     diam = int(max(tmax - tmin) // 4 * 4 + 4)  # a few sprite sizes per scene; the warp does the rest
-    sprite = (blank_sprite(look, diam) if p.letter == "?" else
-              piece_sprite(look, _glyph(scene, p.letter), p.letter.isupper(), diam))
+    sprite = (blank_sprite(look, diam) if p.letter == "?" else _real_top(scene, p, diam) if scene.real_tops else
+              None)
+    if sprite is None:
+        sprite = piece_sprite(look, _glyph(scene, p.letter), p.letter.isupper(), diam)
     d = sprite.shape[0]
     k = 2 * rho / d
     c, s_ = math.cos(p.angle), math.sin(p.angle)
@@ -588,6 +603,32 @@ def _draw_one_piece(img: np.ndarray, scene: Scene, view: _View, p: _PieceDraw, l
     # No two pieces of a set are quite alike (wear, dirt, the wood): a few per cent of brightness.
     tone = 0.95 + 0.08 * _unit_hash(scene.seed, p.letter, round(p.angle, 4))
     roi[:] = np.clip(roi * (1 - a_) + warped[..., :3] * tone, 0, 255).astype(np.uint8)
+
+
+def _shade_wall(img: np.ndarray, scene: Scene, view: _View, side: np.ndarray, edge: np.ndarray,
+                circ: np.ndarray) -> None:
+    """A tall piece's side wall as facets, each as bright as it faces the light (lit side light, far side dark),
+    far facets first so that the near ones cover them; over the flat-toned outline, so no seam shows."""
+    n = len(circ)
+    base, top = side[:n], side[n:]
+    facing = circ @ np.array([math.cos(scene.light.light_azimuth), math.sin(scene.light.light_azimuth)])
+    mid = (np.roll(circ, -1, 0) + circ) / 2
+    depth = -(mid @ (view.R[2, :2]))  # facets on the far side of the piece from the camera first
+    for k in np.argsort(depth):
+        k2 = (k + 1) % n
+        lit = (facing[k] + facing[k2]) / 2  # -1 away from the light .. 1 towards it
+        tone = np.clip(edge * 0.9 * (1 + scene.wall_shade * 0.45 * lit), 0, 255)
+        quad = np.array([base[k], base[k2], top[k2], top[k]])
+        cv2.fillConvexPoly(img, np.round(quad * 16).astype(np.int32), tuple(float(c) for c in tone), cv2.LINE_8, 4)
+
+
+def _real_top(scene: Scene, p: _PieceDraw, diam: int) -> np.ndarray | None:
+    """The top face of a real piece of p's side and type (a crop from scene.real_tops), the same crop for the same
+    piece of a scene; None where there is no crop of that kind."""
+    files = crop_files(str(scene.real_tops)).get(p.letter, ())
+    if not files:
+        return None
+    return crop_sprite(files[int(_unit_hash(scene.seed, p.letter, round(p.angle, 4), "crop") * len(files))], diam)
 
 
 def _board_pieces(scene: Scene, squares: str, offsets: Mapping[str, tuple[float, float]],
@@ -872,6 +913,8 @@ def _light_and_optics(img: np.ndarray, scene: Scene) -> np.ndarray:
     """The scene's light (gradient, shadows, colour cast, glare) and defocus, on a whole frame."""
     ctx = _context(scene)
     cv2.multiply(img, ctx.gain, img, scale=1 / 128)
+    if scene.sun is not None:
+        cv2.multiply(img, _sun_map(scene), img, scale=1 / 128)
     if ctx.glare is not None:
         cv2.add(img, ctx.glare, img)
     if scene.blur > 0.3:
@@ -966,9 +1009,27 @@ def _resolve_unknown(scene: Scene, squares: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=4)
+def _sheet_map(scene: Scene, view: _View) -> np.ndarray:
+    """The plastic sheet's light for this pose, over the board sheet's outline (it covers the board, not the table)."""
+    m, a = scene.board.sheet_margin, scene.board.aspect
+    outline = view.project(np.array([[-m, -m, 0], [8 + m, -m, 0], [8 + m, 9 * a + m, 0], [-m, 9 * a + m, 0]], float))
+    assert scene.sheet is not None
+    return sheet_light(scene.sheet, scene.camera.width, scene.camera.height, outline)
+
+
+@functools.lru_cache(maxsize=4)
+def _sun_map(scene: Scene) -> np.ndarray:
+    """The sun's gain over the frame, uint8 BGR with 128 = 1.0 (as the scene's own light map)."""
+    assert scene.sun is not None
+    return np.clip(sun_gain(scene.sun, scene.camera.width, scene.camera.height) * 128, 0, 255).astype(np.uint8)
+
+
 def _layer(scene: Scene, view: _View, squares: str, offsets: tuple[tuple[str, tuple[float, float]], ...],
            lifted: str | None, beside: tuple[str, ...]) -> np.ndarray:
     img = _warped_plane(scene, view).copy()
+    if scene.sheet is not None:  # the sheet lies on the board, under the pieces
+        apply_sheet(img, _sheet_map(scene, view))
     pieces = (_board_pieces(scene, _resolve_unknown(scene, squares), dict(offsets), lifted)
               + _beside_pieces(scene, beside) + list(_neighbour_pieces(scene)))
     _draw_pieces(img, scene, view, pieces)

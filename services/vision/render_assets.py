@@ -224,7 +224,7 @@ class BoardLook:
     marks: str  # "corners" | "cross" | "none"
     creases: int
     texture: float
-    table: str  # wood | felt | plastic | cloth_checks | cloth_stripes
+    table: str  # wood | felt | plastic | cloth_checks | cloth_stripes | glass
     table_base: tuple[int, int, int]
     table_alt: tuple[int, int, int]
     clutter: int
@@ -296,9 +296,82 @@ def _material(rng: np.random.Generator, kind: str, shape: tuple[int, int], base:
             m = 0.5 * (m + (np.floor(v / period) % 2))
         img = img * (1 - m[..., None]) + np.array(alt, np.float32) * m[..., None]
         img *= (1 + strength * 0.04 * _smooth_noise(rng, shape, (h // 8 + 2, w // 8 + 2)))[..., None]
+    elif kind == "glass":
+        img = _glass(rng, shape, base, strength, s)
     else:  # plastic table
         img *= (1 + strength * 0.02 * _smooth_noise(rng, shape, (6, 6)))[..., None]
     return img
+
+
+def _glass(rng: np.random.Generator, shape: tuple[int, int], base: tuple[int, int, int], strength: float,
+           s: float) -> np.ndarray:
+    """A glass table top: dark (the floor seen through it) with the room mirrored in it: soft bright bands of
+    windows, small hard lamp spots and the straight edges of furniture, all line and edge confusers near the board."""
+    h, w = shape
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = base
+    img *= (1 + strength * 0.15 * _smooth_noise(rng, shape, (4, 4)))[..., None]
+    refl = np.zeros((h, w), np.float32)
+    for _ in range(int(rng.integers(2, 5))):  # windows: long soft bands with straight frames across them
+        c = (float(rng.uniform(0, w)), float(rng.uniform(0, h)))
+        box = cv2.boxPoints((c, (float(s * rng.uniform(2, 6)), float(s * rng.uniform(6, 14))),
+                             float(rng.uniform(0, 180)))).astype(np.float32)
+        band = np.zeros((h, w), np.float32)
+        cv2.fillConvexPoly(band, np.round(box).astype(np.int32), float(rng.uniform(50, 120)), cv2.LINE_AA)
+        for k in range(1, 3):  # mullions
+            p = box[0] + (box[1] - box[0]) * k / 3
+            q = box[3] + (box[2] - box[3]) * k / 3
+            cv2.line(band, tuple(np.int32(p)), tuple(np.int32(q)), 0.0, max(1, int(s // 12)), cv2.LINE_AA)
+        refl += cv2.GaussianBlur(band, (0, 0), max(0.5, s / 20))
+    for _ in range(int(rng.integers(1, 4))):  # lamps
+        cv2.circle(refl, (int(rng.uniform(0, w)), int(rng.uniform(0, h))), max(2, int(s * rng.uniform(0.2, 0.5))),
+                   float(rng.uniform(150, 230)), -1, cv2.LINE_AA)
+    return img + (refl * strength)[..., None]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Real pieces' tops, cut from photographs (../shared/data/piece_crops: CC BY 4.0, see its README)
+
+
+# The piece's disc over its crop's longer side: the crops are boxes about a piece seen at an angle (side wall and
+# some board in them); the median circle found in them is 0.68 of the box (bench/real_pieces_boards.py), and a
+# little more keeps the ring.
+CROP_DISC = 0.74
+_CROP_CLASS = {"K": "king", "A": "advisor", "B": "elephant", "N": "horse", "R": "rook", "C": "cannon", "P": "pawn"}
+
+
+@functools.lru_cache(maxsize=4)
+def crop_files(root: str) -> dict[str, tuple[str, ...]]:
+    """FEN letter -> the crop files of that side and type under `root` (a piece_crops split), sorted."""
+    out: dict[str, tuple[str, ...]] = {}
+    for letter, name in _CROP_CLASS.items():
+        for side, key in (("red", letter), ("black", letter.lower())):
+            folder = os.path.join(root, f"{side}_{name}")
+            files = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+            out[key] = tuple(os.path.join(folder, f) for f in files if f.lower().endswith((".jpg", ".jpeg", ".png")))
+    if not any(out.values()):
+        raise FileNotFoundError(f"no piece crops under {root} (expected <colour>_<type>/ folders of images)")
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def crop_sprite(path: str, diameter: int) -> np.ndarray:
+    """A real piece's top face cut from its photo: the disc about the crop's centre, premultiplied BGRA float32
+    (diameter x diameter), upright as photographed."""
+    im = cv2.imread(path, cv2.IMREAD_COLOR)
+    if im is None:
+        raise FileNotFoundError(f"cannot read piece crop {path}")
+    h, w = im.shape[:2]
+    side = CROP_DISC * max(h, w)
+    d = max(8, diameter)
+    k = side / d
+    M = np.array([[k, 0, (w - 1) / 2 - k * (d - 1) / 2], [0, k, (h - 1) / 2 - k * (d - 1) / 2]], np.float32)
+    col = cv2.warpAffine(im, M, (d, d), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                         borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    yy, xx = np.mgrid[0:d, 0:d].astype(np.float32)
+    r = np.hypot(xx - (d - 1) / 2, yy - (d - 1) / 2) / (d / 2)
+    alpha = np.clip((1 - r) * d / 2, 0, 1)
+    return np.dstack([col * alpha[..., None], alpha])
 
 
 def _text_patch(text: str, face: FontFace, px: int, color: tuple[int, int, int], rotate180: bool) -> np.ndarray:

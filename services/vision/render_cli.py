@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 
 
@@ -19,6 +20,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games JSONL (start_fen, iccs); default ../shared/data/games/ccpd_dev.jsonl")
     parser.add_argument("--seed", type=int, default=0, help="scene and timing seed")
     parser.add_argument("--difficulty", choices=("plain", "easy", "hard"), default="hard")
+    parser.add_argument("--hard", default=None, metavar="OPTIONS",
+                        help="the renderer's hard options (render_hard.py): 'hard' (a preset drawn per seed) or names "
+                             "separated by commas: tall pieces, plastic sheet, outdoor sun, dark inks, light on "
+                             "dark, steep camera, turned picture, filling, small frame, busy background, real tops")
+    parser.add_argument("--piece-crops", default=None, metavar="DIR",
+                        help="for 'real tops': a piece_crops split folder (<colour>_<type>/ of real piece photos)")
     parser.add_argument("--fps", type=float, default=4.0)
     parser.add_argument("--frames", type=int, default=200, help="stop after this many frames (0 = whole game)")
     parser.add_argument("--out", required=True, help="directory for frame_NNNNN.jpg and truth.jsonl")
@@ -37,7 +44,18 @@ def _default_games() -> str:
 
 
 def main_render(args: argparse.Namespace) -> int:
-    """Write a rendered game video as JPEG frames plus truth.jsonl (one line per frame)."""
+    """Write a rendered game video as JPEG frames plus truth.jsonl (one line per frame); a request the renderer
+    cannot draw (no games file, a bad option) is said on stderr with exit status 2."""
+    from xqarb.vision.render import RenderError
+
+    try:
+        return _write_video(args)
+    except (RenderError, FileNotFoundError) as exc:
+        print(f"xqarb vision render: {exc}", file=sys.stderr)
+        return 2
+
+
+def _write_video(args: argparse.Namespace) -> int:
     from xqarb.vision.render import RenderError, jpeg, random_scene, render_game
 
     path = args.games or _default_games()
@@ -51,6 +69,10 @@ def main_render(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     scene = random_scene(args.seed, difficulty=args.difficulty)
+    if getattr(args, "hard", None):
+        from xqarb.vision.render_hard import harden, parse
+
+        scene = harden(scene, parse(args.hard, args.seed, crops=getattr(args, "piece_crops", None)))
     count = 0
     with open(out / "truth.jsonl", "w", encoding="utf-8") as tf:
         for frame in render_game(game["start_fen"], game["iccs"], args.seed, fps=args.fps, scene=scene,

@@ -2,11 +2,13 @@
 
 Per partition it holds the tracker state of each board seen on it (key = board id, so one board's frames stay in
 order on one partition). A partition assigned to this process starts with fresh trackers: the board is calibrated
-again from its next frames (a tracker needs no history beyond the last still board). Revoked partitions drop
-their state after the last offsets are committed. Offsets are committed only after the observations of the
-frames were acknowledged by the broker, so a crash replays frames rather than losing them; the event ids of
-observations are derived from the frame's event id, so a replay of the same frame gives the same ids where it
-gives the same observations.
+again from its next frames (a tracker needs no history beyond the last still board), and each board's game and
+the position the referee holds are read from xq.game-events and xq.arbiter from their beginning (resume.py; the
+referee API's boards complete them where given), so that a game in progress is followed on from there. Revoked
+partitions drop their state after the last offsets are committed. Offsets are committed only after the
+observations of the frames were acknowledged by the broker, so a crash replays frames rather than losing them; the
+event ids of observations are derived from the frame's event id, so a replay of the same frame gives the same
+ids where it gives the same observations.
 
 It also reads the positions the rest of the system holds for its boards: the referee's MoveMade (xq.game-events)
 and the arbiters' PositionRestored (xq.arbiter). A board's tracker takes them as its known board (`learn`), so a
@@ -39,12 +41,28 @@ import sys
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from dataclasses import replace as dataclass_replace
 from typing import Any
 
+from xqarb.referee.rules import START_FEN
+
 from .board import BoardFit, fit_from_corners
-from .evidence import DirectoryEvidenceStore, EvidenceStore, sha256_hex
+from .evidence import EvidenceStore, sha256_hex
+from .progress import ProgressWatch
+from .quiet import CAMERA_QUIET_S, QuietReport, QuietWatch
+from .resume import (
+    BoardGame,
+    HistoryUnread,
+    completed,
+    games_of,
+    games_of_boards,
+    moved_in_the_gap,
+    partition_of,
+    read_boards,
+    read_history,
+)
 from .tracker import Observation, Tracker, TrackerConfig, TrackerState, squares_of_fen
 
 OBSERVATION_NS = uuid.UUID("0b1c7f0e-54a4-5d8e-8f3b-7a1e9d6c2b40")
@@ -61,6 +79,9 @@ class BoardSlot:
     # a new game announced while the last one's frames are still coming: (game id, start squares, start time),
     # begun at the first frame captured at or after its start
     next_game: tuple[str, str | None, int] | None = None
+    # the FEN of the position a board resumed at (VisionCore.resume), until its first still board: that board may
+    # show a move made while no process read the frames (resume.moved_in_the_gap)
+    resumed: str | None = None
 
 
 class VisionCore:
@@ -81,6 +102,8 @@ class VisionCore:
         self.starts: dict[tuple[int, str], str | None] = {}  # (partition, board) -> its game's announced start
         self.games: dict[tuple[int, str], str] = {}  # (partition, board) -> its game announced last (GameStarted)
         self._now_us = now_us or (lambda: time.time_ns() // 1000)
+        self.quiet = QuietWatch()  # boards whose camera went quiet (CameraQuiet)
+        self.progress = ProgressWatch()  # how far each board's frames are read (CameraProgress)
 
     def drop_partitions(self, partitions: Iterable[int]) -> None:
         gone = set(partitions)
@@ -90,6 +113,31 @@ class VisionCore:
             del self.starts[key]
         for key in [k for k in self.games if k[0] in gone]:
             del self.games[key]
+        self.quiet.drop(gone)
+        self.progress.drop(gone)
+
+    def resume(self, games: Mapping[str, BoardGame], partition: int = 0) -> int:
+        """Boards of a partition just assigned, with their games as the venue's topics tell them so far
+        (resume.games_of): each board's tracker waits for the position its game stands at (the referee's last, or
+        the game's start) as its first still board, instead of the standard start, and follows the game from
+        there; a board whose game ended waits for its last position, so that the next GameStarted begins a new
+        game; a game without a move yet, after another on the board, waits for its start and not the last game's
+        pieces (Tracker.new_game). Boards this process holds already are left as they are. Returns the boards
+        seeded."""
+        seeded = 0
+        for board, known in games.items():
+            key = (partition, board)
+            if key in self.boards:
+                continue
+            state = self.tracker.initial(self.calibrations.get(board), known.stands)
+            if known.left is not None and known.position is None:
+                state = dataclass_replace(state, left=known.left)
+            gap = None if known.ended or (known.left is not None and known.position is None) else (
+                known.fen or START_FEN)
+            self.boards[key] = BoardSlot(state, game=known.game, resumed=gap)
+            self.starts[key], self.games[key] = known.start, known.game
+            seeded += 1
+        return seeded
 
     def handle(self, frame: Any, partition: int = 0) -> list[Any]:
         """One FrameCaptured event -> the observation events it gives (xqarb.events.Event values)."""
@@ -133,7 +181,10 @@ class VisionCore:
                 image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
         if recalibrate and image is not None:
             slot.state, slot.corners = _given_state(slot.state, wanted, image), wanted
+        first = slot.state.known is None
         slot.state, observations = self.tracker.step(slot.state, image, int(frame.occurred_at), sha, small=small)
+        if slot.resumed is not None and first and slot.state.known is not None:
+            observations = self._resumed_at(slot, observations)
         out = []
         for k, obs in enumerate(observations):
             for ev_sha in obs.evidence:
@@ -250,7 +301,66 @@ class VisionCore:
         assert slot.next_game is not None
         game, start, _ = slot.next_game
         slot.state = self.tracker.new_game(slot.state, start)
-        slot.game, slot.next_game = game, None
+        slot.game, slot.next_game, slot.resumed = game, None, None
+
+    def _resumed_at(self, slot: BoardSlot, observations: list[Observation]) -> list[Observation]:
+        """A resumed board's first still board, taken as the position it resumed at: where it clearly shows one
+        move on from there instead (a move made while no process read its frames), it is reported as that move's
+        position, so that the referee makes the move, and the tracker follows on from it."""
+        fen, slot.resumed = slot.resumed, None
+        assert fen is not None
+        reading = slot.state.ref_reading
+        if reading is None or slot.state.known != squares_of_fen(fen):
+            return observations  # (read otherwise than the position resumed at: the referee judges what was read)
+        moved = moved_in_the_gap(fen, reading)
+        if moved is None:
+            return observations
+        slot.state = self.tracker.adopt(slot.state, moved, restored=True)
+        return [dataclass_replace(obs, fields={**obs.fields, "squares": moved}) if obs.type == "BoardStable"
+                else obs for obs in observations]
+
+    def camera_quiet(self, records: Iterable[Any]) -> list[Any]:
+        """CameraQuiet observations (quiet.py) after one poll's records (frames, GameStarted and GameEnded): a
+        board whose camera has sent no frame for the setting, and the first frame of one reported so."""
+        from xqarb.events import make_event
+
+        now = self._now_us() / 1e6
+        reports: list[QuietReport] = []
+        for rec in records:
+            e = rec.event
+            key = (rec.partition, e.board_id) if e is not None else None
+            if key is None:
+                continue
+            if e.type == "FrameCaptured":
+                game = e.data.get("game_id") or self.games.get(key)
+                back = self.quiet.frame(key, e.event_id, int(e.source_seq), int(e.occurred_at), game, now)
+                reports.extend([back] if back is not None else [])
+            elif e.type in ("GameStarted", "GameEnded") and e.data.get("game_id"):
+                self.quiet.game(key, str(e.data["game_id"]), e.type == "GameEnded", now)
+        reports.extend(self.quiet.due(now))
+        return [make_event(
+            "CameraQuiet", r.key[1], source=self.source, source_seq=r.frame_seq * 16 + (14 if r.back else 15),
+            occurred_at=r.at, received_at=self._now_us(),
+            event_id=str(uuid.uuid5(OBSERVATION_NS, f"{r.frame_event_id}/{'back' if r.back else 'quiet'}")),
+            since=r.since, quiet_ms=round(self.quiet.quiet_s * 1000), back=r.back, game_id=r.game)
+            for r in reports]
+
+    def camera_progress(self, records: Iterable[Any]) -> list[Any]:
+        """CameraProgress observations (progress.py) after one poll's records: how far each board's frames are
+        read, about once a second of its frames, so that the referee holds its clock presses until then."""
+        from xqarb.events import make_event
+
+        for rec in records:
+            e = rec.event
+            if e is not None and e.type == "FrameCaptured":
+                key = (rec.partition, e.board_id)
+                game = e.data.get("game_id") or self.games.get(key)
+                self.progress.frame(key, int(e.occurred_at), e.event_id, int(e.source_seq), game)
+        return [make_event(
+            "CameraProgress", r.key[1], source=self.source, source_seq=r.frame_seq * 16 + 13, occurred_at=r.at,
+            received_at=self._now_us(), event_id=str(uuid.uuid5(OBSERVATION_NS, f"{r.frame_event_id}/progress")),
+            frames=r.frames, game_id=r.game)
+            for r in self.progress.due()]
 
 
 def _fields(obs: Observation, frame: Any) -> dict[str, Any]:
@@ -311,28 +421,36 @@ def serve(args: argparse.Namespace) -> int:
     from .cli import _classifier
 
     calibrations: dict[str, tuple[tuple[float, float], ...]] = {}
+    quiet_s = CAMERA_QUIET_S
     if args.config:
         from xqarb.ingest.config import ConfigError, load_config
 
         try:
-            calibrations = corners_of(load_config(args.config).boards)
+            venue = load_config(args.config)
+            calibrations, quiet_s = corners_of(venue.boards), venue.alerts.camera_quiet_s
         except (ConfigError, OSError) as exc:
             print(f"xqarb vision serve: {args.config}: {exc}", file=sys.stderr)
             return 2
         print(f"vision: {len(calibrations)} board(s) calibrated by the venue configuration", file=sys.stderr)
-    core = VisionCore(DirectoryEvidenceStore(args.evidence_dir or evidence_dir()), source=source,
+    from .sweep import open_venue_store  # the venue's [evidence] store: a directory, or a shared PostgreSQL
+
+    store, _ = open_venue_store(args.config, args.evidence_dir or evidence_dir())
+    core = VisionCore(store, source=source,
                       config=TrackerConfig(stable_us=args.stable_ms * 1000), classifier=_classifier(),
                       corners=calibrations)
+    core.quiet = QuietWatch(quiet_s)  # the venue's [alerts] camera_quiet_s
     try:
-        run(args.bootstrap_servers, args.group, core, max_records=args.max_records)
+        run(args.bootstrap_servers, args.group, core, max_records=args.max_records,
+            state_url=args.state_url)
     except KeyboardInterrupt:
         return 0
     return 0
 
 
 def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
-        stop: Callable[[], bool] = lambda: False, poll_s: float = 1.0) -> int:
-    """Consume xq.frames and produce xq.observations until `stop()` says so; returns the frames handled."""
+        stop: Callable[[], bool] = lambda: False, poll_s: float = 1.0, state_url: str | None = None) -> int:
+    """Consume xq.frames and produce xq.observations until `stop()` says so; returns the frames handled.
+    `state_url`: the referee's API, whose boards complete the games the topics tell of (resume)."""
     from xqarb import bus
 
     bus.ensure_topics(bootstrap)
@@ -348,8 +466,15 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
                 print(f"vision: commit before release failed ({exc}); the next owner replays", file=sys.stderr)
         core.drop_partitions(tp.partition for tp in parts)
 
+    # (topic, partition) -> the offset up to which its history was folded when assigned (resume): the group's
+    # records before it are not taken again
+    folded: dict[tuple[str, int], int] = {}
+
     def assigned(partitions: Iterable[bus.TopicPartition]) -> None:
-        core.drop_partitions(tp.partition for tp in partitions)  # start fresh: calibrate from the next frames
+        parts = sorted({tp.partition for tp in partitions})
+        core.drop_partitions(parts)  # start fresh: calibrate from the next frames, with each board's game and
+        if parts:  # position as the venue has them
+            resume(bootstrap, core, parts, folded, state_url)
 
     # xq.game-events and xq.arbiter too: the positions the referee accepted and the arbiters restored (learn).
     # Range assignment gives this process partition p of every topic, so those of the boards whose frames it reads.
@@ -366,10 +491,13 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
                 if rec.event is None:
                     continue
                 if rec.event.type != "FrameCaptured":
-                    core.learn(rec.event, rec.partition)
+                    if rec.offset >= folded.get((rec.topic, rec.partition), 0):
+                        core.learn(rec.event, rec.partition)
                     continue
                 events.extend(core.handle(rec.event, rec.partition))
                 handled += 1
+            events.extend(core.camera_quiet(records))  # boards gone quiet, and frames again (quiet.py)
+            events.extend(core.camera_progress(records))  # how far the boards' frames are read (progress.py)
             if events:
                 producer.send_many(bus.OBSERVATIONS, events)  # acknowledged before the offsets move on
             if records:
@@ -378,3 +506,42 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
         consumer.close()
         producer.close()
     return handled
+
+
+def resume(bootstrap: str, core: VisionCore, partitions: Sequence[int], folded: dict[tuple[str, int], int],
+           state_url: str | None = None) -> None:
+    """Partitions just assigned: their boards' games and positions read from `xq.game-events` and `xq.arbiter` from
+    their beginning (resume.py), completed by the referee API's `/api/boards` at `state_url` where given (after an
+    embedded broker restarted empty), seed the boards' trackers (VisionCore.resume); `folded` gets the offsets read
+    up to. A broker that does not answer leaves the boards to be read from their frames alone, as before."""
+    from xqarb import bus
+
+    t0 = time.monotonic()
+    try:
+        records, ends, count = read_history(bootstrap, [bus.GAME_EVENTS, bus.ARBITER], partitions,
+                                            client_id=f"{core.source}-resume")
+    except (HistoryUnread, bus.BusError) as exc:
+        print(f"vision: the games in progress were not read ({exc}); boards are followed from their frames",
+              file=sys.stderr, flush=True)
+        return
+    api: dict[str, BoardGame] = {}
+    if state_url and count:
+        try:
+            api = games_of_boards(read_boards(state_url))
+        except HistoryUnread as exc:
+            print(f"vision: {exc}; the games in progress are as the topics tell them", file=sys.stderr, flush=True)
+    seeded = 0
+    for p in partitions:
+        # (in event time, as the referee folds them: the two topics keep no common order; xq.game-events first
+        # at equal times, as the referee's outputs there follow from the inputs)
+        mine = sorted((r for r in records if r.partition == p and r.event is not None),
+                      key=lambda r: (int(r.event.occurred_at), r.topic != bus.GAME_EVENTS, r.offset))
+        events = [r.event for r in mine]
+        for event in events:
+            if event.type == "BoardCalibrated":
+                core.learn(event, p)  # an operator's corners (the calibration page) hold after a restart too
+        mine = {board: known for board, known in api.items() if partition_of(board, count) == p}
+        seeded += core.resume(completed(games_of(events), mine), p)
+    folded.update({(tp.topic, tp.partition): end for tp, end in ends.items()})
+    print(f"vision: partitions {list(partitions)}: {seeded} board(s) resumed from {len(records)} event(s) in "
+          f"{time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)

@@ -1,6 +1,7 @@
-"""`xqarb up --demo --players 4 --rounds 2|3 --moves 2` end to end (slow: 72 s for the Swiss, 105 s for the round
-robin, of rendered video through vision and the referee on a two-core machine): the demo pairs every round, plays
-each game's first two plies, ends it with a result, and `/api/tournament` and `/api/tournament/standings` show
+"""`xqarb up --demo --players 4 --rounds 2|3 --moves 2` and `--players 8 --rounds 3` end to end (slow: 72 s for
+the Swiss of four, 105 s for the round robin, 127 s for the Swiss of eight on four boards, of rendered video
+through vision and the referee on a two-core machine): the demo pairs every round, starts it on all its boards,
+plays each game's first plies, ends it with a result, and `/api/tournament` and `/api/tournament/standings` show
 what happened. Run with `-m slow`."""
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import pytest
 from .conftest import xqarb_command
 from .test_http_up import _free_port, _request
 
-PLAYERS = 4
 POINTS = {"1-0": (2, 0), "0-1": (0, 2), "1/2-1/2": (1, 1)}  # 13.1
 
 
@@ -28,17 +28,18 @@ def _get(base: str, path: str) -> dict:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "n_rounds, system, names",
+    "players, n_rounds, system, names",
     [
-        (2, "swiss", ["对手分", "胜局", "犯规", "后走局数", "第1轮后积分"]),  # 14.3.1
-        (3, "round_robin", ["小分", "胜局", "直胜", "犯规", "后走局数", "对局时后走"]),  # 14.1: everyone meets
+        (4, 2, "swiss", ["对手分", "胜局", "犯规", "后走局数", "第1轮后积分"]),  # 14.3.1
+        (4, 3, "round_robin", ["小分", "胜局", "直胜", "犯规", "后走局数", "对局时后走"]),  # 14.1: everyone meets
+        (8, 3, "swiss", ["对手分", "胜局", "犯规", "后走局数", "第2轮后积分", "第1轮后积分"]),  # four boards a round
     ],
 )
-def test_demo_tournament_pairs_plays_and_ranks(tmp_path, n_rounds, system, names):
+def test_demo_tournament_pairs_plays_and_ranks(tmp_path, players, n_rounds, system, names):
     port, data, log = _free_port(), tmp_path / "data", tmp_path / "up.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [*xqarb_command(), "up", "--demo", "--players", str(PLAYERS), "--rounds", str(n_rounds), "--moves", "2",
+            [*xqarb_command(), "up", "--demo", "--players", str(players), "--rounds", str(n_rounds), "--moves", "2",
              "--calm", "--quiet", "--port", str(port), "--data-dir", str(data)],
             cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
@@ -54,7 +55,7 @@ def test_demo_tournament_pairs_plays_and_ranks(tmp_path, n_rounds, system, names
             if status == 200:
                 tournament = json.loads(body)
                 games = [p for r in tournament["rounds"] for p in r["pairings"]]
-                if len(games) == n_rounds * PLAYERS // 2 and all(p["result"] for p in games):
+                if len(games) == n_rounds * players // 2 and all(p["result"] for p in games):
                     break
             time.sleep(2)
         assert len(tournament.get("rounds", [])) == n_rounds, log.read_text(errors="replace")[-3000:]
@@ -69,9 +70,9 @@ def test_demo_tournament_pairs_plays_and_ranks(tmp_path, n_rounds, system, names
         points = {p["no"]: 0 for p in tournament["players"]}
         for r in rounds:
             pairs = r["pairings"]
-            assert [p["board"] for p in pairs] == list(range(1, PLAYERS // 2 + 1))
+            assert [p["board"] for p in pairs] == list(range(1, players // 2 + 1))
             seated = [p["red"]["no"] for p in pairs] + [p["black"]["no"] for p in pairs]
-            assert sorted(seated) == list(range(1, PLAYERS + 1)), "everyone plays once a round"
+            assert sorted(seated) == list(range(1, players + 1)), "everyone plays once a round"
             for p in pairs:
                 assert p["result"] in POINTS and p["game_id"]
                 met.append(frozenset((p["red"]["no"], p["black"]["no"])))
@@ -79,13 +80,13 @@ def test_demo_tournament_pairs_plays_and_ranks(tmp_path, n_rounds, system, names
                 points[p["red"]["no"]] += red_pts
                 points[p["black"]["no"]] += black_pts
         assert len(met) == len(set(met)), "no pairing repeats"
-        assert set(met) <= {frozenset(c) for c in combinations(range(1, PLAYERS + 1), 2)}
+        assert set(met) <= {frozenset(c) for c in combinations(range(1, players + 1), 2)}
 
         rows = standings["standings"]
-        assert [r["no"] for r in rows] != [] and sorted(r["no"] for r in rows) == list(range(1, PLAYERS + 1))
+        assert [r["no"] for r in rows] != [] and sorted(r["no"] for r in rows) == list(range(1, players + 1))
         assert [r["points"] for r in rows] == sorted((r["points"] for r in rows), reverse=True)
         assert {r["no"]: r["points"] for r in rows} == points
-        assert sum(points.values()) == 2 * n_rounds * PLAYERS // 2  # 2 points a game under 13.1
+        assert sum(points.values()) == 2 * n_rounds * players // 2  # 2 points a game under 13.1
         assert [r["rank"] for r in rows] == sorted(r["rank"] for r in rows) and rows[0]["rank"] == 1
         assert [t["name"] for t in standings["tiebreaks"]] == names
         for row in rows:
@@ -104,8 +105,8 @@ def test_demo_tournament_pairs_plays_and_ranks(tmp_path, n_rounds, system, names
 
         status, _, body = _request(base + "/api/tournament/rounds/1/pgn")
         pgn = body.decode("utf-8")
-        assert status == 200 and pgn.count(f'[Event "{event["name"]}"]') == PLAYERS // 2
-        assert pgn.count('[Round "1"]') == PLAYERS // 2
+        assert status == 200 and pgn.count(f'[Event "{event["name"]}"]') == players // 2
+        assert pgn.count('[Round "1"]') == players // 2
         status, _, body = _request(base + "/tournament.html")
         assert status == 200 and rows[0]["name"] in body.decode("utf-8")
     finally:

@@ -16,6 +16,7 @@ from .conftest import (
     fen_squares,
     json_lines,
     load_games,
+    run_xqarb,
     schema_fields,
     sf_after,
 )
@@ -388,3 +389,13 @@ def test_a_natural_limit_coming_due_is_told_to_the_arbiter(xq, tmp_path, schemas
     notices = [e for e in out if e["type"] == "AttentionNeeded"]
     assert [(e["kind"], e["article"]) for e in notices] == [("natural_limit", "4.2.4")], out
     assert "55 of 60 rounds" in notices[0]["reason"] and not [e for e in out if e["type"] in ("Ruling", "GameEnded")]
+
+
+def test_referee_serve_refuses_a_bad_alerts_table_before_it_touches_the_broker(tmp_path) -> None:
+    venue = tmp_path / "venue.json"
+    venue.write_text(json.dumps({"alerts": {"flag_warning_s": -1}}))
+    # No broker listens on port 9: the configuration is read, and refused, first.
+    r = run_xqarb(["referee", "serve", "--bootstrap-servers", "127.0.0.1:9", "--config", venue], cwd=tmp_path,
+                  timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert "alerts.flag_warning_s must be a number of seconds above 0" in r.stderr

@@ -68,6 +68,9 @@ _FIELDS: dict[str, dict] = {
     "PieceMisaligned": {"points": ["e4", "e5"], "evidence": [FRAME_SHA, "00" * 32]},
     "BoardStable": {"squares": START_SQUARES, "frame_sha256": FRAME_SHA, "game_id": "r3-b07"},
     "CameraFault": {"reason": "no board found in 40 frames"},
+    "CameraQuiet": {"since": 1_767_225_600_000_000, "quiet_ms": 20_000, "back": False},
+    "CameraProgress": {"frames": 2, "game_id": "r3-b07"},
+    "ClockCheck": {"game_id": "r3-b07", "side": "red", "warn_ms": 60_000},
     "MoveMade": {
         "game_id": "r3-b07",
         "ply": 1,

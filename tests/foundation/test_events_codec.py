@@ -27,6 +27,9 @@ def test_the_samples_cover_the_whole_catalogue() -> None:
         "PieceLifted", "PiecePlaced", "PieceNudged", "PieceMisaligned", "BoardStable", "CameraFault", "MoveMade",
         "Ruling", "GameEnded", "AttentionNeeded",
         "TreeHead",  # DESIGN, the ledger: signed tree heads published on xq.game-events
+        "ClockCheck",  # the referee service's timer: a flag warning come due (watch.py)
+        "CameraQuiet",  # vision: a board's camera sent no frame for a while, or frames came again
+        "CameraProgress",  # vision: how far a board's frames are read (the referee's hold, ordering.py)
     }  # fmt: skip
     assert set(EVENT_TYPES) == catalogue
     assert set(sample_types()) == catalogue

@@ -56,3 +56,42 @@ def test_boards_do_not_wait_for_each_other_and_revoked_partitions_are_dropped() 
     assert [r.offset for r in order.release(now=1)] == [2, 5]
     order.drop("xq.clock", [0])
     assert len(order) == 0 and order.release(now=100) == []
+
+
+def _progress(offset: int, t_s: float, board: str = "1") -> Rec:
+    event = make_event("CameraProgress", board, source="vision", source_seq=offset, occurred_at=int(t_s * 1e6),
+                       received_at=int(t_s * 1e6), frames=4)
+    return Rec(CAMERA, 0, offset, event)
+
+
+def test_a_press_waits_for_a_restarting_vision_where_the_board_reports_its_progress() -> None:
+    # The move's still board at 101.5, the press at 102; vision is killed before it reads the move's frames and is
+    # back 30 s later. Released after hold_s, the press would be folded before the move: a press without one.
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10, camera_hold_s=120)
+    order.add([_progress(1, 100)], now=0)
+    assert order.release(now=0) == []  # progress is no input of the game: never released
+    press = _rec("xq.clock", 7, t_s=102)
+    order.add([press], now=1)
+    assert order.release(now=31) == []  # still held: the camera has not been read up to the press
+    stable, caught_up = _rec(CAMERA, 2, 101.5, type_="BoardStable"), _progress(3, 103)
+    order.add([stable, caught_up], now=32)
+    assert order.release(now=32) == [stable, press]
+    assert order.held_from() == {}
+
+
+def test_a_board_whose_vision_never_reports_progress_keeps_the_short_hold() -> None:
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10, camera_hold_s=120)
+    order.add([_rec(CAMERA, 1, 100, type_="BoardStable")], now=0)
+    order.release(now=0)
+    press = _rec("xq.clock", 2, 102)
+    order.add([press], now=0)
+    assert order.release(now=10) == [press]
+
+
+def test_a_press_waits_no_longer_than_camera_hold_s_for_a_camera_gone_for_good() -> None:
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10, camera_hold_s=120)
+    order.add([_progress(1, 100)], now=0)
+    press = _rec("xq.clock", 2, 102)
+    order.add([press], now=0)
+    assert order.release(now=119.9) == []
+    assert order.release(now=120) == [press]

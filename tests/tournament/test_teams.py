@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from xqarb.tournament.model import DRAW, Event, Game, Player
+import pytest
+
+from xqarb.tournament.model import DRAW, Event, Game, Player, TournamentError
 from xqarb.tournament.teams import team_matches, team_standings
 
 PLAYERS = tuple(Player(i, f"P{i}", team=t) for i, t in [(1, "A"), (2, "A"), (3, "B"), (4, "B"), (5, "C"), (6, "C")])
@@ -56,3 +58,57 @@ def test_an_unfinished_match_does_not_count_yet() -> None:
     games = (Game(1, 1, 1, 3, "1-0"), Game(1, 2, 4, 2, None))
     rows = table(Event("t", PLAYERS, games, system="round_robin"))
     assert all(pts == 0 for _, _, pts, _ in rows)
+
+
+# 14.8 (队员总分制): a three-round Swiss of six, worked by hand (2/1/0, 14.3.1).
+# R1: 1 beats 2, 3 beats 4, 5 beats 6. R2: 1 beats 3, 5 and 2 draw, 4 beats 6. R3: 1 beats 5, 3 beats 6, 2 beats 4.
+# Points: 1 6, 3 4, 2 3, 5 3, 4 2, 6 0. 2 and 5 on 3: 对手分 2 met 1, 5, 4 (6 + 3 + 2 = 11), 5 met 6, 2, 1 (0 + 3 + 6
+# = 9): 2 before 5. Places: 1 first, 3 second, 2 third, 5 fourth, 4 fifth, 6 sixth.
+SWISS6 = (
+    Game(1, 1, 1, 2, "1-0"), Game(1, 2, 3, 4, "1-0"), Game(1, 3, 5, 6, "1-0"),
+    Game(2, 1, 1, 3, "1-0"), Game(2, 2, 5, 2, DRAW), Game(2, 3, 4, 6, "1-0"),
+    Game(3, 1, 1, 5, "1-0"), Game(3, 2, 3, 6, "1-0"), Game(3, 3, 2, 4, "1-0"),
+)  # fmt: skip
+
+
+def member_event(teams: dict[int, str], **settings: object) -> Event:
+    players = tuple(Player(i, f"P{i}", team=teams.get(i, "")) for i in range(1, 7))
+    return Event("t", players, SWISS6, system="swiss", rounds=3, team_method="14.8", **settings)  # type: ignore[arg-type]
+
+
+def test_14_8_teams_by_the_sum_of_their_players_places() -> None:
+    # A = 1 and 4: places 1 + 5 = 6; B = 2 and 5: 3 + 4 = 7; C = 3 and 6: 2 + 6 = 8. Fewer first.
+    rows = team_standings(member_event({1: "A", 4: "A", 2: "B", 5: "B", 3: "C", 6: "C"}))
+    assert [(r.rank, r.team, r.points, r.tiebreaks[0][1]) for r in rows] == [
+        (1, "A", 6, 1), (2, "B", 7, 3), (3, "C", 8, 2)]
+    assert [c.key for c, _ in rows[0].tiebreaks] == ["best_place"]
+
+
+def test_14_8_equal_sums_go_by_the_best_individual_place() -> None:
+    # A = 1 and 6: 1 + 6 = 7, best 1; B = 2 and 5: 3 + 4 = 7, best 3; C = 3 and 4: 2 + 5 = 7, best 2.
+    rows = team_standings(member_event({1: "A", 6: "A", 2: "B", 5: "B", 3: "C", 4: "C"}))
+    assert [(r.rank, r.team, r.points) for r in rows] == [(1, "A", 7), (2, "C", 7), (3, "B", 7)]
+
+
+def test_14_8_counts_each_teams_best_places_where_the_organiser_says_so() -> None:
+    teams = {1: "A", 4: "A", 6: "A", 2: "B", 5: "B", 3: "C"}
+    with pytest.raises(TournamentError, match="different sizes"):
+        member_event(teams)
+    # The best one place of each: A 1 (player 1), B 3 (player 2), C 2 (player 3).
+    rows = team_standings(member_event(teams, team_counted=1))
+    assert [(r.rank, r.team, r.points) for r in rows] == [(1, "A", 1), (2, "C", 2), (3, "B", 3)]
+    with pytest.raises(TournamentError, match="too few members: C"):
+        member_event(teams, team_counted=2)
+
+
+def test_14_8_teams_equal_in_sum_and_best_place_share_the_rank() -> None:
+    # 1-2 and 3-4 drawn: all on 1 point, 对手分 1, no wins, no fouls; 2 and 4 played Black (后走局数 1): places
+    # 2 and 4 share the first, 1 and 3 the third. X = 1 and 2: 3 + 1 = 4, best 1; Y = 3 and 4 the same.
+    players = tuple(Player(i, f"P{i}", team="X" if i <= 2 else "Y") for i in range(1, 5))
+    event = Event("t", players, (Game(1, 1, 1, 2, DRAW), Game(1, 2, 3, 4, DRAW)), team_method="14.8")
+    assert [(r.rank, r.team, r.points) for r in team_standings(event)] == [(1, "X", 4), (1, "Y", 4)]
+
+
+def test_a_team_method_the_rules_do_not_have_is_refused() -> None:
+    with pytest.raises(TournamentError, match="unknown team ranking"):
+        Event("t", PLAYERS, GAMES, team_method="14.9")

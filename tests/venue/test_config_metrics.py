@@ -16,7 +16,7 @@ import pytest
 
 from xqarb import bus, metrics
 from xqarb.events import make_event
-from xqarb.ingest.config import ConfigError, generate_config, load_config, parse_config
+from xqarb.ingest.config import Alerts, ConfigError, generate_config, load_config, parse_config
 from xqarb.referee.api import RefereeApi, StreamHub
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,11 +39,23 @@ def test_deploy_example_configuration_loads() -> None:
         ({"boards": {"1": {"devices": {"a": "same-token-1"}}, "2": {"devices": {"b": "same-token-1"}}}}, "twice"),
         ({"arbiters": {"x": {"token": "arbiter-token-1", "boards": ["9"]}}}, "not configured"),
         ({"tournaments": {"t": {"broadcast_delay_s": -5}}}, ">= 0"),
+        ({"alerts": {"flag_warning": 30}}, "unknown key"),
+        ({"alerts": {"camera_quiet_s": 0}}, "alerts.camera_quiet_s must be a number of seconds above 0"),
+        ({"alerts": {"flag_warning_s": "60"}}, "alerts.flag_warning_s"),
+        ({"alerts": {"flag_warning_s": True}}, "alerts.flag_warning_s"),
+        ({"alerts": 5}, "alerts must be a table"),
     ],
 )
 def test_bad_configuration_says_where(raw: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         parse_config(raw)
+
+
+def test_alert_settings_default_and_as_the_venue_sets_them() -> None:
+    assert parse_config({}).alerts == Alerts(flag_warning_s=60.0, camera_quiet_s=20.0)
+    assert parse_config({"alerts": {"flag_warning_s": 90, "camera_quiet_s": 7.5}}).alerts == Alerts(90.0, 7.5)
+    example = load_config(ROOT / "deploy" / "config" / "venue.example.toml")
+    assert example.alerts == Alerts(60.0, 20.0)
 
 
 def test_generated_configuration_has_a_camera_clock_and_chief() -> None:

@@ -95,16 +95,34 @@ def test_a_round_waits_for_the_results_of_its_own_games(tmp_path: Path) -> None:
     assert demo._missing(1, {1: b1}) == []
 
 
-def test_a_bye_is_published_in_the_definition(tmp_path: Path) -> None:
+def test_the_round_with_its_bye_is_published_in_the_definition(tmp_path: Path) -> None:
     path = write_definition(tmp_path, 5, 2, "s")
     config = parse_config(generate_config(["1", "2"]))
     demo = TournamentDemo("http://x", config, ["1", "2"], DemoOptions(), path)
     event = build_event(definition_from_json(json.loads(path.read_text())), [])
-    byes = [g for g in next_round(event) if g.is_bye]
-    assert [g.red for g in byes] == [5]  # the lowest seed of an odd field (14.4)
-    demo._publish_byes(byes)
+    pairings = next_round(event)
+    assert [g.red for g in pairings if g.is_bye] == [5]  # the lowest seed of an odd field (14.4)
+    demo._publish_round(pairings)
     again = build_event(definition_from_json(json.loads(path.read_text())), [])
-    assert [g for g in again.games if g.is_bye] == [Game(1, 3, 5, None)]
+    assert list(again.games) == pairings and Game(1, 3, 5, None) in again.games
+    # The organiser's published round is what the next pairing starts from: round 2 is paired next.
+    assert again.rounds_paired() == 1
+
+
+def test_only_records_with_a_result_are_tournament_games_and_a_missing_one_is_a_draw(tmp_path: Path) -> None:
+    config = parse_config(generate_config(["1"]))
+    demo = TournamentDemo("http://x", config, ["1"], DemoOptions(), tmp_path / "t.json")
+    assert demo.games and all(g["result"] in ("1-0", "0-1", "1/2-1/2") for g in demo.games)
+    b, rec = board(2, {"id": "z", "iccs": ["h2e2", "h9g7", "h0g2"], "result": "*"})
+    b.finish_game()  # cut short with no result on record: an agreed draw, so the round can end
+    assert [o["type"] for _, o in rec.sent] == ["DrawOffered", "DrawAnswered"]
+
+
+def test_a_board_started_with_its_round_posts_no_game_start_of_its_own() -> None:
+    b, rec = board(2, {"id": "x", "iccs": ["h2e2"], "result": "1-0"})
+    b.pairing["game_id"] = "t123-r2-b1"
+    b.start_game(1)
+    assert rec.sent == []
 
 
 def test_when_the_rounds_let_everyone_meet_the_demo_is_a_round_robin() -> None:

@@ -88,7 +88,8 @@ def review(tmp_path: Path) -> Any:
         return b
 
     try:
-        yield {"url": f"{server.url}/review.html?game={game}", "browser": browser, "sha": sha}
+        yield {"url": f"{server.url}/review.html?game={game}", "browser": browser, "sha": sha,
+               "frames": tmp_path / "frames"}
     finally:
         for b in browsers:
             b.close()
@@ -145,6 +146,46 @@ def test_a_frame_opens_full_size_with_the_points_marked_where_the_camera_saw_the
     assert (np.abs(ring - ORANGE_BGR).max(axis=1) < 40).any(), ring
     b.evaluate("document.getElementById('viewer-close').click()")
     assert b.evaluate("document.getElementById('viewer').open") is False
+
+
+def test_a_thinned_frame_has_its_points_marked_where_the_full_frame_has_them(review: dict[str, Any]) -> None:
+    from xqarb.vision.evidence import DirectoryEvidenceStore
+    from xqarb.vision.retention import thin_jpeg
+
+    store = DirectoryEvidenceStore(review["frames"])  # the retention sweep thinned the frame (0.25 of each side)
+    assert store.thin(review["sha"], thin_jpeg(store.get(review["sha"]) or b"", 0.25, 50))
+    b = review["browser"]()
+    _ready(b, f"{review['url']}&seq=19")
+    b.evaluate("document.querySelector(\"#frames figure[data-seq='16']\").click()")
+    b.wait_for("document.body.dataset.viewerMarks === '3' && document.body.dataset.viewer === '16'")
+    size = b.evaluate("(i => [i.naturalWidth, i.naturalHeight])(document.getElementById('viewer-img'))")
+    assert size == [FRAME_SIZE[0] // 4, FRAME_SIZE[1] // 4]
+    marks = json.loads(b.evaluate("""JSON.stringify([...document.querySelectorAll('#viewer-frame circle.xq-mark')]
+        .map(c => [c.dataset.point,
+                   (r => [r.left + r.width / 2, r.top + r.height / 2])(c.getBoundingClientRect())]))"""))
+    img = b.evaluate("(r => [r.left, r.top, r.width])(document.getElementById('viewer-img').getBoundingClientRect())")
+    scale = img[2] / FRAME_SIZE[0]
+    assert len(marks) == 3
+    for point, (sx, sy) in marks:
+        ex, ey = image_of(point)
+        assert abs(sx - (img[0] + ex * scale)) < 2 and abs(sy - (img[1] + ey * scale)) < 2, point  # on screen
+
+
+def test_a_frame_the_retention_policy_dropped_is_not_shown_among_the_frames(review: dict[str, Any]) -> None:
+    from xqarb.vision.evidence import DirectoryEvidenceStore
+
+    b = review["browser"]()
+    _ready(b, f"{review['url']}&seq=12")
+    shown = "[...document.querySelectorAll('#frames figure')].filter(f => !f.hidden).map(f => +f.dataset.seq)"
+    b.wait_for("document.querySelectorAll('#frames img').length === 3 && "
+               "[...document.querySelectorAll('#frames img')].every(i => i.complete)")
+    assert b.evaluate(shown) == [8, 11, 16]
+    src = b.evaluate("document.querySelector(\"#frames figure[data-seq='8'] img\").dataset.src")
+    assert DirectoryEvidenceStore(review["frames"]).drop(src.rsplit("/", 1)[1])
+    b = review["browser"]()  # (a browser that had the frame keeps it: its bytes never change, it is cached)
+    _ready(b, f"{review['url']}&seq=12")
+    b.wait_for("document.querySelector(\"#frames figure[data-seq='8']\")?.hidden === true")
+    assert b.evaluate(shown) == [11, 16]
 
 
 def test_moves_step_by_buttons_and_arrows_and_the_address_names_the_moment(review: dict[str, Any]) -> None:

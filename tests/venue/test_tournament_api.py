@@ -191,3 +191,37 @@ def test_results_keep_the_broadcast_delay(tournament_app: Any) -> None:
 
     assert results(ended + 30) == [None, "1/2-1/2"]  # board 1's result is not public yet
     assert results(ended + 61) == ["1-0", "1/2-1/2"]
+
+
+def test_penalties_the_arbiter_recorded_place_the_penalised_last_among_equals(client: Any,
+                                                                            tournament_app: Any) -> None:  # fmt: skip
+    from xqarb.referee.tournament_api import penalised_side
+
+    ledger = tournament_app.config["ledger"]
+    # 18.1: the game's arbiter warns 乙 (Black on board 2 of round 1) during the game.
+    warning = make_event("ArbiterDecision", "2", source="arbiter:floor", source_seq=7, occurred_at=T0 + 40,
+                         received_at=T0 + 40, game_id="r1b2", result="", article="18.1", side="black",
+                         note="talked to a spectator")  # fmt: skip
+    ledger.append("r1b2", "2", [Pending("input", warning)])
+    data = client.get("/api/tournament/standings").get_json()
+    # 乙 and 丙 on 1 point: 乙 was ahead by 后走局数; warned, 乙 now comes after 丙 (18.5).
+    assert [(r["rank"], r["name"]) for r in data["standings"]] == [(1, "甲"), (2, "丙"), (3, "乙"), (4, "丁")]
+    assert [t["key"] for t in data["tiebreaks"]][:3] == ["penalties_18_2", "penalties_18_1", "duishoufen"]
+    values = {r["name"]: {t["key"]: t["value"] for t in r["tiebreaks"]} for r in data["standings"]}
+    assert values["乙"]["penalties_18_1"] == 1 and values["丙"]["penalties_18_1"] == 0
+    penalties = client.get("/api/tournament").get_json()["penalties"]
+    assert penalties == [{"article": "18.1", "player": 2, "team": "", "round": 1, "game_id": "r1b2",
+                          "note": "talked to a spectator"}]  # fmt: skip
+    # 18.2 names the side, or else the side its result made lose; a decision naming neither penalises no one.
+    assert penalised_side({"article": "18.2", "result": "1-0"}) == "black"
+    assert penalised_side({"article": "18.1", "result": ""}) is None
+
+    # 14.8 chosen by the organiser: 北京 (甲 1st, 丙 2nd) 3, 上海 (乙 3rd, 丁 4th) 7.
+    teams = {"甲": "北京队", "乙": "上海队", "丙": "北京队", "丁": "上海队"}
+    definition = {**DEFINITION, "team_method": "14.8",
+                  "players": [{**p, "team": teams[p["name"]]} for p in DEFINITION["players"]]}  # fmt: skip
+    client.definition_path.write_text(json.dumps(definition, ensure_ascii=False), encoding="utf-8")
+    data = client.get("/api/tournament/standings").get_json()
+    assert data["team_ranking"]["article"] == "14.8" and data["team_ranking"]["points"]["name"] == "个人名次总和"
+    assert [(t["rank"], t["team"], t["points"], t["tiebreaks"][0]["value"]) for t in data["teams"]] == [
+        (1, "北京队", 3, 1), (2, "上海队", 7, 3)]

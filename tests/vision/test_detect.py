@@ -273,11 +273,11 @@ def test_a_piece_between_two_points_makes_both_unsure(clf, off: float) -> None:
 
 def _top_view_board(pieces: tuple[int, ...] = ()) -> np.ndarray:
     """A synthetic top view at D.PX of a whole board: printed lines, and plain pieces on the given points."""
-    w, h = round((8 + 2 * D.MARGIN) * D.PX), round((9 + 2 * D.MARGIN) * D.PX)
+    w, h = round((8 + 2 * D.TOP_MARGIN) * D.PX), round((9 + 2 * D.TOP_MARGIN) * D.PX)
     img = np.full((h, w, 3), (150, 190, 220), np.uint8)
 
     def c(u: float, v: float) -> tuple[int, int]:
-        return round((u + D.MARGIN) * D.PX), round((v + D.MARGIN) * D.PX)
+        return round((u + D.TOP_MARGIN) * D.PX), round((v + D.TOP_MARGIN) * D.PX)
 
     for v in range(10):
         cv2.line(img, c(0, v), c(8, v), (40, 40, 40), 2)
