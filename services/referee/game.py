@@ -671,6 +671,9 @@ def _judge_pending(st: _Decision, asked: str) -> None:
 
 REPETITION_ACTIONS = ("confirm", "overrule", "vary", "reclassify")
 SIGN_OFF = "sign_off"  # 9: the arbiter signs the scoresheet of an ended game (services/referee/scoresheet.py)
+# 18.1 (a warning, 警告) and 18.2 (disqualified from the game): penalties the standings weigh (18.5), which an arbiter
+# may record after the game's result.
+PENALTIES = frozenset({"18.1", "18.2"})
 TERMS = ("将", "杀", "捉", "闲")  # 28: check, mate threat, chase, idle
 
 
@@ -1411,5 +1414,8 @@ def _after_result(st: _Decision) -> None:
         return  # 9: the arbiter's sign-off of the scoresheet comes after the result and changes nothing
     r = st.s.result
     assert r is not None
+    if e.type == "ArbiterDecision" and e.data.get("article") in PENALTIES and e.data.get("result") in (
+            "", "continue", r.result):
+        return  # 18.1, 18.2: a penalty given after the game is the tournament's (18.5), not the game's to change
     st.attention(f"{e.type} after the result already stands ({r.result}, {r.article}: {r.reason}); not applied")
 

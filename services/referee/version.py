@@ -27,7 +27,7 @@ from xqarb.events import Event
 from xqarb.referee.ruleset import LEVELS, RuleConfig
 
 # Bump (date and a running number) whenever an output of the fold can change: the ledger ties each ruling to it.
-FOLD_VERSION = "2026.12.06-1"
+FOLD_VERSION = "2026.12.06-2"
 # Bump a rule set's version when its articles or counts change (ruleset.py); the fold's version covers the rest.
 RULESET_VERSIONS: dict[str, str] = {"cxa-2021": "2026.12.06-1", "cxa-2011": "2026.12.06-1"}
 DEFAULT_RULESET = "cxa-2021"  # GameStarted's default (game.start)

@@ -134,3 +134,17 @@ def test_game_started_without_an_id_starts_nothing(scenario):
 def test_camera_fault_is_attention(scenario):
     r = scenario().add("CameraFault", reason="lens covered").run()
     assert r.attention and "lens covered" in r.attention[0]
+
+
+def test_a_penalty_recorded_after_the_result_changes_nothing_and_raises_nothing(scenario) -> None:
+    # 18.1 / 18.2: the arbiter may record a warning or a disqualification once the game is over; the standings
+    # weigh it (18.5), the game's result stands (22.5) and nobody is alerted.
+    ended = scenario().move("h2e2").add("Resigned", side="black")
+    r = ended.add("ArbiterDecision", article="18.1", side="red", result="", note="spoke during play").run()
+    assert r.ended["result"] == "1-0" and not r.of("AttentionNeeded")
+    r = ended.add("ArbiterDecision", article="18.2", side="black", result="1-0", note="phone in play").run()
+    assert not r.of("AttentionNeeded")
+    # One that contradicts the result is for the arbiter, as any such action is.
+    r = ended.add("ArbiterDecision", article="18.2", side="red", result="0-1", note="phone in play").run()
+    [alert] = r.of("AttentionNeeded")
+    assert "after the result already stands (1-0" in alert["reason"]
