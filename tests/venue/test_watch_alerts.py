@@ -84,3 +84,16 @@ def test_the_review_page_shows_a_card_for_each_with_acknowledge(served: dict[str
     assert "red's flag is about to fall" in dom and "points to: red loses if its time runs out (4.1.6)" in dom
     assert "the camera went quiet" in dom and dom.count(">Acknowledge</button>") == 2
     assert 'data-action="confirm"' not in dom
+
+
+def test_the_alert_cards_speak_the_pages_language(served: dict[str, Any], tmp_path: Path) -> None:
+    from tests.venue.test_pages import CHROMIUM, browse
+
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed")
+    s = served
+    hans = browse(f"{s['url']}/review.html?game={s['game']}&lang=zh-Hans", tmp_path)
+    assert "红方即将超时" in hans and "时间用完则红方负" in hans and "摄像头已无画面" in hans
+    assert hans.count(">知悉</button>") == 2 and "Acknowledge" not in hans
+    hant = browse(f"{s['url']}/review.html?game={s['game']}&lang=zh-Hant", tmp_path)
+    assert "紅方即將超時" in hant and "攝影機已無畫面" in hant and hant.count(">知悉</button>") == 2

@@ -27,6 +27,13 @@ const XQI = (() => {
     "verify.ok": v => `${v.n} entries verify · head ${v.head}…`, "verify.bad": v => `FAILS at entry ${v.seq}: ${v.reason}`,
     board: v => `Board ${v.id}`, review: "review", start: "start", "no game": "no game", ply: v => `ply ${v.n}`,
     "venue.summary": v => `${v.boards} boards · ${v.playing} playing · ${v.alerts} alert${v.alerts === 1 ? "" : "s"}`,
+    "alert.loss": v => `${v.side} loses: ${v.result}`, "alert.draw": v => `draw: ${v.result}`,
+    "alert.mustVary": v => `${v.side} must vary its move`, "alert.judgment": "referred: the arbiter must judge",
+    "alert.naturalReached": "natural move limit (自然限着) reached", "alert.naturalDue": "natural move limit (自然限着) coming due",
+    "alert.naturalNone": "none yet (play goes on)",
+    "alert.flag": v => `${v.side}'s flag is about to fall`, "alert.flagRuling": v => `${v.side} loses if its time runs out`,
+    "alert.quiet": "the camera went quiet", "alert.quietRuling": "none (watch the board)",
+    "act.confirm": "Confirm", "act.overrule": "Overrule", "act.vary": "Vary", "act.acknowledge": "Acknowledge",
   };
   const hans = {
     "review.title": "对局审查", "venue.title": "赛场总览", overview: "总览", pgn: "导出 PGN", scoresheet: "记录纸",
@@ -51,6 +58,12 @@ const XQI = (() => {
     "verify.ok": v => `${v.n} 条记录校验通过 · 链头 ${v.head}…`, "verify.bad": v => `第 ${v.seq} 条记录校验失败：${v.reason}`,
     board: v => `棋台 ${v.id}`, review: "审查", start: "开局", "no game": "无对局", ply: v => `第 ${v.n} 步`,
     "venue.summary": v => `${v.boards} 台 · ${v.playing} 台对局中 · ${v.alerts} 个警示`,
+    "alert.loss": v => `${v.side}负：${v.result}`, "alert.draw": v => `和棋：${v.result}`,
+    "alert.mustVary": v => `${v.side}必须变着`, "alert.judgment": "提交裁判：由裁判判定",
+    "alert.naturalReached": "自然限着已到", "alert.naturalDue": "自然限着将到", "alert.naturalNone": "暂无（继续对局）",
+    "alert.flag": v => `${v.side}即将超时`, "alert.flagRuling": v => `时间用完则${v.side}负`,
+    "alert.quiet": "摄像头已无画面", "alert.quietRuling": "无（请看棋盘）",
+    "act.confirm": "确认", "act.overrule": "驳回", "act.vary": "令其变着", "act.acknowledge": "知悉",
   };
   const hant = {
     "review.title": "對局審查", "venue.title": "賽場總覽", overview: "總覽", pgn: "匯出 PGN", scoresheet: "記錄紙",
@@ -75,6 +88,12 @@ const XQI = (() => {
     "verify.ok": v => `${v.n} 條記錄校驗通過 · 鏈頭 ${v.head}…`, "verify.bad": v => `第 ${v.seq} 條記錄校驗失敗：${v.reason}`,
     board: v => `棋台 ${v.id}`, review: "審查", start: "開局", "no game": "無對局", ply: v => `第 ${v.n} 步`,
     "venue.summary": v => `${v.boards} 台 · ${v.playing} 台對局中 · ${v.alerts} 個警示`,
+    "alert.loss": v => `${v.side}負：${v.result}`, "alert.draw": v => `和棋：${v.result}`,
+    "alert.mustVary": v => `${v.side}必須變著`, "alert.judgment": "提交裁判：由裁判判定",
+    "alert.naturalReached": "自然限著已到", "alert.naturalDue": "自然限著將到", "alert.naturalNone": "暫無（繼續對局）",
+    "alert.flag": v => `${v.side}即將超時`, "alert.flagRuling": v => `時間用完則${v.side}負`,
+    "alert.quiet": "攝影機已無畫面", "alert.quietRuling": "無（請看棋盤）",
+    "act.confirm": "確認", "act.overrule": "駁回", "act.vary": "令其變著", "act.acknowledge": "知悉",
   };
   const DICT = { en, "zh-Hans": hans, "zh-Hant": hant };
 
