@@ -42,11 +42,34 @@ from typing import Any
 import cv2
 import numpy as np
 
-from xqarb.referee.inference import consistent
-
 from .board import BoardFit, NoBoardFound, find_board, fit_from_h
 from .detect import circle_score, find_discs, fit_parallax, parallax_centres
+from .frames import (
+    _change_map,
+    _half_scale_shift,
+    _keep_orientation,
+    _norm,
+    _norm_change,
+    _pt,
+    _sharpness,
+    _shift_fit,
+    _shifted,
+    _still_shift,
+    _view_support,
+    eighth,
+)
 from .grid import POINTS_UV, neighbours, point_name
+from .hand import (
+    _blobs_moved,
+    _changed,
+    _creeping_in,
+    _hand_mask,
+    _hand_tip,
+    _reaches_in,
+    _set_down_shift,
+    _solid,
+    _whole_hull,
+)
 from .movefit import (
     Followed,
     MoveModel,
@@ -59,22 +82,10 @@ from .movefit import (
     start_following,
     unlike_then,
 )
-from .occupancy import MARGIN, POINTS_PX, PointReading, S, orientation_vote, read_view, warp_board, windows
+from .occupancy import POINTS_PX, PointReading, S, orientation_vote, read_view, warp_board, windows
 from .reach import reach
-
-
-def squares_of_fen(fen: str) -> str:
-    """The 90-character squares of a FEN's board field (rank 9 first)."""
-    rows = fen.split()[0].split("/")
-    if len(rows) != 10:
-        raise ValueError(f"{fen!r}: a Xiangqi FEN has 10 ranks")
-    out = "".join("".join("." * int(c) if c.isdigit() else c for c in row) for row in rows)
-    if len(out) != 90:
-        raise ValueError(f"{fen!r}: ranks must have 9 files each")
-    return out
-
-
-START_SQUARES = squares_of_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1")
+from .settings import TrackerConfig
+from .squares import _CASED, _agrees, _require_90
 
 
 @dataclass(frozen=True)
@@ -86,49 +97,6 @@ class Observation:
     fields: dict[str, Any]
     frame_sha256: str | None
     evidence: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class TrackerConfig:
-    stable_us: int = 750_000  # still this long after the hand left before BoardStable (5.7)
-    hand_cells: float = 2.4  # a changed blob this many grid cells large is a hand (a piece moved to a neighbour
-    # point changes two discs side by side: about 1.3 cells)
-    hand_rest_us: int = 500_000  # a hand blob still this long (not reaching in over the edge) has left
-    hand_still_us: int = 1_200_000  # even reaching in over the edge, a blob still this long is the board's
-    # (2 s held a shadow over part of the board as an "arm" for longer than players pause between moves, 1-3 s in
-    # the rendered games: two moves fell in one snapshot; 1.25 s gave hard 80-119 1467 -> 1509 and held-out
-    # 160-199 1353 -> 1377, 200-239 1164 -> 1175 moves, at a cost on hard 0-39 1460 -> 1439: game 30, 40 -> 4.
-    # 1.2 s: the same five frames at 4 a second, whose times jitter by a few ms: at 1.25 a blob still for five
-    # frames was the board's or an arm by the jitter's sign; hard game 835, ply 33: the advisor d9-e8's change at
-    # the edge held as an arm 1.247 s, until the next move's hand came, both moves in one snapshot; and liu game
-    # 314, ply 18, the same; both 38/40 -> 40/40, hard game 30 still 40/40)
-    lift_outline_fall: float = 0.25  # a piece lifted: its round outline fell at least this much (circle score)
-    lift_lines: float = 0.35  # ... and its point shows the printed lines at least this share as plainly as the
-    # board's empty points do (rendered games: points lifted from 0.65, a palm over a point 0.00)
-    touch_moved: float = 0.09  # a piece touched: its round outline moved this far (spacings), at least
-    arm_cells: float = 4.0  # a blob at the edge of the view this many cells large is an arm reaching in (a hand
-    # with its forearm is at least two spacings by two; two pieces side by side on edge points with their shadows
-    # are about 2.5 cells)
-    change_level: float = 0.09  # normalised appearance change that counts at a point
-    unchanged_level: float = 2.5  # mean grey change (1/8 scale) below which a frame may be the same as the last
-    unchanged_peak: float = 7.0  # ... if no 3 x 3 patch (1/8 scale) changed more: a hand reaching in over a corner
-    # changes a small part of the picture a lot (rendered games: still frames up to 4.7, hands from 9.8; the mean
-    # change of a frame with a hand in it can be as low as 0.23)
-    black_level: float = 14.0  # mean grey below which the frame is black
-    blur_ratio: float = 0.2  # sharpness below this share of the calibration frame's: blurred
-    support_ratio: float = 0.45  # line support below this share of the calibration's (no hand): board moved
-    # ... and below this share in a frame that stands still, even where the whole changed view reads as a hand: a
-    # hand over the board leaves most of its lines in view (a camera moved for good keeps about 1 % of them)
-    lost_ratio: float = 0.15
-    misaligned_from: float = 0.4  # a piece this far (spacings) from its point along a line stands between two
-    # (a piece set down carelessly stands up to about 0.3 off its point and is still on it)
-    nudge_from: float = 0.08  # a piece moved this far on its point (spacings) was nudged
-    evidence_keep: int = 4  # evidence frames named per observation (the frame itself and those before it)
-    find_every_us: int = 2_000_000  # while no board is found, look for one this often
-    max_changed: int = 8  # more changed points than this at once is no move (light, camera, board disturbed)
-    start_squares: str | None = START_SQUARES  # the position assumed when the first board has its occupancy
-    start_tolerance: int = 6  # points whose occupancy may read otherwise on that first board
-    start_order: float = 0.9  # ... or the share of (start point, other point) pairs whose inks are in the start's order
 
 
 @dataclass(frozen=True)
@@ -2088,9 +2056,6 @@ def as_plainly_seen(squares: str, seen: dict[int, str], reading: PointReading) -
     return "".join(out)
 
 
-_CASED = "KABNRCPXkabnrcpx"  # letters that name a side (not "." or "?")
-
-
 def _between(off_i: np.ndarray, off_j: np.ndarray, d: np.ndarray, parallax: np.ndarray, cfg: TrackerConfig) -> bool:
     """The ink peaks followed from neighbouring points i and j (offsets, spacings; `d` from i to j) are one piece
     standing between them: both peaks found the same centre (the two offsets together about a spacing; the camera's
@@ -2167,13 +2132,6 @@ def _colour_turned(known: str, i: int, reading: PointReading, ref_reading: Point
     return _sure_colour(ref_reading, i) == red and _sure_colour(reading, i) == (not red)
 
 
-def _agrees(seen: str, squares: str) -> bool:
-    """`squares` is consistent with the snapshot `seen` at every point, as the referee's inference judges a
-    snapshot: the same side wherever `seen` names one, empty wherever it is empty, a '?' agrees with anything and
-    a piece's type may differ (a type read wrongly is no contradiction)."""
-    return all(consistent(q, s) for s, q in zip(seen, squares, strict=True))
-
-
 def _ink_order(reading: PointReading, squares: str) -> float:
     """The share of (occupied point, empty point) pairs of `squares` whose inks read in that order: how much the
     board looks like that position's occupancy, whatever the reading's scale (1.0: every piece out-inks every
@@ -2184,11 +2142,6 @@ def _ink_order(reading: PointReading, squares: str) -> float:
     if want.all() or not want.any():
         return 0.0
     return float(np.mean(reading.density[want][:, None] > reading.density[~want][None, :]))
-
-
-def _require_90(squares: str, what: str) -> None:
-    if len(squares) != 90:
-        raise ValueError(f"{what} has 90 points, got {len(squares)}")
 
 
 def _left_by_a_piece(i: int, ref_reading: PointReading | None, reading: PointReading) -> bool:
@@ -2502,14 +2455,6 @@ def _takes(known: str, src: int, dst: int, reading: PointReading) -> bool:
             and _sure_colour(reading, dst) == known[src].isupper())
 
 
-_MOVED_SHARE = 0.002  # the share of the view that must change for the view to have changed since the last frame
-
-
-def _changed(step_change: np.ndarray) -> bool:
-    """Whether the view changed since the last frame: more than 0.2 % of it beyond the change level."""
-    return float(step_change.mean()) > _MOVED_SHARE
-
-
 def _turned(known: str, src: int, dst: int, reading: PointReading, ref_reading: PointReading | None) -> bool:
     """The piece from `src` may have taken on `dst`: the other side's piece stood there, read surely as its colour
     on the last still board, and `dst` now reads on the mover's side of even (not surely: weaker than `_takes`)."""
@@ -2561,248 +2506,6 @@ def _towards(i: int, off: np.ndarray) -> int | None:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# image helpers (canonical view)
-
-
-def eighth(image: np.ndarray) -> np.ndarray:
-    """The frame at 1/8 scale in grey (what a reduced JPEG decode gives): the "unchanged" test's picture."""
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    h, w = gray.shape
-    return cv2.resize(gray, (max(8, (w + 7) // 8), max(8, (h + 7) // 8)), interpolation=cv2.INTER_AREA)
-
-
-def _pt(i: int) -> tuple[int, int]:
-    x, y = POINTS_PX[i]
-    return int(x), int(y)
-
-
-def _half_scale_shift(ref: np.ndarray, view: np.ndarray, windowed: bool = False) -> tuple[float, float, float]:
-    """The shift (dx, dy) of normalised `view` against `ref` in view pixels, and the phase correlation's response,
-    measured at half scale (a bump of the camera is a shift of whole pixels there too, for a quarter of the cost);
-    `windowed` with a Hann window, so that the view's edges, where the warp ends, do not outweigh the lines."""
-    a, b = cv2.pyrDown(ref), cv2.pyrDown(view)
-    window = cv2.createHanningWindow((a.shape[1], a.shape[0]), cv2.CV_32F) if windowed else None
-    (dx, dy), resp = cv2.phaseCorrelate(a, b, window)
-    return 2 * dx, 2 * dy, resp
-
-
-def _still_shift(ref: np.ndarray, view: np.ndarray, least: float) -> tuple[float, float] | None:
-    """The sub-pixel shift (dx, dy) of normalised `view` against the last still board's `ref`, where the two line up
-    surely (phase correlation's response over 0.1) and it is over `least` view pixels but under 0.4 of a spacing;
-    else None. Not windowed, unlike `_realigned`'s search for a larger shift: windowed, the sub-pixel shifts found
-    here moved enough to lose a piece left half-way (hard game 966's pawn between c4 and d4)."""
-    (dx, dy), resp = cv2.phaseCorrelate(ref, view)
-    return (dx, dy) if resp > 0.1 and least < np.hypot(dx, dy) < 0.4 * S else None
-
-
-def _shifted(view: np.ndarray, dx: float, dy: float) -> np.ndarray:
-    """`view` moved back by (dx, dy) pixels (as `_still_shift` measured it), the edges filled from the nearest pixel."""
-    m = np.array([[1.0, 0.0, -dx], [0.0, 1.0, -dy]])
-    return cv2.warpAffine(view, m, view.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
-
-
-def _norm(view: np.ndarray) -> np.ndarray:
-    """Grey view divided by its local mean: lighting drift and shadows cancel, marks and pieces stay."""
-    g = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32) + 1.0
-    return g / cv2.blur(g, (S + 1, S + 1))
-
-
-def _sharpness(view: np.ndarray) -> float:
-    """Variance of the Laplacian of the grey view (cv2.meanStdDev: numpy's var costs several times more)."""
-    g = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
-    _, sd = cv2.meanStdDev(cv2.Laplacian(g, cv2.CV_32F))
-    return float(sd[0, 0]) ** 2
-
-
-# Where _view_support looks: the middles of the rank lines' segments (x, y), and half a spacing below them (between
-# two rank lines, away from the river), in canonical pixels.
-_ON_X = np.array([round((u + 0.5 + MARGIN) * S) for v in range(10) for u in range(8)])
-_ON_Y = np.array([round((v + MARGIN) * S) for v in range(10) for u in range(8)])
-_OFF = np.array([k for k, v in enumerate(np.repeat(np.arange(10), 8)) if v < 9 and v != 4])
-
-
-def _view_support(view: np.ndarray) -> float:
-    """Printed-line contrast at the known line positions of the canonical view (the cheap per-frame re-check)."""
-    g = view[:, :, 1]
-    bh = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (7, 7)))
-    # one array lookup instead of 144 small ones: the line's peak within a pixel of where it is printed
-    on = np.maximum(np.maximum(bh[_ON_Y - 1, _ON_X], bh[_ON_Y, _ON_X]), bh[_ON_Y + 1, _ON_X])
-    off = bh[_ON_Y[_OFF] + S // 2, _ON_X[_OFF]]
-    return float(on.mean(dtype=np.float64) - off.mean(dtype=np.float64))
-
-
-def _norm_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """How two normalised views (`_norm`) differ, pixel by pixel, smoothed over a couple of pixels."""
-    return cv2.GaussianBlur(np.abs(a - b), (0, 0), 2.0)
-
-
-def _change_map(ref: np.ndarray, view: np.ndarray) -> np.ndarray:
-    return _norm_change(_norm(ref), _norm(view))
-
-
-def _changed_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
-    """Where the view differs from the last still board over the change level, specks of a pixel or two left out."""
-    return cv2.morphologyEx((changed > cfg.change_level).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-
-
-def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
-    """The 8-connected blobs of a 0/1 uint8 mask: their count (background included), labels and stats, as
-    `cv2.connectedComponentsWithStats` gives them. By Grana's block-based labelling, which gives the same labels
-    and stats as OpenCV's default for 8-connectivity (Spaghetti) at a third of the time on the top view (0.26 ms
-    against 0.77, one core): five calls a changing frame made it a tenth of the tracker's time."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_GRANA)
-    return n, labels, stats
-
-
-def _edges_touched(stat: np.ndarray, h: int, w: int) -> list[bool]:
-    """Which edges of an h x w view a blob (its row of `connectedComponentsWithStats`' stats) touches: top,
-    bottom, left, right."""
-    x, y, bw, bh = (int(v) for v in stat[:4])
-    return [y <= 1, y + bh >= h - 1, x <= 1, x + bw >= w - 1]
-
-
-def _touches_edge(stat: np.ndarray, h: int, w: int) -> bool:
-    """Whether a blob (its row of `connectedComponentsWithStats`' stats) touches the edge of an h x w view."""
-    return any(_edges_touched(stat, h, w))
-
-
-def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
-    """Changed blobs too large to be a piece, or reaching in over the edge of the view: a hand or an arm."""
-    m = _changed_mask(changed, cfg)
-    if not m.any():
-        return m  # nothing changed against the last still board (most frames): no blob to look at
-    # fingers, knuckles and the arm show as separate outlines: join what lies within a fifth of a spacing
-    k = round(0.2 * S) | 1
-    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
-    n, labels, stats = _components(m)
-    out = np.zeros_like(m)
-    cell = S * S
-    h, w = m.shape
-    for k in range(1, n):
-        area = stats[k, cv2.CC_STAT_AREA]
-        at_edge = _touches_edge(stats[k], h, w)
-        # an arm reaches in over the edge; a piece on an edge point (with its shadow) can touch the edge too
-        if area > cfg.hand_cells * cell or (at_edge and area > 1.1 * cell):
-            # the inside of a hand or arm is uniform and shows little change once lighting is normalised away:
-            # the blob's convex hull is what it covers (that of its outline, found within its bounding box: the
-            # same hull as of all its pixels, a twelfth of the time)
-            x0, y0, bw, bh = (int(v) for v in stats[k, :4])
-            blob = (labels[y0:y0 + bh, x0:x0 + bw] == k).astype(np.uint8)
-            outline, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
-            cv2.fillPoly(out, [cv2.convexHull(np.vstack(outline))], 1)
-    return out
-
-
-def _whole_hull(mask: np.ndarray) -> np.ndarray:
-    """The convex hull of all of `mask`'s blobs together, as a mask (0/1, uint8)."""
-    out = np.zeros(mask.shape, np.uint8)
-    # (of the blobs' outer outlines: the same hull as of all their pixels, 0.12 ms instead of 2.3 for an arm)
-    outlines, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if outlines:
-        cv2.fillPoly(out, [cv2.convexHull(np.vstack(outlines))], 1)
-    return out
-
-
-def _hand_tip(mask: np.ndarray) -> tuple[float, float, int] | None:
-    """Where the fingertips are of a hand reaching in over one edge of the view (`_hand_mask`'s largest blob that
-    touches exactly one edge): (u, v) on the board's grid in spacings (the middle of the blob's part farthest from
-    that edge, within 0.4 of a spacing), and the edge (0 top, 1 bottom, 2 left, 3 right); None where no blob does."""
-    n, labels, stats = _components(mask.astype(np.uint8))
-    h, w = mask.shape
-    best, best_edge = 0, -1
-    for k in range(1, n):
-        sides = _edges_touched(stats[k], h, w)
-        if sum(sides) == 1 and (best == 0 or stats[k, cv2.CC_STAT_AREA] > stats[best, cv2.CC_STAT_AREA]):
-            best, best_edge = k, sides.index(True)
-    if best == 0:
-        return None
-    # (within the blob's bounding box: the whole view's labels compared cost 2 ms a frame)
-    x0, y0, bw, bh = (int(v) for v in stats[best, :4])
-    ys, xs = np.nonzero(labels[y0:y0 + bh, x0:x0 + bw] == best)
-    ys, xs = ys + y0, xs + x0
-    depth = (ys, h - 1 - ys, xs, w - 1 - xs)[best_edge]
-    far = depth >= depth.max() - 0.4 * S
-    return float(xs[far].mean()) / S - MARGIN, float(ys[far].mean()) / S - MARGIN, best_edge
-
-
-def _set_down_shift(tips: tuple[tuple[float, float, int], ...]) -> np.ndarray | None:
-    """How far the hand's fingertips (`_hand_tip`, frame by frame over one visit) went from where they first
-    stopped reaching in (where the hand took a piece up, or touched one) to where they were before the hand drew
-    back for good (where it set the piece down): (across, down) in spacings. The hand's height and the camera's
-    angle place the fingertips off the point under them by the same amount at both, so the difference is the
-    move's. None where the visit shows no such path (a hand seen in under two frames, or over two edges)."""
-    if len(tips) < 2 or len({e for _, _, e in tips}) != 1:
-        return None
-    edge = tips[0][2]
-    depth = [(v, -v, u, -u)[edge] for u, v, _ in tips]
-    # (reaching in, each frame's fingertips lie a good part of the way deeper than the last one's)
-    took = next((i for i in range(len(tips) - 1) if depth[i + 1] < depth[i] + 0.3), len(tips) - 1)
-    put = len(tips) - 1
-    while put > 0 and depth[put] < depth[put - 1] - 0.15:
-        put -= 1
-    if put < took:
-        return None
-    return np.array([tips[put][0] - tips[took][0], tips[put][1] - tips[took][1]])
-
-
-def _solid(step_change: np.ndarray) -> np.ndarray:
-    """What changed since the last frame (`step_change`, a mask), counting only changes at least a sixth of a spacing
-    across. The camera's noise leaves specks of change a few pixels wide, densest along the pieces' edges: where a
-    hand's blob covers pieces that moved (one left an edge point, its shadow with it), the specks alone made up 2.5 %
-    of it, and the hand seemed to move on for two seconds after it had gone; and a board whose specks cover 0.4 % of
-    the view was never still (hard game 389: two and three moves fell into one still board)."""
-    k = round(S / 6) | 1
-    return cv2.morphologyEx(step_change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
-
-
-def _blobs_moved(moved: np.ndarray) -> bool:
-    """Whether the parts of what moved (`_solid`) at least a tenth of a spacing squared in area (102 pixels at 32 a
-    spacing) cover more of the view than `_changed` allows: a hand or a piece moving changes far more. On a board in
-    shadow, whose normalised view amplifies the camera's noise, specks survive the opening and added up to 0.66 % of
-    the view: the board was never still for two seconds after a move, and the next move fell into the same still
-    board (hard game 481 at 25 moves, move 12).
-    Measured over hard games 217, 389 and 481, frames with no hand and no move: specks of up to 180 pixels, but at
-    most 0.17 % of the view in parts of 102 pixels and more, under the 0.2 % that counts as moving (`_changed`)."""
-    _, _, stats = _components(moved)
-    areas = stats[1:, cv2.CC_STAT_AREA]  # label 0 is what did not move
-    return float(areas[areas >= S * S / 10].sum()) > _MOVED_SHARE * moved.size
-
-
-def _creeping_in(changed: np.ndarray, step_change: np.ndarray, cfg: TrackerConfig) -> bool:
-    """Whether something is coming in over the edge of the view: a change against the last still board (`changed`)
-    that touches the edge, larger than a fifth of a cell, and still changing from frame to frame (`step_change`, by
-    a tenth of a cell squared). Fingertips reaching in over an edge piece are smaller than a hand's blob
-    (`_hand_mask`), and their thin bands of change from one frame to the next fall to `_solid`'s opening: the board
-    read as still under them (hard game 963, ply 8: fingers over the red rook h0 for three frames, 185-420 pixels
-    changed in each, read as the rook gone to h7 and taking there: 32 of its 40 moves lost). Where no hand was in
-    view, such a change at the edge was never seen to change from frame to frame (hard games 800-804)."""
-    least = S * S / 10
-    if float(step_change.sum()) < least:
-        return False
-    m = _changed_mask(changed, cfg)
-    n, labels, stats = _components(m)
-    h, w = m.shape
-    for k in range(1, n):
-        if stats[k, cv2.CC_STAT_AREA] > 0.2 * S * S and _touches_edge(stats[k], h, w):
-            near = cv2.dilate((labels == k).astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
-            if int(np.count_nonzero(step_change & near)) >= least:
-                return True
-    return False
-
-
-def _reaches_in(mask: np.ndarray, cfg: TrackerConfig) -> bool:
-    """A blob of the mask touches the edge of the view and is larger than a piece with its shadow: an arm. Not one
-    that covers nearly the whole view: that is the light (a lamp, the sun, a shadow over the board), which a hand
-    does not change everywhere (hard game 21: the light changed while a hand was over the board; every point then
-    differed from the last still board, and the "arm" was taken to stay until the next move's hand came)."""
-    n, _, stats = _components(mask.astype(np.uint8))
-    h, w = mask.shape
-    for k in range(1, n):
-        area = stats[k, cv2.CC_STAT_AREA]
-        if (_touches_edge(stats[k], h, w) and area > cfg.arm_cells * S * S
-                and area < 0.8 * h * w):
-            return True
-    return False
 
 
 def _change_level(change: np.ndarray, cfg: TrackerConfig) -> float:
@@ -2821,18 +2524,3 @@ def _point_change(ref: np.ndarray, view: np.ndarray) -> np.ndarray:
     return windows(d, pts, r)[:, disc].mean(axis=1).astype(np.float64)
 
 
-def _shift_fit(fit: BoardFit, dx: float, dy: float) -> BoardFit:
-    """The fit after the whole canonical view moved by (dx, dy) view pixels (a bumped camera, a small shift)."""
-    t = np.array([[1.0, 0, -dx / S], [0, 1.0, -dy / S], [0, 0, 1.0]])
-    h = t @ fit.homography
-    return fit_from_h(np.linalg.inv(h), fit.method, fit.score, fit.oriented)
-
-
-def _keep_orientation(old: BoardFit, new: BoardFit) -> BoardFit:
-    """After a re-find, keep the end the tracker knew as Red's: the nearer of the two half-turns to the old fit."""
-    from .board import rotate_half_turn
-
-    flipped = fit_from_h(rotate_half_turn(new.board_to_image), new.method, new.score, new.oriented)
-    if np.abs(flipped.corners - old.corners).sum() < np.abs(new.corners - old.corners).sum():
-        return flipped
-    return new
