@@ -3,6 +3,8 @@ left between two points), and the passes that correct it where the board plainly
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .detect import find_discs
@@ -65,137 +67,100 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     `set_down`: how far (in spacings, across and down the view) the hand's fingertips went from where it took a
     piece up to where it set one down (`_set_down_shift`), where the hand's visit showed it.
     """
-    if change is None:
-        change = _point_change(ref_view, view) if ref_view is not None else np.ones(90)
-    occ = reading.occupied
-    sq = list(known)
-    # The pieces' round outlines: looked at only where the inks and changes leave a doubt
-    outlines = outlines or Outlines(view, ref_view)
-    view_circles, ref_circles, outline_delta = outlines.view, outlines.ref, outlines.rise
-    is_piece = np.array([c in _CASED for c in known])
+    w = _Work(known=known, ref_view=ref_view, ref_reading=ref_reading, view=view, reading=reading,
+              cfg=cfg, outlines=outlines, change=change, set_down=set_down)
+    _measure(w)
+    _changed_points(w)
+    if (done := _not_a_move(w)) is not None:
+        return done
+    _pieces_between(w)
+    _where_the_mover_went(w)
+    _ink_leaning(w)
+    _source_of_an_arrival(w)
+    _captures_read_faintly(w)
+    _changed_pieces(w)
+    _captures_under_changed_light(w)
+    _went_nowhere_sure(w)
+    _by_outlines(w)
+    _taker_and_half_way(w)
+    _touches_that_moved(w)
+    return _squares(w)
 
-    def pieces_but(*points: int) -> list[int]:
+
+class _Work:
+    """One interpretation's working state, shared by its steps: the inputs (`interpret`'s arguments), what the
+    first step measures (levels, inks, parallax), and the points found so far (was occupied, arrived, vacated,
+    taken, between two points, ...). Each step loads the fields it uses and stores back the ones it binds.
+    The methods answer the questions the steps share."""
+
+    arrived: Any = None
+    captured: Any = None
+    cfg: Any = None
+    change: Any = None
+    dens: Any = None
+    emptied_too: Any = None
+    fresh: Any = None
+    is_piece: Any = None
+    known: Any = None
+    leaning: Any = None
+    levels: Any = None
+    lvl: Any = None
+    misaligned: Any = None
+    nudged: Any = None
+    occ: Any = None
+    outline_delta: Any = None
+    outlines: Any = None
+    parallax: Any = None
+    reading: Any = None
+    ref_circles: Any = None
+    ref_dens: Any = None
+    ref_occ: Any = None
+    ref_reading: Any = None
+    ref_view: Any = None
+    set_down: Any = None
+    sq: Any = None
+    straightened: Any = None
+    taken: Any = None
+    unexplained: Any = None
+    unsure_before: Any = None
+    vacated: Any = None
+    view: Any = None
+    view_circles: Any = None
+    was_occ: Any = None
+
+    def __init__(self, **fields: Any) -> None:
+        for k, v in fields.items():
+            setattr(self, k, v)
+
+    def pieces_but(self, *points: int) -> list[int]:
         """The points known to hold a piece, less `points` (the ones whose outline is being judged)."""
+        is_piece, = self.is_piece,
         return [k for k in range(90) if is_piece[k] and k not in points]
 
-    def outline_fell() -> np.ndarray:
+    def outline_fell(self) -> np.ndarray:
         """How much each known piece's round outline fell (only a piece's can leave; elsewhere 0)."""
+        is_piece, outline_delta = self.is_piece, self.outline_delta
         return np.where(is_piece, -outline_delta(), 0.0)
 
-    def outline_came() -> np.ndarray:
+    def outline_came(self) -> np.ndarray:
         """How much each point not known to hold a piece saw an outline come (elsewhere 0)."""
+        is_piece, outline_delta = self.is_piece, self.outline_delta
         return np.where(is_piece, 0.0, outline_delta())
 
-    def set_down_near(src: int) -> list[int]:
+    def set_down_near(self, src: int) -> list[int]:
         """The empty points the piece on `src` could go to within half a spacing of where the hand's fingertips
         went on to from where they took it up (`set_down`), before they drew back."""
+        known, set_down, taken = self.known, self.set_down, self.taken
         if set_down is None:
             return []
         return [i for i in range(90) if known[i] in ".?" and i not in taken and _reaches(known, src, i)
                 and float(np.hypot(*(POINTS_UV[i] - POINTS_UV[src] - set_down))) < 0.5]
 
-    # A change of the light (exposure, a passing shadow) raises every point's change a little; a move changes its
-    # points far more: what counts as changed is judged against how much the board as a whole changed.
-    lvl = _change_level(change, cfg)
-    # Compared with the last still board, not by the reading alone: a point whose ink reads like a piece in both
-    # (wood grain, a shadow's edge) and changed only a little (light) is no arrival; nor is one that read empty
-    # in both and no piece left. And where the light changed the whole board, a point whose own ink rose or fell
-    # several-fold changed for a piece, however much the light changed around it.
-    dens, ref_dens = reading.density, (ref_reading.density if ref_reading is not None else np.zeros(90))
-    ref_occ = ref_reading.occupied if ref_reading is not None else np.zeros(90)
-    base = cfg.change_level
-    # Nothing changed at the change level, and the board as a whole changed little: a piece that reads faintly
-    # (a corner in glare, a blurred board) changes its points by less; look again at 0.6 of the level, still
-    # three times the board's typical change.
-    levels = ((lvl, base), (max(0.6 * base, 3.0 * float(np.median(change))), 0.6 * base))
-    for lvl, base in levels:  # (the level the sets were found at is the one used below)
-        was_occ = [i for i in range(90) if known[i] not in ".?"
-                   and (change[i] > lvl or (change[i] > base and occ[i] < 0.5 and dens[i] < 0.5 * ref_dens[i]))]
-        arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > 0.5
-                   and ((change[i] > lvl
-                         and (ref_occ[i] < 0.5 or dens[i] > 1.3 * ref_dens[i]
-                              or (change[i] > 2 * lvl and (known[i] == "." or dens[i] >= 0.8 * ref_dens[i]))))
-                        or (change[i] > base and dens[i] > 2.0 * ref_dens[i] + 0.02))]
-        # (a point left unsure by a piece between two points, whose ink fell, is that piece leaving: no arrival)
-        # A point that changed clearly and whose own ink rose many-fold received a piece, though it reads under
-        # the board's piece scale (a board whose edge points read like pieces sets that scale high)
-        arrived += [i for i in range(90) if known[i] in ".?" and 0.3 < occ[i] <= 0.5 and change[i] > 1.5 * lvl
-                    and dens[i] > 3.0 * ref_dens[i] + 0.05]
-        if base < cfg.change_level:
-            # (at the lower level, no arrival where an empty or unsure point changed more than twice as much: the
-            # piece went there, its ink not read; hard game 541, the cannon between e2 and f2 went to h2, whose red
-            # ink reads as none, h2 changed 0.160, and at 0.6 of the level i2 beside it (0.059) read an arrival:
-            # e2-i2, a silent wrong move)
-            most = max((float(change[i]) for i in range(90) if known[i] in ".?" and i not in arrived), default=0.0)
-            arrived = [i for i in arrived if change[i] >= 0.5 * most]
-        if was_occ or arrived or levels[1][0] >= levels[0][0]:
-            break
-    if not was_occ and len(arrived) <= 1 and ref_view is not None and len(pieces_but()) >= 6:
-        # No piece's point changed at either level: under full glare, the piece whose outline left (and, where no
-        # point changed at all, the point where one came) is the move, where that piece could go there
-        src = _outline_left(known, outlines)
-        dst = arrived[0] if arrived else _outline_came(known, outlines) if src is not None else None
-        if src is not None and dst is not None and _reaches(known, src, dst):
-            was_occ, arrived = [src], [dst]
-        elif not arrived and ref_reading is not None:
-            taking = _taken_under_glare(known, reading, ref_reading, outline_fell(), change, lvl)
-            if taking is not None:
-                was_occ = list(taking)
-    # points left unsure before (a piece half-way, seen again) are looked at for pieces between two points too
-    unsure_before = [i for i in range(90) if known[i] == "?" and occ[i] > 0.5 and change[i] <= lvl]
-    misaligned: list[tuple[int, int]] = []
-    if len(was_occ) + len(arrived) > cfg.max_changed:
-        # Not a move: the light, the camera or the board itself changed. Keep each letter where the point did not
-        # change or still shows a piece of its colour; say what is seen elsewhere.
-        for i in range(90):
-            if change[i] <= lvl:
-                continue  # unchanged: as it was
-            if occ[i] < 0.2:
-                sq[i] = "."
-            elif occ[i] > 0.8:
-                seen = _ink_letter(reading, i)
-                if known[i] in ".?" or (seen in "Xx" and seen.isupper() != known[i].isupper()):
-                    sq[i] = seen
-            else:
-                sq[i] = "?"
-        return "".join(sq), [], [], []
-    # a piece between two points: an ink peak far from its point along a line, towards a neighbour (5.10)
-    taken: set[int] = set()
-    # a piece's top face is seen displaced from its foot by the camera's angle (parallax): what all pieces share
-    # is not a displacement
-    on = occ > 0.5
-    parallax = np.median(reading.offset[on], axis=0) if on.sum() >= 3 else np.zeros(2)
-    for i in sorted(arrived + was_occ + unsure_before, key=lambda k: -change[k]):
-        off = reading.offset[i] - parallax
-        # The peak followed from a point falls short of a piece half-way (the mean shift starts at the point and
-        # its window holds only half the disc): a peak 0.1 short of `misaligned_from` is looked at, and
-        # `_between` decides from both points' peaks together.
-        if float(np.hypot(*off)) >= cfg.misaligned_from - 0.1 and i not in taken and occ[i] > 0.5:
-            j = _towards(i, off)
-            # a piece half-way covers half of each point's disc: both must show ink, and both must have changed
-            # against the last still board (a piece set down 0.3 off its point, its peak pulled further by its
-            # ring or its shadow, reaches into the neighbour's disc but changes it far less than half a disc
-            # does), unless the neighbour was left unsure by the same piece half-way before, seen again. And it
-            # can only stand where no other piece still stands: the neighbour was empty or its piece left.
-            # (and not where a round outline stands plainly on either point, short of half-way: a piece touched whose
-            # ink leans over; hard game 9: the rook b0 pushed towards b1, b1's ink peak 0.47 towards b0, the rook's disc
-            # 0.16 off b0; or a piece gone to its neighbour, whose old point's printed marks read as ink leaning towards
-            # it: hard game 265, the pawn c3-c4. A plain outline short of `misaligned_from` stands on its point, as the
-            # outline rules below judge a piece half-way: liu game 335, ply 15, the rook c9xc5 set down 0.31 off c5
-            # towards c6, its ink peak 0.32 towards c6 and c6's 0.56 towards c5 (parallax removed), read as between the
-            # two, both points then left unsure and the cannon a6xe6 six moves on read as the rook b6 taking)
-            if (j is not None and j not in taken and (known[j] in ".?" or known[i] in ".?")
-                    and (known[j] == "?" or change[j] > lvl) and occ[j] > 0.02
-                    and _between(reading.offset[i], reading.offset[j], POINTS_UV[j] - POINTS_UV[i], parallax, cfg)
-                    and not any(_stands_on(outlines, k, pieces_but(k), within=cfg.misaligned_from)
-                                for k in (i, j))):
-                misaligned.append((i, j) if i < j else (j, i))
-                taken.update((i, j))
-    arrived = [i for i in arrived if i not in taken]
-    straightened: list[int] = []  # a pair's unsure point its piece was set onto under another move's hand
-
-    def went_where_it_could(src: int, arrived: list[int]) -> list[int]:
+    def went_where_it_could(self, src: int, arrived: list[int]) -> list[int]:
         """The one arrival where the piece from `src` cannot go, given to the point beside it where it could."""
+        cfg, change, known, lvl, misaligned = self.cfg, self.change, self.known, self.lvl, self.misaligned
+        occ, parallax, pieces_but, reading = self.occ, self.parallax, self.pieces_but, self.reading
+        ref_view, straightened, taken, view_circles = self.ref_view, self.straightened, self.taken, self.view_circles
         if (len(arrived) == 2 and known[arrived[0]] == known[arrived[1]] == "?"
                 and arrived[1] in neighbours(arrived[0])):
             # Both points of a piece left between them show a piece now: it was set onto one of them under the
@@ -241,19 +206,13 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 return []
         return arrived
 
-    def left_most(cand: list[int]) -> int:
+    def left_most(self, cand: list[int]) -> int:
         """Of the changed points that held a piece, where one left: the point changed most, and read least like a
         piece (a move empties its point, though an edge or corner point keeps some ink of the frame)."""
+        change, occ = self.change, self.occ
         return max(cand, key=lambda k: change[k] * (1.5 - occ[k]))
 
-    vacated = [i for i in was_occ if occ[i] < 0.5 and i not in taken]
-    held = [i for i in was_occ if i not in taken]
-    # The piece that left, where one point emptied or, with ink arrived and none emptied, where one most likely left
-    # (said below; hard game 481: the rook a9-a8, the corner a9 reading 0.6 occupied): its move tells where it went
-    went_from = vacated[0] if len(vacated) == 1 else left_most(held) if not vacated and arrived and held else None
-    if went_from is not None and known[went_from] in _CASED:
-        arrived = went_where_it_could(went_from, _where_it_could_go(known, went_from, arrived, change, lvl))
-    def left_towards(a: int, src: int) -> int | None:
+    def left_towards(self, a: int, src: int) -> int | None:
         """The piece from `src` went to the empty point a where it could and its ink peak lies well over towards an
         empty neighbour, which changed though it reads under half a piece: where its round outline stands half-way
         between the two, it was left there (5.10): that neighbour, else None. (Hard game 270: the cannon b7-e7 left
@@ -264,6 +223,9 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         c3-c4 left half-way towards d4, d4 changed 0.025, its ink 0.001 -> 0.100). The ink peak at either point may
         be the one leaning towards the other (liu game 321, ply 31: the horse i2-h4 left half-way towards h5, h4's
         peak 0.13 towards h5, h5's 0.28 towards h4; the disc 0.47 and 0.54 off the two)."""
+        cfg, change, dens, known, lvl = self.cfg, self.change, self.dens, self.known, self.lvl
+        parallax, pieces_but, reading, ref_dens = self.parallax, self.pieces_but, self.reading, self.ref_dens
+        ref_view, taken, view_circles = self.ref_view, self.taken, self.view_circles
         if known[a] != "." or ref_view is None or len(pieces_but(src)) < 5:
             return None
         towards = [k for k in neighbours(a) if known[k] == "." and k not in taken
@@ -274,6 +236,171 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             return towards[0]
         return None
 
+    def fresh_pairs(self) -> list[tuple[int, int]]:
+        """The pairs found this move: a piece left half-way by an earlier move (both points already unsure) is
+        seen again, and is not this move's."""
+        known, misaligned = self.known, self.misaligned
+        return [(a, b) for a, b in misaligned if not (known[a] == "?" and known[b] == "?")]
+
+
+def _measure(w: _Work) -> None:
+    """What every step weighs: each point's change and the level it must pass, the inks now and
+    on the last still board, the round outlines (computed when first asked), which points hold a piece."""
+    cfg, change, known, lvl, outlines, reading = w.cfg, w.change, w.known, w.lvl, w.outlines, w.reading
+    ref_reading, ref_view, view = w.ref_reading, w.ref_view, w.view
+    if change is None:
+        change = _point_change(ref_view, view) if ref_view is not None else np.ones(90)
+    occ = reading.occupied
+    sq = list(known)
+    # The pieces' round outlines: looked at only where the inks and changes leave a doubt
+    outlines = outlines or Outlines(view, ref_view)
+    view_circles, ref_circles, outline_delta = outlines.view, outlines.ref, outlines.rise
+    is_piece = np.array([c in _CASED for c in known])
+
+    # A change of the light (exposure, a passing shadow) raises every point's change a little; a move changes its
+    # points far more: what counts as changed is judged against how much the board as a whole changed.
+    lvl = _change_level(change, cfg)
+    # Compared with the last still board, not by the reading alone: a point whose ink reads like a piece in both
+    # (wood grain, a shadow's edge) and changed only a little (light) is no arrival; nor is one that read empty
+    # in both and no piece left. And where the light changed the whole board, a point whose own ink rose or fell
+    # several-fold changed for a piece, however much the light changed around it.
+    dens, ref_dens = reading.density, (ref_reading.density if ref_reading is not None else np.zeros(90))
+    ref_occ = ref_reading.occupied if ref_reading is not None else np.zeros(90)
+    base = cfg.change_level
+    # Nothing changed at the change level, and the board as a whole changed little: a piece that reads faintly
+    # (a corner in glare, a blurred board) changes its points by less; look again at 0.6 of the level, still
+    # three times the board's typical change.
+    levels = ((lvl, base), (max(0.6 * base, 3.0 * float(np.median(change))), 0.6 * base))
+    w.change, w.dens, w.is_piece, w.levels, w.lvl, w.occ = change, dens, is_piece, levels, lvl, occ
+    w.outline_delta, w.outlines, w.ref_circles, w.ref_dens = outline_delta, outlines, ref_circles, ref_dens
+    w.ref_occ, w.sq, w.view_circles = ref_occ, sq, view_circles
+
+
+def _changed_points(w: _Work) -> None:
+    """The points that changed: those that held a piece and those where ink arrived (at the change
+    level, or at 0.6 of it where nothing changed), and under full glare the move the round outlines show."""
+    arrived, cfg, change, dens, known, levels, lvl = w.arrived, w.cfg, w.change, w.dens, w.known, w.levels, w.lvl
+    occ, outline_fell, outlines, pieces_but, reading = w.occ, w.outline_fell, w.outlines, w.pieces_but, w.reading
+    ref_dens, ref_occ, ref_reading, ref_view, was_occ = w.ref_dens, w.ref_occ, w.ref_reading, w.ref_view, w.was_occ
+    for lvl, base in levels:  # (the level the sets were found at is the one used below)
+        was_occ = [i for i in range(90) if known[i] not in ".?"
+                   and (change[i] > lvl or (change[i] > base and occ[i] < 0.5 and dens[i] < 0.5 * ref_dens[i]))]
+        arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > 0.5
+                   and ((change[i] > lvl
+                         and (ref_occ[i] < 0.5 or dens[i] > 1.3 * ref_dens[i]
+                              or (change[i] > 2 * lvl and (known[i] == "." or dens[i] >= 0.8 * ref_dens[i]))))
+                        or (change[i] > base and dens[i] > 2.0 * ref_dens[i] + 0.02))]
+        # (a point left unsure by a piece between two points, whose ink fell, is that piece leaving: no arrival)
+        # A point that changed clearly and whose own ink rose many-fold received a piece, though it reads under
+        # the board's piece scale (a board whose edge points read like pieces sets that scale high)
+        arrived += [i for i in range(90) if known[i] in ".?" and 0.3 < occ[i] <= 0.5 and change[i] > 1.5 * lvl
+                    and dens[i] > 3.0 * ref_dens[i] + 0.05]
+        if base < cfg.change_level:
+            # (at the lower level, no arrival where an empty or unsure point changed more than twice as much: the
+            # piece went there, its ink not read; hard game 541, the cannon between e2 and f2 went to h2, whose red
+            # ink reads as none, h2 changed 0.160, and at 0.6 of the level i2 beside it (0.059) read an arrival:
+            # e2-i2, a silent wrong move)
+            most = max((float(change[i]) for i in range(90) if known[i] in ".?" and i not in arrived), default=0.0)
+            arrived = [i for i in arrived if change[i] >= 0.5 * most]
+        if was_occ or arrived or levels[1][0] >= levels[0][0]:
+            break
+    if not was_occ and len(arrived) <= 1 and ref_view is not None and len(pieces_but()) >= 6:
+        # No piece's point changed at either level: under full glare, the piece whose outline left (and, where no
+        # point changed at all, the point where one came) is the move, where that piece could go there
+        src = _outline_left(known, outlines)
+        dst = arrived[0] if arrived else _outline_came(known, outlines) if src is not None else None
+        if src is not None and dst is not None and _reaches(known, src, dst):
+            was_occ, arrived = [src], [dst]
+        elif not arrived and ref_reading is not None:
+            taking = _taken_under_glare(known, reading, ref_reading, outline_fell(), change, lvl)
+            if taking is not None:
+                was_occ = list(taking)
+    w.arrived, w.lvl, w.was_occ = arrived, lvl, was_occ
+
+
+def _not_a_move(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]] | None:
+    """Too many changed points for a move (light, camera, the board disturbed): the squares as they
+    are seen, returned at once; else None."""
+    arrived, cfg, change, known, lvl, occ, reading = w.arrived, w.cfg, w.change, w.known, w.lvl, w.occ, w.reading
+    sq, was_occ = w.sq, w.was_occ
+    # points left unsure before (a piece half-way, seen again) are looked at for pieces between two points too
+    unsure_before = [i for i in range(90) if known[i] == "?" and occ[i] > 0.5 and change[i] <= lvl]
+    misaligned: list[tuple[int, int]] = []
+    if len(was_occ) + len(arrived) > cfg.max_changed:
+        # Not a move: the light, the camera or the board itself changed. Keep each letter where the point did not
+        # change or still shows a piece of its colour; say what is seen elsewhere.
+        for i in range(90):
+            if change[i] <= lvl:
+                continue  # unchanged: as it was
+            if occ[i] < 0.2:
+                sq[i] = "."
+            elif occ[i] > 0.8:
+                seen = _ink_letter(reading, i)
+                if known[i] in ".?" or (seen in "Xx" and seen.isupper() != known[i].isupper()):
+                    sq[i] = seen
+            else:
+                sq[i] = "?"
+        return "".join(sq), [], [], []
+    w.misaligned, w.unsure_before = misaligned, unsure_before
+    return None
+
+
+def _pieces_between(w: _Work) -> None:
+    """Pieces standing between two points (5.10), told by ink peaks far from their points along a line."""
+    arrived, cfg, change, known, lvl, misaligned = w.arrived, w.cfg, w.change, w.known, w.lvl, w.misaligned
+    occ, outlines, parallax, pieces_but, reading = w.occ, w.outlines, w.parallax, w.pieces_but, w.reading
+    taken, unsure_before, was_occ = w.taken, w.unsure_before, w.was_occ
+    # a piece between two points: an ink peak far from its point along a line, towards a neighbour (5.10)
+    taken: set[int] = set()
+    # a piece's top face is seen displaced from its foot by the camera's angle (parallax): what all pieces share
+    # is not a displacement
+    on = occ > 0.5
+    parallax = np.median(reading.offset[on], axis=0) if on.sum() >= 3 else np.zeros(2)
+    for i in sorted(arrived + was_occ + unsure_before, key=lambda k: -change[k]):
+        off = reading.offset[i] - parallax
+        # The peak followed from a point falls short of a piece half-way (the mean shift starts at the point and
+        # its window holds only half the disc): a peak 0.1 short of `misaligned_from` is looked at, and
+        # `_between` decides from both points' peaks together.
+        if float(np.hypot(*off)) >= cfg.misaligned_from - 0.1 and i not in taken and occ[i] > 0.5:
+            j = _towards(i, off)
+            # a piece half-way covers half of each point's disc: both must show ink, and both must have changed
+            # against the last still board (a piece set down 0.3 off its point, its peak pulled further by its
+            # ring or its shadow, reaches into the neighbour's disc but changes it far less than half a disc
+            # does), unless the neighbour was left unsure by the same piece half-way before, seen again. And it
+            # can only stand where no other piece still stands: the neighbour was empty or its piece left.
+            # (and not where a round outline stands plainly on either point, short of half-way: a piece touched whose
+            # ink leans over; hard game 9: the rook b0 pushed towards b1, b1's ink peak 0.47 towards b0, the rook's disc
+            # 0.16 off b0; or a piece gone to its neighbour, whose old point's printed marks read as ink leaning towards
+            # it: hard game 265, the pawn c3-c4. A plain outline short of `misaligned_from` stands on its point, as the
+            # outline rules below judge a piece half-way: liu game 335, ply 15, the rook c9xc5 set down 0.31 off c5
+            # towards c6, its ink peak 0.32 towards c6 and c6's 0.56 towards c5 (parallax removed), read as between the
+            # two, both points then left unsure and the cannon a6xe6 six moves on read as the rook b6 taking)
+            if (j is not None and j not in taken and (known[j] in ".?" or known[i] in ".?")
+                    and (known[j] == "?" or change[j] > lvl) and occ[j] > 0.02
+                    and _between(reading.offset[i], reading.offset[j], POINTS_UV[j] - POINTS_UV[i], parallax, cfg)
+                    and not any(_stands_on(outlines, k, pieces_but(k), within=cfg.misaligned_from)
+                                for k in (i, j))):
+                misaligned.append((i, j) if i < j else (j, i))
+                taken.update((i, j))
+    arrived = [i for i in arrived if i not in taken]
+    straightened: list[int] = []  # a pair's unsure point its piece was set onto under another move's hand
+    w.arrived, w.parallax, w.straightened, w.taken = arrived, parallax, straightened, taken
+
+
+def _where_the_mover_went(w: _Work) -> None:
+    """The point a piece left, and where it went where the ink came where it cannot go, or
+    half-way (5.10), or where a taker was left half-way beside its prey."""
+    arrived, cfg, change, known, left_most = w.arrived, w.cfg, w.change, w.known, w.left_most
+    left_towards, lvl, misaligned, occ, pieces_but = w.left_towards, w.lvl, w.misaligned, w.occ, w.pieces_but
+    ref_view, taken, vacated, view_circles, was_occ = w.ref_view, w.taken, w.vacated, w.view_circles, w.was_occ
+    went_where_it_could, = w.went_where_it_could,
+    vacated = [i for i in was_occ if occ[i] < 0.5 and i not in taken]
+    held = [i for i in was_occ if i not in taken]
+    # The piece that left, where one point emptied or, with ink arrived and none emptied, where one most likely left
+    # (said below; hard game 481: the rook a9-a8, the corner a9 reading 0.6 occupied): its move tells where it went
+    went_from = vacated[0] if len(vacated) == 1 else left_most(held) if not vacated and arrived and held else None
+    if went_from is not None and known[went_from] in _CASED:
+        arrived = went_where_it_could(went_from, _where_it_could_go(known, went_from, arrived, change, lvl))
     if (went_from is not None and known[went_from] in _CASED and len(arrived) == 1
             and (half_to := left_towards(arrived[0], went_from)) is not None):
         misaligned.append((min(arrived[0], half_to), max(arrived[0], half_to)))
@@ -293,6 +420,16 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 taken.update((p, a))
                 vacated, arrived = [s], []
                 break
+    w.arrived, w.vacated = arrived, vacated
+
+
+def _ink_leaning(w: _Work) -> None:
+    """Two neighbouring arrivals that are one piece (between the two, or leaning towards one), and
+    ink leaning over from a taker or a touched piece."""
+    arrived, cfg, dens, emptied_too, known = w.arrived, w.cfg, w.dens, w.emptied_too, w.known
+    misaligned, occ, outlines, parallax, pieces_but = w.misaligned, w.occ, w.outlines, w.parallax, w.pieces_but
+    reading, ref_dens, ref_reading, ref_view, taken = w.reading, w.ref_dens, w.ref_reading, w.ref_view, w.taken
+    unexplained, vacated, view_circles, was_occ = w.unexplained, w.vacated, w.view_circles, w.was_occ
     unexplained: list[int] = []  # points that changed in a way no single move explains: reported unsure
     leaning: list[int] = []  # points showing only the ink of a piece on a neighbouring point: as they were
     emptied_too: list[int] = []  # the other point of a piece between two that left: empty as well
@@ -365,11 +502,17 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         if (k in neighbours(a) and occ[k] > 0.8 and dens[k] >= 0.9 * ref_dens[k]
                 and from_k >= 0.25 and from_a >= 0.25 and from_k <= from_a):
             arrived, leaning = [], [a]
-    def fresh_pairs() -> list[tuple[int, int]]:
-        """The pairs found this move: a piece left half-way by an earlier move (both points already unsure) is
-        seen again, and is not this move's."""
-        return [(a, b) for a, b in misaligned if not (known[a] == "?" and known[b] == "?")]
+    w.arrived, w.emptied_too, w.leaning, w.unexplained = arrived, emptied_too, leaning, unexplained
 
+
+def _source_of_an_arrival(w: _Work) -> None:
+    """Where a piece came from where no known piece's point emptied: the point changed most,
+    an outline gone, a dim point read poorly already, an edge point keeping the frame's ink."""
+    arrived, change, dens, fresh, fresh_pairs = w.arrived, w.change, w.dens, w.fresh, w.fresh_pairs
+    is_piece, known, left_most, lvl, occ = w.is_piece, w.known, w.left_most, w.lvl, w.occ
+    outline_came, outlines, pieces_but, reading = w.outline_came, w.outlines, w.pieces_but, w.reading
+    ref_dens, ref_reading, ref_view, taken, vacated = w.ref_dens, w.ref_reading, w.ref_view, w.taken, w.vacated
+    was_occ, went_where_it_could = w.was_occ, w.went_where_it_could
     fresh = fresh_pairs()
     if not vacated and (arrived or fresh) and was_occ:
         # a move empties its point even where the emptied point still reads a little like a piece
@@ -421,6 +564,17 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         left = [i for i in was_occ if _on_edge(i) and change[i] > 3 * lvl and dens[i] < 0.6 * ref_dens[i]]
         if len(left) == 1:
             vacated = left
+    w.arrived, w.fresh, w.vacated = arrived, fresh, vacated
+
+
+def _captures_read_faintly(w: _Work) -> None:
+    """Captures whose taker reads faintly or washes out, colours crossing over, and a move told
+    by the changes alone where the inks say nothing."""
+    arrived, cfg, change, dens, fresh, known = w.arrived, w.cfg, w.change, w.dens, w.fresh, w.known
+    leaning, lvl, misaligned, occ, outline_delta = w.leaning, w.lvl, w.misaligned, w.occ, w.outline_delta
+    outline_fell, outlines, pieces_but, reading = w.outline_fell, w.outlines, w.pieces_but, w.reading
+    ref_dens, ref_occ, ref_reading, ref_view, taken = w.ref_dens, w.ref_occ, w.ref_reading, w.ref_view, w.taken
+    unexplained, vacated, view_circles, was_occ = w.unexplained, w.vacated, w.view_circles, w.was_occ
     if len(vacated) == 2 and not arrived and not fresh:
         # Two pieces' points read empty and nothing arrived: one piece took the other, and the taker reads faintly
         # where it stands (a dim or blurred board). The point emptied outright is where it came from; the other,
@@ -507,6 +661,17 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
             kept = kept or (known[dst] == "?" and _left_by_a_piece(dst, ref_reading, reading))
             if known[src] in _CASED and known[dst] in ".?" and vacated in ([], [src]) and not kept:
                 vacated, arrived = [src], [dst]
+    w.arrived, w.fresh, w.unexplained, w.vacated = arrived, fresh, unexplained, vacated
+
+
+def _changed_pieces(w: _Work) -> None:
+    """The known pieces that changed and did not leave: whether one of them was the source of a capture,
+    and each of the rest nudged, taken, or unsure."""
+    arrived, captured, cfg, change, dens, emptied_too = w.arrived, w.captured, w.cfg, w.change, w.dens, w.emptied_too
+    fresh, known, lvl, nudged, occ, outlines = w.fresh, w.known, w.lvl, w.nudged, w.occ, w.outlines
+    pieces_but, reading, ref_circles, ref_dens = w.pieces_but, w.reading, w.ref_circles, w.ref_dens
+    ref_reading, ref_view, taken, unexplained, vacated = w.ref_reading, w.ref_view, w.taken, w.unexplained, w.vacated
+    view_circles, was_occ = w.view_circles, w.was_occ
     rest = [i for i in was_occ if i not in vacated and i not in taken]
     if (not vacated and not arrived and not fresh and len(rest) == 1 and known[rest[0]] in _CASED
             and change[rest[0]] > 1.5 * lvl
@@ -599,6 +764,16 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         elif shift >= cfg.nudge_from:
             # a piece of the mover's own side is never taken (3.1): it was touched
             nudged.append(i)
+    w.captured, w.emptied_too, w.nudged, w.vacated = captured, emptied_too, nudged, vacated
+
+
+def _captures_under_changed_light(w: _Work) -> None:
+    """Captures found where the light changed the whole board, a pair's piece that took,
+    and the one capture among the touched pieces."""
+    arrived, captured, cfg, change, dens, emptied_too = w.arrived, w.captured, w.cfg, w.change, w.dens, w.emptied_too
+    fresh, is_piece, known, lvl, nudged, occ = w.fresh, w.is_piece, w.known, w.lvl, w.nudged, w.occ
+    reading, ref_dens, ref_reading, taken, vacated = w.reading, w.ref_dens, w.ref_reading, w.taken, w.vacated
+    was_occ, = w.was_occ,
         # (else the mover's own piece that changed without moving: a shadow or the light over it; as it was. Hard
         # game 201: h0-h6 while a shadow fell over the first rank, whose own pieces changed as much as a capture)
     if (not vacated and not arrived and not fresh and not captured and not nudged and not was_occ
@@ -665,6 +840,18 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         if takers:
             captured = [max(takers, key=lambda k: change[k])]
             nudged = [i for i in nudged if i != captured[0]]
+    w.captured, w.emptied_too, w.nudged, w.vacated = captured, emptied_too, nudged, vacated
+
+
+def _went_nowhere_sure(w: _Work) -> None:
+    """A piece that left and arrived nowhere sure: where it went by the changes, the inks, the hand's
+    fingertips, or that it was pushed."""
+    arrived, captured, cfg, change, dens, fresh = w.arrived, w.captured, w.cfg, w.change, w.dens, w.fresh
+    known, left_towards, lvl, misaligned, nudged, occ = w.known, w.left_towards, w.lvl, w.misaligned, w.nudged, w.occ
+    outline_delta, outlines, pieces_but, reading = w.outline_delta, w.outlines, w.pieces_but, w.reading
+    ref_dens, ref_occ, ref_view, set_down = w.ref_dens, w.ref_occ, w.ref_view, w.set_down
+    set_down_near, taken, unexplained, vacated = w.set_down_near, w.taken, w.unexplained, w.vacated
+    view_circles, went_where_it_could = w.view_circles, w.went_where_it_could
     if vacated and not arrived and not fresh and not captured:
         # A piece left its point and arrived nowhere sure: pieces do not vanish from a still board. A piece set
         # down off its point near the edge shows only part of its ink inside the board: the empty point that
@@ -775,6 +962,18 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         captured.sort(key=lambda k: (not _takes(known, vacated[0], k, reading), -change[k]))
         nudged.extend(captured[1:])
         captured = captured[:1]
+    w.arrived, w.captured, w.fresh, w.nudged, w.vacated = arrived, captured, fresh, nudged, vacated
+
+
+def _by_outlines(w: _Work) -> None:
+    """Where the inks and changes found no whole move: the pieces' round outlines (gone from one point,
+    come to another, half-way between two) and the prey the changes tell."""
+    arrived, captured, cfg, change, emptied_too = w.arrived, w.captured, w.cfg, w.change, w.emptied_too
+    fresh, known, lvl, misaligned, nudged = w.fresh, w.known, w.lvl, w.misaligned, w.nudged
+    outline_came, outline_delta, outline_fell, outlines = w.outline_came, w.outline_delta, w.outline_fell, w.outlines
+    pieces_but, reading, ref_circles, ref_reading = w.pieces_but, w.reading, w.ref_circles, w.ref_reading
+    ref_view, set_down, set_down_near, taken = w.ref_view, w.set_down, w.set_down_near, w.taken
+    unexplained, vacated, view_circles = w.unexplained, w.vacated, w.view_circles
     if (not fresh and not arrived and not captured and len(vacated) <= 1 and ref_view is not None
             and (float(change.max()) > lvl or set_down is not None)):
         # The inks and the changes found no whole move (a piece whose ink does not read: red ink on a yellow board,
@@ -893,6 +1092,17 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 misaligned.append((dst, j) if dst < j else (j, dst))
                 taken.update((dst, j))
                 arrived, fresh = [], [misaligned[-1]]
+    w.arrived, w.captured, w.emptied_too, w.fresh, w.nudged = arrived, captured, emptied_too, fresh, nudged
+    w.unexplained, w.vacated = unexplained, vacated
+
+
+def _taker_and_half_way(w: _Work) -> None:
+    """Which of two took; a taker or a mover left half-way (5.10); an arrival with its twin beside it."""
+    arrived, captured, cfg, change, fresh, known = w.arrived, w.captured, w.cfg, w.change, w.fresh, w.known
+    leaning, lvl, misaligned, outline_delta = w.leaning, w.lvl, w.misaligned, w.outline_delta
+    outline_fell, outlines, pieces_but, reading = w.outline_fell, w.outlines, w.pieces_but, w.reading
+    ref_circles, ref_view, taken, vacated = w.ref_circles, w.ref_view, w.taken, w.vacated
+    view_circles, = w.view_circles,
     if len(vacated) == 1 and len(captured) == 1 and not arrived and not fresh and ref_view is not None:
         # Which of the two took: the inks may say the wrong one where the taker's ink does not read (a red cannon on
         # a yellow board reads empty) and the point it left still reads like a piece (an edge point's frame). The
@@ -967,6 +1177,16 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
                 rise_a, rise_k = _disc_rise(view_circles(), ref_circles(), [a, k]).tolist()
                 if rise_k >= 0.2 and rise_k > 1.3 * rise_a:
                     arrived = [k]
+    w.arrived, w.captured, w.fresh, w.vacated = arrived, captured, fresh, vacated
+
+
+def _touches_that_moved(w: _Work) -> None:
+    """Touches that were moves left half-way back, two touches that were a capture left half-way,
+    and a move that was a push."""
+    arrived, captured, cfg, change, fresh, known = w.arrived, w.captured, w.cfg, w.change, w.fresh, w.known
+    leaning, lvl, misaligned, nudged, occ, outlines = w.leaning, w.lvl, w.misaligned, w.nudged, w.occ, w.outlines
+    pieces_but, ref_view, taken, unexplained, vacated = w.pieces_but, w.ref_view, w.taken, w.unexplained, w.vacated
+    view_circles, = w.view_circles,
     if (not vacated and not arrived and not captured and not fresh and (nudged or unexplained)
             and ref_view is not None):
         # A piece moved to a neighbouring point and left half-way back towards where it came from still covers
@@ -1022,6 +1242,17 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
         if _stands_on(outlines, s, standing) and not _stands_on(outlines, a, standing):
             vacated, arrived, leaning = [], [], [*leaning, a]
             nudged = sorted({*nudged, s})
+    w.arrived, w.fresh, w.leaning, w.nudged, w.unexplained = arrived, fresh, leaning, nudged, unexplained
+    w.vacated = vacated
+
+
+def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
+    """The squares, the points placed, the pieces nudged and the pairs a piece stands between."""
+    arrived, captured, cfg, change, dens, emptied_too = w.arrived, w.captured, w.cfg, w.change, w.dens, w.emptied_too
+    fresh, known, leaning, lvl, misaligned, nudged = w.fresh, w.known, w.leaning, w.lvl, w.misaligned, w.nudged
+    occ, outlines, parallax, pieces_but, reading = w.occ, w.outlines, w.parallax, w.pieces_but, w.reading
+    ref_circles, ref_dens, ref_view, sq, straightened = w.ref_circles, w.ref_dens, w.ref_view, w.sq, w.straightened
+    taken, unexplained, vacated, view_circles = w.taken, w.unexplained, w.vacated, w.view_circles
     targets = arrived + captured
     for i in vacated + emptied_too:
         sq[i] = "."
