@@ -10,12 +10,12 @@ import numpy as np
 from .occupancy import MARGIN, S
 from .settings import TrackerConfig
 
-_MOVED_SHARE = 0.002  # the share of the view that must change for the view to have changed since the last frame
+DEFAULTS = TrackerConfig()
 
 
-def _changed(step_change: np.ndarray) -> bool:
-    """Whether the view changed since the last frame: more than 0.2 % of it beyond the change level."""
-    return float(step_change.mean()) > _MOVED_SHARE
+def _changed(step_change: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> bool:
+    """Whether the view changed since the last frame: more than `moved_share` of it beyond the change level."""
+    return float(step_change.mean()) > cfg.moved_share
 
 
 def _changed_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
@@ -36,7 +36,7 @@ def _edges_touched(stat: np.ndarray, h: int, w: int) -> list[bool]:
     """Which edges of an h x w view a blob (its row of `connectedComponentsWithStats`' stats) touches: top,
     bottom, left, right."""
     x, y, bw, bh = (int(v) for v in stat[:4])
-    return [y <= 1, y + bh >= h - 1, x <= 1, x + bw >= w - 1]
+    return [y <= 1, y + bh >= h - 1, x <= 1, x + bw >= w - 1]  # (within a pixel of the edge)
 
 
 def _touches_edge(stat: np.ndarray, h: int, w: int) -> bool:
@@ -49,8 +49,8 @@ def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
     m = _changed_mask(changed, cfg)
     if not m.any():
         return m  # nothing changed against the last still board (most frames): no blob to look at
-    # fingers, knuckles and the arm show as separate outlines: join what lies within a fifth of a spacing
-    k = round(0.2 * S) | 1
+    # fingers, knuckles and the arm show as separate outlines: join what lies within `hand_join`
+    k = round(cfg.hand_join * S) | 1
     m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     n, labels, stats = _components(m)
     out = np.zeros_like(m)
@@ -60,7 +60,7 @@ def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
         area = stats[k, cv2.CC_STAT_AREA]
         at_edge = _touches_edge(stats[k], h, w)
         # an arm reaches in over the edge; a piece on an edge point (with its shadow) can touch the edge too
-        if area > cfg.hand_cells * cell or (at_edge and area > 1.1 * cell):
+        if area > cfg.hand_cells * cell or (at_edge and area > cfg.edge_hand_cells * cell):
             # the inside of a hand or arm is uniform and shows little change once lighting is normalised away:
             # the blob's convex hull is what it covers (that of its outline, found within its bounding box: the
             # same hull as of all its pixels, a twelfth of the time)
@@ -81,10 +81,10 @@ def _whole_hull(mask: np.ndarray) -> np.ndarray:
     return out
 
 
-def _hand_tip(mask: np.ndarray) -> tuple[float, float, int] | None:
+def _hand_tip(mask: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> tuple[float, float, int] | None:
     """Where the fingertips are of a hand reaching in over one edge of the view (`_hand_mask`'s largest blob that
     touches exactly one edge): (u, v) on the board's grid in spacings (the middle of the blob's part farthest from
-    that edge, within 0.4 of a spacing), and the edge (0 top, 1 bottom, 2 left, 3 right); None where no blob does."""
+    that edge, within `tip_depth`), and the edge (0 top, 1 bottom, 2 left, 3 right); None where no blob does."""
     n, labels, stats = _components(mask.astype(np.uint8))
     h, w = mask.shape
     best, best_edge = 0, -1
@@ -99,11 +99,11 @@ def _hand_tip(mask: np.ndarray) -> tuple[float, float, int] | None:
     ys, xs = np.nonzero(labels[y0:y0 + bh, x0:x0 + bw] == best)
     ys, xs = ys + y0, xs + x0
     depth = (ys, h - 1 - ys, xs, w - 1 - xs)[best_edge]
-    far = depth >= depth.max() - 0.4 * S
+    far = depth >= depth.max() - cfg.tip_depth * S
     return float(xs[far].mean()) / S - MARGIN, float(ys[far].mean()) / S - MARGIN, best_edge
 
 
-def _set_down_shift(tips: tuple[tuple[float, float, int], ...]) -> np.ndarray | None:
+def _set_down_shift(tips: tuple[tuple[float, float, int], ...], cfg: TrackerConfig = DEFAULTS) -> np.ndarray | None:
     """How far the hand's fingertips (`_hand_tip`, frame by frame over one visit) went from where they first
     stopped reaching in (where the hand took a piece up, or touched one) to where they were before the hand drew
     back for good (where it set the piece down): (across, down) in spacings. The hand's height and the camera's
@@ -114,26 +114,26 @@ def _set_down_shift(tips: tuple[tuple[float, float, int], ...]) -> np.ndarray | 
     edge = tips[0][2]
     depth = [(v, -v, u, -u)[edge] for u, v, _ in tips]
     # (reaching in, each frame's fingertips lie a good part of the way deeper than the last one's)
-    took = next((i for i in range(len(tips) - 1) if depth[i + 1] < depth[i] + 0.3), len(tips) - 1)
+    took = next((i for i in range(len(tips) - 1) if depth[i + 1] < depth[i] + cfg.reach_in_step), len(tips) - 1)
     put = len(tips) - 1
-    while put > 0 and depth[put] < depth[put - 1] - 0.15:
+    while put > 0 and depth[put] < depth[put - 1] - cfg.draw_back:
         put -= 1
     if put < took:
         return None
     return np.array([tips[put][0] - tips[took][0], tips[put][1] - tips[took][1]])
 
 
-def _solid(step_change: np.ndarray) -> np.ndarray:
+def _solid(step_change: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> np.ndarray:
     """What changed since the last frame (`step_change`, a mask), counting only changes at least a sixth of a spacing
     across. The camera's noise leaves specks of change a few pixels wide, densest along the pieces' edges: where a
     hand's blob covers pieces that moved (one left an edge point, its shadow with it), the specks alone made up 2.5 %
     of it, and the hand seemed to move on for two seconds after it had gone; and a board whose specks cover 0.4 % of
     the view was never still (hard game 389: two and three moves fell into one still board)."""
-    k = round(S / 6) | 1
+    k = round(S * cfg.solid_across) | 1
     return cv2.morphologyEx(step_change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
 
 
-def _blobs_moved(moved: np.ndarray) -> bool:
+def _blobs_moved(moved: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> bool:
     """Whether the parts of what moved (`_solid`) at least a tenth of a spacing squared in area (102 pixels at 32 a
     spacing) cover more of the view than `_changed` allows: a hand or a piece moving changes far more. On a board in
     shadow, whose normalised view amplifies the camera's noise, specks survive the opening and added up to 0.66 % of
@@ -143,7 +143,7 @@ def _blobs_moved(moved: np.ndarray) -> bool:
     most 0.17 % of the view in parts of 102 pixels and more, under the 0.2 % that counts as moving (`_changed`)."""
     _, _, stats = _components(moved)
     areas = stats[1:, cv2.CC_STAT_AREA]  # label 0 is what did not move
-    return float(areas[areas >= S * S / 10].sum()) > _MOVED_SHARE * moved.size
+    return float(areas[areas >= cfg.moved_part_cells * S * S].sum()) > cfg.moved_share * moved.size
 
 
 def _creeping_in(changed: np.ndarray, step_change: np.ndarray, cfg: TrackerConfig) -> bool:
@@ -154,15 +154,16 @@ def _creeping_in(changed: np.ndarray, step_change: np.ndarray, cfg: TrackerConfi
     read as still under them (hard game 963, ply 8: fingers over the red rook h0 for three frames, 185-420 pixels
     changed in each, read as the rook gone to h7 and taking there: 32 of its 40 moves lost). Where no hand was in
     view, such a change at the edge was never seen to change from frame to frame (hard games 800-804)."""
-    least = S * S / 10
+    least = cfg.creep_step_cells * S * S
     if float(step_change.sum()) < least:
         return False
     m = _changed_mask(changed, cfg)
     n, labels, stats = _components(m)
     h, w = m.shape
     for k in range(1, n):
-        if stats[k, cv2.CC_STAT_AREA] > 0.2 * S * S and _touches_edge(stats[k], h, w):
-            near = cv2.dilate((labels == k).astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
+        if stats[k, cv2.CC_STAT_AREA] > cfg.creep_cells * S * S and _touches_edge(stats[k], h, w):
+            n_px = cfg.creep_near_px
+            near = cv2.dilate((labels == k).astype(np.uint8), np.ones((n_px, n_px), np.uint8)) > 0
             if int(np.count_nonzero(step_change & near)) >= least:
                 return True
     return False
@@ -178,6 +179,6 @@ def _reaches_in(mask: np.ndarray, cfg: TrackerConfig) -> bool:
     for k in range(1, n):
         area = stats[k, cv2.CC_STAT_AREA]
         if (_touches_edge(stats[k], h, w) and area > cfg.arm_cells * S * S
-                and area < 0.8 * h * w):
+                and area < cfg.light_share * h * w):
             return True
     return False

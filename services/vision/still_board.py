@@ -37,6 +37,7 @@ calibration kept, and the next still board that shows the new game's start is it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -95,6 +96,9 @@ from .point_evidence import (
 )
 from .settings import TrackerConfig
 from .squares import _agrees, _require_90
+
+# the step's emitter: an observation's type and its fields
+Emit = Callable[..., None]
 
 
 @dataclass(frozen=True)
@@ -334,12 +338,7 @@ class Tracker:
             obs.append(Observation(kind, t_us, fields, frame_sha256, recent))
 
         def fault(reason: str) -> tuple[TrackerState, list[Observation]]:
-            # one CameraFault per onset (and per change of reason), not one per frame
-            if state.fault != reason:
-                emit("CameraFault", reason=reason)
-            # (and the board is looked at again once the camera sees it: a move made while it could not, a hand's
-            # work under a blurred view, is found then; hard game 206: the last move made during 2.5 s of blur)
-            return replace(state, fault=reason, last_small=None, still_since=None, pending=True), obs
+            return self._fault(state, reason, emit, obs)
 
         valid = isinstance(image, np.ndarray) and image.ndim == 3 and image.size > 0
         if small is None:
@@ -350,7 +349,7 @@ class Tracker:
         mean, std = float(small.mean()), float(small.std())
         if mean < cfg.black_level:
             return fault(f"black frame (mean brightness {mean:.0f} of 255): lens covered, no light or camera off")
-        if mean > 245 and std < 6:
+        if mean > cfg.washed_level and std < cfg.washed_spread:
             return fault("washed-out frame: overexposed or glare over the whole view")
 
         # The same picture as the last frame: nothing to look at, only time passes (the cheap path).
@@ -361,26 +360,7 @@ class Tracker:
             return fault("corrupt frame: the image could not be decoded")
 
         if state.fit is None or not state.calibrated:
-            if state.fit is not None:
-                fit = state.fit  # given from outside: this first frame only measures it
-            else:
-                # finding a board costs seconds: while none is found, look again only every `find_every_us`
-                if state.last_find is not None and 0 <= t_us - state.last_find < cfg.find_every_us:
-                    return state, obs
-                state = replace(state, last_find=t_us)
-                try:
-                    fit = find_board(image)
-                except NoBoardFound as exc:
-                    return fault(f"no board found: {exc.reason}")
-            view = warp_board(image, fit.homography).bgr
-            sharp = _sharpness(view)
-            emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
-                 homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
-            state = replace(state, fit=fit, calibrated=True, calib_support=_view_support(view),
-                            calib_sharpness=sharp, fault=None, last_small=small, last_view=_norm(view),
-                            still_since=t_us, pending=True,
-                            ref_view=None, hand=False, last_full=view)
-            return self._maybe_stable(state, view, t_us, emit, obs)
+            return self._calibrate(state, image, small, t_us, emit, obs)
 
         view = warp_board(image, state.fit.homography).bgr
         sharp = _sharpness(view)
@@ -399,9 +379,9 @@ class Tracker:
         step_change = step_map(nv)
         # the camera is sometimes bumped a little: follow small shifts of the whole view (a shift changes the
         # lines all over the view: a frame that did not change cannot have been one)
-        if step_change is not None and _changed(step_change):
+        if step_change is not None and _changed(step_change, cfg):
             dx, dy, resp = _half_scale_shift(last_view, nv)
-            if resp > 0.2 and 1.0 < np.hypot(dx, dy) < 0.4 * S:
+            if resp > cfg.bump_response and cfg.shift_least_px < np.hypot(dx, dy) < cfg.shift_most * S:
                 fit = _shift_fit(state.fit, dx, dy)
                 view = warp_board(image, fit.homography).bgr
                 nv = _norm(view)
@@ -418,8 +398,8 @@ class Tracker:
         hand = hand_mask is not None and bool(hand_mask.any())
         support = _view_support(view)
         # (what moved on the board, for stillness: the camera's specks of noise left out)
-        moved = _solid(step_change) if step_change is not None else None
-        still = moved is not None and not _changed(moved)
+        moved = _solid(step_change, cfg) if step_change is not None else None
+        still = moved is not None and not _changed(moved, cfg)
         lost = still and support < cfg.lost_ratio * state.calib_support
         if (not hand or lost) and support < cfg.support_ratio * state.calib_support and state.ref_view is not None:
             # A bump while a hand was over the board is not followed frame to frame (the hand's own motion hides
@@ -432,7 +412,7 @@ class Tracker:
                 state = replace(state, fit=fit)
                 support = _view_support(view)
                 step_change = step_map(nv)
-                moved = _solid(step_change) if step_change is not None else None
+                moved = _solid(step_change, cfg) if step_change is not None else None
                 changed = ref_map(nv)
                 assert changed is not None
                 hand_mask = _hand_mask(changed, cfg)
@@ -454,104 +434,23 @@ class Tracker:
             state = replace(state, ref_view=None, pending=True, anchor=None, held=None)
             nv = _norm(view)
             step_change = step_map(nv)
-            moved = _solid(step_change) if step_change is not None else None
+            moved = _solid(step_change, cfg) if step_change is not None else None
             changed, hand_mask, hand = None, None, False
         state = replace(state, fault=None)
         # something on the board moved since the last frame
-        moving = moved is None or (_changed(moved) and _blobs_moved(moved))
+        moving = moved is None or (_changed(moved, cfg) and _blobs_moved(moved, cfg))
         if not hand and not moving and changed is not None and step_change is not None:
             moving = _creeping_in(changed, step_change, cfg)
         if hand:
-            # A hand moves. A large change that stands still is the board's (a piece moved next to another, a
-            # vacated edge point with its shadow), unless it was a moving hand a moment ago: a hand resting on a
-            # piece (5.1 touch) stays a hand for `hand_rest_us`, or `hand_still_us` while it reaches in over the
-            # edge of the board.
-            # (or, where a hand was over the board a frame ago, anything on the board moved as a hand moves: the
-            # mask's share alone is diluted where the mask is larger than the hand. Liu game 254, ply 24: a camera
-            # shifted by under a pixel made the hand's mask 68 cells, the fingers over g0 and h0 at the corner
-            # moved 800-1,700 px a frame, 1.2 % of the mask; the hand read as resting, was lined up at 3.6 cells,
-            # under an arm's 4, and gone, and the board read still at once with the fingers on it as touches)
-            if (moved is None or float(moved[hand_mask > 0].mean()) >= 0.02
-                    or (state.hand and _changed(moved) and _blobs_moved(moved))):
-                state = replace(state, hand_moved_at=t_us)
-            elif not state.hand or state.hand_moved_at is None:
-                hand = False
-            else:
-                rest = t_us - state.hand_moved_at
-                if rest >= cfg.hand_still_us or (rest >= cfg.hand_rest_us and not _reaches_in(hand_mask, cfg)):
-                    hand = False
-                elif rest >= cfg.hand_rest_us and state.ref_view is not None:
-                    # A camera shifted by under a pixel while the hand was over the board (too little to follow
-                    # from frame to frame) changes every line against the last still board, and those changes
-                    # join the move's into one blob over the edge that stays "an arm" (hard game 962, ply 20: 0.8
-                    # view px; 16,500 px changed, 2,400 once lined up; the board was still for 1.25 s before the
-                    # next move's hand came, and that move's snapshot was lost): look at it lined up
-                    shift = _still_shift(self._ref_norm(state), nv, 0.3)
-                    lined_up = ref_map(_shifted(nv, *shift)) if shift is not None else None
-                    if lined_up is not None:
-                        hand = _reaches_in(_hand_mask(lined_up, cfg), cfg)
+            assert hand_mask is not None
+            state, hand = self._hand_stays(state, hand_mask, moved, nv, t_us, ref_map)
 
         if hand:
             if not state.hand:
                 emit("HandEntered")
-            tip = _hand_tip(hand_mask)
+            tip = _hand_tip(hand_mask, cfg)
             tips = (state.hand_tips if state.hand else ()) + ((tip,) if tip is not None else ())
-            lifted = set(state.lifted)
-            maybe: set[int] = set()
-            if state.known is not None and state.ref_reading is not None:
-                reading = read_view(view, quick=True)
-                # a piece next to the hand is partly hidden by it: only points well clear of the hand count
-                # (and an arm is one: the hull of all its blobs, for its middle over plain board changes too little
-                # to show and may split it in two; liu game 57: pieces under a forearm between the fist and the
-                # sleeve at the edge, read as lifted)
-                k = round(0.7 * S) | 1
-                cover = cv2.dilate(_whole_hull(hand_mask), np.ones((k, k), np.uint8))
-
-                def under_hand(p: int) -> bool:
-                    x, y = _pt(p)
-                    return bool(cover[min(y, cover.shape[0] - 1), min(x, cover.shape[1] - 1)])
-
-                held = [i for i in range(90) if state.known[i] not in ".?"]
-                typical = float(np.median(state.ref_reading.density[held])) if held else 0.0
-                outlines: Outlines | None = None
-                grey: np.ndarray | None = None  # (the view in grey and the empty points' printed lines: once asked)
-                bare: list[float] = []
-                for i in range(90):
-                    if state.known[i] in ".?" or i in lifted:  # only a piece known to stand there is lifted
-                        continue
-                    if under_hand(i):
-                        continue  # under the hand: nothing can be told
-                    # and its own ink, not only its share of this frame's strongest (a hand's edges are strong
-                    # ink too and lower every other point's share), is mostly gone
-                    # (and only for a piece whose ink read clearly before: a faint one's reading is mostly noise)
-                    if (reading.occupied[i] < 0.2 and state.ref_reading.occupied[i] > 0.5
-                            and reading.density[i] < 0.4 * state.ref_reading.density[i]
-                            and state.ref_reading.density[i] >= 0.5 * typical):
-                        # in two frames running: one frame's dip (exposure reacting to the hand, its shadow
-                        # passing) is no lift
-                        if i in state.maybe_lifted:
-                            # and its round outline left with it: a piece whose ink washes out on a blurred or
-                            # glaring frame still stands there (hard games 496 and 503: ten and five false lifts
-                            # of 40 moves; over those and 200, a lifted piece's outline fell by 0.51-0.67, that of
-                            # a piece still there moved by under 0.12)
-                            if state.ref_view is not None:
-                                outlines = outlines or Outlines(view, state.ref_view, state.ref_circles)
-                                if float(outlines.rise()[i]) > -cfg.lift_outline_fall:
-                                    continue
-                            # and the point shows the board's printed lines, as a lifted piece leaves it: a palm
-                            # or a forearm the hand's mask missed (skin on yellow wood changes the view little)
-                            # hides them and the piece alike (hard game 974, ply 11: a palm over d8 as the cannon
-                            # c6 was lifted, the lines there 0.00 of the empty points' median)
-                            if grey is None:
-                                grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
-                                bare = [_line_contrast(grey, k) for k in range(90)
-                                        if state.known[k] == "." and not under_hand(k)]
-                            if _lines_hidden(_line_contrast(grey, i), bare, cfg.lift_lines):
-                                continue
-                            lifted.add(i)
-                            emit("PieceLifted", point=point_name(i))
-                        else:
-                            maybe.add(i)
+            lifted, maybe = self._lifts(state, view, hand_mask, emit)
             state = replace(state, hand=True, still_since=None, pending=True, lifted=frozenset(lifted),
                             maybe_lifted=frozenset(maybe), hand_tips=tips,
                             last_small=small, last_view=nv, last_full=view)
@@ -569,6 +468,139 @@ class Tracker:
         state = replace(state, last_small=small, last_view=nv, last_full=view)
         return self._maybe_stable(state, view, t_us, emit, obs)
 
+    def _fault(self, state: TrackerState, reason: str, emit: Emit,
+               obs: list[Observation]) -> tuple[TrackerState, list[Observation]]:
+        # one CameraFault per onset (and per change of reason), not one per frame
+        if state.fault != reason:
+            emit("CameraFault", reason=reason)
+        # (and the board is looked at again once the camera sees it: a move made while it could not, a hand's
+        # work under a blurred view, is found then; hard game 206: the last move made during 2.5 s of blur)
+        return replace(state, fault=reason, last_small=None, still_since=None, pending=True), obs
+
+    def _calibrate(self, state: TrackerState, image: np.ndarray, small: np.ndarray, t_us: int, emit: Emit,
+                   obs: list[Observation]) -> tuple[TrackerState, list[Observation]]:
+        """A frame of a board not yet calibrated: the board found (or the given fit measured on it), BoardCalibrated,
+        and the still board read once the time is up."""
+        cfg = self.config
+        if state.fit is not None:
+            fit = state.fit  # given from outside: this first frame only measures it
+        else:
+            # finding a board costs seconds: while none is found, look again only every `find_every_us`
+            if state.last_find is not None and 0 <= t_us - state.last_find < cfg.find_every_us:
+                return state, obs
+            state = replace(state, last_find=t_us)
+            try:
+                fit = find_board(image)
+            except NoBoardFound as exc:
+                return self._fault(state, f"no board found: {exc.reason}", emit, obs)
+        view = warp_board(image, fit.homography).bgr
+        sharp = _sharpness(view)
+        emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
+             homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
+        state = replace(state, fit=fit, calibrated=True, calib_support=_view_support(view),
+                        calib_sharpness=sharp, fault=None, last_small=small, last_view=_norm(view),
+                        still_since=t_us, pending=True,
+                        ref_view=None, hand=False, last_full=view)
+        return self._maybe_stable(state, view, t_us, emit, obs)
+
+    def _hand_stays(self, state: TrackerState, hand_mask: np.ndarray, moved: np.ndarray | None, nv: np.ndarray,
+                    t_us: int, ref_map: Callable[[np.ndarray], np.ndarray | None]) -> tuple[TrackerState, bool]:
+        """Whether the hand seen (`hand_mask`) is still over the board, and the state with when it last moved."""
+        cfg = self.config
+        hand = True
+        # A hand moves. A large change that stands still is the board's (a piece moved next to another, a
+        # vacated edge point with its shadow), unless it was a moving hand a moment ago: a hand resting on a
+        # piece (5.1 touch) stays a hand for `hand_rest_us`, or `hand_still_us` while it reaches in over the
+        # edge of the board.
+        # (or, where a hand was over the board a frame ago, anything on the board moved as a hand moves: the
+        # mask's share alone is diluted where the mask is larger than the hand. Liu game 254, ply 24: a camera
+        # shifted by under a pixel made the hand's mask 68 cells, the fingers over g0 and h0 at the corner
+        # moved 800-1,700 px a frame, 1.2 % of the mask; the hand read as resting, was lined up at 3.6 cells,
+        # under an arm's 4, and gone, and the board read still at once with the fingers on it as touches)
+        if (moved is None or float(moved[hand_mask > 0].mean()) >= cfg.hand_moving_share
+                or (state.hand and _changed(moved, cfg) and _blobs_moved(moved, cfg))):
+            state = replace(state, hand_moved_at=t_us)
+        elif not state.hand or state.hand_moved_at is None:
+            hand = False
+        else:
+            rest = t_us - state.hand_moved_at
+            if rest >= cfg.hand_still_us or (rest >= cfg.hand_rest_us and not _reaches_in(hand_mask, cfg)):
+                hand = False
+            elif rest >= cfg.hand_rest_us and state.ref_view is not None:
+                # A camera shifted by under a pixel while the hand was over the board (too little to follow
+                # from frame to frame) changes every line against the last still board, and those changes
+                # join the move's into one blob over the edge that stays "an arm" (hard game 962, ply 20: 0.8
+                # view px; 16,500 px changed, 2,400 once lined up; the board was still for 1.25 s before the
+                # next move's hand came, and that move's snapshot was lost): look at it lined up
+                shift = _still_shift(self._ref_norm(state), nv, cfg.resting_shift_px)
+                lined_up = ref_map(_shifted(nv, *shift)) if shift is not None else None
+                if lined_up is not None:
+                    hand = _reaches_in(_hand_mask(lined_up, cfg), cfg)
+        return state, hand
+
+    def _lifts(self, state: TrackerState, view: np.ndarray, hand_mask: np.ndarray,
+               emit: Emit) -> tuple[set[int], set[int]]:
+        """The pieces lifted with the hand over the board (PieceLifted for each new one), and those seen gone in
+        this frame only (lifted if seen again in the next)."""
+        cfg = self.config
+        lifted = set(state.lifted)
+        maybe: set[int] = set()
+        if state.known is not None and state.ref_reading is not None:
+            reading = read_view(view, quick=True)
+            # a piece next to the hand is partly hidden by it: only points well clear of the hand count
+            # (and an arm is one: the hull of all its blobs, for its middle over plain board changes too little
+            # to show and may split it in two; liu game 57: pieces under a forearm between the fist and the
+            # sleeve at the edge, read as lifted)
+            k = round(cfg.clear_of_hand * S) | 1
+            cover = cv2.dilate(_whole_hull(hand_mask), np.ones((k, k), np.uint8))
+
+            def under_hand(p: int) -> bool:
+                x, y = _pt(p)
+                return bool(cover[min(y, cover.shape[0] - 1), min(x, cover.shape[1] - 1)])
+
+            held = [i for i in range(90) if state.known[i] not in ".?"]
+            typical = float(np.median(state.ref_reading.density[held])) if held else 0.0
+            outlines: Outlines | None = None
+            grey: np.ndarray | None = None  # (the view in grey and the empty points' printed lines: once asked)
+            bare: list[float] = []
+            for i in range(90):
+                if state.known[i] in ".?" or i in lifted:  # only a piece known to stand there is lifted
+                    continue
+                if under_hand(i):
+                    continue  # under the hand: nothing can be told
+                # and its own ink, not only its share of this frame's strongest (a hand's edges are strong
+                # ink too and lower every other point's share), is mostly gone
+                # (and only for a piece whose ink read clearly before: a faint one's reading is mostly noise)
+                if (reading.occupied[i] < cfg.lift_ink_gone and state.ref_reading.occupied[i] > cfg.lift_ink_was
+                        and reading.density[i] < cfg.lift_ink_left * state.ref_reading.density[i]
+                        and state.ref_reading.density[i] >= cfg.lift_ink_typical * typical):
+                    # in two frames running: one frame's dip (exposure reacting to the hand, its shadow
+                    # passing) is no lift
+                    if i in state.maybe_lifted:
+                        # and its round outline left with it: a piece whose ink washes out on a blurred or
+                        # glaring frame still stands there (hard games 496 and 503: ten and five false lifts
+                        # of 40 moves; over those and 200, a lifted piece's outline fell by 0.51-0.67, that of
+                        # a piece still there moved by under 0.12)
+                        if state.ref_view is not None:
+                            outlines = outlines or Outlines(view, state.ref_view, state.ref_circles)
+                            if float(outlines.rise()[i]) > -cfg.lift_outline_fall:
+                                continue
+                        # and the point shows the board's printed lines, as a lifted piece leaves it: a palm
+                        # or a forearm the hand's mask missed (skin on yellow wood changes the view little)
+                        # hides them and the piece alike (hard game 974, ply 11: a palm over d8 as the cannon
+                        # c6 was lifted, the lines there 0.00 of the empty points' median)
+                        if grey is None:
+                            grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
+                            bare = [_line_contrast(grey, k) for k in range(90)
+                                    if state.known[k] == "." and not under_hand(k)]
+                        if _lines_hidden(_line_contrast(grey, i), bare, cfg.lift_lines):
+                            continue
+                        lifted.add(i)
+                        emit("PieceLifted", point=point_name(i))
+                    else:
+                        maybe.add(i)
+        return lifted, maybe
+
     @staticmethod
     def _ref_norm(state: TrackerState) -> np.ndarray:
         assert state.ref_view is not None
@@ -579,10 +611,11 @@ class Tracker:
         """The fit shifted so that the view lines up with the last still board again, with the view and its
         normalised form, where the shift brings the board's lines back (a camera bumped a little); else None."""
         assert state.fit is not None
-        # (windowed: unwindowed, the view's edges, where the warp ends, outweighed the board's lines: liu game 121,
-        # a shift of 8.5 view pixels found as 1.5)
+        cfg = self.config
+        # (windowed: unwindowed, the view's edges, where the warp ends, outweigh the board's lines, and a shift of
+        # several view pixels is found as one or two)
         dx, dy, resp = _half_scale_shift(self._ref_norm(state), nv, windowed=True)
-        if resp < 0.1 or not 1.0 < np.hypot(dx, dy) < 0.4 * S:
+        if resp < cfg.realign_response or not cfg.shift_least_px < np.hypot(dx, dy) < cfg.shift_most * S:
             return None
         fit = _shift_fit(state.fit, dx, dy)
         view = warp_board(image, fit.homography).bgr
@@ -605,7 +638,7 @@ class Tracker:
         if state.ref_view is not None:
             # the camera may have been bumped while the hand was over the board: line the view up with the last
             # still board before comparing them point by point
-            shift = _still_shift(self._ref_norm(state), _norm(view), 0.7)
+            shift = _still_shift(self._ref_norm(state), _norm(view), cfg.stable_shift_px)
             if shift is not None:
                 view = _shifted(view, *shift)
                 state = replace(state, fit=_shift_fit(state.fit, *shift))
@@ -656,7 +689,7 @@ class Tracker:
             lvl = _change_level(change, cfg) if change is not None else cfg.change_level
             squares, placed, nudged, misaligned = interpret(state.known, state.ref_view, state.ref_reading, view,
                                                             reading, cfg, outlines, change,
-                                                            _set_down_shift(state.hand_tips))
+                                                            _set_down_shift(state.hand_tips, cfg))
             squares = _settled_from_between(state.known, squares, placed, dict(state.unsure_of))
             if change is not None:
                 squares, placed = _set_onto_by_outline(state.known, squares, placed, dict(state.unsure_of),

@@ -1286,7 +1286,7 @@ def test_camera_noise_over_a_hands_blob_is_no_hand_moving(shared_data, monkeypat
     inferred, wrong = _first_moves_inferred(shared_data, 389, 21)
     assert inferred == 21, wrong
     patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
-    patch_tracker(monkeypatch, "_solid", lambda step: step.astype(np.uint8))
+    patch_tracker(monkeypatch, "_solid", lambda step, *_: step.astype(np.uint8))
     assert _first_moves_inferred(shared_data, 389, 11)[0] < 11
 
 
@@ -1430,7 +1430,7 @@ def test_specks_of_noise_on_a_board_in_shadow_do_not_keep_it_moving(shared_data,
     res = _first_moves(shared_data, 481, 25)
     assert res.inferred_ok == 25 and not res.wrong, res.wrong
     patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
-    patch_tracker(monkeypatch, "_blobs_moved", lambda moved: True)  # every speck counts
+    patch_tracker(monkeypatch, "_blobs_moved", lambda moved, *_: True)  # every speck counts
     assert _first_moves(shared_data, 481, 25).inferred_ok < 25
 
 
