@@ -36,7 +36,7 @@ def _still_shift(ref: np.ndarray, view: np.ndarray, least: float) -> tuple[float
     """The sub-pixel shift (dx, dy) of normalised `view` against the last still board's `ref`, where the two line up
     surely (phase correlation's response over 0.1) and it is over `least` view pixels but under 0.4 of a spacing;
     else None. Not windowed, unlike `_realigned`'s search for a larger shift: windowed, the sub-pixel shifts found
-    here moved enough to lose a piece left half-way (hard game 966's pawn between c4 and d4)."""
+    here moved enough to lose a piece left half-way (a pawn left between c4 and d4 was lost so)."""
     (dx, dy), resp = cv2.phaseCorrelate(ref, view)
     return (dx, dy) if resp > 0.1 and least < np.hypot(dx, dy) < 0.4 * S else None
 

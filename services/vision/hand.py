@@ -128,7 +128,7 @@ def _solid(step_change: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> np.ndarray
     across. The camera's noise leaves specks of change a few pixels wide, densest along the pieces' edges: where a
     hand's blob covers pieces that moved (one left an edge point, its shadow with it), the specks alone made up 2.5 %
     of it, and the hand seemed to move on for two seconds after it had gone; and a board whose specks cover 0.4 % of
-    the view was never still (hard game 389: two and three moves fell into one still board)."""
+    the view was never still (e.g. two and three moves fell into one still board)."""
     k = round(S * cfg.solid_across) | 1
     return cv2.morphologyEx(step_change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
 
@@ -138,8 +138,8 @@ def _blobs_moved(moved: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> bool:
     spacing) cover more of the view than `_changed` allows: a hand or a piece moving changes far more. On a board in
     shadow, whose normalised view amplifies the camera's noise, specks survive the opening and added up to 0.66 % of
     the view: the board was never still for two seconds after a move, and the next move fell into the same still
-    board (hard game 481 at 25 moves, move 12).
-    Measured over hard games 217, 389 and 481, frames with no hand and no move: specks of up to 180 pixels, but at
+    board.
+    Measured over rendered frames with no hand and no move: specks of up to 180 pixels, but at
     most 0.17 % of the view in parts of 102 pixels and more, under the 0.2 % that counts as moving (`_changed`)."""
     _, _, stats = _components(moved)
     areas = stats[1:, cv2.CC_STAT_AREA]  # label 0 is what did not move
@@ -151,9 +151,9 @@ def _creeping_in(changed: np.ndarray, step_change: np.ndarray, cfg: TrackerConfi
     that touches the edge, larger than a fifth of a cell, and still changing from frame to frame (`step_change`, by
     a tenth of a cell squared). Fingertips reaching in over an edge piece are smaller than a hand's blob
     (`_hand_mask`), and their thin bands of change from one frame to the next fall to `_solid`'s opening: the board
-    read as still under them (hard game 963, ply 8: fingers over the red rook h0 for three frames, 185-420 pixels
+    read as still under them (e.g. fingers over the red rook h0 for three frames, 185-420 pixels
     changed in each, read as the rook gone to h7 and taking there: 32 of its 40 moves lost). Where no hand was in
-    view, such a change at the edge was never seen to change from frame to frame (hard games 800-804)."""
+    view, such a change at the edge was never seen to change from frame to frame."""
     least = cfg.creep_step_cells * S * S
     if float(step_change.sum()) < least:
         return False
@@ -172,7 +172,7 @@ def _creeping_in(changed: np.ndarray, step_change: np.ndarray, cfg: TrackerConfi
 def _reaches_in(mask: np.ndarray, cfg: TrackerConfig) -> bool:
     """A blob of the mask touches the edge of the view and is larger than a piece with its shadow: an arm. Not one
     that covers nearly the whole view: that is the light (a lamp, the sun, a shadow over the board), which a hand
-    does not change everywhere (hard game 21: the light changed while a hand was over the board; every point then
+    does not change everywhere (e.g. the light changed while a hand was over the board; every point then
     differed from the last still board, and the "arm" was taken to stay until the next move's hand came)."""
     n, _, stats = _components(mask.astype(np.uint8))
     h, w = mask.shape

@@ -164,10 +164,10 @@ class _Work:
         if (len(arrived) == 2 and known[arrived[0]] == known[arrived[1]] == "?"
                 and arrived[1] in neighbours(arrived[0])):
             # Both points of a piece left between them show a piece now: it was set onto one of them under the
-            # hand of a move to the other, the one the piece that left can reach (hard game 599: the rook between
+            # hand of a move to the other, the one the piece that left can reach (e.g. the rook between
             # i8 and i7 set onto i8 as the horse h9-i7 came; on a board whose red ink reads dark, the rook read
             # red by its ink). The pair's piece was not taken (it stands there), so it stood in the mover's way:
-            # only the near point of the pair can be reached past it (hard game 573: the horse between i2 and i1
+            # only the near point of the pair can be reached past it (e.g. the horse between i2 and i1
             # set onto i2 as the rook i0-i1 came). The pair's point stays unsure, its letter kept for when it is
             # plainly seen again.
             a, b = arrived
@@ -177,7 +177,7 @@ class _Work:
                 return could
         if len(arrived) == 1 and known[arrived[0]] == "?" and not _reaches(known, src, arrived[0]):
             # A piece left between two points by an earlier move is straightened onto one of them when a piece
-            # comes to the other: the piece that left went to the one it could reach (hard game 372: the cannon
+            # comes to the other: the piece that left went to the one it could reach (e.g. the cannon
             # between c2 and d2 set onto d2 under the hand of the horse d4-c2; d2, where a horse from d4 cannot
             # go, changed most)
             pair = [k for k in neighbours(arrived[0]) if known[k] == "?" and k not in taken and change[k] > lvl
@@ -186,7 +186,7 @@ class _Work:
                 arrived = pair
         if len(arrived) == 1 and known[arrived[0]] == "." and not _reaches(known, src, arrived[0]):
             # The ink came where the piece that left cannot go: it leans there from the neighbour it went to, which
-            # its ink peak lies well towards and which changed too (hard game 12: the rook h7-g7 set down off g7
+            # its ink peak lies well towards and which changed too (e.g. the rook h7-g7 set down off g7
             # towards g8, the camera's parallax carrying its top face further; g8 read 0.93 occupied, g7 0.04)
             a = arrived[0]
             went = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > 0.5 * lvl
@@ -195,7 +195,7 @@ class _Work:
             if len(went) == 1:
                 return went
             # Or it stands between the two (5.10), its ink peak only part of the way over: its round outline
-            # half-way between them tells (hard game 481: the cannon b2-b6 left between b6 and c6, c6 changed
+            # half-way between them tells (e.g. the cannon b2-b6 left between b6 and c6, c6 changed
             # 0.25, b6 0.14 under the level, the ink peak 0.41 towards b6)
             went = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > 0.5 * lvl
                     and _reaches(known, src, k)]
@@ -215,13 +215,13 @@ class _Work:
     def left_towards(self, a: int, src: int) -> int | None:
         """The piece from `src` went to the empty point a where it could and its ink peak lies well over towards an
         empty neighbour, which changed though it reads under half a piece: where its round outline stands half-way
-        between the two, it was left there (5.10): that neighbour, else None. (Hard game 270: the cannon b7-e7 left
+        between the two, it was left there (5.10): that neighbour, else None. (e.g. the cannon b7-e7 left
         between e7 and f7, f7 changed 0.10 and read 0.30 occupied; the ink peaks, less a median parallax of 0.28
-        across, did not agree.) The neighbour need not be a point the piece could go to (liu game 238, ply 16: the
+        across, did not agree.) The neighbour need not be a point the piece could go to (e.g. the
         rook i0-h0 left towards h1, which changed 0.095 at the level 0.151; the disc 0.52 and 0.50 off the two), nor
-        have changed where its own ink rose many-fold: a disc as light as the wood (ccpd game 966, ply 7: the pawn
+        have changed where its own ink rose many-fold: a disc as light as the wood (e.g. the pawn
         c3-c4 left half-way towards d4, d4 changed 0.025, its ink 0.001 -> 0.100). The ink peak at either point may
-        be the one leaning towards the other (liu game 321, ply 31: the horse i2-h4 left half-way towards h5, h4's
+        be the one leaning towards the other (e.g. the horse i2-h4 left half-way towards h5, h4's
         peak 0.13 towards h5, h5's 0.28 towards h4; the disc 0.47 and 0.54 off the two)."""
         cfg, change, dens, known, lvl = self.cfg, self.change, self.dens, self.known, self.lvl
         parallax, pieces_but, reading, ref_dens = self.parallax, self.pieces_but, self.reading, self.ref_dens
@@ -297,7 +297,7 @@ def _changed_points(w: _Work) -> None:
                     and dens[i] > 3.0 * ref_dens[i] + 0.05]
         if base < cfg.change_level:
             # (at the lower level, no arrival where an empty or unsure point changed more than twice as much: the
-            # piece went there, its ink not read; hard game 541, the cannon between e2 and f2 went to h2, whose red
+            # piece went there, its ink not read; e.g. the cannon between e2 and f2 went to h2, whose red
             # ink reads as none, h2 changed 0.160, and at 0.6 of the level i2 beside it (0.059) read an arrival:
             # e2-i2, a silent wrong move)
             most = max((float(change[i]) for i in range(90) if known[i] in ".?" and i not in arrived), default=0.0)
@@ -369,10 +369,10 @@ def _pieces_between(w: _Work) -> None:
             # does), unless the neighbour was left unsure by the same piece half-way before, seen again. And it
             # can only stand where no other piece still stands: the neighbour was empty or its piece left.
             # (and not where a round outline stands plainly on either point, short of half-way: a piece touched whose
-            # ink leans over; hard game 9: the rook b0 pushed towards b1, b1's ink peak 0.47 towards b0, the rook's disc
+            # ink leans over; e.g. the rook b0 pushed towards b1, b1's ink peak 0.47 towards b0, the rook's disc
             # 0.16 off b0; or a piece gone to its neighbour, whose old point's printed marks read as ink leaning towards
-            # it: hard game 265, the pawn c3-c4. A plain outline short of `misaligned_from` stands on its point, as the
-            # outline rules below judge a piece half-way: liu game 335, ply 15, the rook c9xc5 set down 0.31 off c5
+            # it: e.g. the pawn c3-c4. A plain outline short of `misaligned_from` stands on its point, as the
+            # outline rules below judge a piece half-way: e.g. the rook c9xc5 set down 0.31 off c5
             # towards c6, its ink peak 0.32 towards c6 and c6's 0.56 towards c5 (parallax removed), read as between the
             # two, both points then left unsure and the cannon a6xe6 six moves on read as the rook b6 taking)
             if (j is not None and j not in taken and (known[j] in ".?" or known[i] in ".?")
@@ -397,7 +397,7 @@ def _where_the_mover_went(w: _Work) -> None:
     vacated = [i for i in was_occ if occ[i] < 0.5 and i not in taken]
     held = [i for i in was_occ if i not in taken]
     # The piece that left, where one point emptied or, with ink arrived and none emptied, where one most likely left
-    # (said below; hard game 481: the rook a9-a8, the corner a9 reading 0.6 occupied): its move tells where it went
+    # (said below; e.g. the rook a9-a8, the corner a9 reading 0.6 occupied): its move tells where it went
     went_from = vacated[0] if len(vacated) == 1 else left_most(held) if not vacated and arrived and held else None
     if went_from is not None and known[went_from] in _CASED:
         arrived = went_where_it_could(went_from, _where_it_could_go(known, went_from, arrived, change, lvl))
@@ -409,9 +409,9 @@ def _where_the_mover_went(w: _Work) -> None:
     if 1 <= len(vacated) <= 2 and len(arrived) == 1 and ref_view is not None:
         # A piece's point emptied, another piece's beside the point where ink arrived changed too: a piece that took
         # and was left half-way between the prey's point and that neighbour, half a disc on each; where its round
-        # outline stands half-way between them, the taker stands between the two (5.10; hard game 417: the cannon
+        # outline stands half-way between them, the taker stands between the two (5.10; e.g. the cannon
         # e2 took e5 and was left towards f5, e5 read 0.50 occupied, f5 0.98: e5 was read empty and f5 unsure;
-        # hard game 408: the cannon a2 took a6 and was left towards a5, read as having gone to a5)
+        # e.g. the cannon a2 took a6 and was left towards a5, read as having gone to a5)
         a = arrived[0]
         for s, p in [(s, p) for s in vacated for p in was_occ if p != s and p not in taken and p in neighbours(a)]:
             if (_may_take(known, s, p) and len(pieces_but(s, p)) >= 5
@@ -438,8 +438,8 @@ def _ink_leaning(w: _Work) -> None:
             and _half_way_between(view_circles(), arrived[0], arrived[1], standing, cfg)):
         # Both points show ink of one piece: where its round outline stands half-way between them (the centre
         # `misaligned_from` or more off each), the piece stands between the two (5.10). The outline places it where
-        # the ink peaks do not: parallax differs across the view, the ink peaks take the board's median (hard game
-        # 387: the rook i8-d8 left between d8 and c8, its disc 0.50 off each; the ink peaks, less the median
+        # the ink peaks do not: parallax differs across the view, the ink peaks take the board's median (e.g.
+        #  the rook i8-d8 left between d8 and c8, its disc 0.50 off each; the ink peaks, less the median
         # parallax, placed it 0.30 from c8)
         misaligned.append((arrived[0], arrived[1]))
         taken.update(arrived)
@@ -450,7 +450,7 @@ def _ink_leaning(w: _Work) -> None:
         # the arriving piece's; reporting it unsure would leave a '?' that a later change re-reads as a piece).
         # If neither clearly, both unsure.
         # (But where a round outline stands plainly on one of the two, within 0.3, the piece is there: the ink
-        # peaks lean with the camera's parallax, which differs across the view; hard game 214, the rook g7-g6 set
+        # peaks lean with the camera's parallax, which differs across the view; e.g. the rook g7-g6 set
         # down towards g5, g6 changed 0.30 and g5 0.12, and the peaks, less the board's median parallax, leant
         # the wrong way.)
         a, b = arrived
@@ -470,9 +470,9 @@ def _ink_leaning(w: _Work) -> None:
         # neighbour is no arrival where the point beside it turned surely to the other side's colour (a capture)
         # and the neighbour's ink peak lies well over towards that point (its ink is the taker's). It keeps what
         # it was. So too where the colours do not read but the one piece that left could not go to the neighbour
-        # and could take on the point beside it (hard game 370: the red rook c4 took c2 and leant towards d2, red
+        # and could take on the point beside it (e.g. the red rook c4 took c2 and leant towards d2, red
         # ink reading dark on that board). So too where a round outline stands plainly on that point, short of
-        # half-way (`misaligned_from`), and none on the neighbour: the taker is there (liu game 335, ply 15: the
+        # half-way (`misaligned_from`), and none on the neighbour: the taker is there (e.g. the
         # rook c9xc5 set down 0.31 off c5 towards c6, the taken red pawn's ink mixed in, c5 read 0.33 red, not
         # surely dark, and the move read as c9-c6).
         a = arrived[0]
@@ -493,7 +493,7 @@ def _ink_leaning(w: _Work) -> None:
         # ink peaks lie towards each other. The piece was touched; the neighbour keeps what it was.
         # And the piece's centre, as the two peaks place it, stays nearer its own point than the neighbour: one that
         # went to the neighbour and was set down off it towards where it came from also keeps much ink at its old
-        # point, but the neighbour's peak lies nearer (hard game 204: g6-g5 set down towards g6, the peak followed
+        # point, but the neighbour's peak lies nearer (e.g. g6-g5 set down towards g6, the peak followed
         # from g6 0.64 of a spacing over, from g5 0.21 back)
         a, k = arrived[0], next(i for i in was_occ if i not in taken)
         d = POINTS_UV[a] - POINTS_UV[k]
@@ -524,7 +524,7 @@ def _source_of_an_arrival(w: _Work) -> None:
                 fresh = fresh_pairs()  # the piece may have been found between two points
     if not vacated and fresh and not [i for i in was_occ if i not in taken] and ref_view is not None:
         # A piece found between two points this move came from somewhere, though no known piece's point changed at
-        # the level: the light changed the whole board and raised it over every point (liu game 291, ply 19: the
+        # the level: the light changed the whole board and raised it over every point (e.g. the
         # black pawn g6-g5 left between g5 and h5 at the level 0.29; g6 changed 0.21, its ink fell from 0.23 to
         # 0.12 and its round outline from 0.91 to 0.26). The one known piece whose point changed at half the
         # level, whose ink fell and whose outline is gone, and that could go to one of the pair's points, left.
@@ -536,21 +536,21 @@ def _source_of_an_arrival(w: _Work) -> None:
             vacated = gone
     if not vacated and not arrived and not fresh and not was_occ and ref_view is not None and float(change.max()) > lvl:
         # No known piece changed and no ink arrived, yet an empty point changed most of all, over the level, and a
-        # round outline came there clearly more than anywhere: a piece whose ink does not read arrived (hard game
-        # 212: the black horse b9-a7 on a board whose black ink reads faintly, b9 under glare)
+        # round outline came there clearly more than anywhere: a piece whose ink does not read arrived (e.g.
+        #  the black horse b9-a7 on a board whose black ink reads faintly, b9 under glare)
         dst = _clearly_most(outline_came(), 0.2)
         if dst is not None and change[dst] > lvl and int(np.argmax(change)) == dst and dst not in taken:
             arrived = [dst]
     if not vacated and len(arrived) == 1 and not fresh and not [i for i in was_occ if i not in taken]:
         # A piece arrived and no known piece's point changed enough: the one it came from read poorly already on
         # the last still board (glare, a dim corner). A known piece's point that now reads clearly empty, whose
-        # piece could go where one arrived, and that changed clearly most among those is where it came from (hard
-        # game 358: the horse h0-g2, h0 in a dim corner read 0.10 occupied before and changed 0.041)
+        # piece could go where one arrived, and that changed clearly most among those is where it came from (e.g.
+        #  the horse h0-g2, h0 in a dim corner read 0.10 occupied before and changed 0.041)
         src = _changed_most([i for i in range(90) if known[i] in _CASED and occ[i] < 0.2 and i not in taken
                              and _reaches(known, i, arrived[0])], change, lvl, reading, ref_reading)
         if src is None and ref_view is not None:
             # (or the one such piece whose point changed at half the level and whose round outline is gone, though
-            # its point still reads like a piece: an edge point keeps the frame's ink; hard game 421, the horse
+            # its point still reads like a piece: an edge point keeps the frame's ink; e.g. the horse
             # h0-g2, h0 changed 0.088 at the level 0.09 and still read 0.97 occupied)
             gone = [i for i in range(90) if is_piece[i] and i not in taken and change[i] > 0.5 * lvl
                     and _reaches(known, i, arrived[0]) and _outline_gone(outlines.discs(), i, pieces_but(i))]
@@ -588,8 +588,8 @@ def _captures_read_faintly(w: _Work) -> None:
             # took is not for the camera to guess from two blank discs: both unsure, the rules choose (only one of
             # the two captures is a legal move, as a rule).
             # But where a round outline as plain as the standing pieces' stands half-way between one's point and an
-            # empty neighbour, and the other may take there, the taker was left between the two (5.10; liu game
-            # 377, ply 28: the black cannon e8 took the red cannon e4 and was left towards e5, neither's ink read,
+            # empty neighbour, and the other may take there, the taker was left between the two (5.10; e.g.
+            #  the black cannon e8 took the red cannon e4 and was left towards e5, neither's ink read,
             # the disc 0.51 and 0.50 off the two)
             half = [(s, p, k) for s, p in ((a, b), (b, a)) if _may_take(known, s, p) and len(pieces_but(s, p)) >= 5
                     for k in neighbours(p) if known[k] == "." and k not in taken
@@ -607,7 +607,7 @@ def _captures_read_faintly(w: _Work) -> None:
         elif (ref_view is not None and known[a] in _CASED and known[b] in _CASED
               and known[a].isupper() != known[b].isupper()):
             # Both still show a little ink (a board whose inks read faintly): the pieces' outlines tell which took.
-            # The taker's disc left its point; where it took, a disc still stands (hard game 164: the pawn e3 took
+            # The taker's disc left its point; where it took, a disc still stands (e.g. the pawn e3 took
             # the bishop e2, both read 0.10 occupied after)
             fell = _clearly_most(outline_fell(), 0.3)
             if fell in (a, b) and outline_delta()[b if fell == a else a] > -0.15:
@@ -646,7 +646,7 @@ def _captures_read_faintly(w: _Work) -> None:
         # rest of the board stayed quiet (a touch changes only its own point). The piece went there.
         moved = [i for i in range(90) if i not in taken and i not in leaning and change[i] > lvl]
         # (quiet: under half the level, or under 0.4 of the lesser of the two changes: a disc set down changes
-        # its neighbours a little by its shadow; hard game 171's first move, h2-f2 on a board whose pieces read
+        # its neighbours a little by its shadow; e.g. a first move h2-f2 on a board whose pieces read
         # no ink, changed h3 0.056 and f3 0.049 against 0.323 and 0.163 at the level 0.09)
         calm = max(0.5 * lvl, 0.4 * min((change[i] for i in moved), default=0.0))
         quiet = all(change[i] < calm for i in range(90) if i not in moved and i not in taken)
@@ -656,8 +656,8 @@ def _captures_read_faintly(w: _Work) -> None:
             # towards an empty neighbour, its ink reaching into that neighbour's disc)
             kept = ref_occ[src] > 0.5 and occ[src] > 0.5 and dens[src] >= 0.5 * ref_dens[src]
             # (nor where the point it would have gone to was left unsure, showed a piece on the last still board
-            # and lost its ink: a piece left there; hard game 106: a pawn half-way between g3 and g4, both unsure,
-            # took on g5. A point known empty may have read like a piece only by the board's frame: game 112's a4)
+            # and lost its ink: a piece left there; e.g. a pawn half-way between g3 and g4, both unsure,
+            # took on g5. A point known empty may have read like a piece only by the board's frame, as an a4 did)
             kept = kept or (known[dst] == "?" and _left_by_a_piece(dst, ref_reading, reading))
             if known[src] in _CASED and known[dst] in ".?" and vacated in ([], [src]) and not kept:
                 vacated, arrived = [src], [dst]
@@ -678,8 +678,8 @@ def _changed_pieces(w: _Work) -> None:
             and _outline_gone(outlines.discs(), rest[0], pieces_but(rest[0]))):
         # One piece's point changed far over the level and its round outline is gone, though its point still reads
         # like a piece (printed marks): it left. Where it went, a piece of the other side that it could take now
-        # surely shows its colour, though that point changed under the level (the light changed the board; hard
-        # game 389: the red horse e6 took g7, e6 changed 0.40, g7 0.19 at the level 0.20)
+        # surely shows its colour, though that point changed under the level (the light changed the board; e.g.
+        #  the red horse e6 took g7, e6 changed 0.40, g7 0.19 at the level 0.20)
         src = rest[0]
         prey = [k for k in range(90) if k not in taken and k != src and change[k] > 0.5 * lvl
                 and _may_take(known, src, k) and _takes(known, src, k, reading)]
@@ -702,18 +702,18 @@ def _changed_pieces(w: _Work) -> None:
               and _outline_gone(outlines.discs(), src,
                                 pieces_but(*was_occ))):
             # The source's ink is the board's own: a cannon or pawn point's printed marks, or the frame at an edge,
-            # which the piece covered (hard game 4: the pawn g3 took on g4, and g3's marks read as more ink than
+            # which the piece covered (e.g. the pawn g3 took on g4, and g3's marks read as more ink than
             # the red pawn had shown), while a colour read weakly does not say who stands where it took. A piece's
             # round outline tells: it is gone from the source.
             vacated = [src]
             rest = [i for i in rest if i != src]
         else:
-            # The point that changed most may be where it took, its ink grown (hard game 229: the black pawn c4 took
+            # The point that changed most may be where it took, its ink grown (e.g. the black pawn c4 took
             # c3, whose red ink turned only half-way; c3 changed 0.19, c4 0.15, its ink fell to 0.58 of the pawn's
             # and its outline left): the one other piece whose outline left is the source.
             standing = pieces_but(*was_occ)
             # (where it took, the taker stands plainly: not half a piece, as where one stands between the two
-            # points; hard game 376, the pawn c5 took c4 and was left half-way, both read 0.58 occupied)
+            # points; e.g. the pawn c5 took c4 and was left half-way, both read 0.58 occupied)
             gone = [k for k in rest if k != src and known[k] in _CASED
                     and any(_may_take(known, k, j) and occ[j] > 0.8 for j in rest if j != k)
                     and _outline_gone(outlines.discs(), k, standing)]
@@ -722,7 +722,7 @@ def _changed_pieces(w: _Work) -> None:
                 rest = [i for i in rest if i != gone[0]]
     if not vacated and not arrived and not fresh and len(rest) == 1 and known[rest[0]] in _CASED:
         # A piece left between two points by an earlier move (both points unsure, no letter known there) moved on
-        # and took: the unsure points where it stood lost their ink, and the piece it took changed (hard game 345:
+        # and took: the unsure points where it stood lost their ink, and the piece it took changed (e.g.
         # the black pawn between c4 and d4 took the red horse b4, whose red ink read faintly: c4's and d4's ink fell
         # from 0.227 and 0.141 to under 0.02, b4 changed 0.124 and read a black piece no more surely than before)
         emptied = [i for i in range(90) if known[i] == "?" and i not in taken and change[i] > 0.5 * lvl
@@ -730,7 +730,7 @@ def _changed_pieces(w: _Work) -> None:
         if len(emptied) == 1 or (len(emptied) == 2 and emptied[1] in neighbours(emptied[0])):
             vacated, emptied_too = [emptied[0]], emptied[1:]
         elif not emptied and ref_view is not None and change[rest[0]] > lvl:
-            # (or, where the pair's points still read like pieces, its disc left them: hard game 229, the black
+            # (or, where the pair's points still read like pieces, its disc left them: e.g. the black
             # pawn between c5 and c4 took c3, c4 still read 0.89 occupied)
             pair = _pair_left(known, taken, view_circles(), ref_circles())
             if pair is not None and any(_may_take(known, k, rest[0]) for k in pair):
@@ -746,9 +746,9 @@ def _changed_pieces(w: _Work) -> None:
             colour = _sure_colour(reading, i)
             # (but where no other point changed over the level, not even an unsure one, no piece can have come
             # there from anywhere, and its round outline still stands on it: the same piece, touched, its ink read
-            # the other colour; hard game 406, the red cannon h2 touched and read surely dark after, left unsure,
+            # the other colour; e.g. the red cannon h2 touched and read surely dark after, left unsure,
             # and its letter lost)
-            # (not under a change of light, which can hide where a capture came from: hard game 507)
+            # (not under a change of light, which can hide where a capture came from: e.g.)
             alone = (was_occ == [i] and not arrived and ref_view is not None and lvl <= cfg.change_level
                      and all(change[k] <= lvl for k in range(90) if known[k] == "?")
                      and _stands_on(outlines, i, pieces_but(i)))
@@ -774,14 +774,14 @@ def _captures_under_changed_light(w: _Work) -> None:
     fresh, is_piece, known, lvl, nudged, occ = w.fresh, w.is_piece, w.known, w.lvl, w.nudged, w.occ
     reading, ref_dens, ref_reading, taken, vacated = w.reading, w.ref_dens, w.ref_reading, w.taken, w.vacated
     was_occ, = w.was_occ,
-        # (else the mover's own piece that changed without moving: a shadow or the light over it; as it was. Hard
-        # game 201: h0-h6 while a shadow fell over the first rank, whose own pieces changed as much as a capture)
+        # (else the mover's own piece that changed without moving: a shadow or the light over it; as it was. e.g.
+        #  h0-h6 while a shadow fell over the first rank, whose own pieces changed as much as a capture)
     if (not vacated and not arrived and not fresh and not captured and not nudged and not was_occ
             and ref_reading is not None and lvl > cfg.change_level):
         # The light changed the whole board and raised the level over every point, the move's too: a capture
         # changes its point little more than its ink's colour. One piece that turned surely to the other side's
         # colour, and one piece of that side, which could take it, whose point lost its ink, both changed at half
-        # the level: it took there (hard game 507: the black cannon b3 took e3 while the light changed, e3 changed
+        # the level: it took there (e.g. the black cannon b3 took e3 while the light changed, e3 changed
         # 0.115 and turned from surely red to surely dark, b3 changed 0.076 and its ink fell from 0.09 to none,
         # at the level 0.116).
         turned = [i for i in range(90) if change[i] > 0.5 * lvl and _colour_turned(known, i, reading, ref_reading)]
@@ -794,7 +794,7 @@ def _captures_under_changed_light(w: _Work) -> None:
     if (not vacated and not arrived and not fresh and not captured and not was_occ and ref_reading is not None
             and (pair := _pair_emptied(known, taken, occ, dens, ref_dens)) is not None):
         # A piece left between two points (both unsure) took: the pair lost its ink, and the one piece that turned
-        # surely to the other side's colour, changed at half the level, is where it took (hard game 637: the red
+        # surely to the other side's colour, changed at half the level, is where it took (e.g. the red
         # pawn between g4 and g3 took the black pawn g5, which changed 0.082 at the level 0.093 and turned from
         # 0.28 to 0.98 red; g4's ink fell from 0.136 to 0.038, g3's to 0.068)
         # (turned: surely the other side's colour now, its own side's more than not before, g5 read 0.28; and
@@ -819,17 +819,17 @@ def _captures_under_changed_light(w: _Work) -> None:
         # mover's colour is where it took (one piece's disc taking another's place changes the point little more
         # than its ink's colour: half the change level is enough where the colour turned surely).
         # (a quarter of it where the ink turned surely from the other side's colour to the mover's, the piece
-        # could take there, and no empty point changed at the level: hard game 984, ply 22, the rook b0 took the
-        # black rook b9 in glare, b9 changed 0.043 at the level 0.090 and read 0.00 -> 1.00 red; liu game 118, ply
-        # 22, the bishop e2 took the pawn g4, which changed 0.058 at 0.118 and read 0.00 -> 0.94 red, while the
+        # could take there, and no empty point changed at the level: e.g. the rook b0 took the
+        # black rook b9 in glare, b9 changed 0.043 at the level 0.090 and read 0.00 -> 1.00 red; e.g.
+        #  the bishop e2 took the pawn g4, which changed 0.058 at 0.118 and read 0.00 -> 0.94 red, while the
         # empty edge point g0 read as a faint arrival from the frame's ink, changed 0.078. Not where an empty point
-        # changed clearly: hard game 998, ply 33, the rook b3 went to b5, which changed 0.175 at 0.137 and reads
+        # changed clearly: e.g. the rook b3 went to b5, which changed 0.175 at 0.137 and reads
         # faintly, and the pawn a3 beside it read 0.87 -> 0.05 red on a board whose colours read poorly)
         weak_ok = ref_reading is not None and not any(known[i] in ".?" and i not in taken and change[i] > lvl
                                                       for i in range(90))
-        # (and no rook's through a piece: hard game 820, ply 32, the rook d4-d5 in glare, the black advisor d9
+        # (and no rook's through a piece: e.g. the rook d4-d5 in glare, the black advisor d9
         # behind the cannon d7 read 0.86 red and changed 0.070 at the level 0.127. Asked of every piece, the reach
-        # lost hard game 211's ply 32: the rook a6 took the horse c6, read here as c6's horse taking a6, which no
+        # lost a capture: the rook a6 took the horse c6, read here as c6's horse taking a6, which no
         # horse can, and yet the still board's reading came out right in the end; why, not looked into)
         rook = known[vacated[0]] in "Rr"
         takers = [i for i in range(90) if i not in taken and i not in vacated
@@ -868,11 +868,11 @@ def _went_nowhere_sure(w: _Work) -> None:
             arrived = [max(faint, key=lambda k: change[k])]
             if len(vacated) == 1 and known[vacated[0]] in _CASED:
                 # (where the piece cannot go to that point, it went to a neighbour it can reach, or stands half-way
-                # between the two: liu game 275, ply 14, the advisor f0-e1 left half-way towards e2, e2 changed
+                # between the two: e.g. the advisor f0-e1 left half-way towards e2, e2 changed
                 # 0.113 and read 0.35 occupied, e1 0.071 and 0.14, at the level 0.09: read as gone to e2)
                 arrived = went_where_it_could(vacated[0], arrived)
                 if len(arrived) == 1 and (half_to := left_towards(arrived[0], vacated[0])) is not None:
-                    # (or left half-way from there: ccpd game 966, ply 7, the pawn c3-c4 towards d4, c4 changed
+                    # (or left half-way from there: e.g. the pawn c3-c4 towards d4, c4 changed
                     # 0.085 at the level 0.090)
                     misaligned.append((min(arrived[0], half_to), max(arrived[0], half_to)))
                     taken.update((arrived[0], half_to))
@@ -888,7 +888,7 @@ def _went_nowhere_sure(w: _Work) -> None:
             # point left was emptied, not pushed: no ink left there, or an empty point changed about as much as it
             # did (a piece pushed changes its own point most, and outwards from an edge point no other; an edge
             # point keeps the frame's ink when emptied), or its round outline is gone and one stands on the empty
-            # point (hard game 615: the red pawn c3-c4 on a pale board, c3 still 0.18 occupied by its faint ink,
+            # point (e.g. the red pawn c3-c4 on a pale board, c3 still 0.18 occupied by its faint ink,
             # changed 0.26, c4 0.14; the outlines 0.59 -> 0.19 at c3, 0.33 -> 0.57 at c4). The one that changed
             # clearly most is where it went; among several alike, unsure (the rules choose among them).
             if len(bare) == 1 or change[bare[0]] > 1.5 * change[bare[1]]:
@@ -907,19 +907,19 @@ def _went_nowhere_sure(w: _Work) -> None:
               and all(change[dests[0]] > (1.2 if j in neighbours(dests[0]) else 1.5) * change[j] for j in dests[1:]
                       if j not in neighbours(vacated[0]))):
             # The point left lost all its ink (not pushed: a piece pushed outwards from an edge point keeps some
-            # of it, and changes no other point), or all but a quarter of it with its round outline gone (liu game
-            # 269, ply 8: the red rook h6, read faintly, took the black rook h9 and read black there; h6's ink fell
+            # of it, and changes no other point), or all but a quarter of it with its round outline gone (e.g.
+            #  the red rook h6, read faintly, took the black rook h9 and read black there; h6's ink fell
             # from 0.060 to 0.009, its outline 0.74 -> 0.32, h9 changed 0.071 at the level 0.090), and one point it
             # could have gone to (empty, or holding a piece of the other side) changed clearly more than every
-            # other (where it could go: hard game 379), or is the only one, though under the level: the piece went
+            # other (where it could go: e.g.), or is the only one, though under the level: the piece went
             # there and reads washed out (glare over its disc), or took there (one disc in another's place). Its own
             # neighbours need only be outdone by a fifth (its disc's shadow or lean changes them a little too);
-            # those of the point left, not at all (the piece lifted off changes them so: hard game 379, the rook g0
+            # those of the point left, not at all (the piece lifted off changes them so: e.g. the rook g0
             # took the cannon in the corner i0, which changed 0.107, g1 beside g0 0.073).
             if known[dests[0]] in ".?":
                 arrived = dests[:1]
                 # (or it was left between that point and an empty one beside it that it could also go to, which
-                # changed less: its round outline, seen from the point, stands half-way towards it; hard game 615,
+                # changed less: its round outline, seen from the point, stands half-way towards it; e.g.
                 # the rook h0-h6 left between h6 and h5 on a pale board, h5 changed 0.075, h6 0.036, neither's ink
                 # read, the disc 0.43 off h5 towards h6. Seen from h6 the strongest outline within 0.7 was the
                 # cannon's on h7: one side's view is what there is)
@@ -937,7 +937,7 @@ def _went_nowhere_sure(w: _Work) -> None:
               and len(near := set_down_near(vacated[0])) == 1
               and (change[near[0]] > 0.3 * lvl or outline_delta()[near[0]] > 0.1)):
             # The point left lost most of its ink and no point it could go to changed clearly more than the others
-            # (glare over the disc set down: hard game 820, ply 1, the black cannon b7-d7, d7 changed 0.069 at the
+            # (glare over the disc set down: e.g. the black cannon b7-d7, d7 changed 0.069 at the
             # level 0.13, a7 0.056, b4 0.052), but the hand showed where: its fingertips went on from where they
             # took the piece up by about the move (2.0 files across, 0.1 ranks) before they drew back. The one
             # empty point the piece could go to within half a spacing of that, which changed or whose round
@@ -947,7 +947,7 @@ def _went_nowhere_sure(w: _Work) -> None:
             # Nowhere: a "vacated" point whose disc still shows some ink was pushed, not emptied; so was one on the
             # edge of the board, whose ink may lie all beyond the outer line when pushed outwards (the reading
             # looks no further than the frame); and one whose piece's ink did not read before either (red ink on
-            # some boards) or did not fade, and whose round outline still stands there (hard game 329: the red pawn
+            # some boards) or did not fade, and whose round outline still stands there (e.g. the red pawn
             # e3 and cannon c2, read 0.01 occupied throughout, changed 0.09 and 0.10 when touched). It keeps its
             # piece.
             standing = pieces_but(*vacated)
@@ -978,15 +978,15 @@ def _by_outlines(w: _Work) -> None:
             and (float(change.max()) > lvl or set_down is not None)):
         # The inks and the changes found no whole move (a piece whose ink does not read: red ink on a yellow board,
         # glare; an emptied point whose printed marks read as ink), but the pieces' round outlines may: one known
-        # piece's outline gone and one empty point's come, each clearly more than anywhere else (hard games 211,
-        # 215, 219, 238: the source's outline fell by 0.46-0.59, the destination's rose by 0.24-0.57, no other
+        # piece's outline gone and one empty point's come, each clearly more than anywhere else (e.g.
+        #  the source's outline fell by 0.46-0.59, the destination's rose by 0.24-0.57, no other
         # point's by more than 0.15).
         src, dst = _clearly_most(outline_fell(), 0.3), _clearly_most(outline_came(), 0.2)
         if src is None and dst is None and len(vacated) == 1 and known[vacated[0]] in _CASED:
             # A point already found emptied (no ink left, its outline gone) whose outline fell most, though under
             # glare less clearly (other pieces' outlines wash out a little with the light), and one empty point
             # it could go to where an outline came clearly most and which changed over the board's median: it
-            # went there (liu game 54, ply 34: the red cannon e6-e5 into a glare spot; e6's outline fell 0.29,
+            # went there (e.g. the red cannon e6-e5 into a glare spot; e6's outline fell 0.29,
             # the glared pawn c4's 0.18, e5's rose 0.18, no other point's over 0.08; e5 changed 0.021, the
             # median 0.016)
             v, k = vacated[0], _clearly_most(outline_came(), 0.15)
@@ -998,18 +998,18 @@ def _by_outlines(w: _Work) -> None:
         pair = _pair_left(known, taken, view_circles(), ref_circles()) if src is None and not vacated else None
         if pair is not None and dst is not None and known[dst] == "." and dst not in taken:
             # A piece left between two points by an earlier move (both unsure) moved on, where neither its ink
-            # left nor came: its disc left the pair and came at one empty point (hard games 238 and 211: the rooks
+            # left nor came: its disc left the pair and came at one empty point (e.g. the rooks
             # between a3 and b3 and between g9 and h9, on boards whose inks do not tell, went to a1 and h5). Both
             # points are empty now; the pair's letter goes with the piece.
             vacated, emptied_too, arrived = [pair[0]], [pair[1]], [dst]
         if gone and dst is None:
             # The piece may have been set down well off its point, even half-way between two, where no point's
-            # outline within 0.3 rose (hard game 244: the rook a8-d8 left between d8 and d7, which rose by 0.08 and
+            # outline within 0.3 rose (e.g. the rook a8-d8 left between d8 and d7, which rose by 0.08 and
             # 0.13): the disc that came is looked for within 0.7 of the empty points
             dst = _disc_came(view_circles(), ref_circles(), known, taken, src, change)
         if gone and dst is None:
             # Or the outline came about as much at two neighbouring points and clearly less anywhere else, both where
-            # the piece could go, and its disc stands half-way between them (hard game 211: the rook i9-h9 left
+            # the piece could go, and its disc stands half-way between them (e.g. the rook i9-h9 left
             # between h9 and g9, which rose by 0.19 and 0.21, no other point by more than 0.06)
             came = outline_came()
             a, b, c = (int(k) for k in np.argsort(-came, kind="stable")[:3])
@@ -1020,7 +1020,7 @@ def _by_outlines(w: _Work) -> None:
         if gone and dst is None and len(pieces_but(src)) >= 5:
             # Or two empty points side by side both changed, at least half the level, one of them where the piece
             # could go, and its disc stands half-way between them, seen from each (5.10): it went to that one and
-            # was left towards the other, which need not be one it could go to (liu game 67, ply 37: the cannon
+            # was left towards the other, which need not be one it could go to (e.g. the cannon
             # c4-d4 left towards d3; d4 changed 0.093, d3 0.113 at the level 0.090, the disc 0.50 and 0.51 off the
             # two; c4's outline fell 0.43 but its ink only by half, and the move read as the cannon pushed)
             both = [k for k in range(90) if known[k] == "." and k not in taken and change[k] > 0.5 * lvl]
@@ -1034,7 +1034,7 @@ def _by_outlines(w: _Work) -> None:
                 dst = a if _reaches(known, src, a) else b
         if gone and dst is None:
             # Or, where the outline rose less, the one empty point it could go to on which a round outline now
-            # stands plainly and did not before, and which changed (liu game 54, ply 22: the red pawn e3-e4 on a
+            # stands plainly and did not before, and which changed (e.g. the red pawn e3-e4 on a
             # board whose red ink does not read; e3's outline fell 0.60 -> 0.28, e4's rose only 0.28 -> 0.39 but
             # now stands 0.19 off it, before 0.68; e4 changed 0.025, over the board's median of 0.019)
             standing = pieces_but(src)
@@ -1046,7 +1046,7 @@ def _by_outlines(w: _Work) -> None:
         if gone and dst is None and len(near := set_down_near(src)) == 1:
             # Or the hand showed where (as where the ink told the point left): the one empty point it could go to
             # near where the fingertips set it down, where an outline came a little and which changed over the
-            # board's median (liu game 54, ply 35: the black rook b5-d5 into a glare spot that read no ink at
+            # board's median (e.g. the black rook b5-d5 into a glare spot that read no ink at
             # either; b5's outline fell 0.31, no other's over 0.08; d5's rose 0.09, changed 0.020, the median 0.016;
             # the fingertips went on 1.6 files across)
             k = near[0]
@@ -1054,12 +1054,12 @@ def _by_outlines(w: _Work) -> None:
                 dst = k
         if gone and dst is None and not _stands_on(outlines, src, pieces_but(src)):
             # No disc came anywhere, and none stands on the source any more: the piece took. (One still standing
-            # there, its outline fallen by a third, was touched: liu game 253, ply 16, the rook h0 nudged, its
+            # there, its outline fallen by a third, was touched: e.g. the rook h0 nudged, its
             # outline 0.89 -> 0.58 and 0.11 off, read as taking the cannon h7, which changed 0.025: a silent wrong
             # move.) Where, the changes tell: the piece it may take whose point
-            # changed clearly most (hard game 243: the pawn c3 took on c4, whose red ink read as none, while c3's
+            # changed clearly most (e.g. the pawn c3 took on c4, whose red ink read as none, while c3's
             # printed marks read as a black piece; c4 changed 0.08, no other point 0.02), or, the only one it can
-            # reach, whose point changed a little and lost most of its ink (hard game 350: the red cannon b5 took the
+            # reach, whose point changed a little and lost most of its ink (e.g. the red cannon b5 took the
             # rook h5 over a screen; h5 changed 0.049, its ink fell from 0.165 to 0.027)
             could_take = [i for i in range(90) if known[i] in _CASED and i != src and i not in taken
                           and _may_take(known, src, i)]
@@ -1067,7 +1067,7 @@ def _by_outlines(w: _Work) -> None:
             if (prey is None and len(could_take) == 1 and change[could_take[0]] > 0.25 * lvl
                     and _stands_on(outlines, could_take[0], pieces_but(src, could_take[0]))):
                 # (or the only one it could take, whose point changed a little and where a disc still stands, the
-                # taker's in the prey's place, though the ink did not change: hard game 265, the black cannon e7
+                # taker's in the prey's place, though the ink did not change: e.g. the black cannon e7
                 # took the red cannon e4 on a board where red ink read dark; e4 changed 0.034 at the level 0.09)
                 prey = could_take[0]
             if prey is not None:
@@ -1080,10 +1080,10 @@ def _by_outlines(w: _Work) -> None:
             unexplained = [i for i in unexplained if i not in (src, dst)]
             # The outline is looked for within 0.3 of each point: a piece standing between two points (5.10) is
             # found at the edge of that window. Where its disc's centre, looked for further, lies at least
-            # `misaligned_from` off the point towards an empty neighbour, it stands between the two (hard game
-            # 235: the horse b0-c2 left between c2 and c1)
+            # `misaligned_from` off the point towards an empty neighbour, it stands between the two (e.g.
+            #  the horse b0-c2 left between c2 and c1)
             # (and seen half-way from the neighbour too, or at their midpoint: from one point alone, the strongest
-            # circle within 0.7 may be another's; hard game 984, ply 14: the horse b9-d8, its ink not read, a faint
+            # circle within 0.7 may be another's; e.g. the horse b9-d8, its ink not read, a faint
             # circle 0.55 off d8 towards c8 and 0.29 across, read as the horse between d8 and c8)
             standing = pieces_but(src, dst)
             j = _half_way_towards(view_circles(), dst, standing, cfg)
@@ -1106,7 +1106,7 @@ def _taker_and_half_way(w: _Work) -> None:
     if len(vacated) == 1 and len(captured) == 1 and not arrived and not fresh and ref_view is not None:
         # Which of the two took: the inks may say the wrong one where the taker's ink does not read (a red cannon on
         # a yellow board reads empty) and the point it left still reads like a piece (an edge point's frame). The
-        # taker's outline left its point; the taken piece's point still has a disc on it (hard games 211 and 219:
+        # taker's outline left its point; the taken piece's point still has a disc on it (e.g.
         # a0 and a2 fell by 0.65 and 0.52, their targets a4 and a6 by 0.08 at most).
         v, c = vacated[0], captured[0]
         if _clearly_most(outline_fell(), 0.3) == c and outline_delta()[v] > -0.15 and _may_take(known, c, v):
@@ -1114,16 +1114,16 @@ def _taker_and_half_way(w: _Work) -> None:
         # The taker left half-way between the taken piece's point and a neighbour: an empty one, which changed by
         # half the level (under the level where the taken piece's ink already leant over it, or where the taker's
         # ink reads as none), or the point it came from. Where a round outline as plain as the standing pieces'
-        # stands half-way between the two, seen from each, the taker stands between them (5.10; liu game 180, ply
-        # 34: the red pawn g4 took g5 and was left towards g6, which read 0.46 occupied before and 0.97 after and
-        # changed 0.095 at the level 0.154; liu game 242, ply 16: the red cannon b6 took g6 and was left towards g5,
-        # which read 0.16 occupied; liu game 255, ply 29: the black pawn g6 took g5 and was left half-way back)
+        # stands half-way between the two, seen from each, the taker stands between them (5.10; e.g.
+        #  the red pawn g4 took g5 and was left towards g6, which read 0.46 occupied before and 0.97 after and
+        # changed 0.095 at the level 0.154; e.g. the red cannon b6 took g6 and was left towards g5,
+        # which read 0.16 occupied; e.g. the black pawn g6 took g5 and was left half-way back)
         v, c = vacated[0], captured[0]
         others = pieces_but(v, c)
         beside = [k for k in neighbours(c) if k not in taken
                   and (k == v or (known[k] == "." and change[k] > 0.5 * lvl))]
-        # (a disc 0.75 as plain as the standing pieces' will do, seen half-way from both points: ccpd game 820, ply
-        # 35, the horse b4 took the rook d5 and was left towards c5 under the noise of a small board, its disc 0.55
+        # (a disc 0.75 as plain as the standing pieces' will do, seen half-way from both points: e.g.
+        #  the horse b4 took the rook d5 and was left towards c5 under the noise of a small board, its disc 0.55
         # against their median 0.70)
         half = [k for k in beside if len(others) >= 5 and _half_way_between(view_circles(), c, k, others, cfg)]
         if len(half) == 1 and _plain_disc_near(view_circles(), [c], outlines.discs(), others, share=0.75):
@@ -1136,8 +1136,8 @@ def _taker_and_half_way(w: _Work) -> None:
     if len(vacated) == 1 and len(arrived) == 1 and captured and not fresh:
         # A move goes to one point: an empty one, or one where it took. Where a piece arrived on an empty point and
         # a piece of the other side changed as well (a shadow passing over the board with the hand), it took there
-        # only if that point now surely shows the mover's colour; else it arrived, and the other piece stays (hard
-        # game 276: the rook h6-h4 while a shadow crossed the black king's rank, read as arriving and taking the king,
+        # only if that point now surely shows the mover's colour; else it arrived, and the other piece stays (e.g.
+        #  the rook h6-h4 while a shadow crossed the black king's rank, read as arriving and taking the king,
         # both reported as pieces of unknown type)
         if all(_takes(known, vacated[0], k, reading) for k in captured):
             arrived = []
@@ -1146,8 +1146,8 @@ def _taker_and_half_way(w: _Work) -> None:
     if len(vacated) == 1 and len(arrived) == 1 and not fresh and ref_view is not None:
         # Where the piece went, an empty neighbour changed about as much: the piece stands between the two, nearer
         # one. Its ink may read at the wrong one (a red horse on a board whose red ink reads as none, its edge's
-        # shadow read as ink beside it): the disc that came, looked for within 0.7 of each, tells which (hard game
-        # 272: the horse f4-d5, set down towards e5; e5 read 0.97 occupied and d5 0.04, each changed 0.17, the disc
+        # shadow read as ink beside it): the disc that came, looked for within 0.7 of each, tells which (e.g.
+        #  the horse f4-d5, set down towards e5; e5 read 0.97 occupied and d5 0.04, each changed 0.17, the disc
         # rose by 0.46 beside d5 and 0.30 beside e5)
         a = arrived[0]
         twin = [k for k in neighbours(a) if known[k] in ".?" and k not in taken and k not in leaning
@@ -1156,15 +1156,15 @@ def _taker_and_half_way(w: _Work) -> None:
         if (s in neighbours(a) and known[s] in _CASED and not captured
                 and _half_way_between(view_circles(), a, s, pieces_but(s), cfg)):
             # It went to the neighbouring point and was left half-way back: its disc stands half-way between the
-            # two (hard game 20: the rook a3-b3 left between them; a3 still read 0.90 occupied, b3 0.42)
+            # two (e.g. the rook a3-b3 left between them; a3 still read 0.90 occupied, b3 0.42)
             misaligned.append((s, a) if s < a else (a, s))
             taken.update((s, a))
             vacated, arrived, fresh, twin = [], [], [misaligned[-1]], []
         if len(twin) == 1:
             k = twin[0]
             # half-way (its disc's centre, the camera's parallax removed, `misaligned_from` or more off towards the
-            # other): both (hard game 27: the bishop g0-e2 left between e2 and f2, the disc rose by 0.25 and 0.27)
-            # (seen from the neighbour too, or at their midpoint: liu game 192, ply 23, the rook a0-a1 set down 0.21
+            # other): both (e.g. the bishop g0-e2 left between e2 and f2, the disc rose by 0.25 and 0.27)
+            # (seen from the neighbour too, or at their midpoint: e.g. the rook a0-a1 set down 0.21
             # off a1 towards a2, whose shadow read as ink; from a2 the rook's disc lay 0.67 towards a1, from a1 it
             # stood on a1, and it was reported between the two)
             standing = pieces_but(*vacated)
@@ -1192,12 +1192,12 @@ def _touches_that_moved(w: _Work) -> None:
         # A piece moved to a neighbouring point and left half-way back towards where it came from still covers
         # half of its old point: the old point's ink reads as before, and the move reads as a touch. Its disc's
         # centre tells: `misaligned_from` or more off the point towards an empty neighbour that changed too (by
-        # half the level: hard game 232, the rook i0-i1, i1 changed 0.082 while the light changed the board), it
-        # stands between the two (5.10; hard games 326 and 352: the red cannons e2-f2 and a2-a1, their red ink
+        # half the level: e.g. the rook i0-i1, i1 changed 0.082 while the light changed the board), it
+        # stands between the two (5.10; e.g. the red cannons e2-f2 and a2-a1, their red ink
         # read as none at the new point; a piece nudged stays within 0.3 of its point)
         # (a disc as plain as the standing pieces': where a piece left, the circle score near its point may peak
-        # on the printed marks; hard game 379: the rook g0 took on i0, and a faint circle 0.64 off g0 towards g1)
-        # (or as a piece whose colour turned: the half left on its old point reads another ink; hard game 256, the
+        # on the printed marks; e.g. the rook g0 took on i0, and a faint circle 0.64 off g0 towards g1)
+        # (or as a piece whose colour turned: the half left on its old point reads another ink; e.g. the
         # red pawn g4-g5 left half-way, g4 read dark)
         i = max(nudged + unexplained, key=lambda k: change[k])
         standing = pieces_but(i)
@@ -1206,7 +1206,7 @@ def _touches_that_moved(w: _Work) -> None:
             _, near = find_discs(view_circles(), POINTS_UV[i:i + 1], reach=0.7, px=S)
             plain = float(near[0]) >= 0.8 * float(np.median(outlines.discs()[standing]))
             # (half-way seen from both: a piece gone to the neighbour and set down 0.3 back towards its old point
-            # lies 0.7 from that point; hard game 215, the pawn g3-g4, g3's printed marks reading a dark ink)
+            # lies 0.7 from that point; e.g. the pawn g3-g4, g3's printed marks reading a dark ink)
             if (plain and j is not None and known[j] == "." and j not in taken and change[j] > 0.5 * lvl
                     and _half_way_towards(view_circles(), j, standing, cfg) == i):
                 misaligned.append((i, j) if i < j else (j, i))
@@ -1219,7 +1219,7 @@ def _touches_that_moved(w: _Work) -> None:
         # A piece that took its neighbour and was left half-way between the two points covers half of each: both
         # read half a piece and neither emptied, and the move reads as two touches. Where one could take the other
         # and a disc as plain as the standing pieces' stands half-way between them, the taker stands between the
-        # two (5.10; hard game 376: the black pawn c5 took c4 and was left in the river, both points 0.55 occupied)
+        # two (5.10; e.g. the black pawn c5 took c4 and was left in the river, both points 0.55 occupied)
         a, b = nudged
         standing = pieces_but(a, b)
         if (known[a] in _CASED and known[b] in _CASED and (_may_take(known, a, b) or _may_take(known, b, a))
@@ -1234,9 +1234,9 @@ def _touches_that_moved(w: _Work) -> None:
         # A piece pushed towards an empty neighbour reads as having gone there where its ink now lies more on the
         # neighbour's side (a point whose printed marks read like ink beside it): its round outline tells. Still
         # standing on its own point, plainly and within 0.3 of it, and none so on the neighbour, the piece was
-        # touched, not moved (hard game 218: the pawn g5 pushed towards f5, its disc 0.18 off g5; where a piece
+        # touched, not moved (e.g. the pawn g5 pushed towards f5, its disc 0.18 off g5; where a piece
         # went to the neighbour, its disc stands there, and its old point may still show an outline within 0.3 by
-        # the moved disc's edge: hard games 28 and 95)
+        # the moved disc's edge: e.g.)
         s, a = vacated[0], arrived[0]
         standing = pieces_but(s)
         if _stands_on(outlines, s, standing) and not _stands_on(outlines, a, standing):
@@ -1276,15 +1276,15 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
         left = [i for i in range(90) if known[i] == "?" and i not in taken and i not in targets and change[i] > lvl
                 and dens[i] < 0.8 * ref_dens[i]]
         if not left and ref_view is not None and len(arrived) == 1:
-            # (or, where the inks do not tell, the disc that left the pair: hard game 211, the rook between g9 and
+            # (or, where the inks do not tell, the disc that left the pair: e.g. the rook between g9 and
             # h9, on a board whose empty points read like pieces, went to h5)
             pair = _pair_left(known, taken | set(targets), view_circles(), ref_circles())
             left = list(pair) if pair is not None else []
         # A piece between two points is one piece: where it left one of them, the other unsure point beside it whose
-        # ink fell away too, though it changed under the level, is empty as well (hard game 508: the rook between
+        # ink fell away too, though it changed under the level, is empty as well (e.g. the rook between
         # h0 and h1 went to h6; h0 changed 0.10, h1 0.085 at the level 0.09, its ink from 0.15 to none; h1 left
         # unsure then let a later move be read as the rook going back there); so is one where no round outline
-        # stands, whatever its ink reads (hard game 265: the rook between f5 and g5 went to c5; g5, by the river's
+        # stands, whatever its ink reads (e.g. the rook between f5 and g5 went to c5; g5, by the river's
         # characters, read 0.86 occupied by a dark piece before and after)
         left += [j for i in left for j in neighbours(i) if known[j] == "?" and j not in left and j not in taken
                  and j not in targets
@@ -1302,7 +1302,7 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
     if nudged and ref_view is not None and len(pieces_but()) >= 6:
         # A piece touched moved on its point: its round outline moved with it, or changed its shape where the hand
         # turned it. A piece whose ink peak alone shifted (a change of light or shadow over it) was not touched
-        # (hard games 516, 201, 202, 213, 232, 494: the false touches' discs moved 0.01-0.06 of a spacing, the
+        # (e.g. the false touches' discs moved 0.01-0.06 of a spacing, the
         # true ones' 0.13-0.22, or by 0.06 with the outline fallen by 0.48)
         nudged = [i for i in nudged if _outline_moved(outlines, i, pieces_but(i), cfg)]
     return "".join(sq), [i for i in targets if i not in unexplained], sorted(nudged), misaligned
@@ -1310,11 +1310,11 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
 
 def _settled_from_between(known: str, squares: str, placed: list[int], unsure_of: dict[int, str]) -> str:
     """A piece reported between two points set onto one of them: it moved from the one unsure point to the other,
-    which keeps the letter the tracker kept for the pair, whatever its ink reads (hard game 33: the black pawn
+    which keeps the letter the tracker kept for the pair, whatever its ink reads (e.g. the black pawn
     between c5 and c4 set onto c4, read as a red piece there). A piece coming from elsewhere onto an unsure point
     (one taking the piece half-way) is not this: the pair's other point did not empty.
     So with a piece between two points that moved on to an empty point, both of the pair's points emptied, the only
-    piece set down anywhere (hard game 370: the red rook between h0 and i0 went to h4, whose red ink read dark); and
+    piece set down anywhere (e.g. the red rook between h0 and i0 went to h4, whose red ink read dark); and
     with an unsure point not set down on that now reads a piece of the pair's colour."""
     out = list(squares)
     for p in placed:
@@ -1324,7 +1324,7 @@ def _settled_from_between(known: str, squares: str, placed: list[int], unsure_of
         if any(known[q] == "?" and unsure_of.get(q) == letter and squares[q] == "." for q in neighbours(p)):
             out[p] = letter
     for p, letter in unsure_of.items():
-        # one of the pair, set onto its point where another piece came to the other (hard game 372), read as a
+        # one of the pair, set onto its point where another piece came to the other, read as a
         # piece of the pair's colour, type unknown: the pair's piece
         if p not in placed and known[p] == "?" and squares[p] == ("X" if letter.isupper() else "x"):
             out[p] = letter
@@ -1343,7 +1343,7 @@ def _set_onto_by_outline(known: str, squares: str, placed: list[int], unsure_of:
     round outline where its ink does not read (a board whose black ink washes out): the outline that stood half-way
     now stands plainly on the one point, none is left on the other, and the pair changed; no other known piece was
     lost (nothing else moved: the piece was set right, or moved from the one point to the other). That point gets
-    the pair's letter, the other is empty, and the piece is reported placed. (liu game 286, ply 23: the black rook
+    the pair's letter, the other is empty, and the piece is reported placed. (e.g. the black rook
     between b4 and b3 went to b3, whose ink read 0.007 as it stood there, the river's text at b4 0.043; read as
     b3 emptied, the rook lost for the rest of the game.)"""
     if any(known[k] in _CASED and squares[k] != known[k] for k in range(90)):
@@ -1380,8 +1380,8 @@ def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointRe
     printed marks read as ink) would otherwise stay in the known board for the rest of the game, every later snapshot
     judged against it and carrying it. And a piece the snapshot reported `between` two points (both '?') is still
     the piece it was: its letter (`unsure_of`, carried from snapshot to snapshot) is kept for when it is plainly seen
-    on one of them again. (Only there: other points are left unsure where a change told nothing sure, hard games 27
-    and 31, and the one piece that left is not always what stands there.)"""
+    on one of them again. (Only there: other points are left unsure where a change told nothing sure, e.g.
+     and the one piece that left is not always what stands there.)"""
     left = [i for i in range(90) if known[i] in _CASED and squares[i] in ".?"]
     unsure_of = {i: c for i, c in unsure_of.items() if squares[i] == "?"}
     if len(left) == 1:
@@ -1404,7 +1404,7 @@ def plainly_seen(squares: str, outlines: Outlines, reading: PointReading, unsure
     Plainly: ink over 0.8 and outline over 0.8 of the standing pieces' median, or under 0.2 and 0.5 (both cues
     agreeing about a piece being there were never wrong on six hard games' still boards, 12,000 points; its colour
     was, 14 times in 3,000). Other points left unsure stay so: they contradict nothing, and where a piece half-way was
-    set right, its ink's colour read wrongly would (hard games 2 and 257: a red cannon and a red advisor read black).
+    set right, its ink's colour read wrongly would (e.g. a red cannon and a red advisor read black).
     None where more than three points contradict: that is the light or the camera. The outlines (43 ms a view) are
     computed only where the ink already disagrees, and not for the points `settled` (the ink alone disagreed there
     on the last still board, and nothing changed since). Also returned: the points where the ink alone disagrees."""
@@ -1418,11 +1418,11 @@ def plainly_seen(squares: str, outlines: Outlines, reading: PointReading, unsure
     score, disc = outlines.view(), outlines.discs()
     median = float(np.median(disc[standing]))
     # (gone: no outline within 0.4 of the point either; a piece set down well off its point, whose ink does not
-    # read, is no piece gone: hard game 272, the red horse set down 0.4 off d5 towards e5)
+    # read, is no piece gone: e.g. the red horse set down 0.4 off d5 towards e5)
     gone = [i for i in doubt if squares[i] in _CASED and disc[i] < 0.5 * median]
     if gone:
         # (and the printed lines seen there, as at the empty points: glare over a piece washes out its ink and its
-        # outline, and the lines it covers stay unseen; hard game 212: the black horse b9 under glare, its point's
+        # outline, and the lines it covers stay unseen; e.g. the black horse b9 under glare, its point's
         # grey spread over 6 levels, the empty points' 60 to 75, an empty point under the same glare 26)
         empty = [i for i in range(90) if squares[i] == "."]
         lines = float(np.median(outlines.contrast(empty))) if empty else 0.0
@@ -1430,18 +1430,18 @@ def plainly_seen(squares: str, outlines: Outlines, reading: PointReading, unsure
     wide = find_discs(score, POINTS_UV[gone], reach=0.4, px=S)[1] if gone else []
     seen = {i: "." for i, w in zip(gone, wide, strict=True) if w < 0.5 * median}
     # (come: not beside a known piece that does not plainly stand on its own point; that piece, moved part-way
-    # towards it, is what is seen: hard game 34, a rook set down half-way between h0 and h1 read as a second piece)
+    # towards it, is what is seen: e.g. a rook set down half-way between h0 and h1 read as a second piece)
     seen.update({i: _ink_letter(reading, i) for i in doubt if squares[i] == "." and disc[i] > 0.8 * median
                  and all(disc[k] > 0.8 * median for k in neighbours(i) if squares[k] in _CASED)})
     # (and its disc on the point, the camera's parallax removed: under 0.4 off it, where the tracker says a piece
-    # stands between two points; hard game 101, the horse left between g7 and g8, 0.54 off g8, reads plainly at g8
-    # by ink and by an outline within 0.3; hard game 19's cannon set right on a7 lies 0.30 off it)
+    # stands between two points; e.g. the horse left between g7 and g8, 0.54 off g8, reads plainly at g8
+    # by ink and by an outline within 0.3; a cannon set right on a7 lay 0.30 off it)
     came = [i for i in doubt if i in unsure_of and disc[i] > 0.8 * median
             and float(np.hypot(*_disc_offset(score, i, standing))) < 0.4]
     if len(came) == 1:  # (two: the one piece cannot stand on both)
         c = came[0]
         seen[c] = unsure_of[c]
-        # and the point it was between it and a neighbour is empty (hard game 19: the cannon b7-a7 reported between
+        # and the point it was between it and a neighbour is empty (e.g. the cannon b7-a7 reported between
         # the two, b7's cannon marks reading as ink)
         seen.update({k: "." for k in neighbours(c) if squares[k] == "?" and unsure_of.get(k) == unsure_of[c]})
     if len(seen) > 3:

@@ -26,7 +26,7 @@ def _some_piece_may_take(known: str, src: int, dst: int) -> bool:
 
 def _may_take(known: str, src: int, dst: int) -> bool:
     """A piece from `src` can take what stands on `dst`: a piece of the other side (or one not known), where its
-    kind of move reaches (hard game 334: the black cannon g0 took the advisor d0 over the king; the advisor, whose
+    kind of move reaches (e.g. the black cannon g0 took the advisor d0 over the king; the advisor, whose
     outline fell most, cannot reach g0 and so did not take there)."""
     a, b = known[src], known[dst]
     return (a not in _CASED or b not in _CASED or a.isupper() != b.isupper()) and _reaches(known, src, dst)
@@ -53,15 +53,15 @@ def _where_it_could_go(known: str, src: int, arrived: list[int], change: np.ndar
     """Of the points where a piece seems to have arrived, those where the one piece that left `src` could go, and
     their neighbours (the other point of a piece set down half-way); or, where it could go to none, those that
     changed over the level `lvl`. One piece moved: an arrival where it cannot go, beside one where it can, is the
-    board's (hard game 235: the cannon b7-d7, while the edge point g0's double frame line read as a black piece); and
-    a point whose ink rose but which changed under the level is no arrival where it cannot go (hard game 365: the
+    board's (e.g. the cannon b7-d7, while the edge point g0's double frame line read as a black piece); and
+    a point whose ink rose but which changed under the level is no arrival where it cannot go (e.g. the
     rook h3 took g3 while the light changed the board; the edge points i1 and i2, where a rook from h3 cannot go,
-    read the frame's ink as pieces; hard game 389: the cannon b7 took g7, the ink at g8 beside it rose)."""
+    read the frame's ink as pieces; e.g. the cannon b7 took g7, the ink at g8 beside it rose)."""
     could = [i for i in arrived if _reaches(known, src, i)]
     if not could:
         return [i for i in arrived if change[i] > lvl]
     # (a neighbour whose ink rose but which changed under the level shows the ink leaning over: half a piece
-    # changes a point over it; hard game 481, the rook a9-a8, b8 changed 0.12 at the level 0.15)
+    # changes a point over it; e.g. the rook a9-a8, b8 changed 0.12 at the level 0.15)
     return [i for i in arrived if i in could or (change[i] > lvl and any(k in could for k in neighbours(i)))]
 
 
@@ -107,7 +107,7 @@ def _taken_under_glare(known: str, reading: PointReading, ref_reading: PointRead
 
     The taken piece's point read no ink on the last still board (the glare over its disc) and now plainly shows a
     piece of the other side, the taker's ink; the one piece whose round outline fell clearly most (`fell`), and
-    which could take there, is the taker, though its point changed under the level (ccpd game 820 ply 33: the black
+    which could take there, is the taker, though its point changed under the level (e.g. the black
     rook c5 took the red rook on d5, which had read 0.05 occupied and now 1.00 and surely dark; c5 changed 0.099 at
     the level 0.109, its outline fell 0.26, no other piece's more than 0.09)."""
     shows = [j for j in range(90) if known[j] in _CASED and ref_reading.occupied[j] < 0.2
@@ -125,11 +125,11 @@ def _disc_came(score: np.ndarray, ref_score: np.ndarray, known: str, taken: set[
     rose most among the points the piece from `src` could go to, by at least 0.2 and more than twice any other's of
     those, and more than any other's where it could not go; but for its neighbours' (the same disc, seen from
     beside it) and those of `src`, the point the piece left (where a disc left, the circle score around it changes
-    its shape). (Hard game 366: the cannon h2-e2 left between e2 and d2, which rose by 0.22 and 0.20, i2 beside h2
+    its shape). (e.g. the cannon h2-e2 left between e2 and d2, which rose by 0.22 and 0.20, i2 beside h2
     by 0.18 and i1, where a cannon from h2 cannot go, by 0.11.) And the point changed (`change`, the views' change
-    per point) at least twice as much as the board's typical point: a disc come alters the view there (hard game
-    244: d8 changed 0.034, the median 0.013); a blurred view shifts the circle scores where nothing came (hard game
-    496: the cannon e6 took a6, and e5's score rose by 0.2 on a blurred board where it changed 0.015, the median
+    per point) at least twice as much as the board's typical point: a disc come alters the view there (e.g.
+     d8 changed 0.034, the median 0.013); a blurred view shifts the circle scores where nothing came (e.g.
+     the cannon e6 took a6, and e5's score rose by 0.2 on a blurred board where it changed 0.015, the median
     0.013)."""
     empty = [i for i in range(90) if known[i] in ".?" and i not in taken]
     could = [i for i in empty if _reaches(known, src, i)]

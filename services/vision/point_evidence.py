@@ -84,7 +84,7 @@ def _between(off_i: np.ndarray, off_j: np.ndarray, d: np.ndarray, parallax: np.n
     parallax shifts both the same way, so it cancels there), and that centre, parallax removed, lies at least
     `misaligned_from` from each point (a piece set down carelessly stands up to ~0.3 off its point). (The two peaks
     stop short of a piece half-way, so their sum falls to 0.6-0.7 spacing for some: requiring 0.85 lost 3 of 13
-    pieces half-way on easy games 40-79 to drop a few false reports at corners.)"""
+    pieces half-way on e.g. to drop a few false reports at corners.)"""
     pi, pj = float(np.dot(off_i, d)), float(np.dot(off_j, -d))
     if not 0.7 <= pi + pj <= 1.3:
         return False
@@ -185,7 +185,7 @@ def _outline_moved(outlines: Outlines, i: int, pieces: list[int], cfg: TrackerCo
     fell by `lift_outline_fall` (a piece turned or tilted by the hand): the piece there was touched."""
     now, then = _disc_offset(outlines.view(), i, pieces), _disc_offset(outlines.ref(), i, pieces)
     # (an outline found most of a spacing off is a neighbour's, stronger than this piece's own: a piece set down
-    # beside it, hard game 830, ply 39: the black cannon b7-b6 beside the pawn a6, whose nearest outline was then
+    # beside it, e.g. the black cannon b7-b6 beside the pawn a6, whose nearest outline was then
     # found 0.92 off towards b6, read as the pawn touched. A piece touched stays on its point; one moved that far is
     # half-way, which is told apart elsewhere)
     own = max(float(np.hypot(*now)), float(np.hypot(*then))) < 0.6
@@ -213,7 +213,7 @@ def _disc_at_middle(score: np.ndarray, a: int, b: int, pieces: list[int], cfg: T
     """A round outline as plain as the standing `pieces`' (0.8 of their median) is centred half-way between the
     neighbouring points a and b: looked for within 0.3 of their midpoint, the camera's parallax removed, and found
     `misaligned_from` or more off each, under 0.2 to the side of the line. (Seen from each point alone, the strongest
-    circle within 0.7 may be another's: liu game 271, ply 10, the rook i8-d8 left half-way towards d7, its disc
+    circle within 0.7 may be another's: e.g. the rook i8-d8 left half-way towards d7, its disc
     0.61 at 0.48 from d8; from d7 a stronger circle of the board's print 0.55 towards d6 was found, and the rook
     was read as set down on d8.)"""
     if len(pieces) < 5:
@@ -243,7 +243,7 @@ def _half_way_towards(score: np.ndarray, i: int, pieces: list[int], cfg: Tracker
     if j is None:
         return None
     # (and on the line between the two: a disc found 0.3 or more to the side of it stands by neither, it is another
-    # point's; liu game 54, ply 12: the red horse c2-d4, the disc found 0.69 off d4, 0.41 across the line to d3,
+    # point's; e.g. the red horse c2-d4, the disc found 0.69 off d4, 0.41 across the line to d3,
     # read as the horse between d4 and d3)
     d = POINTS_UV[j] - POINTS_UV[i]
     across = abs(float(off[0] * d[1] - off[1] * d[0]))
@@ -263,7 +263,7 @@ def _disc_offset(score: np.ndarray, i: int, pieces: list[int]) -> np.ndarray:
 
 def _outline_gone(disc: np.ndarray, i: int, pieces: list[int]) -> bool:
     """No piece's round outline is centred near point i any more: its score is under half the median of the
-    pieces still standing (`pieces`; at least five to judge by). Measured on hard game 4: standing pieces 0.59-0.79,
+    pieces still standing (`pieces`; at least five to judge by). Measured on e.g. standing pieces 0.59-0.79,
     empty points up to 0.52, the emptied pawn point 0.23."""
     if len(pieces) < 5:
         return False
@@ -295,7 +295,7 @@ def _outline_left(known: str, outlines: Outlines, at_least: float = 0.3) -> int 
     """The one piece whose round outline left its point: fell by `at_least` (of a circle score whose standing pieces
     reach about 0.9) and by twice as much as any other piece's, and gone (`_outline_gone`). A board in full glare
     washes the characters out and a move changes its points under the change level; the pieces' rims still show
-    (hard game 609: the black cannon b7-c7 changed b7 0.022 and c7 0.047 at the level 0.09; its outline fell 0.45 at
+    (e.g. the black cannon b7-c7 changed b7 0.022 and c7 0.047 at the level 0.09; its outline fell 0.45 at
     b7 and rose 0.58 at c7, elsewhere under 0.11; the red rook b7-b3, b7 unchanged over the level)."""
     pieces = [i for i in range(90) if known[i] in _CASED]
     if len(pieces) < 6:
@@ -335,7 +335,7 @@ def _pair_emptied(known: str, taken: set[int], occ: np.ndarray, dens: np.ndarray
 def _pair_left(known: str, taken: set[int], score: np.ndarray, ref_score: np.ndarray) -> tuple[int, int] | None:
     """The two neighbouring unsure points (a piece left between them) whose disc left: the strongest circles near
     the two (within 0.7, as a disc half-way lies 0.5 from each) fell by 0.1 or more together, and at no other pair
-    by half as much (a disc half-way is found weakly from both points: hard game 238, the rook between a3 and b3
+    by half as much (a disc half-way is found weakly from both points: e.g. the rook between a3 and b3
     left, 0.04 and 0.09). None where no pair's did."""
     pairs = [(a, b) for a in range(90) for b in neighbours(a) if a < b and known[a] == known[b] == "?"
              and a not in taken and b not in taken]

@@ -404,7 +404,7 @@ class Tracker:
         if (not hand or lost) and support < cfg.support_ratio * state.calib_support and state.ref_view is not None:
             # A bump while a hand was over the board is not followed frame to frame (the hand's own motion hides
             # the shift): line the view up with the last still board first, which keeps that board to compare
-            # with (liu game 121: the camera moved 5 px as the rook b0-b6 was set down; found again from scratch,
+            # with (e.g. the camera moved 5 px as the rook b0-b6 was set down; found again from scratch,
             # the board had nothing to compare with and the move was lost)
             realigned = self._realigned(state, image, nv)
             if realigned is not None:
@@ -474,7 +474,7 @@ class Tracker:
         if state.fault != reason:
             emit("CameraFault", reason=reason)
         # (and the board is looked at again once the camera sees it: a move made while it could not, a hand's
-        # work under a blurred view, is found then; hard game 206: the last move made during 2.5 s of blur)
+        # work under a blurred view, is found then; e.g. the last move made during 2.5 s of blur)
         return replace(state, fault=reason, last_small=None, still_since=None, pending=True), obs
 
     def _calibrate(self, state: TrackerState, image: np.ndarray, small: np.ndarray, t_us: int, emit: Emit,
@@ -513,7 +513,7 @@ class Tracker:
         # piece (5.1 touch) stays a hand for `hand_rest_us`, or `hand_still_us` while it reaches in over the
         # edge of the board.
         # (or, where a hand was over the board a frame ago, anything on the board moved as a hand moves: the
-        # mask's share alone is diluted where the mask is larger than the hand. Liu game 254, ply 24: a camera
+        # mask's share alone is diluted where the mask is larger than the hand. e.g. a camera
         # shifted by under a pixel made the hand's mask 68 cells, the fingers over g0 and h0 at the corner
         # moved 800-1,700 px a frame, 1.2 % of the mask; the hand read as resting, was lined up at 3.6 cells,
         # under an arm's 4, and gone, and the board read still at once with the fingers on it as touches)
@@ -529,7 +529,7 @@ class Tracker:
             elif rest >= cfg.hand_rest_us and state.ref_view is not None:
                 # A camera shifted by under a pixel while the hand was over the board (too little to follow
                 # from frame to frame) changes every line against the last still board, and those changes
-                # join the move's into one blob over the edge that stays "an arm" (hard game 962, ply 20: 0.8
+                # join the move's into one blob over the edge that stays "an arm" (e.g. 0.8
                 # view px; 16,500 px changed, 2,400 once lined up; the board was still for 1.25 s before the
                 # next move's hand came, and that move's snapshot was lost): look at it lined up
                 shift = _still_shift(self._ref_norm(state), nv, cfg.resting_shift_px)
@@ -549,7 +549,7 @@ class Tracker:
             reading = read_view(view, quick=True)
             # a piece next to the hand is partly hidden by it: only points well clear of the hand count
             # (and an arm is one: the hull of all its blobs, for its middle over plain board changes too little
-            # to show and may split it in two; liu game 57: pieces under a forearm between the fist and the
+            # to show and may split it in two; e.g. pieces under a forearm between the fist and the
             # sleeve at the edge, read as lifted)
             k = round(cfg.clear_of_hand * S) | 1
             cover = cv2.dilate(_whole_hull(hand_mask), np.ones((k, k), np.uint8))
@@ -578,7 +578,7 @@ class Tracker:
                     # passing) is no lift
                     if i in state.maybe_lifted:
                         # and its round outline left with it: a piece whose ink washes out on a blurred or
-                        # glaring frame still stands there (hard games 496 and 503: ten and five false lifts
+                        # glaring frame still stands there (e.g. ten and five false lifts
                         # of 40 moves; over those and 200, a lifted piece's outline fell by 0.51-0.67, that of
                         # a piece still there moved by under 0.12)
                         if state.ref_view is not None:
@@ -587,7 +587,7 @@ class Tracker:
                                 continue
                         # and the point shows the board's printed lines, as a lifted piece leaves it: a palm
                         # or a forearm the hand's mask missed (skin on yellow wood changes the view little)
-                        # hides them and the piece alike (hard game 974, ply 11: a palm over d8 as the cannon
+                        # hides them and the piece alike (e.g. a palm over d8 as the cannon
                         # c6 was lifted, the lines there 0.00 of the empty points' median)
                         if grey is None:
                             grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -703,12 +703,12 @@ class Tracker:
                 if fitted is not None:
                     squares, placed = fitted
                     nudged = [i for i in nudged if squares[i] == state.known[i]]
-            # (a point left unsure that changed since may hold another piece now: hard game 31, a rook took the
+            # (a point left unsure that changed since may hold another piece now: e.g. a rook took the
             # cannon standing half-way; one whose ink alone disagreed is looked at again once it changed)
             unsure_of, settled = dict(state.unsure_of), frozenset[int]()
             if (unsure_of or state.ink_only) and change is not None:
                 # (but a pair's point still unsure where a piece from elsewhere came to the other is the pair's
-                # piece set onto its point under that hand: hard game 599, the rook between i8 and i7 and the
+                # piece set onto its point under that hand: e.g. the rook between i8 and i7 and the
                 # horse h9-i7)
                 unsure_of = {i: c for i, c in unsure_of.items() if change[i] <= lvl
                              or (squares[i] == "?" and any(k in placed and unsure_of.get(k) == c
@@ -723,7 +723,7 @@ class Tracker:
             emit("PieceNudged", point=point_name(p))
         # A piece between two points is reported once: seen again where both points are still unsure, it is no
         # news (re-reported with a still board that shows nothing new, the pair alone would read as the piece
-        # moving from the one to the other: hard game 329, a rook set down off h9 towards the corner i9)
+        # moving from the one to the other: e.g. a rook set down off h9 towards the corner i9)
         misaligned = [(a, b) for a, b in misaligned if not (state.known[a] == "?" and state.known[b] == "?")]
         for a, b in misaligned:
             emit("PieceMisaligned", points=[point_name(a), point_name(b)])
@@ -786,7 +786,7 @@ class Tracker:
         if boards is None:
             return None, weighed
         # The points the anchor left unsure (a piece between two points) stay so, the pair's piece followed, unless
-        # a move took it off or put another there (liu game 72: the rook between a1 and a0, designated a1, then
+        # a move took it off or put another there (e.g. the rook between a1 and a0, designated a1, then
         # a1-h1, told by h1 and the moves after): then the pair is as the moves left it.
         before, moved = position.squares(), set[int]()
         for board in boards:
@@ -831,7 +831,7 @@ class Tracker:
                 and order < cfg.start_order):
             # The inks do not tell (a blurred board whose characters wash out, while the frame and the river's
             # text still read as ink), but the pieces' round outlines do: the same order, of how much a piece-sized
-            # circle is centred near each point (hard game 36: the start's points 0.47 and more, the others 0.09
+            # circle is centred near each point (e.g. the start's points 0.47 and more, the others 0.09
             # at most, where the inks ordered 81 % of the pairs)
             if view is None:
                 return None
