@@ -15,9 +15,18 @@ This module is the public entry: what the service, the tests and the benchmarks 
 from __future__ import annotations
 
 from .frames import eighth
-from .hand import _hand_tip, _reaches_in, _set_down_shift, _whole_hull
-from .interpret import interpret
-from .point_evidence import Outlines, _implausible
+from .hand import (
+    _changed_mask,
+    _components,
+    _hand_mask,
+    _hand_tip,
+    _reaches_in,
+    _set_down_shift,
+    _touches_edge,
+    _whole_hull,
+)
+from .interpret import _settled_from_between, as_seen_twice, interpret, plainly_seen
+from .point_evidence import Outlines, _implausible, _line_contrast, _lines_hidden
 from .settings import TrackerConfig
 from .squares import START_SQUARES, squares_of_fen
 from .still_board import Observation, Tracker, TrackerState
@@ -29,12 +38,21 @@ __all__ = [
     "Tracker",
     "TrackerConfig",
     "TrackerState",
+    "_changed_mask",
+    "_components",
+    "_hand_mask",
     "_hand_tip",
     "_implausible",
+    "_line_contrast",
+    "_lines_hidden",
     "_reaches_in",
     "_set_down_shift",
+    "_settled_from_between",
+    "_touches_edge",
     "_whole_hull",
+    "as_seen_twice",
     "eighth",
     "interpret",
+    "plainly_seen",
     "squares_of_fen",
 ]
