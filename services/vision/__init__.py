@@ -7,10 +7,13 @@ Pure cores (arrays in, values out) and thin adapters:
 - `occupancy`: `read_points(image, fit, classifier=None) -> PointReading` (empty / red / black per point, piece
   centres, types from `pieces` where asked), the canonical top view;
 - `tracker`: `Tracker.step(state, image, t_us, frame_sha256) -> (state, observations)`: calibration, faults, hand,
-  lift, place, nudge, misaligned pieces (5.10), BoardStable once still (5.7) with the piece letters carried;
+  lift, place, nudge, misaligned pieces (5.10), BoardStable once still (5.7) with the piece letters carried (the
+  public entry; by job: `still_board` the state machine, `hand`, `frames`, `point_evidence`, `move_checks`,
+  `interpret`, `settings` every threshold, `squares`);
 - `evidence`: content-addressed JPEG stores (memory, directory, PostgreSQL); `retention`: which frames stay full
   size and which are thinned (the venue's `[evidence]` policy, a pure core); `sweep`: that policy applied to a
-  store by the ledger; `service`: `VisionCore` (FrameCaptured events in, catalogue events out) and the Kafka loop
-  of `xqarb vision serve`; `cli`: `xqarb vision detect|serve|sweep|render`;
+  store by the ledger; `progress`, `quiet`: how far each board's frames are read and which cameras went quiet;
+  `service`: `VisionCore` (FrameCaptured events in, catalogue events out) and the Kafka loop of `xqarb vision
+  serve`; `cli`: `xqarb vision detect|serve|sweep|render`;
 - `render`, `pieces`: the synthetic camera video and the piece-type classifier (their own modules).
 """

@@ -51,7 +51,7 @@ def _games(path: Path, start: int, n: int, max_moves: int) -> list[tuple[int, st
 def collect_game(args: tuple[int, str, list[str], int]) -> list[dict]:
     """One rendered game through the tracker: per still board read, the features and the truth."""
     k, fen, moves, seed = args
-    from xqarb.vision import tracker as T
+    from xqarb.vision import still_board as T  # (where the state machine looks interpret up)
     from xqarb.vision.board import fit_from_corners
     from xqarb.vision.render import render_game
 

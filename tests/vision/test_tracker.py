@@ -17,6 +17,26 @@ from xqarb.vision.tracker import Tracker, TrackerConfig, interpret
 STEP = 250_000  # 4 frames per second
 
 
+# the modules the tracker was split into: a rule's helper is replaced wherever the tracker's code looks it up
+_TRACKER_PARTS = ("tracker", "still_board", "interpret", "point_evidence", "move_checks", "hand", "frames")
+
+
+def patch_tracker(monkeypatch, name: str, value) -> None:
+    """Replace the tracker's helper `name` with `value` in every part of the tracker that uses it."""
+    import importlib
+
+    found = False
+    for part in _TRACKER_PARTS:
+        try:
+            module = importlib.import_module(f"xqarb.vision.{part}")
+        except ModuleNotFoundError:
+            continue
+        if hasattr(module, name):
+            monkeypatch.setattr(module, name, value)
+            found = True
+    assert found, f"no part of the tracker has {name}"
+
+
 def _moved(squares: str, frm: str, to: str) -> str:
     sq = list(squares)
     sq[point_index(to)] = sq[point_index(frm)]
@@ -909,7 +929,6 @@ def test_a_capture_from_a_pawn_point_whose_marks_read_as_ink(shared_data, monkey
     """Hard game 4 (scene 1004), ply 38: the red pawn g3 takes the black pawn g4. On this board the pawn point's
     printed marks show more ink once uncovered than the red pawn did, and red ink reads weakly: both points still
     read as dark pieces. The pieces' round outlines tell that the source was emptied."""
-    from xqarb.vision import tracker as tracker_module
 
     fit, moves, position, still = _game_stills(shared_data, 4, (38, 39))
     assert moves[38] == "g3g4"
@@ -927,9 +946,9 @@ def test_a_capture_from_a_pawn_point_whose_marks_read_as_ink(shared_data, monkey
     assert snapshots() == [before, position[39]]
     # without the outlines the move is not seen: the taken pawn stays on g4, the taker on g3 or unsure (both rules
     # that ask them switched off: the source's outline gone, and the outline that fell clearly most)
-    monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
-    monkeypatch.setattr(tracker_module, "_outline_gone", lambda *a: False)
-    monkeypatch.setattr(tracker_module, "_clearly_most", lambda *a: None)
+    patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
+    patch_tracker(monkeypatch, "_outline_gone", lambda *a: False)
+    patch_tracker(monkeypatch, "_clearly_most", lambda *a: None)
     last = snapshots()[-1]
     assert last[point_index("g4")] == "p" and last[point_index("g3")] in "P?"
 
@@ -990,13 +1009,12 @@ def test_a_move_told_by_the_pieces_outlines_where_the_inks_do_not(shared_data, m
     after the move, h0 still 0.65): no ink told the move; the outlines did (h0 fell by 0.52, g2 rose by 0.56, no
     other point by more than 0.14). And hard game 215, move 3: the pawn g3-g4, whose emptied point's printed marks
     read as ink."""
-    from xqarb.vision import tracker as tracker_module
 
     for game in (219, 215):
         inferred, wrong = _first_moves_inferred(shared_data, game, 4)
         assert inferred == 4, (game, wrong)
-    monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
-    monkeypatch.setattr(tracker_module, "_clearly_most", lambda *a: None)
+    patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
+    patch_tracker(monkeypatch, "_clearly_most", lambda *a: None)
     assert _first_moves_inferred(shared_data, 219, 4)[0] < 4
     # (215's pawn, left half-way between g3 and g4 in this video, is now found without the outlines too: its disc
     # half-way, its old point's marks reading another colour)
@@ -1026,13 +1044,12 @@ def test_a_piece_set_down_half_way_found_by_the_disc_that_came(shared_data, monk
     0.60), but no point's outline within 0.3 rose by more than 0.13, and no ink read at either point: the move was
     read as a touch of a8, and the game was lost from there. Looked for within 0.7 of the empty points, the disc
     that came rose by 0.43 and 0.30 beside d7 and d8 and at most 0.03 elsewhere: both points named."""
-    from xqarb.vision import tracker as tracker_module
 
     res = _first_moves(shared_data, 244, 15)
     assert res.inferred_ok == 15, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
-    monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
-    monkeypatch.setattr(tracker_module, "_disc_came", lambda *a: None)
+    patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
+    patch_tracker(monkeypatch, "_disc_came", lambda *a: None)
     assert _first_moves(shared_data, 244, 15).inferred_ok < 15
 
 
@@ -1089,13 +1106,12 @@ def test_a_piece_moved_one_point_and_left_half_way_back_names_both(shared_data, 
     none at f2. e2 kept its ink and changed most: the move read as a touch of e2, and the game was lost from there.
     The cannon's disc lies 0.49 off e2 towards f2, which changed too (a touched piece stays within 0.3 of its
     point): PieceMisaligned names both."""
-    from xqarb.vision import tracker as tracker_module
 
     res = _first_moves(shared_data, 326, 25)
     assert res.inferred_ok == 25, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
-    monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
-    monkeypatch.setattr(tracker_module, "_half_way_towards", lambda *a: None)
+    patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
+    patch_tracker(monkeypatch, "_half_way_towards", lambda *a: None)
     assert _first_moves(shared_data, 326, 25).inferred_ok < 25
 
 
@@ -1121,14 +1137,13 @@ def test_a_piece_left_between_two_points_that_takes(shared_data, monkeypatch) ->
     there. And hard game 359, move 28: the red cannon left between c2 and c3 took the black cannon g2; the taker,
     whose letter is not known, is put down as a red piece (before: g2 kept the black cannon and c2-c3 was inferred,
     a wrong move). Without the test that the unsure points lost the ink they showed, both fail."""
-    from xqarb.vision import tracker as tracker_module
 
     for game, n in ((345, 28), (359, 29)):
         inferred, wrong = _first_moves_inferred(shared_data, game, n)
         assert inferred == n, (game, wrong)
-    monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
-    monkeypatch.setattr(tracker_module, "_left_by_a_piece", lambda *a: False)
-    monkeypatch.setattr(tracker_module, "_pair_left", lambda *a: None)  # nor by its disc leaving the pair
+    patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
+    patch_tracker(monkeypatch, "_left_by_a_piece", lambda *a: False)
+    patch_tracker(monkeypatch, "_pair_left", lambda *a: None)  # nor by its disc leaving the pair
     assert _first_moves_inferred(shared_data, 345, 28)[0] < 28
     assert _first_moves_inferred(shared_data, 359, 29)[0] < 29
 
@@ -1148,12 +1163,11 @@ def test_a_piece_pushed_towards_its_neighbour_still_stands_on_its_point(shared_d
     """Hard game 218, before move 19: the black pawn g5 touched towards f5, whose marks read like ink already; with
     the pawn's ink leaning in, f5 read as its arrival and g5 as emptied (no move fitted, and the game was lost from
     there). The pawn's round outline still stands plainly on g5, 0.18 off it: a touch."""
-    from xqarb.vision import tracker as tracker_module
 
     inferred, wrong = _first_moves_inferred(shared_data, 218, 20)
     assert inferred == 20, wrong
-    monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
-    monkeypatch.setattr(tracker_module, "_stands_on", lambda *a, **k: False)
+    patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
+    patch_tracker(monkeypatch, "_stands_on", lambda *a, **k: False)
     assert _first_moves_inferred(shared_data, 218, 20)[0] < 20
 
 
@@ -1190,12 +1204,11 @@ def test_a_touched_piece_whose_ink_leans_over_is_not_between_two_points(shared_d
     """Hard game 9, before move 24: the red rook b0 touched towards b1. b1's ink peak lay 0.47 towards b0, and the
     pair was reported as a piece between b0 and b1: the rook moving to b1 fitted, a silent wrong move. The rook's
     round outline stands 0.16 off b0: a touch."""
-    from xqarb.vision import tracker as tracker_module
 
     inferred, wrong = _first_moves_inferred(shared_data, 9, 25)
     assert inferred == 25, wrong
-    monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
-    monkeypatch.setattr(tracker_module, "_stands_on", lambda *a, **k: False)
+    patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
+    patch_tracker(monkeypatch, "_stands_on", lambda *a, **k: False)
     assert _first_moves_inferred(shared_data, 9, 25)[1][:1] == ["ply 24: inferred b0b1, game b2b4"]
 
 
@@ -1212,12 +1225,11 @@ def test_a_piece_between_two_points_set_onto_one_keeps_its_letter(shared_data, m
     """Hard game 33, move 29: the black pawn reported between c5 and c4 was set onto c4, where its ink read red
     (0.95): the snapshot said a red piece, and the game was lost from there. It moved from the one unsure point to
     the other: the letter kept for the pair."""
-    from xqarb.vision import tracker as tracker_module
 
     inferred, wrong = _first_moves_inferred(shared_data, 33, 30)
     assert inferred == 30, wrong
-    monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
-    monkeypatch.setattr(tracker_module, "_settled_from_between", lambda known, squares, placed, unsure_of: squares)
+    patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
+    patch_tracker(monkeypatch, "_settled_from_between", lambda known, squares, placed, unsure_of: squares)
     assert _first_moves_inferred(shared_data, 33, 30)[0] < 30
 
 
@@ -1270,12 +1282,11 @@ def test_camera_noise_over_a_hands_blob_is_no_hand_moving(shared_data, monkeypat
     pixels wide are no movement. (And move 19: the board, its specks covering 0.4 % of the view, was never still.
     Move 16, then: the red horse e6 took g7 while the light changed the board, e6 changed 0.40 and its outline left,
     g7 0.19 at the level 0.20 and turned surely red: read as a touch of e6 before.)"""
-    from xqarb.vision import tracker as tracker_module
 
     inferred, wrong = _first_moves_inferred(shared_data, 389, 21)
     assert inferred == 21, wrong
-    monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
-    monkeypatch.setattr(tracker_module, "_solid", lambda step: step.astype(np.uint8))
+    patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
+    patch_tracker(monkeypatch, "_solid", lambda step, *_: step.astype(np.uint8))
     assert _first_moves_inferred(shared_data, 389, 11)[0] < 11
 
 
@@ -1415,12 +1426,11 @@ def test_specks_of_noise_on_a_board_in_shadow_do_not_keep_it_moving(shared_data,
     the opening and added up to 0.3-0.7 % of the view: the board never counted as still, and the horse's move fell
     into one still board with the next (two moves, no single one inferred). Only parts of a tenth of a spacing
     squared count as the board moving."""
-    from xqarb.vision import tracker as tracker_module
 
     res = _first_moves(shared_data, 481, 25)
     assert res.inferred_ok == 25 and not res.wrong, res.wrong
-    monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
-    monkeypatch.setattr(tracker_module, "_blobs_moved", lambda moved: True)  # every speck counts
+    patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
+    patch_tracker(monkeypatch, "_blobs_moved", lambda moved, *_: True)  # every speck counts
     assert _first_moves(shared_data, 481, 25).inferred_ok < 25
 
 
@@ -1523,7 +1533,6 @@ def test_a_move_under_full_glare_told_by_the_outlines(shared_data, monkeypatch) 
     from gamecheck import load_games
 
     from xqarb.referee.rules import Move, Position
-    from xqarb.vision import tracker as tracker_module
     from xqarb.vision.render import render_game
 
     fen, moves = load_games(shared_data / "games" / "ccpd_dev.jsonl", 610, 40)[609]
@@ -1549,8 +1558,8 @@ def test_a_move_under_full_glare_told_by_the_outlines(shared_data, monkeypatch) 
         return seen
 
     assert snapshots()[-1] == after
-    monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
-    monkeypatch.setattr(tracker_module, "_outline_left", lambda *a: None)
+    patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
+    patch_tracker(monkeypatch, "_outline_left", lambda *a: None)
     assert snapshots()[-1] == before.squares()
 
 

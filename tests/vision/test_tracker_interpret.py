@@ -18,6 +18,26 @@ from xqarb.vision.tracker import START_SQUARES, TrackerConfig, interpret
 SIZE = (round((8 + 2 * MARGIN) * S), round((9 + 2 * MARGIN) * S))  # canonical view (width, height)
 
 
+# the modules the tracker was split into: a rule's helper is replaced wherever the tracker's code looks it up
+_TRACKER_PARTS = ("tracker", "still_board", "interpret", "point_evidence", "move_checks", "hand", "frames")
+
+
+def patch_tracker(monkeypatch, name: str, value) -> None:
+    """Replace the tracker's helper `name` with `value` in every part of the tracker that uses it."""
+    import importlib
+
+    found = False
+    for part in _TRACKER_PARTS:
+        try:
+            module = importlib.import_module(f"xqarb.vision.{part}")
+        except ModuleNotFoundError:
+            continue
+        if hasattr(module, name):
+            monkeypatch.setattr(module, name, value)
+            found = True
+    assert found, f"no part of the tracker has {name}"
+
+
 def _px(point: str) -> tuple[int, int]:
     i = point_index(point)
     return round((i % 9 + MARGIN) * S), round((i // 9 + MARGIN) * S)
@@ -618,7 +638,7 @@ def test_a_capture_under_glare_told_by_the_taken_points_new_colour_and_the_taker
     assert squares == after
     assert placed == [point_index("d5")] and not nudged and not misaligned
     # the rule does it: without it, nothing changed
-    monkeypatch.setattr(tracker_module, "_taken_under_glare", lambda *a: None)
+    patch_tracker(monkeypatch, "_taken_under_glare", lambda *a: None)
     assert interpret(known, ref_view, ref, view, now, TrackerConfig(), change=change)[0] == known
     monkeypatch.undo()
     # Not where d5 does not surely read the taker's colour
@@ -796,7 +816,7 @@ def test_a_piece_gone_half_way_between_two_empty_points_that_both_changed(monkey
     # (the cannon's own top face, seen towards d4, stood near it before), under the 0.2 `_disc_came` asks, so it
     # found nothing (the drawn discs here rise fully: it is left out): the cannon read as pushed, and the pair was
     # never reported. The disc between the two scored 0.74, the standing pieces' median 0.84.
-    monkeypatch.setattr(tracker_module, "_disc_came", lambda *a: None)
+    patch_tracker(monkeypatch, "_disc_came", lambda *a: None)
     known = _moved(START_SQUARES, "b2", "c4")
     change = np.full(90, 0.013)
     change[point_index("c4")], change[point_index("d3")], change[point_index("d4")] = 0.200, 0.113, 0.093
@@ -842,5 +862,5 @@ def test_a_capture_whose_taker_reads_as_none_is_where_its_move_reaches(monkeypat
 
     assert seen() == after
     # the cannon's reach does it: were every piece to reach anywhere, c6 and g6 changed about as much as h5
-    monkeypatch.setattr(tracker_module, "reach", lambda *a: None)
+    patch_tracker(monkeypatch, "reach", lambda *a: None)
     assert seen() != after

@@ -1,0 +1,145 @@
+"""Where a piece could go, and whether what a point shows now says that it took there: the pieces' geometry
+(`reach`, no rules of check or repetition) against the known board, and the inks' colours against the last still
+board. Pure."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .grid import neighbours
+from .occupancy import PointReading
+from .point_evidence import _clearly_most, _disc_rise, _sure_colour
+from .reach import reach
+from .squares import _CASED
+
+
+def _some_piece_may_take(known: str, src: int, dst: int) -> bool:
+    """A piece of some kind, of the side other than `dst`'s, could take on `dst` from `src` (the piece there is not
+    known: a '?' point)."""
+    board = list(known)
+    for letter in "RNBAKCP":
+        board[src] = letter.lower() if known[dst].isupper() else letter
+        if _may_take("".join(board), src, dst):
+            return True
+    return False
+
+
+def _may_take(known: str, src: int, dst: int) -> bool:
+    """A piece from `src` can take what stands on `dst`: a piece of the other side (or one not known), where its
+    kind of move reaches (e.g. the black cannon g0 took the advisor d0 over the king; the advisor, whose
+    outline fell most, cannot reach g0 and so did not take there)."""
+    a, b = known[src], known[dst]
+    return (a not in _CASED or b not in _CASED or a.isupper() != b.isupper()) and _reaches(known, src, dst)
+
+
+def _changed_most(candidates: list[int], change: np.ndarray, lvl: float, reading: PointReading,
+                  ref_reading: PointReading | None) -> int | None:
+    """The one of `candidates` whose point changed clearly most (more than twice the next), by at least half the
+    change level; or the only candidate, changed by a quarter of it, whose ink fell to under half (a point that
+    read dimly already: a dark corner, or a piece whose ink does not read replacing one whose ink did)."""
+    if not candidates:
+        return None
+    order = sorted(candidates, key=lambda k: -change[k])
+    best = order[0]
+    if len(order) > 1 and change[best] <= 2 * change[order[1]]:
+        return None
+    if change[best] > 0.5 * lvl:
+        return best
+    faded = ref_reading is not None and reading.density[best] < 0.5 * ref_reading.density[best]
+    return best if len(order) == 1 and faded and change[best] > 0.25 * lvl else None
+
+
+def _where_it_could_go(known: str, src: int, arrived: list[int], change: np.ndarray, lvl: float) -> list[int]:
+    """Of the points where a piece seems to have arrived, those where the one piece that left `src` could go, and
+    their neighbours (the other point of a piece set down half-way); or, where it could go to none, those that
+    changed over the level `lvl`. One piece moved: an arrival where it cannot go, beside one where it can, is the
+    board's (e.g. the cannon b7-d7, while the edge point g0's double frame line read as a black piece); and
+    a point whose ink rose but which changed under the level is no arrival where it cannot go (e.g. the
+    rook h3 took g3 while the light changed the board; the edge points i1 and i2, where a rook from h3 cannot go,
+    read the frame's ink as pieces; e.g. the cannon b7 took g7, the ink at g8 beside it rose)."""
+    could = [i for i in arrived if _reaches(known, src, i)]
+    if not could:
+        return [i for i in arrived if change[i] > lvl]
+    # (a neighbour whose ink rose but which changed under the level shows the ink leaning over: half a piece
+    # changes a point over it; e.g. the rook a9-a8, b8 changed 0.12 at the level 0.15)
+    return [i for i in arrived if i in could or (change[i] > lvl and any(k in could for k in neighbours(i)))]
+
+
+def _reaches(known: str, src: int, dst: int) -> bool:
+    """The piece on `src` could go to `dst` by its kind of move on the known board (any point where its type is not
+    known)."""
+    where = reach(known, src)
+    return where is None or dst in where
+
+
+def _reaches_past(known: str, src: int, dst: int, other: int) -> bool:
+    """The piece on `src` could go to the empty point `dst` with a piece of its own side on `other` (the other
+    point of a piece left between the two, which it did not take)."""
+    board = list(known)
+    board[dst], board[other] = ".", ("P" if known[src].isupper() else "p")
+    return _reaches("".join(board), src, dst)
+
+
+def _takes(known: str, src: int, dst: int, reading: PointReading) -> bool:
+    """The piece from `src` took on `dst`: the other side's piece stood there and `dst` now surely shows the mover's
+    colour."""
+    return (known[src] in _CASED and known[dst] in _CASED and known[src].isupper() != known[dst].isupper()
+            and _sure_colour(reading, dst) == known[src].isupper())
+
+
+def _turned(known: str, src: int, dst: int, reading: PointReading, ref_reading: PointReading | None) -> bool:
+    """The piece from `src` may have taken on `dst`: the other side's piece stood there, read surely as its colour
+    on the last still board, and `dst` now reads on the mover's side of even (not surely: weaker than `_takes`)."""
+    if ref_reading is None or known[src] not in _CASED or known[dst] not in _CASED:
+        return False
+    mover_red = known[src].isupper()
+    if mover_red == known[dst].isupper() or _sure_colour(ref_reading, dst) != (not mover_red):
+        return False
+    # (or its redness moved half-way over towards the mover's: the colour scale is this frame's, and one piece's
+    # ink in another's place can read short of even on a board whose colours split poorly)
+    rose = float(reading.red[dst] - ref_reading.red[dst])
+    return bool(reading.red[dst] > 0.5) == mover_red or (rose > 0.3 if mover_red else rose < -0.3)
+
+
+def _taken_under_glare(known: str, reading: PointReading, ref_reading: PointReading, fell: np.ndarray,
+                       change: np.ndarray, lvl: float) -> tuple[int, int] | None:
+    """A capture under glare, where no point changed at the level `lvl`: (the taker's point, the taken one).
+
+    The taken piece's point read no ink on the last still board (the glare over its disc) and now plainly shows a
+    piece of the other side, the taker's ink; the one piece whose round outline fell clearly most (`fell`), and
+    which could take there, is the taker, though its point changed under the level (e.g. the black
+    rook c5 took the red rook on d5, which had read 0.05 occupied and now 1.00 and surely dark; c5 changed 0.099 at
+    the level 0.109, its outline fell 0.26, no other piece's more than 0.09)."""
+    shows = [j for j in range(90) if known[j] in _CASED and ref_reading.occupied[j] < 0.2
+             and reading.occupied[j] > 0.8 and _sure_colour(reading, j) == (not known[j].isupper())]
+    src = _clearly_most(fell, 0.2)
+    if len(shows) == 1 and src is not None and change[src] > 0.5 * lvl and _may_take(known, src, shows[0]):
+        return src, shows[0]
+    return None
+
+
+def _disc_came(score: np.ndarray, ref_score: np.ndarray, known: str, taken: set[int], src: int,
+               change: np.ndarray) -> int | None:
+    """The empty point near which a piece's round outline came since the last still board, looked for within 0.7 of
+    each point (a disc set down half-way between two points lies 0.5 from each): the one whose strongest circle
+    rose most among the points the piece from `src` could go to, by at least 0.2 and more than twice any other's of
+    those, and more than any other's where it could not go; but for its neighbours' (the same disc, seen from
+    beside it) and those of `src`, the point the piece left (where a disc left, the circle score around it changes
+    its shape). (e.g. the cannon h2-e2 left between e2 and d2, which rose by 0.22 and 0.20, i2 beside h2
+    by 0.18 and i1, where a cannon from h2 cannot go, by 0.11.) And the point changed (`change`, the views' change
+    per point) at least twice as much as the board's typical point: a disc come alters the view there (e.g.
+     d8 changed 0.034, the median 0.013); a blurred view shifts the circle scores where nothing came (e.g.
+     the cannon e6 took a6, and e5's score rose by 0.2 on a blurred board where it changed 0.015, the median
+    0.013)."""
+    empty = [i for i in range(90) if known[i] in ".?" and i not in taken]
+    could = [i for i in empty if _reaches(known, src, i)]
+    if not could or len(empty) < 2:
+        return None
+    rise = dict(zip(empty, _disc_rise(score, ref_score, empty).tolist(), strict=True))
+    best = max(could, key=lambda k: rise[k])
+    near = {best, *neighbours(best), *neighbours(src)}
+    if rise[best] < 0.2 or any((2 * rise[k] if k in could else rise[k]) > rise[best] for k in empty if k not in near):
+        return None
+    if change[best] < 2 * float(np.median(change)):
+        return None
+    return best
