@@ -9,7 +9,7 @@ Pure cores (arrays in, values out) and thin adapters:
 - `tracker`: `Tracker.step(state, image, t_us, frame_sha256) -> (state, observations)`: calibration, faults, hand,
   lift, place, nudge, misaligned pieces (5.10), BoardStable once still (5.7) with the piece letters carried (the
   public entry; by job: `still_board` the state machine, `hand`, `frames`, `point_evidence`, `move_checks`,
-  `interpret`, `settings` every threshold, `squares`);
+  `interpret`, `settings` its named thresholds, `squares`);
 - `evidence`: content-addressed JPEG stores (memory, directory, PostgreSQL); `retention`: which frames stay full
   size and which are thinned (the venue's `[evidence]` policy, a pure core); `sweep`: that policy applied to a
   store by the ledger; `progress`, `quiet`: how far each board's frames are read and which cameras went quiet;
