@@ -13,11 +13,16 @@ VISION = ROOT / "services" / "vision"
 SHARED = {p.stem for p in (ROOT / "xqarb").glob("*.py") if p.stem != "__init__"}
 
 # Imports of another service a module may make, and why: the venue configuration (boards, cameras, corners) is
-# ingest's file format, read by vision's service adapter to know each board's calibration.
-ALLOWED_ELSEWHERE = {("service.py", "xqarb.ingest.config")}
-# The adapters: the Kafka loop, the command line, the training scripts, the evidence store (files). Every other
-# module is a pure core: values in, values out.
-ADAPTERS = {"service.py", "cli.py", "render_cli.py", "evidence.py", "movefit_train.py", "pieces_train.py"}
+# ingest's file format, read by vision's service adapter to know each board's calibration; the evidence sweep
+# learns which frames a ruling, alert or move rests on from the ledger's entries (read only) and finds the frames
+# where the API serves them from.
+ALLOWED_ELSEWHERE = {("service.py", "xqarb.ingest.config"), ("sweep.py", "xqarb.referee.ledger.open_ledger"),
+                     ("sweep.py", "xqarb.referee.api.frame_loader")}
+# The adapters: the Kafka loop, the command line, the training scripts, the evidence store (files), the evidence
+# sweep (a store and the ledger), the resume of a restarted process (the topics' history, the API's boards).
+# Every other module is a pure core: values in, values out.
+ADAPTERS = {"service.py", "cli.py", "render_cli.py", "evidence.py", "movefit_train.py", "pieces_train.py",
+            "sweep.py", "resume.py"}
 BUS = ("xqarb.bus", "xqarb.broker", "confluent_kafka", "kafka", "flask", "http", "socket")
 
 
