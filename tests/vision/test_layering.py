@@ -58,10 +58,10 @@ def violations(name: str, source: str) -> list[str]:
         full = ".".join(parts)
         if parts[1] == "vision" or parts[1] in SHARED:
             ok = True
-        elif parts[1] == "referee":
-            ok = len(parts) >= 3 and parts[2] == "rules"  # the pure rules core only
         else:
             ok = any(name == n and (full == m or full.startswith(m + ".")) for n, m in ALLOWED_ELSEWHERE)
+            if parts[1] == "referee":
+                ok = ok or (len(parts) >= 3 and parts[2] == "rules")  # the pure rules core only
         if not ok:
             bad.append(f"{name}: {full}")
         if name not in ADAPTERS and full.startswith(BUS):
