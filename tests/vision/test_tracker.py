@@ -955,18 +955,22 @@ def _no_refit(*_args: object) -> None:
     return None
 
 
-def _first_moves(shared_data, game: int, n: int):
-    """Hard game `game`'s first `n` moves through gamecheck (scene 1000 + game, the board calibrated as given)."""
+def _first_moves(shared_data, game: int, n: int, since: int = 0):
+    """Hard game `game`'s first `n` moves through gamecheck (scene 1000 + game, the board calibrated as given). The
+    video is that of the `n` moves (the scene's light and shadows depend on them); `since`: only its frames from
+    the board left still after that many moves are drawn and tracked, the tracker told that position as the
+    game's start (gamecheck's `from_ply`): a case at a late move is played from a move or two before it."""
     from gamecheck import check_game, load_games
 
     fen, moves = load_games(shared_data / "games" / "ccpd_dev.jsonl", game + 1, n)[game]
-    return check_game(fen, moves, 1000 + game, difficulty="hard", truth_fit=True)
+    return check_game(fen, moves, 1000 + game, difficulty="hard", truth_fit=True, from_ply=since)
 
 
-def _first_moves_inferred(shared_data, game: int, n: int) -> tuple[int, list[str]]:
-    """How many of hard game `game`'s first `n` moves were inferred from the snapshots, and what went wrong."""
-    res = _first_moves(shared_data, game, n)
-    return res.inferred_ok, res.wrong
+def _first_moves_inferred(shared_data, game: int, n: int, since: int = 0) -> tuple[int, list[str]]:
+    """How many of hard game `game`'s first `n` moves the check followed (the `since` given at the start and those
+    inferred from the snapshots), and what went wrong."""
+    res = _first_moves(shared_data, game, n, since)
+    return res.followed, res.wrong
 
 
 def test_a_piece_of_the_movers_own_side_is_never_taken(shared_data) -> None:
@@ -1017,7 +1021,7 @@ def test_which_of_two_faint_pieces_took_told_by_their_outlines(shared_data) -> N
     the move both points read 0.10 occupied, and neither emptied outright: by the inks either could have taken (both
     were reported touched, and the game was lost from there). The taker's outline left e3; a disc still stands on
     e2."""
-    inferred, wrong = _first_moves_inferred(shared_data, 164, 31)
+    inferred, wrong = _first_moves_inferred(shared_data, 164, 31, 28)
     assert inferred == 31, wrong
 
 
@@ -1028,12 +1032,12 @@ def test_a_piece_set_down_half_way_found_by_the_disc_that_came(shared_data, monk
     that came rose by 0.43 and 0.30 beside d7 and d8 and at most 0.03 elsewhere: both points named."""
     from xqarb.vision import tracker as tracker_module
 
-    res = _first_moves(shared_data, 244, 15)
-    assert res.inferred_ok == 15, res.wrong
+    res = _first_moves(shared_data, 244, 15, 11)
+    assert res.followed == 15, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
     monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
     monkeypatch.setattr(tracker_module, "_disc_came", lambda *a: None)
-    assert _first_moves(shared_data, 244, 15).inferred_ok < 15
+    assert _first_moves(shared_data, 244, 15, 11).followed < 15
 
 
 def test_a_capture_told_by_the_takers_outline_and_the_change_where_it_took(shared_data) -> None:
@@ -1041,7 +1045,7 @@ def test_a_capture_told_by_the_takers_outline_and_the_change_where_it_took(share
     none, while c3's printed pawn marks, left bare, read as a black piece (0.93 occupied). c3's outline left (fell
     by 0.52), no disc came anywhere, and of the pieces the pawn may take only c4 changed (0.08, no other over 0.02):
     the pawn took there (before: c3 read as touched, and the game was lost from there)."""
-    inferred, wrong = _first_moves_inferred(shared_data, 243, 22)
+    inferred, wrong = _first_moves_inferred(shared_data, 243, 22, 18)
     assert inferred == 22, wrong
 
 
@@ -1051,7 +1055,7 @@ def test_a_piece_set_down_between_two_points_is_where_its_disc_is(shared_data) -
     disc that came rose most beside d5 (0.46, e5 0.30): the horse went to d5 (before: to e5, and the game was lost
     from there). And on the still boards after it, d5, where neither its ink nor an outline centred within 0.3 shows,
     is no piece gone: its outline lies within 0.4."""
-    inferred, wrong = _first_moves_inferred(shared_data, 272, 23)
+    inferred, wrong = _first_moves_inferred(shared_data, 272, 23, 18)
     assert inferred == 23, wrong
 
 
@@ -1069,8 +1073,8 @@ def test_a_piece_half_way_beside_where_its_ink_reads_names_both(shared_data) -> 
     disc's centre, the parallax removed, lies half-way: PieceMisaligned names both (the game's move is among the
     candidates; before the disc was looked at, the ink put the bishop on e2 by chance, and on f2 once the disc's
     rise alone was asked, 0.27 beside f2 against 0.25)."""
-    res = _first_moves(shared_data, 27, 34)
-    assert res.inferred_ok == 34, res.wrong
+    res = _first_moves(shared_data, 27, 34, 30)
+    assert res.followed == 34, res.wrong
     assert res.misaligned_reported >= 1
 
 
@@ -1091,12 +1095,12 @@ def test_a_piece_moved_one_point_and_left_half_way_back_names_both(shared_data, 
     point): PieceMisaligned names both."""
     from xqarb.vision import tracker as tracker_module
 
-    res = _first_moves(shared_data, 326, 25)
-    assert res.inferred_ok == 25, res.wrong
+    res = _first_moves(shared_data, 326, 25, 22)
+    assert res.followed == 25, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
     monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
     monkeypatch.setattr(tracker_module, "_half_way_towards", lambda *a: None)
-    assert _first_moves(shared_data, 326, 25).inferred_ok < 25
+    assert _first_moves(shared_data, 326, 25, 22).followed < 25
 
 
 def test_where_a_piece_came_from_or_took_is_where_its_move_reaches(shared_data) -> None:
@@ -1105,8 +1109,8 @@ def test_where_a_piece_came_from_or_took_is_where_its_move_reaches(shared_data) 
     358, move 6: the red horse h0-g2, h0 in a dim corner (read 0.10 occupied before the move): of the pieces whose
     points read empty, only the horse can reach g2. Before the pieces' moves were looked at, both games were lost
     there."""
-    for game, n in ((350, 29), (358, 7)):
-        inferred, wrong = _first_moves_inferred(shared_data, game, n)
+    for game, n, since in ((350, 29, 26), (358, 7, 4)):
+        inferred, wrong = _first_moves_inferred(shared_data, game, n, since)
         assert inferred == n, (game, wrong)
     # (Both are now found without the pieces' reach too: 358's horse is the only piece whose round outline is gone,
     # test_a_piece_gone_from_an_edge_point_that_still_reads_like_a_piece; and since a hand's moving is told by
@@ -1123,14 +1127,14 @@ def test_a_piece_left_between_two_points_that_takes(shared_data, monkeypatch) ->
     a wrong move). Without the test that the unsure points lost the ink they showed, both fail."""
     from xqarb.vision import tracker as tracker_module
 
-    for game, n in ((345, 28), (359, 29)):
-        inferred, wrong = _first_moves_inferred(shared_data, game, n)
+    for game, n, since in ((345, 28, 20), (359, 29, 12)):  # (from before the piece was left between the two)
+        inferred, wrong = _first_moves_inferred(shared_data, game, n, since)
         assert inferred == n, (game, wrong)
     monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
     monkeypatch.setattr(tracker_module, "_left_by_a_piece", lambda *a: False)
     monkeypatch.setattr(tracker_module, "_pair_left", lambda *a: None)  # nor by its disc leaving the pair
-    assert _first_moves_inferred(shared_data, 345, 28)[0] < 28
-    assert _first_moves_inferred(shared_data, 359, 29)[0] < 29
+    assert _first_moves_inferred(shared_data, 345, 28, 20)[0] < 28
+    assert _first_moves_inferred(shared_data, 359, 29, 12)[0] < 29
 
 
 def test_a_touched_piece_whose_ink_never_reads_is_not_gone(shared_data) -> None:
@@ -1150,18 +1154,18 @@ def test_a_piece_pushed_towards_its_neighbour_still_stands_on_its_point(shared_d
     there). The pawn's round outline still stands plainly on g5, 0.18 off it: a touch."""
     from xqarb.vision import tracker as tracker_module
 
-    inferred, wrong = _first_moves_inferred(shared_data, 218, 20)
+    inferred, wrong = _first_moves_inferred(shared_data, 218, 20, 17)
     assert inferred == 20, wrong
     monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
     monkeypatch.setattr(tracker_module, "_stands_on", lambda *a, **k: False)
-    assert _first_moves_inferred(shared_data, 218, 20)[0] < 20
+    assert _first_moves_inferred(shared_data, 218, 20, 17)[0] < 20
 
 
 def test_a_piece_left_half_way_back_under_a_change_of_light(shared_data) -> None:
     """Hard game 232, move 14: the red rook i0-i1 left half-way back towards the corner, while the light changed
     the whole board (the change level rose to 0.09; i1 changed 0.082). Its disc half-way names both points."""
-    res = _first_moves(shared_data, 232, 15)
-    assert res.inferred_ok == 15, res.wrong
+    res = _first_moves(shared_data, 232, 15, 12)
+    assert res.followed == 15, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
 
 
@@ -1192,11 +1196,11 @@ def test_a_touched_piece_whose_ink_leans_over_is_not_between_two_points(shared_d
     round outline stands 0.16 off b0: a touch."""
     from xqarb.vision import tracker as tracker_module
 
-    inferred, wrong = _first_moves_inferred(shared_data, 9, 25)
+    inferred, wrong = _first_moves_inferred(shared_data, 9, 25, 22)
     assert inferred == 25, wrong
     monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
     monkeypatch.setattr(tracker_module, "_stands_on", lambda *a, **k: False)
-    assert _first_moves_inferred(shared_data, 9, 25)[1][:1] == ["ply 24: inferred b0b1, game b2b4"]
+    assert _first_moves_inferred(shared_data, 9, 25, 22)[1][:1] == ["ply 24: inferred b0b1, game b2b4"]
 
 
 def test_only_a_known_pieces_outline_can_leave(shared_data) -> None:
@@ -1204,7 +1208,7 @@ def test_only_a_known_pieces_outline_can_leave(shared_data) -> None:
     outline fell by 0.41, an empty point's (a4) by 0.21: no fall was clearly most, and the capture was missed (the
     game lost from there). Only a piece's outline can leave. (The whole game's video: the scene depends on the
     moves.)"""
-    inferred, wrong = _first_moves_inferred(shared_data, 36, 40)
+    inferred, wrong = _first_moves_inferred(shared_data, 36, 40, 24)
     assert inferred == 40, wrong
 
 
@@ -1225,8 +1229,8 @@ def test_a_piece_that_took_its_neighbour_and_was_left_half_way_names_both(shared
     """Hard game 376, move 13: the black pawn c5 took the red pawn c4 and was left in the river between them. Both
     points read half a piece (0.55) and neither emptied: two touches, the capture missed and the game lost from
     there (13 of 14 moves). Its disc stands half-way between the two: the pair is reported, and the capture fits."""
-    res = _first_moves(shared_data, 376, 14)
-    assert res.inferred_ok == 14, res.wrong
+    res = _first_moves(shared_data, 376, 14, 11)
+    assert res.followed == 14, res.wrong
     assert res.misaligned_reported == res.misaligned_truth == 1
 
 
@@ -1239,8 +1243,8 @@ def test_where_a_piece_went_is_looked_for_only_where_it_could_go(shared_data) ->
     0.107; g1, beside g0, 0.073 from the rook lifted off it. Hard game 370, move 28: the red rook c4 took c2 and
     leant towards d2 on a board whose red ink reads dark. Hard game 12, move 38: the rook h7-g7 set down off g7
     towards g8, where a rook from h7 cannot go; g8 read 0.93 occupied, g7 0.04. Each game was lost from there."""
-    for game, n in ((366, 1), (365, 32), (379, 38), (370, 29), (12, 39)):
-        inferred, wrong = _first_moves_inferred(shared_data, game, n)
+    for game, n, since in ((366, 1, 0), (365, 32, 29), (379, 38, 35), (370, 29, 26), (12, 39, 36)):
+        inferred, wrong = _first_moves_inferred(shared_data, game, n, since)
         assert inferred == n, (game, wrong)
 
 
@@ -1248,11 +1252,11 @@ def test_a_piece_between_two_points_found_by_its_outline_where_the_inks_lean(sha
     """Hard game 387, move 7: the rook i8-d8 left between d8 and c8. Both points read a piece; the ink peaks, less
     the board's median parallax, placed it 0.30 from c8, and the move was read as i8-c8: a silent wrong move. Its
     round outline stands 0.50 off each: between the two, both named (and so for hard game 360, move 35)."""
-    res = _first_moves(shared_data, 387, 8)
-    assert res.inferred_ok == 8 and not res.wrong, res.wrong
+    res = _first_moves(shared_data, 387, 8, 5)
+    assert res.followed == 8 and not res.wrong, res.wrong
     assert res.misaligned_reported == res.misaligned_truth == 1
-    res = _first_moves(shared_data, 360, 36)
-    assert res.inferred_ok == 36 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
+    res = _first_moves(shared_data, 360, 36, 33)
+    assert res.followed == 36 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
 
 
 def test_a_piece_between_two_points_set_right_when_another_comes_beside_it(shared_data) -> None:
@@ -1318,7 +1322,7 @@ def test_a_piece_under_glare_is_not_taken_off_the_board(shared_data) -> None:
 def test_the_source_of_a_capture_is_the_piece_whose_outline_left(shared_data) -> None:
     """Hard game 229, move 27: the black pawn c4 took c3, whose red ink turned only half-way. c3 changed most (0.19
     against 0.15) and was taken for the source: no capture fitted, and the game was lost from there."""
-    inferred, wrong = _first_moves_inferred(shared_data, 229, 40)
+    inferred, wrong = _first_moves_inferred(shared_data, 229, 40, 19)
     assert inferred == 40, wrong
 
 
@@ -1334,33 +1338,33 @@ def test_a_piece_between_two_points_found_and_followed_by_its_disc_where_inks_do
     25; the outline came at both, 0.19 and 0.21, and the move was lost), then went on to h5 (move 37: the pair's
     ink did not fall). Hard game 238, move 34: the rook between a3 and b3 went to a1, red ink reading as none. The
     discs tell both: one came half-way between two points, and one left the pair and came at one point."""
-    res = _first_moves(shared_data, 211, 38)
-    assert res.inferred_ok == 38 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
-    inferred, wrong = _first_moves_inferred(shared_data, 238, 35)
+    res = _first_moves(shared_data, 211, 38, 23)
+    assert res.followed == 38 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
+    inferred, wrong = _first_moves_inferred(shared_data, 238, 35, 22)
     assert inferred == 35, wrong
 
 
 def test_a_piece_moved_to_its_neighbour_and_left_half_way_back_names_both(shared_data) -> None:
     """Hard game 20, move 32: the rook a3-b3 left half-way between the two; a3 still read 0.90 occupied and b3
     0.42, and the move was reported as made, the piece between two points not at all. Its disc stands half-way."""
-    res = _first_moves(shared_data, 20, 40)
-    assert res.inferred_ok == 40 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
+    res = _first_moves(shared_data, 20, 40, 30)
+    assert res.followed == 40 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
 
 
 def test_a_piece_left_half_way_back_whose_old_point_reads_another_colour_names_both(shared_data) -> None:
     """Hard game 256, move 34: the red pawn g4-g5 left half-way between the two; the half left on g4 read dark ink,
     a colour that changed unexplained, and the piece between two points went unreported (the game was lost from
     the next move). Its disc stands half-way towards g5."""
-    res = _first_moves(shared_data, 256, 36)
-    assert res.inferred_ok == 36 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
+    res = _first_moves(shared_data, 256, 36, 32)
+    assert res.followed == 36 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
 
 
 def test_of_two_points_showing_one_pieces_ink_it_stands_where_its_outline_does(shared_data) -> None:
     """Hard game 214, move 22: the rook g7-g6 set down towards g5; g6 changed 0.30 and g5 0.12, and the ink peaks,
     less the board's median parallax, leant the wrong way: g7-g5 was inferred, a silent wrong move. The rook's
     round outline stands within 0.3 of g6."""
-    res = _first_moves(shared_data, 214, 24)
-    assert res.inferred_ok == 24 and not res.wrong, res.wrong
+    res = _first_moves(shared_data, 214, 24, 20)
+    assert res.followed == 24 and not res.wrong, res.wrong
 
 
 def test_a_piece_half_way_whose_ink_leans_part_way_and_a_rook_leaving_a_corner(shared_data) -> None:
@@ -1387,8 +1391,8 @@ def test_no_disc_came_where_the_view_did_not_change(shared_data) -> None:
     The circle score beside e6 rose on the blurred view where the point changed no more than the board's median, and
     the move was inferred as e6-e5: a silent wrong move. Not now (the move is still not found: the arbiter is
     called)."""
-    res = _first_moves(shared_data, 496, 40)
-    assert res.inferred_ok == 22, res.wrong
+    res = _first_moves(shared_data, 496, 40, 21)
+    assert res.followed == 22, res.wrong
     assert not [w for w in res.wrong if "inferred" in w], res.wrong
 
 
@@ -1396,8 +1400,8 @@ def test_a_capture_under_a_change_of_light(shared_data) -> None:
     """Hard game 507, move 27: the black cannon b3 took e3 while the light changed the whole board: the level rose
     to 0.116, e3 changed 0.115 (its ink turned from surely red to surely dark) and b3 0.076 (its ink gone). Nothing
     changed over the level, and the game was lost from there."""
-    res = _first_moves(shared_data, 507, 28)
-    assert res.inferred_ok == 28 and not res.wrong, res.wrong
+    res = _first_moves(shared_data, 507, 28, 25)
+    assert res.followed == 28 and not res.wrong, res.wrong
 
 
 def test_a_cannon_moving_beside_a_piece_between_two_points(shared_data) -> None:
