@@ -943,8 +943,8 @@ def test_no_move_by_the_changes_into_a_point_a_piece_left(shared_data) -> None:
     from gamecheck import check_game, load_games
 
     fen, moves = load_games(shared_data / "games" / "ccpd_dev.jsonl", 107, 18)[106]
-    res = check_game(fen, moves, 1106, difficulty="hard", truth_fit=True)
-    assert res.inferred_ok == 18, res.wrong
+    res = check_game(fen, moves, 1106, difficulty="hard", truth_fit=True, from_ply=14)  # (from two moves before)
+    assert res.followed == 18, res.wrong
     # (With that rule and the correction by sight switched off, the game lost moves until the rules of 2026-12-01
     # came: where a piece's move reaches, and the outlines of a capture's source, now read this snapshot too.)
 
@@ -977,7 +977,7 @@ def test_a_piece_of_the_movers_own_side_is_never_taken(shared_data) -> None:
     """Hard game 201, move 7: the red rook h0-h6 while a shadow fell over the first rank, whose red pieces changed
     as much as a piece taken does. Taking one's own piece is no move (3.1): before, the tracker had the rook take
     the red rook a0 and missed h6, and lost the game's remaining 34 moves."""
-    inferred, wrong = _first_moves_inferred(shared_data, 201, 8)
+    inferred, wrong = _first_moves_inferred(shared_data, 201, 8, 4)
     assert inferred == 8, wrong
 
 
@@ -985,7 +985,7 @@ def test_a_piece_set_down_off_the_point_it_went_to_is_no_touch(shared_data) -> N
     """Hard game 204, move 6: the black pawn g6-g5 set down off g5 towards g6, so that g6 kept nearly all of the
     pawn's ink. The ink peaks place the pawn nearer g5 (0.21 of a spacing back from it, 0.64 on from g6): it went
     there, it was not pushed on its point (before: read as a touch, g6 unsure, g5 empty)."""
-    inferred, wrong = _first_moves_inferred(shared_data, 204, 7)
+    inferred, wrong = _first_moves_inferred(shared_data, 204, 7, 3)
     assert inferred == 7, wrong
 
 
@@ -1011,8 +1011,8 @@ def test_a_piece_between_two_points_found_by_its_outline_names_both(shared_data)
     reads (c1 0.18 occupied, c2 0.07): its outline told the move, and its disc's centre, the camera's parallax
     removed, lies half-way: PieceMisaligned names both points (before: the horse was placed on c1, no move fitted
     and the game was lost from there)."""
-    res = _first_moves(shared_data, 235, 6)
-    assert res.inferred_ok == 6, res.wrong
+    res = _first_moves(shared_data, 235, 6, 2)
+    assert res.followed == 6, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
 
 
@@ -1064,7 +1064,7 @@ def test_a_move_goes_to_one_point_though_a_shadow_changed_another_piece(shared_d
     on h4 read plainly; the king's point changed as much as a capture does, and was taken for one: two targets, both
     reported as pieces of unknown type, and no move fitted (the game was lost from there). The king's point did not
     turn to red: the rook arrived, the king stays. (The whole game's video: the scene drawn depends on the moves.)"""
-    inferred, wrong = _first_moves_inferred(shared_data, 276, 40)
+    inferred, wrong = _first_moves_inferred(shared_data, 276, 40, 10)
     assert inferred == 40, wrong
 
 
@@ -1218,11 +1218,11 @@ def test_a_piece_between_two_points_set_onto_one_keeps_its_letter(shared_data, m
     the other: the letter kept for the pair."""
     from xqarb.vision import tracker as tracker_module
 
-    inferred, wrong = _first_moves_inferred(shared_data, 33, 30)
+    inferred, wrong = _first_moves_inferred(shared_data, 33, 30, 5)
     assert inferred == 30, wrong
     monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
     monkeypatch.setattr(tracker_module, "_settled_from_between", lambda known, squares, placed, unsure_of: squares)
-    assert _first_moves_inferred(shared_data, 33, 30)[0] < 30
+    assert _first_moves_inferred(shared_data, 33, 30, 5)[0] < 30
 
 
 def test_a_piece_that_took_its_neighbour_and_was_left_half_way_names_both(shared_data) -> None:
@@ -1263,7 +1263,7 @@ def test_a_piece_between_two_points_set_right_when_another_comes_beside_it(share
     """Hard game 372, move 29: the red cannon between c2 and d2 set onto d2 under the hand of the black horse
     d4-c2. d2, where a horse from d4 cannot go, changed most and was read as where the horse went; the move was
     lost. The horse went to c2, and d2 keeps the pair's letter."""
-    inferred, wrong = _first_moves_inferred(shared_data, 372, 31)
+    inferred, wrong = _first_moves_inferred(shared_data, 372, 31, 10)
     assert inferred == 31, wrong
 
 
@@ -1276,11 +1276,11 @@ def test_camera_noise_over_a_hands_blob_is_no_hand_moving(shared_data, monkeypat
     g7 0.19 at the level 0.20 and turned surely red: read as a touch of e6 before.)"""
     from xqarb.vision import tracker as tracker_module
 
-    inferred, wrong = _first_moves_inferred(shared_data, 389, 21)
+    inferred, wrong = _first_moves_inferred(shared_data, 389, 21, 4)
     assert inferred == 21, wrong
     monkeypatch.setattr(tracker_module, "refit", _no_refit)  # the rule alone: the move fit off
     monkeypatch.setattr(tracker_module, "_solid", lambda step: step.astype(np.uint8))
-    assert _first_moves_inferred(shared_data, 389, 11)[0] < 11
+    assert _first_moves_inferred(shared_data, 389, 11, 4)[0] < 11
 
 
 def test_a_piece_between_two_points_that_moved_on_keeps_its_letter() -> None:
@@ -1329,7 +1329,7 @@ def test_the_source_of_a_capture_is_the_piece_whose_outline_left(shared_data) ->
 def test_an_arrival_where_the_piece_that_left_cannot_go_is_the_boards(shared_data) -> None:
     """Hard game 235, move 11: the cannon b7-d7 while the edge point g0's double frame line read as a black piece
     arriving; the snapshot had two pieces come for one gone."""
-    inferred, wrong = _first_moves_inferred(shared_data, 235, 12)
+    inferred, wrong = _first_moves_inferred(shared_data, 235, 12, 9)
     assert inferred == 12, wrong
 
 
@@ -1373,8 +1373,8 @@ def test_a_piece_half_way_whose_ink_leans_part_way_and_a_rook_leaving_a_corner(s
     names both points. Move 14, the rook a9-a8: the corner a9 kept the frame's ink, so the piece that left was known
     only after the rules for two arrivals had made a8 and b8 (the rook's ink leaning, changed under the level) both
     unsure, and the rook's letter was lost."""
-    res = _first_moves(shared_data, 481, 40)
-    assert res.inferred_ok == 40 and not res.wrong, res.wrong
+    res = _first_moves(shared_data, 481, 40, 6)
+    assert res.followed == 40 and not res.wrong, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
 
 
@@ -1382,8 +1382,8 @@ def test_a_pair_whose_piece_left_empties_both_points(shared_data) -> None:
     """Hard game 508, move 9: the rook between h0 and h1 went to h6; h1 changed 0.085 under the level, its ink gone,
     and stayed unsure: two moves on, the rook h6-g6 (whose ink does not read) was inferred as h6-h1, a silent wrong
     move."""
-    res = _first_moves(shared_data, 508, 12)
-    assert res.inferred_ok == 12 and not res.wrong, res.wrong
+    res = _first_moves(shared_data, 508, 12, 2)
+    assert res.followed == 12 and not res.wrong, res.wrong
 
 
 def test_no_disc_came_where_the_view_did_not_change(shared_data) -> None:
@@ -1452,8 +1452,8 @@ def test_a_piece_half_way_towards_a_neighbour_that_reads_under_half_a_piece(shar
     """Hard game 270, move 22: the cannon b7-e7 left between e7 and f7. f7 changed 0.10 but read only 0.30 occupied,
     and the ink peaks, less the board's median parallax (0.28 of a spacing across), did not agree on a piece
     half-way: it was reported on e7 and the pair went unreported. Its round outline stands half-way."""
-    res = _first_moves(shared_data, 270, 23)
-    assert res.inferred_ok == 23 and not res.wrong, res.wrong
+    res = _first_moves(shared_data, 270, 23, 19)
+    assert res.followed == 23 and not res.wrong, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
 
 
@@ -1515,8 +1515,8 @@ def test_a_piece_between_two_points_set_onto_one_as_another_piece_comes_to_the_o
     """Hard game 573, move 4: the red horse h0-i2 left between i2 and i1; move 8, the rook i0-i1 came while the
     horse was set onto i2. Both points showed a piece: both were left unsure and the horse's letter dropped (the
     points changed), and on this board, whose red ink reads dark, the rook leaving i1 two moves on was read black."""
-    res = _first_moves(shared_data, 573, 11)
-    assert res.inferred_ok == 11 and not res.wrong, res.wrong
+    res = _first_moves(shared_data, 573, 11, 2)
+    assert res.followed == 11 and not res.wrong, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
 
 
@@ -1563,8 +1563,8 @@ def test_a_pale_board_whose_pieces_ink_reads_faintly_followed_by_the_outlines(sh
     ink and changed more than c4, so the pawn was read as touched and the game lost from there; its outline went from
     c3 and one stands on c4. Move 9, the rook h0-h6 left between h6 and h5: h5 changed most, and the rook was read as
     gone to h5 (a silent wrong move); its outline stands half-way towards h6."""
-    res = _first_moves(shared_data, 615, 10)
-    assert res.inferred_ok == 10 and not res.wrong, res.wrong
+    res = _first_moves(shared_data, 615, 10, 4)
+    assert res.followed == 10 and not res.wrong, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported, res.misaligned_false) == (1, 1, 0)
 
 
