@@ -1342,7 +1342,7 @@ def _geometry(view: _View, board: BoardLook, memo: dict) -> tuple[tuple, tuple]:
 
 def render_game(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: float = 4.0, difficulty: str = "hard",
                 misplace_rate: float = 0.05, nudge_rate: float = 0.03, half_way_share: float = 0.35,
-                scene: Scene | None = None, jpeg_roundtrip: bool = True) -> Iterator[VideoFrame]:
+                scene: Scene | None = None, jpeg_roundtrip: bool = True, from_ply: int = 0) -> Iterator[VideoFrame]:
     """A camera video of a game played on a rendered board, frame by frame, with the truth of each frame.
 
     Per move: the mover's hand enters (covering pieces), lifts the piece, carries it, removes a captured piece,
@@ -1351,15 +1351,23 @@ def render_game(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: fl
     1-3 s (enough for a stable snapshot at 4 fps). nudge_rate: a piece touched and moved a little, no move.
     The light drifts and the camera is sometimes bumped; in "hard" videos the auto-exposure also reacts to the
     hand, shadows of passers-by cross the picture while the board is still, and time stamps jitter by a few ms.
-    Deterministic for (start_fen, moves, seed, options); `game_truth` gives the same truth without pixels."""
+    Deterministic for (start_fen, moves, seed, options); `game_truth` gives the same truth without pixels.
+    `from_ply`: the video from the first frame after the `from_ply`-th move with no hand in view (the board left
+    still), its earlier frames planned but not drawn: every frame given is byte for byte the full video's (the
+    whole video is planned as data first, and each frame is drawn from its plan and its index alone)."""
     scene = scene if scene is not None else random_scene(seed, difficulty=difficulty)
     plan = _plan(start_fen, iccs_moves, seed, scene, fps, misplace_rate, nudge_rate, half_way_share)
+    if not 0 <= from_ply <= len(iccs_moves):
+        raise RenderError(f"from_ply must be within the game's {len(iccs_moves)} moves, not {from_ply}")
+    first = next(i for i, f in enumerate(plan) if f.spec.truth.ply >= from_ply and f.spec.hand is None)
     base_view = _context(scene).view
     cache: dict = {}
     memo: dict = {}
     # The shutter is open 1/30 to 1/100 s: a moving hand is smeared by that share of its speed.
     shutter = 0.0 if scene.difficulty == "plain" else 1 / (30 + 70 * _unit_hash(scene.seed, "shutter"))
     for i, f in enumerate(plan):
+        if i < first:
+            continue
         spec = f.spec
         view = base_view if spec.shake == (0.0, 0.0, 0.0) else base_view.shaken(*spec.shake)
         hand = spec.hand

@@ -52,6 +52,7 @@ def matches(squares: str, board: str) -> bool:
 class GameResult:
     moves: int = 0  # moves of the game played in the video
     inferred_ok: int = 0
+    given: int = 0  # moves before the video (`from_ply`): their position given to the tracker as the game's start
     wrong: list[str] = field(default_factory=list)
     causes: list[list[str]] = field(default_factory=list)  # per failed snapshot: what differs from the truth
     misaligned_truth: int = 0
@@ -70,6 +71,11 @@ class GameResult:
     restores: int = 0  # positions an arbiter restored (--adopt restored) where a snapshot fitted nothing
     frames: int = 0
     seconds: float = 0.0
+
+    @property
+    def followed(self) -> int:
+        """The game's moves the check holds at the end: those given before the video, and those inferred."""
+        return self.given + self.inferred_ok
 
 
 def diagnose(squares: str, truth: FrameTruth, known: str) -> list[str]:
@@ -107,7 +113,7 @@ def diagnose(squares: str, truth: FrameTruth, known: str) -> list[str]:
 def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "hard", fps: float = 4.0,
                misplace_rate: float = 0.05, nudge_rate: float = 0.03, truth_fit: bool = False,
                referee: bool = False, adopt: str = "none", adopt_lag: int = 2,
-               movefit: bool = True) -> GameResult:
+               movefit: bool = True, from_ply: int = 0) -> GameResult:
     """One rendered game through the tracker. `truth_fit`: calibrate the tracker with the renderer's true corners
     (as an operator would by hand) instead of letting it find the board, so that the figures are the tracker's own.
     `referee`: judge each snapshot with the referee's own inference (`xqarb.referee.inference.infer`), which is more
@@ -120,6 +126,10 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     board (hand away) are given as an arbiter's PositionRestored. Each reaches the tracker `adopt_lag` frames
     later (the round trip through Kafka and the referee).
     `movefit`: the tracker with its move fit (as the service runs it), or its rules alone.
+    `from_ply`: the video from the board left still after that many moves (`render_game`'s `from_ply`: the same
+    frames as the whole video's from there), the tracker told that position as the game's start
+    (`Tracker.expect_start`, as the service does with a GameStarted's start position); the moves before count as
+    `given`, and the figures are the video's from there.
     """
     from xqarb.referee.inference import infer
     from xqarb.referee.rules import Move, Position
@@ -128,16 +138,16 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     from xqarb.vision.render import render_game
     from xqarb.vision.tracker import Tracker
 
-    res = GameResult()
+    res = GameResult(given=from_ply)
     t0 = time.time()
     tracker = Tracker() if movefit else Tracker(move_model=None)
-    state = tracker.initial()
-    first = True
     pos = Position.from_fen(start_fen)
     truth_positions = [pos]
     for mv in moves:
         truth_positions.append(truth_positions[-1].play(Move.parse(mv)))
-    ply = 0
+    pos, ply = truth_positions[from_ply], from_ply
+    state = tracker.expect_start(tracker.initial(), pos.squares() if from_ply else None)
+    first = True
     pending_designation: list[Move] = []
     truth_misaligned: dict[tuple[str, str], int] = {}  # each pair a piece stood half-way between: its ply
     reported_misaligned: dict[tuple[str, str], int] = {}  # each pair reported: the ply it was first reported at
@@ -152,7 +162,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     held: list[tuple[int, str, str]] = []
     last_sq: str | None = None  # the last BoardStable's squares
     for frame in render_game(start_fen, moves, seed, fps=fps, difficulty=difficulty, misplace_rate=misplace_rate,
-                             nudge_rate=nudge_rate):
+                             nudge_rate=nudge_rate, from_ply=from_ply):
         res.frames += 1
         tr = frame.truth
         if tr.misaligned:
@@ -171,7 +181,8 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
             touched.update(point_name(i) for i, (a, b) in enumerate(zip(last_stable_truth, tr.squares, strict=True))
                            if a != b)
         if first and truth_fit:
-            state = tracker.initial(fit_from_corners(tr.corners, "given", 0.0))
+            state = tracker.expect_start(tracker.initial(fit_from_corners(tr.corners, "given", 0.0)),
+                                         pos.squares() if from_ply else None)
         first = False
         while held and held[0][0] <= res.frames:
             _, kind, what = held.pop(0)
@@ -261,7 +272,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                     pending_designation = cands
         # a lifted piece put back on its point is no move; a snapshot matched nothing is reported above
     del pending_designation
-    res.moves = len(moves)
+    res.moves = len(moves) - from_ply
     res.misaligned_truth = len(truth_misaligned)
     res.misaligned_reported = len(truth_misaligned.keys() & reported_misaligned)
     res.misaligned_false_pairs = [f"ply {k} {a}/{b}" for (a, b), k in reported_misaligned.items()
