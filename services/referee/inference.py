@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from xqarb.alphabet import consistent
 from xqarb.referee.rules import Move, Position
 
 FILES = "abcdefghi"
@@ -44,19 +45,6 @@ def describe(ch: str) -> str:
     if ch in "Xx":
         return ("red" if ch == "X" else "black") + " piece"
     return ("red " if ch.isupper() else "black ") + _NAMES[ch.lower()]
-
-
-def consistent(letter: str, seen: str) -> bool:
-    """Is a board point holding `letter` ('.' for empty) consistent with what the camera saw?"""
-    if seen == "?" or seen == letter:
-        return True
-    if letter == ".":
-        return False
-    if seen == "X" or seen.isupper():
-        return letter.isupper()
-    if seen == "x" or seen.islower():
-        return letter.islower()
-    return False
 
 
 def check_squares(squares: str) -> None:

@@ -9,32 +9,13 @@ import cv2
 import numpy as np
 import pytest
 from synthetic import START_SQUARES, draw_board
+from trackerpatch import patch_tracker
 
 from xqarb.vision.evidence import DirectoryEvidenceStore, MemoryEvidenceStore, sha256_hex
 from xqarb.vision.grid import point_index
 from xqarb.vision.tracker import Tracker, TrackerConfig, interpret
 
 STEP = 250_000  # 4 frames per second
-
-
-# the modules the tracker was split into: a rule's helper is replaced wherever the tracker's code looks it up
-_TRACKER_PARTS = ("tracker", "still_board", "interpret", "point_evidence", "move_checks", "hand", "frames")
-
-
-def patch_tracker(monkeypatch, name: str, value) -> None:
-    """Replace the tracker's helper `name` with `value` in every part of the tracker that uses it."""
-    import importlib
-
-    found = False
-    for part in _TRACKER_PARTS:
-        try:
-            module = importlib.import_module(f"xqarb.vision.{part}")
-        except ModuleNotFoundError:
-            continue
-        if hasattr(module, name):
-            monkeypatch.setattr(module, name, value)
-            found = True
-    assert found, f"no part of the tracker has {name}"
 
 
 def _moved(squares: str, frm: str, to: str) -> str:

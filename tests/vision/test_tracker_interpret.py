@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from trackerpatch import patch_tracker
 
 from xqarb.vision import tracker as tracker_module
 from xqarb.vision.grid import point_index
@@ -16,26 +17,6 @@ from xqarb.vision.occupancy import MARGIN, PointReading, S
 from xqarb.vision.tracker import START_SQUARES, TrackerConfig, interpret
 
 SIZE = (round((8 + 2 * MARGIN) * S), round((9 + 2 * MARGIN) * S))  # canonical view (width, height)
-
-
-# the modules the tracker was split into: a rule's helper is replaced wherever the tracker's code looks it up
-_TRACKER_PARTS = ("tracker", "still_board", "interpret", "point_evidence", "move_checks", "hand", "frames")
-
-
-def patch_tracker(monkeypatch, name: str, value) -> None:
-    """Replace the tracker's helper `name` with `value` in every part of the tracker that uses it."""
-    import importlib
-
-    found = False
-    for part in _TRACKER_PARTS:
-        try:
-            module = importlib.import_module(f"xqarb.vision.{part}")
-        except ModuleNotFoundError:
-            continue
-        if hasattr(module, name):
-            monkeypatch.setattr(module, name, value)
-            found = True
-    assert found, f"no part of the tracker has {name}"
 
 
 def _px(point: str) -> tuple[int, int]:
