@@ -17,19 +17,14 @@ import os
 import time
 from typing import Any
 
+from probe import rss_mb
+
 from xqarb import bus
 from xqarb.broker import EmbeddedBroker
 
 TOPIC = "bench.broker-memory"
 PARTITIONS = 2
 
-
-def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def admin_request(bootstrap: str, request: Any) -> str:

@@ -27,6 +27,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+from probe import rss_mb
 
 from xqarb import bus
 from xqarb.broker import EmbeddedBroker, FramesRoller
@@ -35,13 +36,6 @@ JPEG_KB = 80  # the demo's frames: 98 MB of evidence for 1,200 frames (4 boards,
 PEEK_S = 5.0  # how often the broker's memory is looked at between lines
 POOL = 8  # distinct frames cycled through (the broker does not care about content)
 
-
-def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def frame_pool(kb: int = JPEG_KB, count: int = POOL) -> list[bytes]:

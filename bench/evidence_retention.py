@@ -20,7 +20,6 @@ import hashlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,11 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from probe import free_port
 
 
 def disk(root: Path) -> tuple[int, int, int]:

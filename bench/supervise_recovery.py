@@ -27,42 +27,15 @@ import json
 import os
 import re
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def request(url: str, body: bytes | None = None, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
-    req = urllib.request.Request(url, data=body, method="POST" if body is not None else "GET", headers=headers or {})
-    try:
-        with urllib.request.urlopen(req, timeout=20) as resp:
-            return resp.status, resp.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
-    except OSError:
-        return 0, b""
-
-
-def until(check: Any, timeout: float = 60.0, step: float = 0.05) -> float:
-    t0 = time.monotonic()
-    while not check():
-        if time.monotonic() - t0 > timeout:
-            raise TimeoutError(f"not within {timeout} s")
-        time.sleep(step)
-    return time.monotonic() - t0
+from probe import free_port, request, until
 
 
 class Venue:
