@@ -1,6 +1,7 @@
 """Evidence on disk with the retention policy: `xqarb up --demo` for a few minutes, then what the disk holds.
 
     python bench/evidence_retention.py [--boards 2] [--seconds 160] [--thin-after 30] [--no-policy] [--calm]
+        [--think S]
 
 Runs `xqarb up --demo` with the venue's `[evidence]` policy (the defaults, but `thin_after_s` shortened so that a
 short run shows its effect, and the sweep every 15 s), stops it, and reports:
@@ -42,7 +43,8 @@ def disk(root: Path) -> tuple[int, int, int]:
     return size, full, thin
 
 
-def run_demo(data: Path, boards: int, seconds: float, evidence: dict[str, Any] | None, calm: bool) -> None:
+def run_demo(data: Path, boards: int, seconds: float, evidence: dict[str, Any] | None, calm: bool,
+             think: float = 0.0) -> None:
     from xqarb.ingest.config import generate_config
 
     data.mkdir(parents=True, exist_ok=True)
@@ -51,7 +53,7 @@ def run_demo(data: Path, boards: int, seconds: float, evidence: dict[str, Any] |
         raw["evidence"] = evidence
     (data / "venue.json").write_text(json.dumps(raw, indent=1))
     cmd = [sys.executable, "-m", "xqarb.cli", "up", "--demo", "--boards", str(boards), "--port", str(free_port()),
-           "--data-dir", str(data), "--quiet", *(["--calm"] if calm else [])]
+           "--data-dir", str(data), "--quiet", *(["--calm"] if calm else []), "--think", str(think)]
     env = {**os.environ, "XQARB_DATA_DIR": str(data)}
     with open(data / "up.log", "w") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
@@ -107,18 +109,21 @@ def main() -> int:
     ap.add_argument("--thin-after", type=float, default=30.0, help="evidence.thin_after_s for this short run")
     ap.add_argument("--no-policy", action="store_true", help="the venue without retention: nothing thinned")
     ap.add_argument("--calm", action="store_true", help="the demo's --calm: no fouls, touches or misplaced pieces")
+    ap.add_argument("--think", type=float, default=0.0,
+                    help="the demo's --think: seconds a player thinks over a move (about 25: a rapid game's pace)")
     ap.add_argument("--keep", default=None, help="keep the data directory here")
     args = ap.parse_args()
     evidence = None if args.no_policy else {"thin_after_s": args.thin_after, "sweep_every_s": 15}
     data = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="xqarb-evidence-"))
     started = time.time()
-    run_demo(data, args.boards, args.seconds, evidence, args.calm)
+    run_demo(data, args.boards, args.seconds, evidence, args.calm, args.think)
     end_bytes, end_full, end_thin = disk(data / "evidence")
     result = settle(data, evidence)
     minutes = result["board_minutes"] or float("nan")
     settled_bytes, settled_full, settled_thin = disk(data / "evidence")
     result.update({
-        "boards": args.boards, "calm": args.calm, "seconds": round(time.time() - started, 1), "policy": evidence,
+        "boards": args.boards, "calm": args.calm, "think_s": args.think, "seconds": round(time.time() - started, 1),
+        "policy": evidence,
         "at_end": {"mb_per_board_minute": round(end_bytes / 1e6 / minutes, 3), "full": end_full, "thinned": end_thin},
         "settled": {"mb_per_board_minute": round(settled_bytes / 1e6 / minutes, 3), "full": settled_full,
                     "thinned": settled_thin, "mb": round(settled_bytes / 1e6, 2)},

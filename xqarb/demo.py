@@ -70,6 +70,9 @@ class DemoOptions:
     press_without_move_rate: float = 0.02  # a clock pressed without a move (8.1.7)
     games_per_board: int | None = None  # None: one game after another until stopped
     speed: float = 1.0  # > 1 plays faster than real time (tests)
+    # Seconds each player thinks over a move, the board still, beyond the 1-3 s every move is left still: 0 plays
+    # a ply every 6-8 s per board (a demo's pace, 4 times a rapid game's); about 25 is a rapid game's real pace.
+    think_s: float = 0.0
     # A player presses the clock a moment after letting go of the piece; the camera needs a still board first.
     press_delay_s: float = 2.0
     # "seen": a player presses once the referee has shown the move on the stream (at least press_delay_s after
@@ -320,6 +323,7 @@ class DemoBoard:
             misplace_rate=o.misplace_rate,
             nudge_rate=o.nudge_rate,
             scene=scene,
+            think_s=o.think_s,
         )
 
     def _run(self) -> None:
@@ -615,6 +619,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--fps", type=float, default=2.0)
     p.add_argument("--moves", type=int, default=None)
     p.add_argument("--calm", action="store_true")
+    p.add_argument("--think", type=float, default=0.0, help="seconds each player thinks over a move")
     p.add_argument("--perpetual", action="store_true", help="board 1 starts with the perpetual-check game")
     p.add_argument("--strict-clock", action="store_true", help="press 2 s after each move, seen or not")
     p.add_argument("--seed", type=int, default=0)
@@ -628,7 +633,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = load_config(args.config)
     calm = {"misplace_rate": 0.0, "nudge_rate": 0.0, "press_without_move_rate": 0.0} if args.calm else {}
     options = DemoOptions(
-        fps=args.fps, max_moves=args.moves, seed=args.seed, run_id=args.run_id,
+        fps=args.fps, max_moves=args.moves, seed=args.seed, run_id=args.run_id, think_s=args.think,
         # One game after another until stopped (with --moves, each its first N plies, then its result).
         games_per_board=None, clock_mode="strict" if args.strict_clock else "seen", **calm,
         **perpetual_options(args.perpetual, args.calm),

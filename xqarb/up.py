@@ -49,6 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--rounds", type=int, default=3, help="demo: rounds of the tournament (with --players)")
     p.add_argument("--calm", action="store_true", help="demo: no touched pieces, misplaced pieces or stray presses")
+    p.add_argument("--think", type=think_seconds, default=0.0, metavar="SECONDS",
+                   help="demo: seconds each player thinks over a move, the board still (default 0: a ply every "
+                   "6-8 s per board; about 25 is a rapid game's pace)")
     p.add_argument("--perpetual", action="store_true",
                    help="demo: board 1 starts with a perpetual check the arbiter confirms (4.1.4); by default its "
                    "second game, and never with --calm alone")
@@ -225,6 +228,8 @@ class System:
                     str(self.tournament_path)]
         if args.calm:
             cmd.append("--calm")
+        if args.think:
+            cmd += ["--think", str(args.think)]
         if args.perpetual:
             cmd.append("--perpetual")
         if args.strict_clock:
@@ -374,6 +379,19 @@ def _stream_latency(item: Any) -> None:
 
 # How often the main loop looks at the parts: a crashed part is noticed within this (plus its backoff).
 SUPERVISE_EVERY_S = 0.25
+
+
+def think_seconds(text: str) -> float:
+    """`--think`: seconds within what the demo's videos can play (refused here, not in the demo's process)."""
+    from xqarb.vision.render import MAX_THINK_S
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 <= value <= MAX_THINK_S:
+        raise argparse.ArgumentTypeError(f"must be within 0-{MAX_THINK_S:g} s, not {text}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

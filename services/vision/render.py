@@ -1274,6 +1274,11 @@ class _Timeline:
             self.leave(side, b, angle)
 
 
+# A player thinks at most this long over one move in the videos (a standard game's longest thinks are minutes;
+# longer still periods only add identical-looking frames).
+MAX_THINK_S = 600.0
+
+
 @dataclass(frozen=True)
 class _Planned:
     spec: _Spec
@@ -1283,10 +1288,12 @@ class _Planned:
 
 
 def _plan(start_fen: str, iccs_moves: Sequence[str], seed: int, scene: Scene, fps: float, misplace_rate: float,
-          nudge_rate: float, half_way_share: float) -> list[_Planned]:
+          nudge_rate: float, half_way_share: float, think_s: float = 0.0) -> list[_Planned]:
     """Every frame of the video as data: what is on the board, where the hand is, the light, the time stamp."""
     if fps <= 0:
         raise RenderError(f"fps must be positive, not {fps}")
+    if not 0 <= think_s <= MAX_THINK_S:
+        raise RenderError(f"think_s must be within 0-{MAX_THINK_S:g} s, not {think_s}")
     rng = np.random.default_rng([seed, 0x6A4E])
     tl = _Timeline(scene, squares_from_fen(start_fen), rng, fps)
     for p in [point_name(i) for i, ch in enumerate(tl.board) if ch != "."]:
@@ -1297,6 +1304,8 @@ def _plan(start_fen: str, iccs_moves: Sequence[str], seed: int, scene: Scene, fp
             raise RenderError(f"not an ICCS move: {mv!r} (ply {k + 1})")
         tl.move(mv.lower(), misplace_rate, half_way_share)
         tl.still(float(rng.uniform(1.0, 3.0)))
+        if think_s:  # no random draw: a video without thinking stays byte for byte what it was
+            tl.still(think_s)
         if rng.random() < nudge_rate:
             tl.nudge("red" if rng.random() < 0.5 else "black")
             tl.still(float(rng.uniform(1.0, 2.0)))
@@ -1342,13 +1351,15 @@ def _geometry(view: _View, board: BoardLook, memo: dict) -> tuple[tuple, tuple]:
 
 def render_game(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: float = 4.0, difficulty: str = "hard",
                 misplace_rate: float = 0.05, nudge_rate: float = 0.03, half_way_share: float = 0.35,
-                scene: Scene | None = None, jpeg_roundtrip: bool = True, from_ply: int = 0) -> Iterator[VideoFrame]:
+                scene: Scene | None = None, jpeg_roundtrip: bool = True, from_ply: int = 0,
+                think_s: float = 0.0) -> Iterator[VideoFrame]:
     """A camera video of a game played on a rendered board, frame by frame, with the truth of each frame.
 
     Per move: the mover's hand enters (covering pieces), lifts the piece, carries it, removes a captured piece,
     places the piece (misplace_rate: off the point; of those, half_way_share exactly half-way to an empty
     neighbour and left there, 5.10), takes the captured piece beside the board, leaves; the board stays still
-    1-3 s (enough for a stable snapshot at 4 fps). nudge_rate: a piece touched and moved a little, no move.
+    1-3 s (enough for a stable snapshot at 4 fps), and think_s more while the next player thinks (a game's real
+    pace: a rapid game's player thinks about 25 s a move). nudge_rate: a piece touched and moved a little, no move.
     The light drifts and the camera is sometimes bumped; in "hard" videos the auto-exposure also reacts to the
     hand, shadows of passers-by cross the picture while the board is still, and time stamps jitter by a few ms.
     Deterministic for (start_fen, moves, seed, options); `game_truth` gives the same truth without pixels.
@@ -1356,7 +1367,7 @@ def render_game(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: fl
     still), its earlier frames planned but not drawn: every frame given is byte for byte the full video's (the
     whole video is planned as data first, and each frame is drawn from its plan and its index alone)."""
     scene = scene if scene is not None else random_scene(seed, difficulty=difficulty)
-    plan = _plan(start_fen, iccs_moves, seed, scene, fps, misplace_rate, nudge_rate, half_way_share)
+    plan = _plan(start_fen, iccs_moves, seed, scene, fps, misplace_rate, nudge_rate, half_way_share, think_s)
     if not 0 <= from_ply <= len(iccs_moves):
         raise RenderError(f"from_ply must be within the game's {len(iccs_moves)} moves, not {from_ply}")
     first = next(i for i, f in enumerate(plan) if f.spec.truth.ply >= from_ply and f.spec.hand is None)
@@ -1383,11 +1394,11 @@ def render_game(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: fl
 
 def game_truth(start_fen: str, iccs_moves: Sequence[str], seed: int, *, fps: float = 4.0, difficulty: str = "hard",
                misplace_rate: float = 0.05, nudge_rate: float = 0.03, half_way_share: float = 0.35,
-               scene: Scene | None = None) -> list[tuple[int, FrameTruth]]:
+               scene: Scene | None = None, think_s: float = 0.0) -> list[tuple[int, FrameTruth]]:
     """(t_us, truth) of every frame `render_game` would draw with the same arguments, without drawing it:
     for checking a tracker's events against long runs of games cheaply."""
     scene = scene if scene is not None else random_scene(seed, difficulty=difficulty)
-    plan = _plan(start_fen, iccs_moves, seed, scene, fps, misplace_rate, nudge_rate, half_way_share)
+    plan = _plan(start_fen, iccs_moves, seed, scene, fps, misplace_rate, nudge_rate, half_way_share, think_s)
     base_view = _fit_view(scene.camera, scene.board)
     out = []
     memo: dict = {}

@@ -455,3 +455,22 @@ def test_real_games_end_in_their_recorded_position(shared_data: Path):
                 assert t.squares[point_index(p)] != "." and t.squares[point_index(q)] == ".", f"game {k}"
         halfway += sum(1 for a, b in itertools.pairwise(truths) if b.misaligned and b.misaligned != a.misaligned)
     assert halfway > 25  # 10% misplaced, about a third of those left half-way
+
+
+def test_players_think_with_the_board_still_and_nothing_else_changes():
+    """think_s adds still frames after each move's 1-3 s: the same frames otherwise, the moves later by that."""
+    base = game_truth(START_FEN, MOVES[:3], 5, fps=2.0, difficulty="easy")
+    slow = game_truth(START_FEN, MOVES[:3], 5, fps=2.0, difficulty="easy", think_s=20.0)
+    assert game_truth(START_FEN, MOVES[:3], 5, fps=2.0, difficulty="easy", think_s=0.0) == base
+    extra = len(slow) - len(base)
+    assert extra == 3 * 40  # 20 s at 2 fps after each of the 3 moves
+    # The board is still (no hand) through every added frame, and each move's frames are the same but for time.
+    assert [t.hand_present for _, t in slow].count(True) == [t.hand_present for _, t in base].count(True)
+    assert [t.squares for _, t in slow if t.event] == [t.squares for _, t in base if t.event]
+    first_lift = [t_us for t_us, t in slow if t.event == "lift"]
+    assert first_lift[1] - first_lift[0] >= 20e6 + 1e6  # the think, plus at least the 1 s left still
+
+
+def test_a_think_beyond_the_videos_bounds_is_refused():
+    with pytest.raises(RenderError, match="think_s"):
+        game_truth(START_FEN, MOVES[:1], 5, think_s=-1.0)
