@@ -159,7 +159,7 @@ class System:
 
         # --db, $XQARB_LEDGER_URL, else data/ledger.sqlite
         self.ledger = open_ledger(ledger_target(getattr(args, "db", None)))
-        self._start_referee(bootstrap, config.alerts.flag_warning_s)
+        self._start_referee(bootstrap, config.alerts.flag_warning_s, config.camera_boards())
         self._start_vision(bootstrap, data, config_path)
 
         from xqarb.ingest.outbox import OUTBOX_FILE, OutboxPublisher
@@ -246,7 +246,7 @@ class System:
             except json.JSONDecodeError:
                 print(f"demo: {line.rstrip()}", flush=True)
 
-    def _start_referee(self, bootstrap: str, flag_warning_s: float) -> None:
+    def _start_referee(self, bootstrap: str, flag_warning_s: float, camera_boards: frozenset[str]) -> None:
         from xqarb.referee.head_publisher import TreeHeadPublisher
         from xqarb.referee.service import RefereeService
         from xqarb.supervise import RefereeThread
@@ -255,7 +255,8 @@ class System:
         # The venue's signing key is made on the first run.
         part = RefereeThread(
             lambda: RefereeService(bootstrap, self.ledger, tree_heads=TreeHeadPublisher.for_venue(self.ledger),
-                                   flag_warning_ms=round(flag_warning_s * 1000))  # the venue's [alerts]
+                                   flag_warning_ms=round(flag_warning_s * 1000),  # the venue's [alerts]
+                                   camera_boards=camera_boards)  # their presses wait for the camera (ordering.py)
         )
         part.start()
         self.supervisor.add(part, needs="broker" if self.broker is not None else None)

@@ -137,6 +137,10 @@ class VenueConfig:
                 out.setdefault(board, (who.id, token))
         return out
 
+    def camera_boards(self) -> frozenset[str]:
+        """The boards with a device that may send frames (a camera, or a device without a role)."""
+        return frozenset(next(iter(who.boards)) for who in self.tokens.values() if who.may_send("FrameCaptured"))
+
     def device_tokens_all(self) -> dict[str, list[tuple[str, str]]]:
         """board -> [(device id, token), ...] in configuration order."""
         out: dict[str, list[tuple[str, str]]] = {}

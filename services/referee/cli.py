@@ -62,7 +62,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve.add_argument("--group", default=None, help="consumer group id")
     serve.add_argument("--db", default=None, help=DB_HELP)
     serve.add_argument("--partitions", type=int, default=None, help="partitions of topics it creates")
-    serve.add_argument("--config", default=None, help="venue configuration (its [alerts] flag_warning_s)")
+    serve.add_argument("--config", default=None, help="venue configuration (its [alerts] flag_warning_s, its "
+                       "camera boards; default: venue.json in the data directory, where there is one)")
     serve.set_defaults(handler=_delegate("xqarb.referee.service", "cmd_serve", "referee serve"))
     web = rsub.add_parser("web", help="the API, web pages, live stream and arbiter actions over a referee's ledger")
     web.add_argument("--bootstrap-servers", required=True, metavar="HOST:PORT")

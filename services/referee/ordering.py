@@ -6,13 +6,28 @@ snapshot of the same move comes after the board has been still for a while and v
 arrival order, a press made right after a move would look like a press without a move (8.1.7). So a clock or
 arbiter input is held until an observation of that board at or after its time has arrived (the camera has seen
 the board as it was then), or until `hold_s` has passed (a board without a camera, or a stalled one), and inputs
-are released in event time. A board whose vision reports how far it has read the frames (CameraProgress, about
-once a second even of a still board) holds its clock presses up to `camera_hold_s` instead: there a camera that
-has not caught up is vision restarting or reading the frames sent meanwhile, and a press folded before the move
-it followed would be ruled a press without a move (8.1.7, two of them a loss by 4.1.9). Other inputs keep
-`hold_s`: an arbiter's action after the last frames of a game is not delayed by minutes. CameraProgress only
-moves the board's camera time on: it is no input of the game and is never released. Pure: the caller passes the
-time (a monotonic clock) in.
+are released in event time.
+
+A board with a camera holds its clock presses up to `camera_hold_s` instead: there a camera that has not caught
+up is vision restarting or reading the frames sent meanwhile, and a press folded before the move it followed
+would be ruled a press without a move (8.1.7, two of them a loss by 4.1.9). Which boards have a camera:
+  * the venue's configuration (`camera_boards`: a device that sends frames), known from the first input on, so
+    that neither a referee that restarts nor a vision process killed before its first report of a board makes
+    the referee fold the board's first presses after the short hold;
+  * vision's reports, which also say whether the camera works: a CameraProgress (about once a second of a
+    board's frames read, even of a still board) says it does, a CameraQuiet says it sent no frame for a while
+    (`back` false) or sends again (`back` true).
+An arbiter needs both the order and the rulings in time, so the long hold applies only while the camera is
+expected to report: not once vision said it is quiet (the arbiter has its alert and watches the board; holding
+every press of a camera that is off would delay each ruling and the clocks on the stream by minutes), and, for a
+configured camera this process has had no report of at all, only until `camera_hold_s` after its first input
+here (a camera that never sends a frame is never reported quiet: vision watches a board from its first frame).
+Other inputs keep `hold_s`: an arbiter's action after the last frames of a game is not delayed by minutes.
+CameraProgress only moves the board's camera time on: it is no input of the game and is never released.
+
+The hold decides only when an input is folded, and so the order of a board's inputs in its ledger; every replay
+(a restart's rebuild, `xqarb replay-ledger`, an appeal) folds the ledger's order, never the hold again. Pure: the
+caller passes the time (a monotonic clock) in.
 """
 
 from __future__ import annotations
@@ -34,6 +49,8 @@ VISION_OBSERVATIONS = frozenset({
 # measured under load, bench/faults.py), short enough that a camera gone for good delays a ruling by minutes only
 # (the arbiter is told of a quiet camera after 20 s).
 CAMERA_HOLD_S = 120.0
+
+LIVE, QUIET = "live", "quiet"  # what vision last said of a board's camera: reading its frames, or no frame
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +79,7 @@ class Input(Protocol):
 @dataclass
 class _Held:
     order: int
-    deadline: float
+    arrived: float  # the caller's clock when the input came
     record: Any
 
 
@@ -71,9 +88,13 @@ class EventTimeOrder:
     camera_topics: frozenset[str]
     hold_s: float = 10.0
     camera_hold_s: float = CAMERA_HOLD_S
+    camera_boards: frozenset[str] = frozenset()  # the boards the venue configures with a camera
     _pending: dict[str, list[_Held]] = field(default_factory=dict)
     _camera_time: dict[str, int] = field(default_factory=dict)
-    _progress: set[str] = field(default_factory=set)  # boards whose vision reports its progress
+    _camera: dict[str, str] = field(default_factory=dict)  # board -> LIVE or QUIET, vision's latest word
+    # configured camera boards with no report yet -> (the caller's clock at their first input here, its topic and
+    # partition: the board's allowance is counted again if the partition goes and comes back)
+    _unheard_since: dict[str, tuple[float, str, int]] = field(default_factory=dict)
     _arrivals: int = 0
 
     def add(self, records: Iterable[Any], now: float) -> None:
@@ -85,12 +106,31 @@ class EventTimeOrder:
             if record.topic in self.camera_topics:
                 self._camera_time[board] = max(self._camera_time.get(board, event.occurred_at), event.occurred_at)
             if event.type == PROGRESS:
-                self._progress.add(board)
+                self._camera[board] = LIVE
                 continue
+            if event.type == "CameraQuiet":
+                self._camera[board] = LIVE if event.data.get("back") else QUIET
+            if board in self.camera_boards and board not in self._camera:
+                self._unheard_since.setdefault(board, (now, record.topic, record.partition))
             self._arrivals += 1
-            long = board in self._progress and event.type == "ClockPressed"
-            hold = max(self.hold_s, self.camera_hold_s) if long else self.hold_s
-            self._pending.setdefault(board, []).append(_Held(self._arrivals, now + hold, record))
+            self._pending.setdefault(board, []).append(_Held(self._arrivals, now, record))
+
+    def deadline(self, held: _Held) -> float:
+        """When the held input is folded even if the camera has not seen its time (the caller's clock). Decided
+        at each release from what is known then: a report of the camera after the input came still counts."""
+        short = held.arrived + self.hold_s
+        event = held.record.event
+        if event.type != "ClockPressed":
+            return short
+        board = event.board_id
+        camera = self._camera.get(board)
+        if camera == LIVE:
+            return max(short, held.arrived + self.camera_hold_s)
+        if camera is None and board in self._unheard_since:
+            # Counted from the board's first input here, not from each press: a configured camera that never
+            # reports delays the rulings of this process's first `camera_hold_s` on the board only.
+            return max(short, self._unheard_since[board][0] + self.camera_hold_s)
+        return short  # no camera, or one vision reported quiet
 
     def release(self, now: float) -> list[Any]:
         """The inputs that may be folded now, each board's in event time (arrival order among equal times)."""
@@ -104,7 +144,7 @@ class EventTimeOrder:
                 ready = (
                     record.topic in self.camera_topics
                     or (seen_until is not None and record.event.occurred_at <= seen_until)
-                    or now >= held.deadline
+                    or now >= self.deadline(held)
                 )
                 if not ready:
                     break  # later inputs of this board wait too: the board's order is kept
@@ -128,6 +168,8 @@ class EventTimeOrder:
     def drop(self, topic: str, partitions: Iterable[int]) -> None:
         """Forget held inputs of partitions given to another process (they are delivered to it again)."""
         gone = {(topic, p) for p in partitions}
+        for board in [b for b, (_, t, p) in self._unheard_since.items() if (t, p) in gone]:
+            del self._unheard_since[board]
         for board in list(self._pending):
             kept = [h for h in self._pending[board] if (h.record.topic, h.record.partition) not in gone]
             if kept:

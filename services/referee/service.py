@@ -386,13 +386,15 @@ class RefereeService:
         hold_s: float = 10.0,
         tree_heads: Any | None = None,  # head_publisher.TreeHeadPublisher: signed heads after each append
         flag_warning_ms: int = FLAG_WARNING_MS,
+        camera_boards: Iterable[str] = (),  # the venue's boards with a camera (VenueConfig.camera_boards)
     ) -> None:
         from xqarb import bus
         from xqarb.referee.ordering import EventTimeOrder
 
         self.referee = Referee(ledger, flag_warning_ms=flag_warning_ms)
         # The observations topic is the first of the input topics (DESIGN's order: observations, clock, arbiter).
-        self.order = EventTimeOrder(frozenset(topics[:1]), hold_s=hold_s)
+        # The venue's camera boards hold their presses for the camera from the first input on, after a restart too.
+        self.order = EventTimeOrder(frozenset(topics[:1]), hold_s=hold_s, camera_boards=frozenset(camera_boards))
         self._next_offset: dict[tuple[str, int], int] = {}
         self.game_events_topic = game_events_topic
         self.poll_timeout_s = poll_timeout_s
@@ -515,28 +517,44 @@ class RefereeService:
         self.producer.close()
 
 
+def venue_settings(config: str | None) -> tuple[int, frozenset[str]]:
+    """(flag warning in ms, camera boards) of the venue's file: `config`, else the one `xqarb up` keeps in the data
+    directory (a referee started beside it), else the defaults. ConfigError or OSError for a file that is bad."""
+    from xqarb.config import venue_path
+    from xqarb.ingest.config import ConfigError, load_config
+
+    path = config or (venue_path() if venue_path().is_file() else None)
+    if path is None:
+        return FLAG_WARNING_MS, frozenset()
+    try:
+        venue = load_config(path)
+    except OSError as exc:
+        raise OSError(f"{path}: {exc.strerror or exc}") from None
+    except ConfigError as exc:
+        raise ConfigError(str(exc) if str(path) in str(exc) else f"{path}: {exc}") from None
+    return round(venue.alerts.flag_warning_s * 1000), venue.camera_boards()  # the venue's [alerts], its cameras
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """`xqarb referee serve --bootstrap-servers HOST:PORT [--group G] [--db PATH] [--partitions N] [--config F]`."""
     from xqarb import bus
     from xqarb.config import ledger_target
+    from xqarb.ingest.config import ConfigError
     from xqarb.referee.ledger import open_ledger
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    flag_warning_ms = FLAG_WARNING_MS
-    if getattr(args, "config", None):
-        from xqarb.ingest.config import ConfigError, load_config
-
-        try:
-            flag_warning_ms = round(load_config(args.config).alerts.flag_warning_s * 1000)  # the venue's [alerts]
-        except (ConfigError, OSError) as exc:
-            print(f"xqarb referee serve: {args.config}: {exc}", file=sys.stderr)
-            return 2
+    try:
+        flag_warning_ms, camera_boards = venue_settings(getattr(args, "config", None))
+    except (ConfigError, OSError) as exc:
+        print(f"xqarb referee serve: {exc}", file=sys.stderr)
+        return 2
     bus.ensure_topics(args.bootstrap_servers, partitions=getattr(args, "partitions", None) or bus.DEFAULT_PARTITIONS)
     ledger = open_ledger(ledger_target(getattr(args, "db", None)))  # a file, or a postgresql:// URL
     from xqarb.referee.head_publisher import TreeHeadPublisher
 
     service = RefereeService(args.bootstrap_servers, ledger, group_id=getattr(args, "group", None) or DEFAULT_GROUP,
-                             tree_heads=TreeHeadPublisher.for_venue(ledger), flag_warning_ms=flag_warning_ms)
+                             tree_heads=TreeHeadPublisher.for_venue(ledger), flag_warning_ms=flag_warning_ms,
+                             camera_boards=camera_boards)
 
     def stop(signum: int, frame: object) -> None:
         service.stop()

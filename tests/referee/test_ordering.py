@@ -95,3 +95,74 @@ def test_a_press_waits_no_longer_than_camera_hold_s_for_a_camera_gone_for_good()
     order.add([press], now=0)
     assert order.release(now=119.9) == []
     assert order.release(now=120) == [press]
+
+
+def _quiet(offset: int, t_s: float, back: bool, board: str = "1") -> Rec:
+    event = make_event("CameraQuiet", board, source="vision", source_seq=offset, occurred_at=int(t_s * 1e6),
+                       received_at=int(t_s * 1e6), since=int((t_s - 20) * 1e6), quiet_ms=20_000, back=back)
+    return Rec(CAMERA, 0, offset, event)
+
+
+def test_a_configured_camera_board_holds_a_press_before_vision_ever_reported_it() -> None:
+    # A referee just restarted (or a vision process killed before its first report of the board): nothing of the
+    # camera is known yet but the venue's configuration. The move's still board at 101.5 comes 31 s later.
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10, camera_hold_s=120, camera_boards=frozenset({"1"}))
+    press = _rec("xq.clock", 7, t_s=102)
+    order.add([press], now=0)
+    assert order.release(now=31) == []
+    stable, caught_up = _rec(CAMERA, 2, 101.5, type_="BoardStable"), _progress(3, 103)
+    order.add([stable, caught_up], now=31)
+    assert order.release(now=31) == [stable, press]
+
+
+def test_a_configured_camera_that_never_reports_delays_presses_only_for_the_boards_first_camera_hold_s() -> None:
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10, camera_hold_s=120, camera_boards=frozenset({"1"}))
+    started = Rec("xq.arbiter", 0, 1, make_event("Resigned", "1", source="arbiter", source_seq=1,
+                                                 occurred_at=100_000_000, received_at=100_000_000, side="red"))
+    order.add([started], now=0)
+    assert order.release(now=10) == [started]  # an arbiter's input keeps the short hold
+    first = _rec("xq.clock", 2, 150)
+    order.add([first], now=50)
+    assert order.release(now=119.9) == []
+    assert order.release(now=120) == [first]  # 120 s from the board's first input, not from the press
+    later = _rec("xq.clock", 3, 300)
+    order.add([later], now=200)
+    assert order.release(now=209.9) == []
+    assert order.release(now=210) == [later]  # from then on, the hold of a board without a camera
+
+
+def test_a_camera_reported_quiet_keeps_the_short_hold_until_it_sends_again() -> None:
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10, camera_hold_s=120, camera_boards=frozenset({"1"}))
+    order.add([_progress(1, 100), _quiet(2, 120, back=False)], now=0)
+    assert [r.offset for r in order.release(now=0)] == [2]  # the quiet report is an input of the game
+    press = _rec("xq.clock", 3, 130)
+    order.add([press], now=30)
+    assert order.release(now=40) == [press]  # the arbiter was told; the press is not held for a camera that is off
+    order.add([_quiet(4, 140, back=True)], now=40)
+    order.release(now=40)
+    again = _rec("xq.clock", 5, 145)
+    order.add([again], now=45)
+    assert order.release(now=164) == []  # frames come again: held for the camera as before
+    assert order.release(now=165) == [again]
+
+
+def test_a_boards_first_progress_after_its_press_lengthens_the_hold() -> None:
+    # The board is in no configuration, and the press came in the same poll as, or just before, the first report
+    # of its camera: the hold is decided when inputs are released, from what is known then.
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10, camera_hold_s=120)
+    press = _rec("xq.clock", 7, t_s=102)
+    order.add([press], now=0)
+    order.add([_progress(1, 100)], now=1)
+    assert order.release(now=10) == []
+    assert order.release(now=120) == [press]
+
+
+def test_a_partition_given_back_counts_the_unheard_cameras_allowance_again() -> None:
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10, camera_hold_s=120, camera_boards=frozenset({"1"}))
+    order.add([_rec("xq.clock", 1, 100)], now=0)
+    assert len(order.release(now=120)) == 1
+    order.drop("xq.clock", [0])
+    press = _rec("xq.clock", 2, 400)
+    order.add([press], now=300)
+    assert order.release(now=310) == []
+    assert order.release(now=420) == [press]

@@ -201,6 +201,86 @@ def test_a_press_that_overtakes_the_camera_waits_for_it(broker: str, topics: dic
     assert [o.data["iccs"] for o in outputs] == MOVES[:4]
 
 
+def _press_after(ply: int, observation: Event) -> Event:
+    return make_event("ClockPressed", observation.board_id, source=f"clock-{observation.board_id}", source_seq=ply,
+                      side="red" if ply % 2 else "black", occurred_at=observation.occurred_at + 2_000_000,
+                      received_at=observation.occurred_at + 2_000_000)
+
+
+def test_a_referee_restarted_mid_game_holds_a_press_of_a_configured_camera_board_until_the_camera_saw_it(
+    broker: str, topics: dict[str, str], tmp_path: Path
+) -> None:
+    """The referee that comes back has had no report of the board's camera yet, and vision is slow to read the
+    move's frames: the venue's configuration says the board has a camera, so the press waits for its view instead
+    of being folded after the short hold as a press without a move (8.1.7). The ledger keeps the order folded,
+    and replaying it gives the same outputs."""
+    from xqarb.referee.replay_ledger import differences
+
+    started, observations = _game_inputs("9", "g-9")
+    presses = [_press_after(ply, o) for ply, o in enumerate(observations[:3], start=1)]
+
+    def referee(ledger: SqliteLedger) -> RefereeService:
+        return RefereeService(
+            broker, ledger, group_id="referee-restarted", topics=(topics["observations"], topics["clock"],
+                                                                  topics["arbiter"]),
+            game_events_topic=topics["game_events"], poll_timeout_s=0.2, hold_s=1.0, camera_boards={"9"})
+
+    with bus.Producer(broker) as producer:
+        producer.send(topics["arbiter"], started)
+        producer.send_many(topics["observations"], observations[:2])
+        producer.send(topics["clock"], presses[0])
+    with SqliteLedger(tmp_path / "ledger.sqlite") as ledger:
+        first = referee(ledger)
+        try:
+            _run_until(first, lambda: first.processed >= 4)  # the game, two moves, the first press
+        finally:
+            first.close()
+        with bus.Producer(broker) as producer:
+            producer.send_many(topics["clock"], presses[1:])  # the third move's frames are not read yet
+        second = referee(ledger)
+        try:
+            _run_until(second, lambda: len(second.order) == 2)  # (once it has joined the group)
+            deadline = time.monotonic() + 4  # four times the short hold
+            while time.monotonic() < deadline:
+                second.run_once()
+            assert second.processed == 0 and len(second.order) == 2
+            with bus.Producer(broker) as producer:  # vision has read the move, and the frames after the press
+                producer.send_many(topics["observations"], [observations[2], make_event(
+                    "CameraProgress", "9", source="vision-1", source_seq=1, frames=8,
+                    occurred_at=presses[2].occurred_at + 1_000_000, received_at=presses[2].occurred_at + 1_000_000)])
+            _run_until(second, lambda: second.processed >= 3)
+        finally:
+            second.close()
+        entries = ledger.entries("g-9")
+        assert ledger.verify("g-9").ok
+        assert differences(entries).differences == ()
+    assert [e.event.type for e in entries if e.kind == "input"] == [
+        "GameStarted", "BoardStable", "ClockPressed", "BoardStable", "ClockPressed", "BoardStable", "ClockPressed"]
+    outputs = [e.event for e in entries if e.kind == "output"]
+    assert [o.type for o in outputs] == ["MoveMade"] * 3, [o.to_json_dict() for o in outputs]
+
+
+def test_a_referee_serve_beside_up_reads_the_venues_camera_boards_from_the_data_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from xqarb.ingest.config import ConfigError, generate_config
+    from xqarb.referee.service import venue_settings
+
+    monkeypatch.setenv("XQARB_DATA_DIR", str(tmp_path))
+    assert venue_settings(None) == (60_000, frozenset())  # no file: the defaults
+    raw = generate_config(["1", "2", "3"])
+    del raw["boards"]["2"]["devices"]["cam-2"], raw["boards"]["2"]["roles"]["cam-2"]  # board 2: a clock only
+    raw["boards"]["3"]["roles"] = {}  # board 3: devices without a role may send frames
+    raw["alerts"] = {"flag_warning_s": 30}
+    (tmp_path / "venue.json").write_text(json.dumps(raw))
+    assert venue_settings(None) == (30_000, frozenset({"1", "3"}))
+    (tmp_path / "venue.json").write_text("{")
+    with pytest.raises(ConfigError, match=r"venue\.json"):
+        venue_settings(None)
+
+
 def _serve(bootstrap: str, db: Path | str, log: Path) -> subprocess.Popen[bytes]:
     """`xqarb referee serve` as its own process, as a venue runs it."""
     with log.open("ab") as out:
