@@ -13,7 +13,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from flask import Blueprint, Flask, Response, request
 from werkzeug.exceptions import HTTPException
@@ -44,10 +44,20 @@ class BrokerUnavailable(Exception):
     """The broker did not acknowledge in time (or refused): the client should retry later."""
 
 
+class Stored(NamedTuple):
+    """Where the broker stored an event: the topic written may be another than the one asked for (a frame goes
+    to xq.frames.roll in the periods the embedded broker rolls frames, xqarb/bus.py)."""
+
+    partition: int
+    offset: int
+    topic: str
+
+
 class Publisher(Protocol):
-    def publish(self, topic: str, event: Event, timeout: float) -> tuple[int, int] | None:
-        """Send with acks=all and wait for the acknowledgement: (partition, offset); None when the event is kept
-        durably and will be published (ingest's outbox); BrokerUnavailable otherwise."""
+    def publish(self, topic: str, event: Event, timeout: float) -> Stored | tuple[int, int] | None:
+        """Send with acks=all and wait for the acknowledgement: where it was stored (a plain (partition, offset):
+        in the topic asked for); None when the event is kept durably and will be published (ingest's outbox);
+        BrokerUnavailable otherwise."""
         ...
 
     def dead_letter(self, reason: str, payload: bytes, *, board_id: str, source: str, topic: str) -> None:
@@ -154,11 +164,14 @@ class Ingest:
         finally:
             metrics.INGEST_IN_FLIGHT.dec()
             self._in_flight.release()
+        # The answer names the topic written, so that the partition and offset can be looked up there.
         body: dict[str, Any] = {"event_id": event.event_id, "topic": topic}
         if stored is None:
             body["queued"] = True  # on disk in the outbox, published once the broker takes it
         else:
-            body["partition"], body["offset"] = stored
+            body["partition"], body["offset"] = stored[0], stored[1]
+            if isinstance(stored, Stored):
+                body["topic"] = stored.topic
         return Response(json.dumps(body), status=202, mimetype="application/json")
 
     def refuse(self, refusal: Refusal, payload: bytes | None, *, board_id: str, source: str, topic: str) -> Response:

@@ -32,7 +32,7 @@ from prometheus_client import Counter, Gauge
 
 from xqarb import bus, codec
 from xqarb.events import Event
-from xqarb.ingest.app import BrokerUnavailable
+from xqarb.ingest.app import BrokerUnavailable, Stored
 
 log = logging.getLogger(__name__)
 
@@ -274,7 +274,7 @@ class OutboxPublisher:
 
     # --- the Publisher protocol ---------------------------------------------------------------------------------
 
-    def publish(self, topic: str, event: Event, timeout: float) -> tuple[int, int] | None:
+    def publish(self, topic: str, event: Event, timeout: float) -> Stored | tuple[int, int] | None:
         """Frames: sent and acknowledged, or BrokerUnavailable at once while the broker is known to be away.
         Everything else: kept durably, then (partition, offset) if the broker acknowledged it within the
         confirmation wait, else None (queued: it will be published)."""
@@ -305,14 +305,14 @@ class OutboxPublisher:
                 delivery = self._delivered.pop(entry_id, None)
             finally:
                 self._waiting.discard(entry_id)
-        return None if delivery is None else (delivery.partition, delivery.offset)
+        return None if delivery is None else (delivery.partition, delivery.offset)  # (only frames roll)
 
-    def _publish_frame(self, topic: str, event: Event, timeout: float) -> tuple[int, int] | None:
+    def _publish_frame(self, topic: str, event: Event, timeout: float) -> Stored | tuple[int, int] | None:
         if not self.healthy:
             FRAMES_DROPPED.labels("broker_away").inc()
             raise BrokerUnavailable(f"the broker is away ({self.last_failure}); frames are not queued")
         try:
-            result: tuple[int, int] | None = self.direct.publish(topic, event, timeout)
+            result: Stored | tuple[int, int] | None = self.direct.publish(topic, event, timeout)
         except BrokerUnavailable:
             FRAMES_DROPPED.labels("not_acknowledged").inc()
             raise

@@ -9,7 +9,7 @@ import threading
 
 from xqarb import bus, metrics
 from xqarb.events import Event
-from xqarb.ingest.app import BrokerUnavailable
+from xqarb.ingest.app import BrokerUnavailable, Stored
 
 log = logging.getLogger(__name__)
 
@@ -62,12 +62,12 @@ class BusPublisher:
             return True
         return broker_reachable(self.bootstrap)
 
-    def publish(self, topic: str, event: Event, timeout: float) -> tuple[int, int]:
+    def publish(self, topic: str, event: Event, timeout: float) -> Stored:
         try:
             delivery = self.producer.send(topic, event)
         except bus.PublishError as exc:
             raise BrokerUnavailable(f"the broker did not acknowledge the event: {exc}") from exc
-        return delivery.partition, delivery.offset
+        return Stored(delivery.partition, delivery.offset, delivery.topic)  # (a frame's topic may be rolled)
 
     def dead_letter(self, reason: str, payload: bytes, *, board_id: str, source: str, topic: str) -> None:
         with self._dlq_lock:

@@ -54,6 +54,37 @@ def test_frame_accepted_lands_on_xq_frames(ingest_client: Any, venue: dict[str, 
     assert rec.key == b7.encode()
 
 
+class _RollingProducer:
+    """bus.Producer's answer where the broker rolls frames: the frame was written to the period's topic."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def send(self, topic: str, event: Any) -> bus.Delivery:
+        self.sent.append(topic)
+        return bus.Delivery(bus.FRAMES_ROLLED if topic == bus.FRAMES else topic, 2, 17)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_frame_written_to_the_rolled_topic_is_answered_with_that_topic(venue: dict[str, Any]) -> None:
+    from xqarb.ingest.publish import BusPublisher
+
+    b7 = venue["b7"]
+    producer = _RollingProducer()
+    client = create_app(venue["config"], BusPublisher(producer)).test_client()  # type: ignore[arg-type]
+    r = client.post(f"/ingest/v1/boards/{b7}/frames", data=jpeg(seed=3), headers=frame_headers(f"tok-cam-{b7}", 1))
+    assert r.status_code == 202, r.get_json()
+    body = r.get_json()
+    assert producer.sent == ["xq.frames"]
+    assert (body["topic"], body["partition"], body["offset"]) == ("xq.frames.roll", 2, 17)
+    press = {"type": "ClockPressed", "side": "red", "red_ms": 1000, "black_ms": 1000, "source_seq": 1,
+             "occurred_at": now_us()}
+    r = client.post(f"/ingest/v1/boards/{b7}/clock", json=press, headers=auth(f"tok-clock-{b7}"))
+    assert r.status_code == 202 and r.get_json()["topic"] == "xq.clock"
+
+
 def test_clock_and_catalogue_events(ingest_client: Any, venue: dict[str, Any], topics: str) -> None:
     b7, tag = venue["b7"], venue["tag"]
     press = {
