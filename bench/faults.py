@@ -15,8 +15,9 @@ GameStarted (arbiter, /events), then per ply a clock press (/clock) after the mo
 last ply. On `--camera-boards` of them the moves come from camera frames (/frames, a rendered real game at
 `--fps`) through the vision processes; on the others from a BoardStable per ply that this script publishes on
 xq.observations itself (a perfect camera: it keeps the CPU for the faults, not for rendering 50 boards; after a
-broker restart it reports its board again, as a restarted vision process does). A ply every `--ply-s` seconds per
-board, boards staggered.
+broker restart it reports its board again, as a restarted vision process does); the venue file configures a
+camera on the camera boards and the probe boards only (the referee holds a camera board's presses for its camera,
+the others' the short time). A ply every `--ply-s` seconds per board, boards staggered.
 
 Reported per run: acknowledged inputs (202) by type, and those not in the ledger at the end (lost: must be 0);
 per game, the moves, rulings and result against the clean run's (differing games: must be 0), and the input
@@ -113,9 +114,10 @@ def board_games(count: int, plies: int) -> list[tuple[str | None, list[str]]]:
 class Venue:
     """A running `xqarb up` and the second referee process."""
 
-    def __init__(self, data: Path, boards: int, fps: float) -> None:
+    def __init__(self, data: Path, boards: int, fps: float, cameras: set[str]) -> None:
         self.data, self.port = data, free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        write_venue(data, boards, cameras)
         self.log = (data / "up.log").open("wb")
         self.up = subprocess.Popen(
             [sys.executable, "-m", "xqarb.cli", "up", "--boards", str(boards), "--port", str(self.port),
@@ -169,6 +171,21 @@ class Venue:
             self.up.wait(90)
         except subprocess.TimeoutExpired:
             self.up.kill()
+
+
+def write_venue(data: Path, boards: int, cameras: set[str]) -> None:
+    """The venue file `up` keeps (data/venue.json, read by the second referee too): a camera on the boards in
+    `cameras` only. The others' observations come from this script on xq.observations, not from frames: boards
+    without a camera, whose presses the referee holds the short time (services/referee/ordering.py)."""
+    from xqarb.ingest.config import generate_config
+
+    raw = generate_config([str(i) for i in range(1, boards + 1)])
+    for board_id, board in raw["boards"].items():
+        if board_id not in cameras:
+            del board["devices"][f"cam-{board_id}"], board["roles"][f"cam-{board_id}"]
+    path = data / "venue.json"
+    path.write_text(json.dumps(raw, indent=1))
+    path.chmod(0o600)
 
 
 def free_port() -> int:
@@ -479,7 +496,10 @@ def game_records(ledger: Path, games: list[str]) -> dict[str, dict[str, Any]]:
 def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) -> dict[str, Any]:
     data = Path(tempfile.mkdtemp(prefix=f"xq-bench-faults-{'faults' if faults else 'clean'}-"))
     started = time.monotonic()
-    venue = Venue(data, args.boards + PROBES, args.fps)
+    total = args.boards + PROBES
+    # (the boards are played in their number's order: the first `--camera-boards` post frames, so do the probes)
+    cameras = {str(i) for i in range(1, total + 1) if i <= args.camera_boards or i > args.boards}
+    venue = Venue(data, total, args.fps, cameras)
     boards = sorted(venue.venue["boards"], key=lambda b: int(b) if b.isdigit() else b)
     play, probe_boards = boards[:args.boards], boards[args.boards:]
     stop = threading.Event()
