@@ -40,12 +40,12 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from probe import free_port, request, until
 
 PROBES = 12  # probe boards (no games): enough that every partition of 4 has one (keys hash to partitions)
 PARTITIONS = 4
@@ -57,25 +57,6 @@ FIRST_FAULT_S = 10.0  # the first fault this long after the games began
 GAP_S = 30.0  # between the end of one fault and the next: each recovers (or not) on its own
 
 
-def request(url: str, body: bytes | None = None, headers: dict[str, str] | None = None,
-            timeout: float = 20) -> tuple[int, bytes]:
-    req = urllib.request.Request(url, data=body, method="POST" if body is not None else "GET", headers=headers or {})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return resp.status, resp.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read()
-    except OSError:
-        return 0, b""
-
-
-def until(check: Any, timeout: float = 90.0, step: float = 0.2) -> float:
-    t0 = time.monotonic()
-    while not check():
-        if time.monotonic() - t0 > timeout:
-            raise TimeoutError(f"not within {timeout} s")
-        time.sleep(step)
-    return time.monotonic() - t0
 
 
 # --- inputs ------------------------------------------------------------------------------------------------------
@@ -123,7 +104,7 @@ class Venue:
             [sys.executable, "-m", "xqarb.cli", "up", "--boards", str(boards), "--port", str(self.port),
              "--data-dir", str(data), "--vision-processes", "2", "--partitions", str(PARTITIONS), "--fps", str(fps)],
             stdout=self.log, stderr=subprocess.STDOUT)
-        until(lambda: request(self.base + "/readyz")[0] == 200, timeout=120)
+        until(lambda: request(self.base + "/readyz")[0] == 200, timeout=120, step=0.2)
         found = re.search(r"broker: (\S+) \(embedded\)", (data / "up.log").read_text())
         assert found, "up did not say where its broker is"
         self.bootstrap = found.group(1)
@@ -187,13 +168,6 @@ def write_venue(data: Path, boards: int, cameras: set[str]) -> None:
     path.write_text(json.dumps(raw, indent=1))
     path.chmod(0o600)
 
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Inputs:
