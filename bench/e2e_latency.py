@@ -9,6 +9,13 @@ time, each board starting at a different moment. A reader on `/api/stream` notes
 Latency of a move = its arrival on the stream - the capture time of the first still frame after the move was made
 (the earliest frame in which a camera can see it). Reported: p50, p99, max; and whether the system fell behind:
 frames refused with 503 (backpressure), moves never seen within the drain time, consumer lag at the end.
+
+`--breakdown`: where each move's time went, per stage (medians and p90 over the moves), from the stamps the system
+already writes: the capture of the first still frame showing the move; the capture of the frame on which vision
+said BoardStable (the still-board rule: the board must stay still for `stable_us`); that frame's 202 from ingest;
+vision's `received_at` on the BoardStable (the frame consumed, decoded and stepped); the observation's Kafka
+timestamp (sent); the MoveMade's Kafka timestamp (the referee polled, folded, appended and sent it); its arrival
+on the stream. Read back from xq.observations and xq.game-events after the run.
 """
 
 from __future__ import annotations
@@ -54,6 +61,7 @@ class Board(threading.Thread):
         self.visible_at: dict[int, int] = {}  # ply -> capture time (us) of the first still frame showing it
         self.sent = self.refused = self.errors = 0
         self.behind_s = 0.0  # how late the last frame was sent compared with its schedule
+        self.accepted_at: dict[int, int] = {}  # capture time (us) -> when ingest answered 202 (us)
 
     def post(self, conn: http.client.HTTPConnection, path: str, body: bytes, headers: dict[str, str]) -> int:
         conn.request("POST", path, body=body, headers={**headers, "Authorization": f"Bearer {self.token}"})
@@ -102,6 +110,7 @@ class Board(threading.Thread):
                 continue
             if status == 202:
                 self.sent += 1
+                self.accepted_at[capture] = time.time_ns() // 1000
             elif status == 503:
                 self.refused += 1
             else:
@@ -125,6 +134,47 @@ def read_stream(port: int, arrivals: dict[tuple[str, int], int], stop: threading
         elif line.startswith("data: ") and event_type == "MoveMade":
             e = json.loads(line[6:])
             arrivals.setdefault((e["board_id"], e["ply"]), time.time_ns() // 1000)
+
+
+STAGES = ("still_rule", "ingest_202", "vision", "obs_sent", "referee", "stream")
+
+
+def breakdown(data: Path, boards: list[Board], arrivals: dict[tuple[str, int], int]) -> dict[str, list[float]]:
+    """Per stage, [p50, p90, n] milliseconds over the moves seen (module docstring)."""
+    from xqarb import bus
+
+    bootstrap = re.search(r"^broker: (\S+)", (data / "up.log").read_text(), re.M)
+    assert bootstrap is not None, "up.log names no broker"
+    stables: dict[str, list[tuple[int, int, int]]] = {}  # board -> (capture us, vision stamp us, sent us)
+    moves: dict[tuple[str, int], tuple[int, int]] = {}  # (board, ply) -> (occurred_at us, sent us)
+    with bus.Reader(bootstrap.group(1), [bus.OBSERVATIONS, bus.GAME_EVENTS]) as reader:
+        ends = reader.end_offsets()
+        while any(reader.position(tp) < end for tp, end in ends.items()):
+            for r in reader.poll(1.0):
+                e = r.event
+                if e is not None and e.type == "BoardStable":
+                    stables.setdefault(e.board_id, []).append((e.occurred_at, e.received_at, r.timestamp_ms * 1000))
+                elif e is not None and e.type == "MoveMade":
+                    moves.setdefault((e.board_id, e.data["ply"]), (e.occurred_at, r.timestamp_ms * 1000))
+    by_board = {b.board: b for b in boards}
+    spans: dict[str, list[float]] = {s: [] for s in STAGES}
+    for (board, ply), (occurred, sent) in moves.items():
+        visible = by_board[board].visible_at.get(ply)
+        # the BoardStable the move was read from: the board's last at or before the move's time
+        stable = max((s for s in stables.get(board, []) if s[0] <= occurred), default=None)
+        accepted = by_board[board].accepted_at.get(occurred)
+        if visible is None or stable is None or accepted is None or (board, ply) not in arrivals:
+            continue
+        capture, stamped, obs_sent = stable
+        for name, span in zip(STAGES, (capture - visible, accepted - capture, stamped - accepted, obs_sent - stamped,
+                                      sent - obs_sent, arrivals[(board, ply)] - sent), strict=True):
+            spans[name].append(span / 1000)
+    out = {}
+    for name, values in spans.items():
+        values.sort()
+        if values:
+            out[name] = [round(statistics.median(values)), round(values[int(0.9 * (len(values) - 1))]), len(values)]
+    return out
 
 
 def main() -> int:
@@ -188,6 +238,7 @@ def main() -> int:
         metrics_text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
         lag = sum(float(v) for v in re.findall(r"^xq_consumer_lag\{[^}]*\} (\S+)", metrics_text, re.M))
         stop.set()
+        stages = breakdown(data, boards, arrivals) if ARGS.breakdown else None
         result = {
             "load_average_1m_at_start": LOAD_AT_START,
             "boards": ARGS.boards,
@@ -206,6 +257,8 @@ def main() -> int:
             "max_s": round(lat[-1], 3) if lat else None,
             "consumer_lag_at_end": lag,
         }
+        if stages is not None:
+            result["breakdown_ms"] = stages
         print(json.dumps(result), flush=True)
         return 0
     finally:
@@ -222,6 +275,7 @@ if __name__ == "__main__":
     parser.add_argument("--boards", type=int, default=200)
     parser.add_argument("--fps", type=float, default=2.0)
     parser.add_argument("--plies", type=int, default=6)
+    parser.add_argument("--breakdown", action="store_true", help="where each move's time went, per stage")
     parser.add_argument("--drain", type=float, default=60.0, help="seconds to wait for late moves after sending")
     ARGS = parser.parse_args()
     LOAD_AT_START = round(os.getloadavg()[0], 1)  # the machine is shared: say how busy it was
