@@ -580,6 +580,9 @@ class Consumer:
         try:
             if self._rolled:
                 self._follow_roll()
+                # back by the next look at the roll: a board's frames held for the settling are read as soon as it
+                # ends, not after a whole poll spent waiting on paused partitions
+                timeout_s = min(timeout_s, max(0.0, self._next_roll_check - time.monotonic()))
             batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
         except KafkaError as exc:
             raise BusError(f"group {self.group_id!r}: poll failed: {exc}") from exc
@@ -635,10 +638,15 @@ class Consumer:
         # A partition just assigned is looked at at once: its end then is what tells a later emptying.
         if not held or (now < self._next_roll_check and all(tp in self._seen_ends for tp in held)):
             return
-        self._next_roll_check = now + ROLL_CHECK_S
         wall = self._wall_clock()
         current, previous = frames_topics_at(wall)
-        settled = since_switch_s(wall) >= ROLL_SETTLE_S
+        since = since_switch_s(wall)
+        settled = since >= ROLL_SETTLE_S
+        # Look again at the next switch (from when the new topic's frames wait) and at the end of the settling
+        # (from when they may be read), not up to ROLL_CHECK_S after either: frames held longer than the settling
+        # are a move's latency.
+        self._next_roll_check = now + min(ROLL_CHECK_S, FRAMES_ROLL_S - since,
+                                          ROLL_SETTLE_S - since if not settled else ROLL_CHECK_S)
         ends = self._consumer.end_offsets(held)
         positions = {}
         for tp in held:
