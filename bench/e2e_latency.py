@@ -142,6 +142,25 @@ def read_stream(port: int, arrivals: dict[tuple[str, int], int], stop: threading
             arrivals.setdefault((e["board_id"], e["ply"]), time.time_ns() // 1000)
 
 
+def cpu_seconds(data: Path, up_pid: int) -> dict[str, float]:
+    """CPU seconds (user + system) used so far by `xqarb up` itself and by its vision processes (up.log names them):
+    on a shared machine, what the system cost as against how long it waited."""
+    named = re.search(r"^vision: .*\(pid ([\d, ]+), log", (data / "up.log").read_text(), re.M)
+    pids = {"up": [up_pid], "vision": [int(p) for p in named.group(1).split(",")] if named else []}
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for name, ids in pids.items():
+        total = 0.0
+        for pid in ids:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # gone
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        out[name] = round(total, 1)
+    return out
+
+
 STAGES = ("still_rule", "ingest_202", "vision", "obs_sent", "referee", "stream")
 
 
@@ -251,6 +270,7 @@ def main() -> int:
         metrics_text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
         lag = sum(float(v) for v in re.findall(r"^xq_consumer_lag\{[^}]*\} (\S+)", metrics_text, re.M))
         stop.set()
+        cpu = cpu_seconds(data, proc.pid)
         stages = breakdown(data, boards, arrivals) if ARGS.breakdown else None
         result = {
             "load_average_1m_at_start": LOAD_AT_START,
@@ -271,6 +291,7 @@ def main() -> int:
             "p99_s": round(lat[min(len(lat) - 1, int(0.99 * len(lat)))], 3) if lat else None,
             "max_s": round(lat[-1], 3) if lat else None,
             "consumer_lag_at_end": lag,
+            "cpu_s": cpu,
         }
         if stages is not None:
             result["breakdown_ms"] = stages
