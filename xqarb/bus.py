@@ -582,7 +582,10 @@ class Consumer:
                 self._follow_roll()
                 # back by the next look at the roll: a board's frames held for the settling are read as soon as it
                 # ends, not after a whole poll spent waiting on paused partitions
-                timeout_s = min(timeout_s, max(0.0, self._next_roll_check - time.monotonic()))
+                # (none planned where no frames partition is held: then the poll is as asked)
+                due = self._next_roll_check - time.monotonic()
+                if due > 0:
+                    timeout_s = min(timeout_s, due)
             batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
         except KafkaError as exc:
             raise BusError(f"group {self.group_id!r}: poll failed: {exc}") from exc
