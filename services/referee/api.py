@@ -297,13 +297,14 @@ def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC) -> Callabl
     own output; the referee already keeps the ledger)."""
     from kafka import KafkaConsumer, TopicPartition
 
+    from xqarb.bus import FETCH_MAX_WAIT_MS
     from xqarb.codec import CodecError, decode
 
     # earliest: when the broker starts over (its topics were in memory), read its new log from the beginning
     # rather than from its end, so no event published meanwhile is skipped (StreamHub.add notices the restart).
     consumer = KafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None, client_id="xq-api-stream",
-        auto_offset_reset="earliest",
+        auto_offset_reset="earliest", fetch_max_wait_ms=FETCH_MAX_WAIT_MS,  # a move's latency to the screen
     )
     assigned: set[int] = set()
     caught_up = threading.Event()

@@ -486,7 +486,7 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
     try:
         while not stop():
             records = consumer.poll(poll_s, max_records=max_records)
-            events = []
+            sent: list[bus.Pending] = []
             for rec in records:
                 if rec.event is None:
                     continue
@@ -494,12 +494,15 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
                     if rec.offset >= folded.get((rec.topic, rec.partition), 0):
                         core.learn(rec.event, rec.partition)
                     continue
-                events.extend(core.handle(rec.event, rec.partition))
+                # each frame's observations go out at once, not after the rest of the batch is read (a batch of
+                # frames queued under load takes seconds): the move reaches the referee that much sooner
+                sent += producer.send_soon(bus.OBSERVATIONS, core.handle(rec.event, rec.partition))
                 handled += 1
-            events.extend(core.camera_quiet(records))  # boards gone quiet, and frames again (quiet.py)
-            events.extend(core.camera_progress(records))  # how far the boards' frames are read (progress.py)
-            if events:
-                producer.send_many(bus.OBSERVATIONS, events)  # acknowledged before the offsets move on
+            sent += producer.send_soon(bus.OBSERVATIONS, [
+                *core.camera_quiet(records),  # boards gone quiet, and frames again (quiet.py)
+                *core.camera_progress(records),  # how far the boards' frames are read (progress.py)
+            ])  # fmt: skip
+            producer.acknowledged(sent)  # acknowledged before the offsets move on
             if records:
                 consumer.commit()
     finally:

@@ -160,3 +160,28 @@ def test_a_boards_frames_of_the_other_topic_are_read_before_those_of_the_current
         finally:
             consumer.close()
         assert [int(r.value.split(b"-")[1]) for r in got] == list(range(35))
+
+
+def test_frames_held_after_a_switch_are_read_as_soon_as_the_settling_ends() -> None:
+    now = [2 * bus.FRAMES_ROLL_S + 0.2]  # 0.2 s into an even period: xq.frames takes the frames
+    with EmbeddedBroker() as broker:
+        FramesRoller(broker.bootstrap, partitions=PARTITIONS).ensure_topics()
+        consumer = bus.Consumer(broker.bootstrap, "test-settle", [bus.FRAMES], decode=False,
+                                wall_clock=lambda: now[0], session_timeout_ms=6_000)
+        try:
+            deadline = time.monotonic() + 20
+            while not consumer.assignment() and time.monotonic() < deadline:
+                consumer.poll(0.2)
+            assert consumer.assignment()
+            produce(broker.bootstrap, bus.FRAMES, 3, 1000)
+            # held: frames sent just before the switch may still be acknowledged into the other topic
+            assert poll_until(consumer, 1, timeout_s=1.0) == []
+            now[0] += bus.ROLL_SETTLE_S
+            started = time.monotonic()
+            got: list[bus.Record] = []
+            while len(got) < 3 and time.monotonic() - started < 20:
+                got += consumer.poll(10.0)  # a consumer's long poll does not keep them waiting
+            assert len(got) == 3
+            assert time.monotonic() - started < 5.0
+        finally:
+            consumer.close()

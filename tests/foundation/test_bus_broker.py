@@ -343,9 +343,30 @@ def test_send_raises_when_the_broker_does_not_acknowledge() -> None:
             producer.send("t", draw_offer("b1", 2))
         with pytest.raises(bus.PublishError):
             producer.send_many("t", [draw_offer("b1", 3), draw_offer("b2", 4)])
+        with pytest.raises(bus.PublishError):
+            producer.acknowledged(producer.send_soon("t", [draw_offer("b1", 5)]))
         assert time.monotonic() - started < 20, "the producer must not wait without bound"
     finally:
         producer.close()  # returns although the broker is gone
+
+
+def test_sent_soon_messages_go_out_before_they_are_awaited_and_keep_their_order(
+    broker: str, unique_topic: Callable[[str], str]
+) -> None:
+    topic = unique_topic("soon")
+    bus.ensure_topics(broker, [topic], partitions=1)
+    with Producer(broker) as producer, bus.Reader(broker, [topic]) as reader:
+        pending = producer.send_soon(topic, [draw_offer("b1", 1), draw_offer("b1", 2)])
+        # nobody waits on the producer: the sender thread delivers them on its own (vision reads on meanwhile)
+        records: list[bus.Record] = []
+        deadline = time.monotonic() + TIMEOUT_S
+        while len(records) < 2 and time.monotonic() < deadline:
+            records += reader.poll(0.2)
+        pending += producer.send_soon(topic, [draw_offer("b1", 3)])
+        deliveries = producer.acknowledged(pending)
+    assert [r.event.source_seq for r in records if r.event] == [1, 2]
+    assert [(d.topic, d.offset) for d in deliveries] == [(topic, 0), (topic, 1), (topic, 2)]
+    assert producer.send_soon(topic, []) == []
 
 
 def test_a_reader_sees_whole_topics_and_reports_undecodable_records(

@@ -113,7 +113,7 @@ def diagnose(squares: str, truth: FrameTruth, known: str) -> list[str]:
 def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "hard", fps: float = 4.0,
                misplace_rate: float = 0.05, nudge_rate: float = 0.03, truth_fit: bool = False,
                referee: bool = False, adopt: str = "none", adopt_lag: int = 2,
-               movefit: bool = True, from_ply: int = 0) -> GameResult:
+               movefit: bool = True, from_ply: int = 0, stable_us: int | None = None) -> GameResult:
     """One rendered game through the tracker. `truth_fit`: calibrate the tracker with the renderer's true corners
     (as an operator would by hand) instead of letting it find the board, so that the figures are the tracker's own.
     `referee`: judge each snapshot with the referee's own inference (`xqarb.referee.inference.infer`), which is more
@@ -126,6 +126,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     board (hand away) are given as an arbiter's PositionRestored. Each reaches the tracker `adopt_lag` frames
     later (the round trip through Kafka and the referee).
     `movefit`: the tracker with its move fit (as the service runs it), or its rules alone.
+    `stable_us`: the still-board time (TrackerConfig.stable_us) where not the default.
     `from_ply`: the video from the board left still after that many moves (`render_game`'s `from_ply`: the same
     frames as the whole video's from there), the tracker told that position as the game's start
     (`Tracker.expect_start`, as the service does with a GameStarted's start position); the moves before count as
@@ -140,7 +141,10 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
 
     res = GameResult(given=from_ply)
     t0 = time.time()
-    tracker = Tracker() if movefit else Tracker(move_model=None)
+    from xqarb.vision.settings import TrackerConfig
+
+    config = TrackerConfig() if stable_us is None else TrackerConfig(stable_us=stable_us)
+    tracker = Tracker(config) if movefit else Tracker(config, move_model=None)
     pos = Position.from_fen(start_fen)
     truth_positions = [pos]
     for mv in moves:
@@ -318,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
                          "true position where the check resynchronised as an arbiter would restore it (restored)")
     ap.add_argument("--adopt-lag", type=int, default=2, help="frames between a position's acceptance and the "
                     "tracker taking it (the round trip through Kafka and the referee)")
+    ap.add_argument("--fps", type=float, default=4.0, help="frames per second of the rendered videos")
+    ap.add_argument("--stable-ms", type=int, default=None, help="the still-board time (default: the tracker's)")
     ap.add_argument("--no-movefit", action="store_true", help="the tracker's rules alone, without its move fit")
     args = ap.parse_args(argv)
     games = load_games(Path(args.data), args.start + args.games, args.moves)[args.start:]
@@ -325,7 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     counts: Counter[str] = Counter()
     for k, (fen, mv) in enumerate(games, start=args.start):
         r = check_game(fen, mv, args.seed0 + k, difficulty=args.difficulty, truth_fit=args.truth_fit,
-                       referee=args.referee, adopt=args.adopt, adopt_lag=args.adopt_lag, movefit=not args.no_movefit)
+                       referee=args.referee, adopt=args.adopt, adopt_lag=args.adopt_lag, movefit=not args.no_movefit,
+                       fps=args.fps, stable_us=None if args.stable_ms is None else args.stable_ms * 1000)
         for why in r.causes:
             # one count per kind of error per failed snapshot (a bad frame's twenty points are one cause)
             counts.update({w.rsplit(" ", 2)[0] if "(" in w else w for w in why} or {"no difference"})
