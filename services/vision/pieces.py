@@ -52,6 +52,9 @@ RADIUS_REACH = 0.92  # the glyph and the inner ring, not the disc's rim or what 
 _DEFAULT_RADIUS = 0.45 * SIZE  # when no disc is found: the crop is the disc with a small margin
 
 _MODEL_FILE = "pieces.npz"
+TYPE_NET_FILE = "pieces_types.onnx"  # the 2-D CNN of the piece types (ONNX, run by OpenCV's DNN module)
+CNN_SIZE = 32  # the CNN's input side (pixels): real crops are about 30 pixels across, a character 15-20
+CNN_STD_FLOOR = 8.0  # grey levels: a blank or faint crop's noise is not stretched into strokes of unit contrast
 
 
 class ModelMissing(FileNotFoundError):
@@ -330,6 +333,43 @@ def load_weights(source: Path | bytes | None = None) -> Weights:
                    meta=meta)
 
 
+def cnn_input(img: np.ndarray) -> np.ndarray:
+    """The type CNN's input from a SIZE x SIZE crop: CNN_SIZE x CNN_SIZE float32, the darkness of the smallest channel
+    (red and black ink are both dark there, whatever the light's tint), zero mean and unit spread per crop (the
+    light's level and the ink's contrast divide out)."""
+    low = cv2.min(cv2.min(img[:, :, 0], img[:, :, 1]), img[:, :, 2])
+    small = cv2.resize(low, (CNN_SIZE, CNN_SIZE), interpolation=cv2.INTER_AREA).astype(np.float32)
+    mean, std = cv2.meanStdDev(small)
+    return (small - float(mean[0, 0])) / max(float(std[0, 0]), CNN_STD_FLOOR)
+
+
+class TypeNet:
+    """The piece-type CNN (`pieces_cnn_train.py`): cnn_input images (B, CNN_SIZE, CNN_SIZE) -> logits (B, 7) in
+    TYPES order, through OpenCV's DNN module (no deep-learning framework at run time)."""
+
+    def __init__(self, onnx: bytes) -> None:
+        try:
+            self.net = cv2.dnn.readNetFromONNX(np.frombuffer(onnx, np.uint8))
+        except cv2.error as exc:
+            raise ModelMismatch(f"OpenCV cannot read the piece-type network ({exc}); retrain with "
+                                "`python -m xqarb.vision.pieces_cnn_train`") from exc
+        out = self.logits(np.zeros((1, CNN_SIZE, CNN_SIZE), np.float32))
+        if out.shape != (1, len(TYPES)):
+            raise ModelMismatch(f"the piece-type network gives {out.shape[1:]} outputs, not {len(TYPES)} ({TYPES})")
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> TypeNet | None:
+        """The packaged network (None where it is not installed), or the one at `path`."""
+        if path is not None:
+            return cls(Path(path).read_bytes())
+        ref = resources.files("xqarb") / "data" / "vision" / TYPE_NET_FILE
+        return cls(ref.read_bytes()) if ref.is_file() else None
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        self.net.setInput(np.ascontiguousarray(x, np.float32)[:, None])
+        return np.asarray(self.net.forward(), np.float32).reshape(len(x), -1)
+
+
 @dataclass(frozen=True)
 class Reading:
     """Everything the classifier says about one crop."""
@@ -344,21 +384,30 @@ class Reading:
 class PieceClassifier:
     """`PieceClassifier.load().classify(crops) -> [(letter, confidence), ...]`."""
 
-    def __init__(self, weights: Weights) -> None:
-        self.weights = weights
+    def __init__(self, weights: Weights, type_net: TypeNet | None = None) -> None:
+        self.weights = weights  # the colour's regression; the types' too where no type_net is given
+        self.type_net = type_net
 
     @classmethod
-    def load(cls, path: Path | None = None) -> PieceClassifier:
-        return cls(load_weights(path))
+    def load(cls, path: Path | None = None, type_net: Path | None = None) -> PieceClassifier:
+        """The packaged models: types from the 2-D CNN where it is installed, else from the polar network."""
+        return cls(load_weights(path), TypeNet.load(type_net))
+
+    def type_probs(self, imgs: Sequence[np.ndarray], discs: Sequence[Disc]) -> np.ndarray:
+        """(B, 7) type probabilities of SIZE x SIZE crops."""
+        if self.type_net is not None:
+            return softmax(self.type_net.logits(np.stack([cnn_input(im) for im in imgs])))
+        polar = np.stack([_polar(ink_map(im, d), d) for im, d in zip(imgs, discs, strict=True)])
+        return softmax(type_logits(self.weights, polar))
 
     def read(self, crops: Sequence[np.ndarray]) -> list[Reading]:
         if len(crops) == 0:
             return []
         imgs = [normalise_crop(c) for c in crops]
         discs = [find_disc(im) for im in imgs]
-        feats = [crop_features(im, d) for im, d in zip(imgs, discs, strict=True)]
-        probs = softmax(type_logits(self.weights, np.stack([f[0] for f in feats])))
-        red = red_probability(self.weights, np.stack([f[1] for f in feats]))
+        probs = self.type_probs(imgs, discs)
+        colours = np.stack([colour_features(im, d) for im, d in zip(imgs, discs, strict=True)])
+        red = red_probability(self.weights, colours)
         out = []
         for p, r, d in zip(probs, red, discs, strict=True):
             t = int(p.argmax())
