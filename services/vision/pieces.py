@@ -55,6 +55,8 @@ _MODEL_FILE = "pieces.npz"
 TYPE_NET_FILE = "pieces_types.onnx"  # the 2-D CNN of the piece types (ONNX, run by OpenCV's DNN module)
 CNN_SIZE = 32  # the CNN's input side (pixels): real crops are about 30 pixels across, a character 15-20
 CNN_STD_FLOOR = 8.0  # grey levels: a blank or faint crop's noise is not stretched into strokes of unit contrast
+CNN_VIEW = 1.2  # the CNN sees the found disc and a rim about it: a square of half-side 1.2 disc radii (the disc
+# fills 0.83 of it, as on a crop of one grid spacing), whatever margin the crop had (real crops: 0.5-1.0 of it)
 
 
 class ModelMissing(FileNotFoundError):
@@ -333,12 +335,23 @@ def load_weights(source: Path | bytes | None = None) -> Weights:
                    meta=meta)
 
 
-def cnn_input(img: np.ndarray) -> np.ndarray:
-    """The type CNN's input from a SIZE x SIZE crop: CNN_SIZE x CNN_SIZE float32, the darkness of the smallest channel
-    (red and black ink are both dark there, whatever the light's tint), zero mean and unit spread per crop (the
-    light's level and the ink's contrast divide out)."""
+def disc_view(img: np.ndarray, disc: Disc | None = None) -> np.ndarray:
+    """SIZE x SIZE uint8: the smallest channel of a SIZE x SIZE crop (red and black ink are both dark there, whatever
+    the light's tint) about the disc, CNN_VIEW disc radii each way (where no disc was found: the default one)."""
+    disc = disc or find_disc(img)
     low = cv2.min(cv2.min(img[:, :, 0], img[:, :, 1]), img[:, :, 2])
-    small = cv2.resize(low, (CNN_SIZE, CNN_SIZE), interpolation=cv2.INTER_AREA).astype(np.float32)
+    s = 2 * CNN_VIEW * disc.radius / SIZE  # crop pixels per view pixel
+    c = (SIZE - 1) / 2
+    m = np.array([[s, 0, disc.cx - c * s], [0, s, disc.cy - c * s]], np.float32)
+    return cv2.warpAffine(low, m, (SIZE, SIZE), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def cnn_input(img: np.ndarray, disc: Disc | None = None) -> np.ndarray:
+    """The type CNN's input from a SIZE x SIZE crop: its `disc_view` at CNN_SIZE x CNN_SIZE, float32, zero mean and
+    unit spread (the light's level and the ink's contrast divide out)."""
+    view = disc_view(img, disc)
+    small = cv2.resize(view, (CNN_SIZE, CNN_SIZE), interpolation=cv2.INTER_AREA).astype(np.float32)
     mean, std = cv2.meanStdDev(small)
     return (small - float(mean[0, 0])) / max(float(std[0, 0]), CNN_STD_FLOOR)
 
@@ -396,7 +409,8 @@ class PieceClassifier:
     def type_probs(self, imgs: Sequence[np.ndarray], discs: Sequence[Disc]) -> np.ndarray:
         """(B, 7) type probabilities of SIZE x SIZE crops."""
         if self.type_net is not None:
-            return softmax(self.type_net.logits(np.stack([cnn_input(im) for im in imgs])))
+            x = np.stack([cnn_input(im, d) for im, d in zip(imgs, discs, strict=True)])
+            return softmax(self.type_net.logits(x))
         polar = np.stack([_polar(ink_map(im, d), d) for im, d in zip(imgs, discs, strict=True)])
         return softmax(type_logits(self.weights, polar))
 

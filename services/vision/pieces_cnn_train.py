@@ -11,7 +11,8 @@ Data (see `pieces_train.py`, whose loaders and renderers this reuses):
   of a photo's crops on one side) that chooses the epoch kept; the `valid` split is not looked at here;
 - sprites of every installed CJK font and glyph variant through a random camera (`pieces_train.synth_samples`);
 - pieces of whole rendered boards, rectified as the detector sees them (`pieces_train.rendered_board_samples`).
-Every crop is kept as its 48 x 48 darkness image; each epoch sees it anew through a random camera: any rotation
+Every crop is kept as its darkness about the disc found in it (`pieces.disc_view`, 48 x 48, as at run time);
+each epoch sees it anew through a random camera: any rotation
 (a piece faces any side), scale, tilt, a little off-centre, blur, contrast, noise, and the ink's polarity flipped
 (light characters on dark discs).
 
@@ -30,7 +31,6 @@ import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from xqarb.vision import pieces as P
@@ -38,8 +38,11 @@ from xqarb.vision import pieces_train as T
 
 HOLDOUT_SHARE = 7  # one photo in this many of `train` is held out to choose the epoch (by a hash of its name)
 TILT_MAX = 35.0  # degrees from straight above: the camera angles the crops are rectified from
-SCALE_RANGE = (0.85, 1.2)  # the disc's size in the crop: the detector's crop is 1.0-1.3 disc diameters
-SHIFT_MAX = 0.06  # of the crop's side: the detector's crop centre lies within about 0.1 spacing of the piece's
+SCALE_RANGE = (0.8, 1.2)  # the disc's size in its view: the disc finder's radius is off by up to about a tenth,
+# more where it misses the disc (the default disc: the crop's own margin)
+MISSED_SHARE = 0.2  # share of crops shown smaller, as where the disc finder missed the disc (a pale table, glare)
+MISSED_SCALE = (0.45, 0.8)  # ... and the crop's own margin stays: the disc 0.5-1.0 of the crop's side
+SHIFT_MAX = 0.05  # of the view's side: the disc finder's centre is off by a pixel or two
 POLARITY_FLIP = 0.25  # share of crops shown with the ink's polarity flipped (light characters on dark discs)
 BLUR_SHARE = 0.35  # share of crops shrunk and enlarged again: small, blurred pieces far from the camera
 BLUR_SIDE = (12, 26)  # the side (pixels) such a crop is shrunk to
@@ -51,18 +54,25 @@ def held_out(photo: str) -> bool:
     return zlib.crc32(photo.encode()) % HOLDOUT_SHARE == 0
 
 
-def darkness48(samples: Sequence[T.Sample]) -> np.ndarray:
-    """(N, 48, 48) uint8: the smallest channel of each crop at the classifier's working size."""
-    out = np.empty((len(samples), P.SIZE, P.SIZE), np.uint8)
-    for i, s in enumerate(samples):
-        img = P.normalise_crop(s.image)
-        out[i] = cv2.min(cv2.min(img[:, :, 0], img[:, :, 1]), img[:, :, 2])
-    return out
+def split_train(samples: Sequence[T.Sample]) -> tuple[list[T.Sample], list[T.Sample]]:
+    """(to fit, held out) by photo: a photo's copies all on one side."""
+    return [s for s in samples if not held_out(s.photo)], [s for s in samples if held_out(s.photo)]
 
 
-def net_inputs(samples: Sequence[T.Sample]) -> np.ndarray:
+def crops48(samples: Sequence[T.Sample]) -> np.ndarray:
+    """(N, 48, 48, 3) uint8: each crop at the classifier's working size (what the features start from)."""
+    return np.stack([P.normalise_crop(s.image) for s in samples])
+
+
+def disc_views(imgs: np.ndarray) -> np.ndarray:
+    """(N, 48, 48) uint8: each crop's darkness about its found disc (`pieces.disc_view`), before the camera's
+    augmentation."""
+    return np.stack([P.disc_view(im) for im in imgs])
+
+
+def net_inputs(imgs: np.ndarray) -> np.ndarray:
     """(N, 32, 32) float32: exactly what the classifier feeds the network at run time."""
-    return np.stack([P.cnn_input(P.normalise_crop(s.image)) for s in samples])
+    return np.stack([P.cnn_input(im) for im in imgs])
 
 
 def build_model(widths: Sequence[int]):
@@ -88,7 +98,7 @@ def augment(x48, gen):
     b = x48.shape[0]
     u = lambda lo, hi: lo + (hi - lo) * torch.rand(b, generator=gen)  # noqa: E731
     ang = u(0, 2 * np.pi)
-    scale = u(*SCALE_RANGE)
+    scale = torch.where(torch.rand(b, generator=gen) < MISSED_SHARE, u(*MISSED_SCALE), u(*SCALE_RANGE))
     tilt = torch.cos(torch.deg2rad(u(0, TILT_MAX)))
     phi = u(0, np.pi)
 
@@ -157,8 +167,7 @@ def load_data(args: argparse.Namespace, data: Path, log) -> dict[str, np.ndarray
         log(f"crops from {args.cache}")
         return dict(np.load(args.cache))
     train = T.load_real(data / "train")
-    fit = [s for s in train if not held_out(s.photo)]
-    hold = [s for s in train if held_out(s.photo)]
+    fit, hold = split_train(train)
     log(f"real train: {len(fit)} crops of {len({s.photo for s in fit})} photos; held out {len(hold)} crops of "
         f"{len({s.photo for s in hold})} photos; drawing {args.synthetic} sprites ...")
     sprites = T.synth_samples(args.synthetic, args.seed + 1)
@@ -166,13 +175,18 @@ def load_data(args: argparse.Namespace, data: Path, log) -> dict[str, np.ndarray
     boards = T.rendered_board_samples(args.boards, args.seed + 3)
     hold_boards = T.rendered_board_samples(args.hold_boards, args.seed + 5)
     samples = fit + sprites + boards
-    out = {"x": darkness48(samples), "y": np.array([s.type_index for s in samples]),
+    out = {"img": crops48(samples), "y": np.array([s.type_index for s in samples]),
            "part": np.repeat([0, 1, 2], [len(fit), len(sprites), len(boards)]),
-           "hx": net_inputs(hold), "hy": np.array([s.type_index for s in hold]),
-           "bx": net_inputs(hold_boards), "by": np.array([s.type_index for s in hold_boards])}
+           "himg": crops48(hold), "hy": np.array([s.type_index for s in hold]),
+           "bimg": crops48(hold_boards), "by": np.array([s.type_index for s in hold_boards])}
     if args.cache:
         np.savez(args.cache, **out)
     return out
+
+
+def model_inputs(d: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The crops as the network is trained on them (disc views) and as it is run (held-out inputs)."""
+    return dict(d, x=disc_views(d["img"]), hx=net_inputs(d["himg"]), bx=net_inputs(d["bimg"]))
 
 
 def train(args: argparse.Namespace, d: dict[str, np.ndarray], log):
@@ -235,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = args.data or T._default_data()
     t0 = time.time()
     log = lambda *a: print(f"[{time.time() - t0:6.0f}s]", *a, flush=True)  # noqa: E731
-    d = load_data(args, data, log)
+    d = model_inputs(load_data(args, data, log))
     log(f"{len(d['x'])} training crops (real, sprites, boards: {np.bincount(d['part']).tolist()})")
     model = train(args, d, log)
     export_onnx(model, args.out)
