@@ -6,6 +6,9 @@ convolutional network runs *circularly along the angle*, ending in max/mean pool
 the piece is a circular shift of the angle axis, so the prediction does not depend on which way the character
 faces (black's characters face Black, upside down from Red's side; cameras sit on any side of the board).
 Colour is a separate, simpler decision from the ink's hue relative to the disc (white balance cancels out).
+A second type reader, a small 2-D CNN on the darkness about the found disc (`cnn_input`), trained with PyTorch by
+`pieces_cnn_train.py` and run from ONNX by OpenCV's DNN module (`TypeNet`, `xqarb/data/vision/pieces_types.onnx`),
+is joined with the polar network where it is installed: the product of their probabilities.
 
 The weights are package data (`xqarb/data/vision/pieces.npz`, made by `python -m xqarb.vision.pieces_train`).
 Training data: real photographs of pieces from the Roboflow Universe dataset "Chinese-chess-detect-for-yolo v8"
@@ -55,6 +58,8 @@ _MODEL_FILE = "pieces.npz"
 TYPE_NET_FILE = "pieces_types.onnx"  # the 2-D CNN of the piece types (ONNX, run by OpenCV's DNN module)
 CNN_SIZE = 32  # the CNN's input side (pixels): real crops are about 30 pixels across, a character 15-20
 CNN_STD_FLOOR = 8.0  # grey levels: a blank or faint crop's noise is not stretched into strokes of unit contrast
+TYPE_CNN_WEIGHT = 1.0  # the CNN's log-probabilities against the polar network's, in the types' joint reading: two
+# different views (a rotation-free polar one, a 2-D one that learned rotations from examples) err on different crops
 CNN_VIEW = 1.2  # the CNN sees the found disc and a rim about it: a square of half-side 1.2 disc radii (the disc
 # fills 0.83 of it, as on a crop of one grid spacing), whatever margin the crop had (real crops: 0.5-1.0 of it)
 
@@ -407,12 +412,14 @@ class PieceClassifier:
         return cls(load_weights(path), TypeNet.load(type_net))
 
     def type_probs(self, imgs: Sequence[np.ndarray], discs: Sequence[Disc]) -> np.ndarray:
-        """(B, 7) type probabilities of SIZE x SIZE crops."""
+        """(B, 7) type probabilities of SIZE x SIZE crops: the polar network's, joined with the CNN's where it is
+        installed (the normalised product of their probabilities, the CNN's to the power TYPE_CNN_WEIGHT)."""
+        polar = np.stack([_polar(ink_map(im, d), d) for im, d in zip(imgs, discs, strict=True)])
+        logp = np.log(softmax(type_logits(self.weights, polar)) + 1e-9)
         if self.type_net is not None:
             x = np.stack([cnn_input(im, d) for im, d in zip(imgs, discs, strict=True)])
-            return softmax(self.type_net.logits(x))
-        polar = np.stack([_polar(ink_map(im, d), d) for im, d in zip(imgs, discs, strict=True)])
-        return softmax(type_logits(self.weights, polar))
+            logp = logp + TYPE_CNN_WEIGHT * np.log(softmax(self.type_net.logits(x)) + 1e-9)
+        return softmax(logp)
 
     def read(self, crops: Sequence[np.ndarray]) -> list[Reading]:
         if len(crops) == 0:

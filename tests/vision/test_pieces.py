@@ -18,7 +18,8 @@ from xqarb.vision import pieces_train as T
 # Measured with the committed model (2026-11-30): real valid split (1,548 crops of 50 photos, none in train) type
 # 89.2%, colour 99.2%; sprites below type 96.9%, colour 97.5%; the two boards below 71.3% (the first is a scene whose
 # pieces are blurred beyond reading: 18/40; the second 39/40). Right-angle agreement on real crops 95-96%.
-REAL_TYPE_BAR = 0.86
+# With the type CNN joined (2026-12-06): real valid type 90.6%, colour 99.2% (bench/RESULTS.md "## pieces").
+REAL_TYPE_BAR = 0.875
 REAL_COLOUR_BAR = 0.98
 SPRITE_TYPE_BAR = 0.88
 SPRITE_COLOUR_BAR = 0.94
