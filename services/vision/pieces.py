@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -366,6 +367,7 @@ class TypeNet:
     TYPES order, through OpenCV's DNN module (no deep-learning framework at run time)."""
 
     def __init__(self, onnx: bytes) -> None:
+        self._lock = threading.Lock()
         try:
             self.net = cv2.dnn.readNetFromONNX(np.frombuffer(onnx, np.uint8))
         except cv2.error as exc:
@@ -384,8 +386,10 @@ class TypeNet:
         return cls(ref.read_bytes()) if ref.is_file() else None
 
     def logits(self, x: np.ndarray) -> np.ndarray:
-        self.net.setInput(np.ascontiguousarray(x, np.float32)[:, None])
-        return np.asarray(self.net.forward(), np.float32).reshape(len(x), -1)
+        # an OpenCV network holds its input and output between setInput and forward: one caller at a time
+        with self._lock:
+            self.net.setInput(np.ascontiguousarray(x, np.float32)[:, None])
+            return np.asarray(self.net.forward(), np.float32).reshape(len(x), -1)
 
 
 @dataclass(frozen=True)
