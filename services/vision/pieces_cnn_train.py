@@ -233,10 +233,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[2] / "xqarb" / "data" / "vision"
                     / P.TYPE_NET_FILE)
     ap.add_argument("--seed", type=int, default=20261206)
-    ap.add_argument("--synthetic", type=int, default=8000, help="rendered training sprites")
-    ap.add_argument("--boards", type=int, default=150, help="rendered boards (40 pieces each) to crop pieces from")
+    ap.add_argument("--synthetic", type=int, default=6000, help="rendered training sprites")
+    ap.add_argument("--boards", type=int, default=120, help="rendered boards (40 pieces each) to crop pieces from")
     ap.add_argument("--hold-boards", type=int, default=5, help="rendered boards held out to choose the epoch")
-    ap.add_argument("--epochs", type=int, default=14)
+    ap.add_argument("--epochs", type=int, default=16)
     ap.add_argument("--widths", default="16,24,48,96")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr", type=float, default=4e-3)
