@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from xqarb.vision import detect as D
 
@@ -33,18 +34,23 @@ def _printed(e: D.PointEvidence) -> str:
 
 
 def test_a_piece_whose_evidence_leans_one_way_is_read_and_a_split_one_stays_unsure() -> None:
-    # e0: a disc score well inside the unsure band's piece side (0.72: P(piece) 0.85), red at 0.8, a king at 0.7:
-    # every part leans one way, the king is read. d0: a sure disc whose colour is 0.55 / 0.45: '?'.
-    # e5: a disc score on the board's split (P(piece) 0.5): '?'.
-    e = _evidence(p85=(0.72, 0.95, "K", 0.97), p84=(0.9, 0.55, "A", 0.99), p40=(0.65, 0.9, "P", 0.99))
+    # e0: a disc score on the piece side of the unsure band (0.74: x = 0.45, P(piece) 0.74), red at 0.95, a king
+    # at 0.97: every part leans one way (0.74 x 0.95 = 0.70), the king is read. d0: a sure disc whose colour is
+    # 0.55 / 0.45: '?'. e5: a disc score where the band's logistic is even (x = BAND_CENTRE): '?'.
+    e = _evidence(p85=(0.74, 0.95, "K", 0.97), p84=(0.9, 0.55, "A", 0.99), p40=(0.685, 0.95, "P", 0.9))
     got = _printed(e)
     assert got[E0] == "K"
     assert got[D0] == "?" and got[E5] == "?"
     best = D.best_readings(e)
     assert best.guess[D0] == "A" and best.p_point[D0] == 0.55  # the best reading is kept, only not printed
-    assert 0.4 < best.p_point[E5] < D.UNSURE_BELOW
+    assert best.p_point[E5] == pytest.approx(0.5)
     # the same colour leaning far enough: read
     assert _printed(replace(e, red=np.where(np.arange(90) == D0, 0.8, e.red)))[D0] == "A"
+    # e5's crops read as one type at P >= TYPE_READ: an empty point's lines seldom do, the point leans to a piece
+    sure_type = _evidence(p40=(0.685, 0.95, "P", 0.995))
+    assert D.best_readings(sure_type).p_point[E5] > 0.75 and _printed(sure_type)[E5] == "P"
+    # and a disc score well on the empty side of the band: empty
+    assert _printed(_evidence(p40=(0.58, 0.95, "P", 0.9)))[E5] == "."
 
 
 def test_a_type_is_given_where_it_is_likelier_than_not_and_x_where_it_is_not() -> None:
@@ -52,10 +58,11 @@ def test_a_type_is_given_where_it_is_likelier_than_not_and_x_where_it_is_not() -
     got = _printed(e)
     # a king at 0.6 (under TYPE_SURE, once X): read; a chariot at 0.4: X, a red piece of unknown type
     assert got[E0] == "K" and got[A0] == "X"
-    # on a board whose types mostly do not read, a type is trusted less: 0.6 x UNREADABLE_TRUST is under 0.5
+    # on a board whose types mostly do not read (such boards' best types were right 38 % of the time), no type is
+    # given however sure the network is
     unread = D.printed(D.best_readings(replace(e, unreadable=True)))
     assert unread[0][E0] == "X" and "types unreadable" in unread[1][E0]
-    assert _printed(replace(e, unreadable=True, type_prob=np.where(np.arange(90) == E0, 0.99, e.type_prob)))[E0] == "K"
+    assert _printed(replace(e, unreadable=True, type_prob=np.where(np.arange(90) == E0, 1.0, e.type_prob)))[E0] == "X"
 
 
 def test_a_type_the_rules_forbid_gives_way_to_the_likeliest_allowed_one() -> None:
