@@ -30,6 +30,9 @@ pieces are measured apart. Each item's line names its failure classes: no board 
 occupancy (empties read as pieces, pieces read as empty), wrong colour, wrong type.
 Everything else is counted per point: a point is right, X / x (a piece of the right colour, its type not given),
 '?', or wrong; wrong points are split into empties read as pieces, pieces read as empty, wrong colour, wrong type.
+With `--guesses`, the points whose evidence was not sure are also counted by cause (detect's
+`BestReadings.causes`): how many were printed as their best reading and how many of those were right, and how many
+kept '?' or X / x would have been right as their best reading.
 Deterministic: the same arguments give the same boards.
 """
 

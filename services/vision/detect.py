@@ -505,6 +505,10 @@ UNREADABLE_TRUST = 0.4
 # trusted only this much (the network erred on this piece once already; such best types were right 4 of 5 times
 # where printed, 42 % of all).
 FORBIDDEN_TRUST = 0.75
+# A piece whose colour the board's groups and its own evidence leave exactly split (P(red) 0.5: `contested`, a
+# clash with the board's groups, or its classifier and ink's tone cancelling): how far the classifier's own colour
+# is trusted (rendered boards: of 37 such pieces 32 were black, the colour the set-aside classifier mostly reads).
+SPLIT_TRUST = 0.5
 
 @dataclass(frozen=True)
 class PointEvidence:
@@ -520,6 +524,7 @@ class PointEvidence:
     type_probs: np.ndarray  # (90, 7) the classifier's type probabilities (zeros where not read)
     red: np.ndarray  # (90,) P(red) after the board's colour groups (exactly 0.5 where they and the piece disagree)
     red_own: np.ndarray  # (90,) P(red) from the piece's own crops alone
+    red_classifier: np.ndarray  # (90,) P(red) from the classifier's colour alone (PieceReads.clf_alone)
     unreadable: bool  # the board's types mostly do not read surely
     classified: bool  # a piece classifier read the pieces
 
@@ -592,7 +597,16 @@ def best_readings(e: PointEvidence) -> BestReadings:
         p_piece = band_piece(d, e.bands, float(e.type_probs[i].max()))
         if d < piece_above:
             why.append(f"disc score {d:.2f} between empty (< {empty_below:.2f}) and piece (>= {piece_above:.2f})")
-        red = float(e.red[i]) if e.red[i] != 0.5 else float(e.red_own[i])
+        red, clf = float(e.red[i]), float(e.red_classifier[i])
+        if red == 0.5:
+            # the board's colour groups and the piece's own evidence disagree, or its classifier and its ink's tone
+            # cancel: the classifier's own colour leans (`colour_logit` sets it aside on pieces taken for light
+            # characters on dark discs, and such pieces were mostly dark ink on light discs), trusted SPLIT_TRUST
+            red = 0.5 + SPLIT_TRUST * (clf - 0.5)
+        elif abs(red - 0.5) < COLOUR_SURE - 0.5 and (red - 0.5) * (clf - 0.5) < 0:
+            # an unsure colour its own classifier leans against: no lean at all (a dim warm-lit board's black inks
+            # look like light characters on dark discs, and their tone leans red: 0.78-0.84 red, all black)
+            red = 0.5
         if max(red, 1 - red) < COLOUR_SURE:
             why.append(f"colour unsure (P(red) {red:.2f})")
         side = red >= 0.5
@@ -608,7 +622,9 @@ def best_readings(e: PointEvidence) -> BestReadings:
             t, share = TYPES.index(letter.upper()), float(e.type_prob[i])
         else:
             t, share = best_allowed(i, e.type_probs[i], side, full[side])
-            share *= FORBIDDEN_TRUST
+            # a type the rules forbid here, read surely (FORBIDDEN_SURE): the reading is not trusted at all
+            surest = int(e.type_probs[i].argmax())
+            share *= 0.0 if surest != t and e.type_probs[i][surest] >= FORBIDDEN_SURE else FORBIDDEN_TRUST
             why.append("no type the rules allow here is likely" if letter is None else "colour re-read")
         if e.unreadable:
             share *= UNREADABLE_TRUST
@@ -1012,6 +1028,7 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
     raw_probs = np.zeros((90, len(TYPES)))
     red_p = np.full(90, 0.5)
     red_own = np.full(90, 0.5)
+    red_clf = np.full(90, 0.5)
     candidates = [i for i in range(90) if disc[i] >= empty_below and i not in lines_seen]
     if classifier is not None and candidates:
         reads = read_pieces(image, h, centres[candidates], classifier)
@@ -1047,6 +1064,7 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
         for k, i in enumerate(candidates):
             red_p[i] = reds[k]
             red_own[i] = reads.red[k]
+            red_clf[i] = reads.clf_alone[k]
             raw_probs[i] = reads.type_probs[k]
             t, p = assigned[k]
             if t is not None:
@@ -1057,7 +1075,8 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
     unreadable = classifier is not None and len(pieces) >= 4 and n_sure < READABLE_SHARE * len(pieces)
     split = otsu_split(disc)
     evidence = PointEvidence(disc, (empty_below, piece_above, split), frozenset(lines_seen), off, between,
-                             tuple(letters), type_prob, raw_probs, red_p, red_own, unreadable, classifier is not None)
+                             tuple(letters), type_prob, raw_probs, red_p, red_own, red_clf, unreadable,
+                             classifier is not None)
     best = best_readings(evidence)
     out, reasons = printed(best)
     return DetectReading(out, disc, centres, found, parallax, tuple(letters), type_prob, red_p, reasons, fit, False,

@@ -26,7 +26,7 @@ def _evidence(**points: tuple[float, float, str | None, float]) -> D.PointEviden
             probs[i, D.TYPES.index(letter.upper())] = p_type
         probs[i, D.TYPES.index("C")] += 1 - probs[i].sum()
     return D.PointEvidence(disc, BANDS, frozenset(), np.zeros(90), {}, tuple(letters), type_prob, probs, red,
-                           red.copy(), False, True)
+                           red.copy(), red.copy(), False, True)
 
 
 def _printed(e: D.PointEvidence) -> str:
@@ -86,3 +86,16 @@ def test_a_disc_between_two_points_is_unsure_only_where_neither_point_scores_as_
     held = replace(_evidence(p85=(0.3, 0.5, None, 0.0), p84=(0.95, 0.99, "A", 0.99)), between={E0: D0, D0: E0})
     got = _printed(held)
     assert got[E0] == "." and got[D0] == "A"
+
+
+def test_a_colour_left_exactly_split_leans_on_the_classifiers_own_colour() -> None:
+    # the board's groups and the piece's own evidence disagreed (P(red) 0.5 exactly): the classifier's own colour
+    # decides where it is sure (0.02: black at 0.5 + SPLIT_TRUST x 0.48 = 0.74), not where it is not (0.4: '?')
+    # (a king and an advisor in Black's palace, e9 and d9, read as red-or-black 0.5: the letters came out red)
+    e9, d9 = 4, 3
+    e = _evidence(p4=(0.9, 0.5, "K", 0.99), p3=(0.9, 0.5, "A", 0.99))
+    e = replace(e, red_classifier=np.where(np.arange(90) == e9, 0.02, np.where(np.arange(90) == d9, 0.4, 0.5)))
+    best = D.best_readings(e)
+    assert best.guess[e9] == "k" and best.p_point[e9] == pytest.approx(0.74)
+    got = _printed(e)
+    assert got[e9] == "k" and got[d9] == "?"
