@@ -65,16 +65,21 @@ def test_a_type_is_given_where_it_is_likelier_than_not_and_x_where_it_is_not() -
     assert _printed(replace(e, unreadable=True, type_prob=np.where(np.arange(90) == E0, 1.0, e.type_prob)))[E0] == "X"
 
 
-def test_a_type_the_rules_forbid_gives_way_to_the_likeliest_allowed_one() -> None:
+def test_a_type_the_rules_forbid_gives_way_to_the_likeliest_allowed_one_only_where_it_beats_it() -> None:
     # a red "king" read on e5 (outside the palace): assign_types left no letter; the best allowed type on e5
-    # (soldier, chariot, horse, cannon) is read where it holds enough of the allowed types' probability
-    probs = np.zeros(7)
-    probs[D.TYPES.index("K")], probs[D.TYPES.index("P")], probs[D.TYPES.index("C")] = 0.5, 0.45, 0.05
-    e = _evidence(p40=(0.9, 0.99, None, 0.0))
-    e = replace(e, type_probs=np.where((np.arange(90) == E5)[:, None], probs, e.type_probs))
-    best = D.best_readings(e)
-    assert best.guess[E5] == "P" and best.p_type[E5] == 0.9 * D.FORBIDDEN_TRUST
-    assert _printed(e)[E5] == "P"
+    # (soldier, chariot, horse, cannon) is read where it is likely against the king the network preferred
+    def on_e5(k: float, p: float) -> D.PointEvidence:
+        probs = np.zeros(7)
+        probs[D.TYPES.index("K")], probs[D.TYPES.index("P")] = k, p
+        probs[D.TYPES.index("C")] = 1 - k - p
+        e = _evidence(p40=(0.9, 0.99, None, 0.0))
+        return replace(e, type_probs=np.where((np.arange(90) == E5)[:, None], probs, e.type_probs))
+
+    best = D.best_readings(on_e5(0.2, 0.75))
+    assert best.guess[E5] == "P" and best.p_type[E5] == pytest.approx(0.75 / 0.95 * D.FORBIDDEN_TRUST)
+    assert _printed(on_e5(0.2, 0.75))[E5] == "P"
+    # a king the network preferred (0.5 against 0.45): the soldier is no likelier than not, X
+    assert _printed(on_e5(0.5, 0.45))[E5] == "X"
 
 
 def test_a_disc_between_two_points_is_unsure_only_where_neither_point_scores_as_a_piece() -> None:
