@@ -483,7 +483,7 @@ def assign_types(points: Sequence[int], probs: np.ndarray, red: Sequence[bool]) 
 # estimated probability under UNSURE_BELOW (right at least 3 times in 5: a wrong '.' or colour misleads the tracker
 # and the arbiter more than a '?'); a piece is X / x only when its best type (among those the rules allow on its
 # point) has an estimated probability under TYPE_UNSURE_BELOW (more likely right than not). Rendered hard preset,
-# 31 boards: UNSURE_BELOW 0.5 / 0.6 / 0.7 left 34 / 53 / 69 '?' with 70 / 60 / 54 wrong points.
+# 31 boards: UNSURE_BELOW 0.5 / 0.6 / 0.7 left 34 / 53 / 69 '?' with 64 / 54 / 50 wrong points.
 UNSURE_BELOW = 0.6
 TYPE_UNSURE_BELOW = 0.5
 # P(piece) of a point whose disc score lies in the board's unsure band: a logistic in x = (disc score - the split
