@@ -30,6 +30,9 @@ pieces are measured apart. Each item's line names its failure classes: no board 
 occupancy (empties read as pieces, pieces read as empty), wrong colour, wrong type.
 Everything else is counted per point: a point is right, X / x (a piece of the right colour, its type not given),
 '?', or wrong; wrong points are split into empties read as pieces, pieces read as empty, wrong colour, wrong type.
+With `--guesses`, the points whose evidence was not sure are also counted by cause (detect's
+`BestReadings.causes`): how many were printed as their best reading and how many of those were right, and how many
+kept '?' or X / x would have been right as their best reading.
 Deterministic: the same arguments give the same boards.
 """
 
@@ -133,6 +136,42 @@ def breakdown(c: Counter) -> list[str]:
             f"{(c['pieces right'] + c['pieces typeless']) / max(c['pieces'], 1):.2%} of pieces"]
 
 
+def guess_tally(truth: str, reading) -> Counter:
+    """Per cause of doubt (`detect.BestReadings.causes`, first clause): points whose evidence was not sure, how many
+    were printed as their best reading, and how many of those were right (occupancy and colour; and the type, where
+    one was printed); and how many of those kept '?' or X / x would have been right as their best reading."""
+    c: Counter = Counter()
+    best = reading.best
+    if best is None:
+        return c
+    for i, (why, g, out) in enumerate(zip(best.causes, best.guess, reading.squares, strict=True)):
+        if not why:
+            continue
+        key = why.split(";")[0].split(" (")[0].split(" 0.")[0].split(" 1.")[0]
+        a = truth[i]
+        occ = g != "?" and (g == ".") == (a == ".") and (g == "." or g.isupper() == a.isupper())
+        typed = occ and g == a
+        c[(key, "points")] += 1
+        if out in "?":
+            c[(key, "'?'")] += 1
+            c[(key, "'?' whose best reading was right")] += occ
+        elif out in "Xx":
+            c[(key, "X/x")] += 1
+            c[(key, "X/x whose best type was right")] += typed
+        else:
+            c[(key, "printed")] += 1
+            c[(key, "printed right")] += typed if g != "." else occ
+    return c
+
+
+def print_guesses(c: Counter) -> None:
+    for key in sorted({k for k, _ in c}, key=lambda k: -c[(k, "points")]):
+        parts = ", ".join(f"{what} {c[(key, what)]}" for what in ("printed", "printed right", "'?'",
+                          "'?' whose best reading was right", "X/x", "X/x whose best type was right")
+                          if c[(key, what)])
+        print(f"    {key}: {c[(key, 'points')]} points; {parts}")
+
+
 # Given corners are clicked by hand: off the true intersections by a pixel or two (sigma, image pixels).
 CORNER_NOISE_PX = 1.5
 
@@ -166,6 +205,7 @@ def read_one(image: np.ndarray, squares: str, truth_corners: np.ndarray, clf: Pi
         return c, 0.0, 0.0
     c["boards read"] += 1
     c += tally(squares, reading.squares)
+    c += guess_tally(squares, reading)
     return c, t1 - t0, t2 - t1
 
 
@@ -212,6 +252,8 @@ def hard_report(args: argparse.Namespace, positions: list[str], clf: PieceClassi
                       f"{c['no board']} | {c['board not found right']} | "
                       f"{c['empty read as piece']} + {c['piece read as empty']} | {c['wrong colour']} | "
                       f"{c['wrong type']} | {c['unsure']} | {ms} |")
+                if args.guesses:
+                    print_guesses(Counter({k: v for k, v in c.items() if isinstance(k, tuple)}))
                 sys.stdout.flush()
 
 
@@ -293,6 +335,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hard", default=None,
                     help="';'-separated items: none, a hard option, options joined by '+', or the preset hard "
                          "(see above); prints a table row per item")
+    ap.add_argument("--guesses", action="store_true",
+                    help="per cause of doubt: points printed as their best reading and how many were right, and "
+                         "how many kept '?' or X / x would have been right")
     ap.add_argument("--corners", action="store_true", help="with --hard: also read from the given corners")
     ap.add_argument("--reader", choices=("detect", "points"), default="detect",
                     help="points: the tracker's occupancy.read_points with the classifier, what detect used before")
@@ -316,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     for diff, setting in [(d, s) for d in diffs for s in args.settings.split(",")]:
         j = render.DIFFICULTIES.index(diff)  # the same boards for a difficulty whichever others are asked for
         c: Counter = Counter()
-        t_find, t_read, reasons = [], [], Counter()
+        t_find, t_read, reasons, guesses = [], [], Counter(), Counter()
         for k in range(args.boards):
             squares = positions[j * args.boards + k]
             scene = render.random_scene(1000 + 37 * k + j, difficulty=diff, light_on_dark=not args.no_light_on_dark)
@@ -358,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
             c["boards read"] += 1
             one = tally(squares, got)
             c += one
+            if args.reader == "detect":
+                guesses += guess_tally(squares, reading)
             if args.verbose:
                 whys = Counter(w.split(" (")[0] for w in reasons_of if w)
                 print(f"    seed {1000 + 37 * k + j}: {one['pieces']} pieces, right {one['right']}, "
@@ -380,6 +427,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  time per photo (median): find_board {np.median(t_find) * 1000:.0f} ms, read_board "
                   f"{np.median(t_read) * 1000:.0f} ms")
         print(f"  why '?': {dict(reasons.most_common(8))}")
+        if args.guesses:
+            print("  points whose evidence was not sure, by cause (detect's best readings):")
+            print_guesses(guesses)
         sys.stdout.flush()
     return 0
 

@@ -26,11 +26,14 @@ whole board. So:
 6. a full board's rules are applied: at most 1 king, 2 advisors, 2 elephants, 2 horses, 2 chariots, 2 cannons,
    5 soldiers per side; kings and advisors only in their palace, elephants on their 7 points, soldiers on their
    10 starting points or beyond the river. A type the placement or the count forbids becomes the next best
-   allowed one when that is likely enough, else '?'; sure pieces the rules reject in the colour read get their
+   allowed one (trusted less, step 7); sure pieces the rules reject in the colour read get their
    colour re-read from the inks; sure pieces showing Red at the other end turn a grid fit half a turn;
-7. '?' wherever something is unsure: the disc evidence, the colour, or a disc that stands clearly off its point
-   (pieces between points are for the tracker and the arbiter); where only the type is unsure (or a board's types
-   mostly cannot be read), X / x: a red / black piece of unknown type.
+7. each point's best reading ('.', a red or a black piece, and the piece's type among those the rules allow there)
+   with an estimated probability (`best_readings`: the disc score's place in the board's unsure band, P(red), the
+   type's share; less trusted on boards whose types mostly do not read, and where the rules overruled the
+   network); it is printed wherever it is likely enough (UNSURE_BELOW, TYPE_UNSURE_BELOW), else '?', or X / x (a
+   red / black piece of unknown type) where only the type is not; a disc between two points neither of which scores
+   as a piece (5.10), or that stands clearly off its point, is '?'.
 
 Measured: bench/RESULTS.md "detect" (bench/detect_rendered.py). The tracker can read pieces the same way with
 `read_pieces` (crops centred where `DetectReading.centres` puts the top faces) or the whole `read_board`.
@@ -38,8 +41,9 @@ Measured: bench/RESULTS.md "detect" (bench/detect_rendered.py). The tracker can 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -177,6 +181,10 @@ class DetectReading:
     reasons: tuple[str, ...]  # per point, why it is '?' or X / x ("" where it is neither)
     fit: BoardFit  # the fit read: the one given, or it turned by half a turn when the pieces said so
     turned: bool  # True when the pieces showed Red at the other end than the fit had it
+    # what each point's reading rests on, and its best reading with estimated probabilities (`best_readings`);
+    # None where built by hand
+    evidence: PointEvidence | None = None
+    best: BestReadings | None = None  # each point's best reading and its estimated probability
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -464,6 +472,191 @@ def assign_types(points: Sequence[int], probs: np.ndarray, red: Sequence[bool]) 
         room[(TYPES[t], side)] -= 1
         out[k] = (t, share)
     return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Each point's best reading, and when it is printed
+
+# Outside checks count '?' as wrong, and X / x as a wrong type: a point is given its best reading wherever that is
+# likely enough, and '?' / X / x only where the evidence is split.
+# A point is '?' only when its best reading of occupancy and colour ('.', a red piece or a black piece) has an
+# estimated probability under UNSURE_BELOW (right at least 3 times in 5: a wrong '.' or colour misleads the tracker
+# and the arbiter more than a '?'); a piece is X / x only when its best type (among those the rules allow on its
+# point) has an estimated probability under TYPE_UNSURE_BELOW (more likely right than not). Rendered hard preset,
+# 31 boards: UNSURE_BELOW 0.5 / 0.6 / 0.7 left 34 / 53 / 69 '?' with 64 / 54 / 50 wrong points.
+UNSURE_BELOW = 0.6
+TYPE_UNSURE_BELOW = 0.5
+# P(piece) of a point whose disc score lies in the board's unsure band: a logistic in x = (disc score - the split
+# between the board's two groups) / (the band's width), P = 1 / (1 + exp(-(BAND_SLOPE (x - BAND_CENTRE) + r))), r =
+# TYPE_READ_LOGIT where the classifier reads the point's crops as one type at P >= TYPE_READ (an empty point's
+# printed lines seldom read as a character that surely). Fitted (maximum likelihood) on the 164 band points of 116
+# rendered boards (hard preset and easy preset, 40 each, hard as drawn, 36 read): pieces 46 %; 65 % of those with a
+# type read at 0.99, 36 % of the rest; by x: under -0.4 0.12, -0.4..-0.2 0.25, -0.2..0.2 0.47, above 0.2 0.84.
+BAND_CENTRE = 0.175
+BAND_SLOPE = 3.75
+TYPE_READ = 0.99
+TYPE_READ_LOGIT = 1.5
+# On a board whose types mostly do not read surely (READABLE_SHARE: small, blurred), the network is sure of wrong
+# types too: a type's probability there is trusted only this much, so that no type is given on such a board. On
+# rendered boards such boards' best types were a coin flip: hard preset 27 of 58 right, easy preset 17 of 27, hard
+# as drawn 14 of 14, and the one such easy board as drawn (light characters on dark discs) 2 of 18.
+UNREADABLE_TRUST = 0.4
+# A piece whose surest type the rules forbid on its point (or whose count is full), or whose colour the board's
+# groups left split and its own crops settle: its best allowed type's probability against the type it rules out
+# (`best_allowed`) is trusted only this much (the network erred on this piece once already). 47 such pieces on the
+# rendered boards of BAND_* (colour right): printed by their share among the allowed types, 24 printed and 12 right;
+# by this contest, 7 printed and 5 right.
+FORBIDDEN_TRUST = 0.75
+# A piece whose colour the board's groups and its own evidence leave exactly split (P(red) 0.5: `contested`, a
+# clash with the board's groups, or its classifier and ink's tone cancelling): how far the classifier's own colour
+# is trusted (rendered boards: of 37 such pieces 32 were black, the colour the set-aside classifier mostly reads).
+SPLIT_TRUST = 0.5
+
+@dataclass(frozen=True)
+class PointEvidence:
+    """What `read_board` found at each of the 90 points, the input of `best_readings`."""
+
+    disc: np.ndarray  # (90,) disc score
+    bands: tuple[float, float, float]  # empty below, piece at or above, the split between the board's groups
+    lines_seen: frozenset[int]  # points in the band whose printed lines show: empty
+    off: np.ndarray  # (90,) spacings from the disc found to where the fit puts the top face
+    between: dict[int, int]  # point -> neighbour, where a disc stands between them (`pieces_between`)
+    letters: tuple[str | None, ...]  # the type the rules kept (`assign_types`), in the colour read; None: none
+    type_prob: np.ndarray  # (90,) that type's share among the allowed types
+    type_probs: np.ndarray  # (90, 7) the classifier's type probabilities (zeros where not read)
+    red: np.ndarray  # (90,) P(red) after the board's colour groups (exactly 0.5 where they and the piece disagree)
+    red_own: np.ndarray  # (90,) P(red) from the piece's own crops alone
+    red_classifier: np.ndarray  # (90,) P(red) from the classifier's colour alone (PieceReads.clf_alone)
+    unreadable: bool  # the board's types mostly do not read surely
+    classified: bool  # a piece classifier read the pieces
+
+
+@dataclass(frozen=True)
+class BestReadings:
+    """Per point the best reading ('.', a FEN letter; '?' where nothing can be read), the estimated probability
+    that its occupancy and colour are right, that its type is right (0 on '.'), and what makes it unsure."""
+
+    guess: str
+    p_point: np.ndarray
+    p_type: np.ndarray
+    causes: tuple[str, ...]
+
+
+def band_piece(disc: float, bands: tuple[float, float, float], type_read: float = 0.0) -> float:
+    """P(piece) of a disc score (1 at or above the piece band, 0 below the empty one, BAND_* between); type_read:
+    the classifier's probability of its likeliest type on the point's crops."""
+    empty_below, piece_above, split = bands
+    if disc >= piece_above:
+        return 1.0
+    if disc < empty_below:
+        return 0.0
+    x = (disc - split) / max(piece_above - empty_below, 1e-6)
+    z = BAND_SLOPE * (x - BAND_CENTRE) + (TYPE_READ_LOGIT if type_read >= TYPE_READ else 0.0)
+    return float(1.0 / (1.0 + np.exp(-z)))
+
+
+def best_allowed(point: int, probs: np.ndarray, red: bool, full: frozenset[str] = frozenset()) -> tuple[int, float]:
+    """The most probable type the placement rules allow on `point` for that colour, among those not in `full` (the
+    types whose count the board's other pieces of that colour already fill), and its probability against the most
+    probable type it rules out (the network's own favourite, when that is ruled out): p / (p + that one's)."""
+    probs = np.asarray(probs, float)
+    ok = np.array([point in ALLOWED[(t, red)] and t not in full for t in TYPES])
+    if not ok.any():
+        ok = np.array([point in ALLOWED[(t, red)] for t in TYPES])
+    p = np.where(ok, probs, 0.0)
+    t = int(p.argmax()) if p.sum() > 0 else int(np.flatnonzero(ok)[0])
+    rival = float(np.where(ok, 0.0, probs).max())
+    return t, float(p[t]) / max(float(p[t]) + rival, 1e-12) if p[t] > 0 else 0.0
+
+
+def best_readings(e: PointEvidence) -> BestReadings:
+    """Each point's best reading from its evidence (see the settings above)."""
+    empty_below, piece_above, split = e.bands
+    kept = Counter(letter for letter in e.letters if letter is not None)
+    full = {side: frozenset(t for t in TYPES if kept[t if side else t.lower()] >= LIMITS[t]) for side in (True, False)}
+    guess, causes = [], []
+    p_point, p_type = np.zeros(90), np.zeros(90)
+    for i in range(90):
+        d = float(e.disc[i])
+        j = e.between.get(i)
+        if j is not None and d < split and float(e.disc[j]) < split:
+            # 5.10: a disc between two points, and neither scores as a piece of its own: nothing to read
+            guess.append("?")
+            causes.append(f"a piece stands between this point and {point_name(j)}")
+            continue
+        if d < empty_below or i in e.lines_seen:
+            guess.append(".")
+            causes.append("")
+            p_point[i] = 1.0
+            continue
+        if e.off[i] > OFF_POINT and d >= split:
+            guess.append("?")
+            causes.append(f"disc {e.off[i]:.2f} spacing off its point")
+            continue
+        if not e.classified:
+            guess.append("?")
+            causes.append("no piece classifier")
+            continue
+        why = []
+        p_piece = band_piece(d, e.bands, float(e.type_probs[i].max()))
+        if d < piece_above:
+            why.append(f"disc score {d:.2f} between empty (< {empty_below:.2f}) and piece (>= {piece_above:.2f})")
+        red, clf = float(e.red[i]), float(e.red_classifier[i])
+        if red == 0.5:
+            # the board's colour groups and the piece's own evidence disagree, or its classifier and its ink's tone
+            # cancel: the classifier's own colour leans (`colour_logit` sets it aside on pieces taken for light
+            # characters on dark discs, and such pieces were mostly dark ink on light discs), trusted SPLIT_TRUST
+            red = 0.5 + SPLIT_TRUST * (clf - 0.5)
+        elif abs(red - 0.5) < COLOUR_SURE - 0.5 and (red - 0.5) * (clf - 0.5) < 0:
+            # an unsure colour its own classifier leans against: no lean at all (a dim warm-lit board's black inks
+            # look like light characters on dark discs, and their tone leans red: 0.78-0.84 red, all black)
+            red = 0.5
+        if max(red, 1 - red) < COLOUR_SURE:
+            why.append(f"colour unsure (P(red) {red:.2f})")
+        side = red >= 0.5
+        p_colour = max(red, 1 - red)
+        if 1 - p_piece >= p_piece * p_colour:
+            guess.append(".")
+            p_point[i] = 1 - p_piece
+            causes.append("; ".join(why))
+            continue
+        p_point[i] = p_piece * p_colour
+        letter = e.letters[i]
+        if letter is not None and letter.isupper() == side:
+            t, share = TYPES.index(letter.upper()), float(e.type_prob[i])
+        else:
+            t, share = best_allowed(i, e.type_probs[i], side, full[side])
+            share *= FORBIDDEN_TRUST
+            why.append("no type the rules allow here is likely" if letter is None else "colour re-read")
+        if e.unreadable:
+            share *= UNREADABLE_TRUST
+            why.append("types unreadable on this board")
+        elif share < TYPE_SURE:
+            why.append(f"type unsure ({TYPES[t]} {share:.2f})")
+        p_type[i] = share
+        guess.append(TYPES[t] if side else TYPES[t].lower())
+        causes.append("; ".join(why))
+    return BestReadings("".join(guess), p_point, p_type, tuple(causes))
+
+
+def printed(best: BestReadings) -> tuple[str, tuple[str, ...]]:
+    """(the 90 characters detect prints, why each '?' or X / x is so): the best reading where it is likely enough
+    (UNSURE_BELOW, TYPE_UNSURE_BELOW), else '?' or X / x."""
+    out, reasons = [], []
+    for g, pp, pt, why in zip(best.guess, best.p_point, best.p_type, best.causes, strict=True):
+        if g == "?" or pp < UNSURE_BELOW:
+            out.append("?")
+            reasons.append(f"{why or 'unsure'} (best reading {g} at P {pp:.2f})" if g != "?" else why)
+        elif g == ".":
+            out.append(".")
+            reasons.append("")
+        elif pt < TYPE_UNSURE_BELOW:
+            out.append("X" if g.isupper() else "x")
+            reasons.append(f"{why} (best type {g} at P {pt:.2f})")
+        else:
+            out.append(g)
+            reasons.append("")
+    return "".join(out), tuple(reasons)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -834,7 +1027,10 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
         lines_seen = {i for i, c in zip(band, arm_contrast(view, band), strict=True) if c >= LINES_SEEN * ref}
     letters: list[str | None] = [None] * 90
     type_prob = np.zeros(90)
+    raw_probs = np.zeros((90, len(TYPES)))
     red_p = np.full(90, 0.5)
+    red_own = np.full(90, 0.5)
+    red_clf = np.full(90, 0.5)
     candidates = [i for i in range(90) if disc[i] >= empty_below and i not in lines_seen]
     if classifier is not None and candidates:
         reads = read_pieces(image, h, centres[candidates], classifier)
@@ -865,11 +1061,13 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
                 turned = fit_from_h(rotate_half_turn(np.linalg.inv(h)), getattr(fit, "method", "grid"),
                                     float(getattr(fit, "score", 0.0)), oriented=True)
                 again = read_board(image, turned, classifier, turn=False)
-                return DetectReading(again.squares, again.disc, again.centres, again.found, again.parallax,
-                                     again.letters, again.type_prob, again.red, again.reasons, turned, True)
+                return replace(again, fit=turned, turned=True)
         assigned = assign_types(candidates, reads.type_probs, reds >= 0.5)
         for k, i in enumerate(candidates):
             red_p[i] = reds[k]
+            red_own[i] = reads.red[k]
+            red_clf[i] = reads.clf_alone[k]
+            raw_probs[i] = reads.type_probs[k]
             t, p = assigned[k]
             if t is not None:
                 letters[i] = TYPES[t] if reds[k] >= 0.5 else TYPES[t].lower()
@@ -877,38 +1075,11 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
     pieces = [i for i in candidates if disc[i] >= piece_above and off[i] <= OFF_POINT]
     n_sure = sum(1 for i in pieces if letters[i] is not None and type_prob[i] >= TYPE_SURE)
     unreadable = classifier is not None and len(pieces) >= 4 and n_sure < READABLE_SHARE * len(pieces)
-    out = []
-    reasons = [""] * 90
-    for i in range(90):
-        if i in between:
-            reasons[i] = f"a piece stands between this point and {point_name(between[i])}"
-            out.append("?")
-            continue
-        if disc[i] < empty_below or i in lines_seen:
-            out.append(".")
-            continue
-        why = ""
-        if disc[i] < piece_above:
-            why = f"disc score {disc[i]:.2f} between empty (< {empty_below:.2f}) and piece (>= {piece_above:.2f})"
-        elif off[i] > OFF_POINT:
-            why = f"disc {off[i]:.2f} spacing off its point"
-        elif classifier is None:
-            why = "no piece classifier"
-        elif max(red_p[i], 1 - red_p[i]) < COLOUR_SURE:
-            why = f"colour unsure (P(red) {red_p[i]:.2f})"
-        reasons[i] = why
-        if why:
-            out.append("?")
-            continue
-        # the piece and its colour are sure: a type left unsure is X / x (DESIGN: a red / black piece of unknown
-        # type), never '?'
-        if unreadable:
-            why = f"types unreadable on this board (only {n_sure} of {len(pieces)} pieces read surely)"
-        elif letters[i] is None:
-            why = "no type the rules allow here is likely"
-        elif type_prob[i] < TYPE_SURE:
-            why = f"type unsure ({letters[i]} {type_prob[i]:.2f})"
-        reasons[i] = why
-        out.append(("X" if red_p[i] >= 0.5 else "x") if why else str(letters[i]))
-    return DetectReading("".join(out), disc, centres, found, parallax, tuple(letters), type_prob, red_p,
-                         tuple(reasons), fit, False)
+    split = otsu_split(disc)
+    evidence = PointEvidence(disc, (empty_below, piece_above, split), frozenset(lines_seen), off, between,
+                             tuple(letters), type_prob, raw_probs, red_p, red_own, red_clf, unreadable,
+                             classifier is not None)
+    best = best_readings(evidence)
+    out, reasons = printed(best)
+    return DetectReading(out, disc, centres, found, parallax, tuple(letters), type_prob, red_p, reasons, fit, False,
+                         evidence, best)
