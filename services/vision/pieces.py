@@ -6,9 +6,6 @@ convolutional network runs *circularly along the angle*, ending in max/mean pool
 the piece is a circular shift of the angle axis, so the prediction does not depend on which way the character
 faces (black's characters face Black, upside down from Red's side; cameras sit on any side of the board).
 Colour is a separate, simpler decision from the ink's hue relative to the disc (white balance cancels out).
-A second type reader, a small 2-D CNN on the darkness about the found disc (`cnn_input`), trained with PyTorch by
-`pieces_cnn_train.py` and run from ONNX by OpenCV's DNN module (`TypeNet`, `xqarb/data/vision/pieces_types.onnx`),
-is joined with the polar network where it is installed: the product of their probabilities.
 
 The weights are package data (`xqarb/data/vision/pieces.npz`, made by `python -m xqarb.vision.pieces_train`).
 Training data: real photographs of pieces from the Roboflow Universe dataset "Chinese-chess-detect-for-yolo v8"
@@ -27,7 +24,6 @@ from __future__ import annotations
 
 import io
 import json
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -56,13 +52,6 @@ RADIUS_REACH = 0.92  # the glyph and the inner ring, not the disc's rim or what 
 _DEFAULT_RADIUS = 0.45 * SIZE  # when no disc is found: the crop is the disc with a small margin
 
 _MODEL_FILE = "pieces.npz"
-TYPE_NET_FILE = "pieces_types.onnx"  # the 2-D CNN of the piece types (ONNX, run by OpenCV's DNN module)
-CNN_SIZE = 32  # the CNN's input side (pixels): real crops are about 30 pixels across, a character 15-20
-CNN_STD_FLOOR = 8.0  # grey levels: a blank or faint crop's noise is not stretched into strokes of unit contrast
-TYPE_CNN_WEIGHT = 1.0  # the CNN's log-probabilities against the polar network's, in the types' joint reading: two
-# different views (a rotation-free polar one, a 2-D one that learned rotations from examples) err on different crops
-CNN_VIEW = 1.2  # the CNN sees the found disc and a rim about it: a square of half-side 1.2 disc radii (the disc
-# fills 0.83 of it, as on a crop of one grid spacing), whatever margin the crop had (real crops: 0.5-1.0 of it)
 
 
 class ModelMissing(FileNotFoundError):
@@ -341,57 +330,6 @@ def load_weights(source: Path | bytes | None = None) -> Weights:
                    meta=meta)
 
 
-def disc_view(img: np.ndarray, disc: Disc | None = None) -> np.ndarray:
-    """SIZE x SIZE uint8: the smallest channel of a SIZE x SIZE crop (red and black ink are both dark there, whatever
-    the light's tint) about the disc, CNN_VIEW disc radii each way (where no disc was found: the default one)."""
-    disc = disc or find_disc(img)
-    low = cv2.min(cv2.min(img[:, :, 0], img[:, :, 1]), img[:, :, 2])
-    s = 2 * CNN_VIEW * disc.radius / SIZE  # crop pixels per view pixel
-    c = (SIZE - 1) / 2
-    m = np.array([[s, 0, disc.cx - c * s], [0, s, disc.cy - c * s]], np.float32)
-    return cv2.warpAffine(low, m, (SIZE, SIZE), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_REPLICATE)
-
-
-def cnn_input(img: np.ndarray, disc: Disc | None = None) -> np.ndarray:
-    """The type CNN's input from a SIZE x SIZE crop: its `disc_view` at CNN_SIZE x CNN_SIZE, float32, zero mean and
-    unit spread (the light's level and the ink's contrast divide out)."""
-    view = disc_view(img, disc)
-    small = cv2.resize(view, (CNN_SIZE, CNN_SIZE), interpolation=cv2.INTER_AREA).astype(np.float32)
-    mean, std = cv2.meanStdDev(small)
-    return (small - float(mean[0, 0])) / max(float(std[0, 0]), CNN_STD_FLOOR)
-
-
-class TypeNet:
-    """The piece-type CNN (`pieces_cnn_train.py`): cnn_input images (B, CNN_SIZE, CNN_SIZE) -> logits (B, 7) in
-    TYPES order, through OpenCV's DNN module (no deep-learning framework at run time)."""
-
-    def __init__(self, onnx: bytes) -> None:
-        self._lock = threading.Lock()
-        try:
-            self.net = cv2.dnn.readNetFromONNX(np.frombuffer(onnx, np.uint8))
-        except cv2.error as exc:
-            raise ModelMismatch(f"OpenCV cannot read the piece-type network ({exc}); retrain with "
-                                "`python -m xqarb.vision.pieces_cnn_train`") from exc
-        out = self.logits(np.zeros((1, CNN_SIZE, CNN_SIZE), np.float32))
-        if out.shape != (1, len(TYPES)):
-            raise ModelMismatch(f"the piece-type network gives {out.shape[1:]} outputs, not {len(TYPES)} ({TYPES})")
-
-    @classmethod
-    def load(cls, path: Path | None = None) -> TypeNet | None:
-        """The packaged network (None where it is not installed), or the one at `path`."""
-        if path is not None:
-            return cls(Path(path).read_bytes())
-        ref = resources.files("xqarb") / "data" / "vision" / TYPE_NET_FILE
-        return cls(ref.read_bytes()) if ref.is_file() else None
-
-    def logits(self, x: np.ndarray) -> np.ndarray:
-        # an OpenCV network holds its input and output between setInput and forward: one caller at a time
-        with self._lock:
-            self.net.setInput(np.ascontiguousarray(x, np.float32)[:, None])
-            return np.asarray(self.net.forward(), np.float32).reshape(len(x), -1)
-
-
 @dataclass(frozen=True)
 class Reading:
     """Everything the classifier says about one crop."""
@@ -406,33 +344,21 @@ class Reading:
 class PieceClassifier:
     """`PieceClassifier.load().classify(crops) -> [(letter, confidence), ...]`."""
 
-    def __init__(self, weights: Weights, type_net: TypeNet | None = None) -> None:
-        self.weights = weights  # the colour's regression; the types' too where no type_net is given
-        self.type_net = type_net
+    def __init__(self, weights: Weights) -> None:
+        self.weights = weights
 
     @classmethod
-    def load(cls, path: Path | None = None, type_net: Path | None = None) -> PieceClassifier:
-        """The packaged models: types from the 2-D CNN where it is installed, else from the polar network."""
-        return cls(load_weights(path), TypeNet.load(type_net))
-
-    def type_probs(self, imgs: Sequence[np.ndarray], discs: Sequence[Disc]) -> np.ndarray:
-        """(B, 7) type probabilities of SIZE x SIZE crops: the polar network's, joined with the CNN's where it is
-        installed (the normalised product of their probabilities, the CNN's to the power TYPE_CNN_WEIGHT)."""
-        polar = np.stack([_polar(ink_map(im, d), d) for im, d in zip(imgs, discs, strict=True)])
-        logp = np.log(softmax(type_logits(self.weights, polar)) + 1e-9)
-        if self.type_net is not None:
-            x = np.stack([cnn_input(im, d) for im, d in zip(imgs, discs, strict=True)])
-            logp = logp + TYPE_CNN_WEIGHT * np.log(softmax(self.type_net.logits(x)) + 1e-9)
-        return softmax(logp)
+    def load(cls, path: Path | None = None) -> PieceClassifier:
+        return cls(load_weights(path))
 
     def read(self, crops: Sequence[np.ndarray]) -> list[Reading]:
         if len(crops) == 0:
             return []
         imgs = [normalise_crop(c) for c in crops]
         discs = [find_disc(im) for im in imgs]
-        probs = self.type_probs(imgs, discs)
-        colours = np.stack([colour_features(im, d) for im, d in zip(imgs, discs, strict=True)])
-        red = red_probability(self.weights, colours)
+        feats = [crop_features(im, d) for im, d in zip(imgs, discs, strict=True)]
+        probs = softmax(type_logits(self.weights, np.stack([f[0] for f in feats])))
+        red = red_probability(self.weights, np.stack([f[1] for f in feats]))
         out = []
         for p, r, d in zip(probs, red, discs, strict=True):
             t = int(p.argmax())

@@ -346,10 +346,9 @@ def weights_of(net: Net, colour: tuple[np.ndarray, np.ndarray, np.ndarray, float
     return P.Weights(convs=convs, head=(net.params[-2], net.params[-1]), colour=colour, meta=meta)
 
 
-def per_class_report(weights: P.Weights | P.PieceClassifier, samples: Sequence[Sample]) -> dict:
-    """Accuracy of type, colour and letter, overall and per class (`red_K` ...), on samples (of a classifier, or
-    of the polar network's weights alone)."""
-    clf = weights if isinstance(weights, P.PieceClassifier) else P.PieceClassifier(weights)
+def per_class_report(weights: P.Weights, samples: Sequence[Sample]) -> dict:
+    """Accuracy of type, colour and letter, overall and per class (`red_K` ...), on samples."""
+    clf = P.PieceClassifier(weights)
     got = clf.read([s.image for s in samples])
     truth_t = np.array([s.type_index for s in samples])
     truth_r = np.array([s.red for s in samples])
@@ -409,7 +408,7 @@ def rendered_board_samples(n_boards: int, seed: int, per_board: int = 40, px: in
     return out
 
 
-def markdown_report(weights: P.Weights | P.PieceClassifier, valid: Sequence[Sample], sprites: Sequence[Sample],
+def markdown_report(weights: P.Weights, valid: Sequence[Sample], sprites: Sequence[Sample],
                     boards: Sequence[Sample], ms_per_32: tuple[float, float]) -> str:
     """The "## pieces" figures for bench/RESULTS.md."""
     lines = []
@@ -430,10 +429,9 @@ def markdown_report(weights: P.Weights | P.PieceClassifier, valid: Sequence[Samp
     return "\n".join(lines)
 
 
-def time_classify(weights: P.Weights | P.PieceClassifier, crops: Sequence[np.ndarray],
-                  runs: int = 20) -> tuple[float, float]:
+def time_classify(weights: P.Weights, crops: Sequence[np.ndarray], runs: int = 20) -> tuple[float, float]:
     """(wall ms, CPU ms) per classify(crops) call, medians of `runs` (CPU time: this process's own)."""
-    clf = weights if isinstance(weights, P.PieceClassifier) else P.PieceClassifier(weights)
+    clf = P.PieceClassifier(weights)
     wall, cpu = [], []
     for _ in range(runs):
         t, c = time.perf_counter(), time.process_time()
@@ -468,14 +466,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--report", action="store_true",
                     help="do not train: measure the model at --out on real valid photos, sprites, boards; time it")
-    ap.add_argument("--polar", action="store_true", help="with --report: types from the polar network, not the CNN")
     args = ap.parse_args(argv)
     data = args.data or _default_data()
     t0 = time.time()
     log = lambda *a: print(f"[{time.time() - t0:6.0f}s]", *a, flush=True)  # noqa: E731
     if args.report:
-        # the classifier as the product loads it: types from the 2-D CNN where installed (--polar: the polar network)
-        weights = P.PieceClassifier(P.load_weights(args.out), None if args.polar else P.TypeNet.load())
+        weights = P.load_weights(args.out)
         valid = load_real(data / "valid")
         sprites = synth_samples(600, seed=4242, n_looks=24)
         boards = rendered_board_samples(6, seed=4243)
