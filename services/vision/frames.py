@@ -8,6 +8,7 @@ import numpy as np
 
 from .board import BoardFit, fit_from_h
 from .occupancy import MARGIN, POINTS_PX, S
+from .settings import DEFAULTS, TrackerConfig
 
 
 def eighth(image: np.ndarray) -> np.ndarray:
@@ -32,13 +33,15 @@ def _half_scale_shift(ref: np.ndarray, view: np.ndarray, windowed: bool = False)
     return 2 * dx, 2 * dy, resp
 
 
-def _still_shift(ref: np.ndarray, view: np.ndarray, least: float) -> tuple[float, float] | None:
+def _still_shift(ref: np.ndarray, view: np.ndarray, least: float,
+                 cfg: TrackerConfig = DEFAULTS) -> tuple[float, float] | None:
     """The sub-pixel shift (dx, dy) of normalised `view` against the last still board's `ref`, where the two line up
-    surely (phase correlation's response over 0.1) and it is over `least` view pixels but under 0.4 of a spacing;
+    surely (phase correlation's response over `realign_response`) and it is over `least` view pixels but under
+    `shift_most` of a spacing;
     else None. Not windowed, unlike `_realigned`'s search for a larger shift: windowed, the sub-pixel shifts found
     here moved enough to lose a piece left half-way (a pawn left between c4 and d4 was lost so)."""
     (dx, dy), resp = cv2.phaseCorrelate(ref, view)
-    return (dx, dy) if resp > 0.1 and least < np.hypot(dx, dy) < 0.4 * S else None
+    return (dx, dy) if resp > cfg.realign_response and least < np.hypot(dx, dy) < cfg.shift_most * S else None
 
 
 def _shifted(view: np.ndarray, dx: float, dy: float) -> np.ndarray:

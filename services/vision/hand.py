@@ -8,9 +8,7 @@ import cv2
 import numpy as np
 
 from .occupancy import MARGIN, S
-from .settings import TrackerConfig
-
-DEFAULTS = TrackerConfig()
+from .settings import DEFAULTS, TrackerConfig
 
 
 def _changed(step_change: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> bool:

@@ -47,7 +47,7 @@ from .point_evidence import (
     _sure_colour,
     _towards,
 )
-from .settings import TrackerConfig
+from .settings import DEFAULTS, TrackerConfig
 from .squares import _CASED
 
 
@@ -150,11 +150,12 @@ class _Work:
     def set_down_near(self, src: int) -> list[int]:
         """The empty points the piece on `src` could go to within half a spacing of where the hand's fingertips
         went on to from where they took it up (`set_down`), before they drew back."""
+        cfg = self.cfg
         known, set_down, taken = self.known, self.set_down, self.taken
         if set_down is None:
             return []
         return [i for i in range(90) if known[i] in ".?" and i not in taken and _reaches(known, src, i)
-                and float(np.hypot(*(POINTS_UV[i] - POINTS_UV[src] - set_down))) < 0.5]
+                and float(np.hypot(*(POINTS_UV[i] - POINTS_UV[src] - set_down))) < cfg.set_down_within]
 
     def went_where_it_could(self, src: int, arrived: list[int]) -> list[int]:
         """The one arrival where the piece from `src` cannot go, given to the point beside it where it could."""
@@ -181,7 +182,7 @@ class _Work:
             # between c2 and d2 set onto d2 under the hand of the horse d4-c2; d2, where a horse from d4 cannot
             # go, changed most)
             pair = [k for k in neighbours(arrived[0]) if known[k] == "?" and k not in taken and change[k] > lvl
-                    and occ[k] > 0.5 and _reaches(known, src, k)]
+                    and occ[k] > cfg.ink_piece and _reaches(known, src, k)]
             if len(pair) == 1:
                 arrived = pair
         if len(arrived) == 1 and known[arrived[0]] == "." and not _reaches(known, src, arrived[0]):
@@ -189,17 +190,17 @@ class _Work:
             # its ink peak lies well towards and which changed too (e.g. the rook h7-g7 set down off g7
             # towards g8, the camera's parallax carrying its top face further; g8 read 0.93 occupied, g7 0.04)
             a = arrived[0]
-            went = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > 0.5 * lvl
+            went = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > cfg.change_half * lvl
                     and _reaches(known, src, k)
-                    and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= 0.5]
+                    and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= cfg.lean_far]
             if len(went) == 1:
                 return went
             # Or it stands between the two (5.10), its ink peak only part of the way over: its round outline
             # half-way between them tells (e.g. the cannon b2-b6 left between b6 and c6, c6 changed
             # 0.25, b6 0.14 under the level, the ink peak 0.41 towards b6)
-            went = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > 0.5 * lvl
+            went = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > cfg.change_half * lvl
                     and _reaches(known, src, k)]
-            if (len(went) == 1 and ref_view is not None and len(pieces_but(src)) >= 5
+            if (len(went) == 1 and ref_view is not None and len(pieces_but(src)) >= cfg.least_standing
                     and _half_way_between(view_circles(), a, went[0], pieces_but(src), cfg)):
                 misaligned.append((min(a, went[0]), max(a, went[0])))
                 taken.update((a, went[0]))
@@ -209,8 +210,9 @@ class _Work:
     def left_most(self, cand: list[int]) -> int:
         """Of the changed points that held a piece, where one left: the point changed most, and read least like a
         piece (a move empties its point, though an edge or corner point keeps some ink of the frame)."""
+        cfg = self.cfg
         change, occ = self.change, self.occ
-        return max(cand, key=lambda k: change[k] * (1.5 - occ[k]))
+        return max(cand, key=lambda k: change[k] * (cfg.left_occ_weight - occ[k]))
 
     def left_towards(self, a: int, src: int) -> int | None:
         """The piece from `src` went to the empty point a where it could and its ink peak lies well over towards an
@@ -226,12 +228,13 @@ class _Work:
         cfg, change, dens, known, lvl = self.cfg, self.change, self.dens, self.known, self.lvl
         parallax, pieces_but, reading, ref_dens = self.parallax, self.pieces_but, self.reading, self.ref_dens
         ref_view, taken, view_circles = self.ref_view, self.taken, self.view_circles
-        if known[a] != "." or ref_view is None or len(pieces_but(src)) < 5:
+        if known[a] != "." or ref_view is None or len(pieces_but(src)) < cfg.least_standing:
             return None
         towards = [k for k in neighbours(a) if known[k] == "." and k not in taken
-                   and (change[k] > 0.5 * lvl or dens[k] > 3.0 * ref_dens[k] + 0.05)
+                   and (change[k] > cfg.change_half * lvl
+                        or dens[k] > cfg.ink_manyfold * ref_dens[k] + cfg.ink_rise_least)
                    and max(float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])),
-                           float(np.dot(reading.offset[k] - parallax, POINTS_UV[a] - POINTS_UV[k]))) >= 0.25]
+                           float(np.dot(reading.offset[k] - parallax, POINTS_UV[a] - POINTS_UV[k]))) >= cfg.lean_some]
         if len(towards) == 1 and _half_way_between(view_circles(), a, towards[0], pieces_but(src), cfg):
             return towards[0]
         return None
@@ -249,11 +252,11 @@ def _measure(w: _Work) -> None:
     cfg, change, known, lvl, outlines, reading = w.cfg, w.change, w.known, w.lvl, w.outlines, w.reading
     ref_reading, ref_view, view = w.ref_reading, w.ref_view, w.view
     if change is None:
-        change = _point_change(ref_view, view) if ref_view is not None else np.ones(90)
+        change = _point_change(ref_view, view, cfg=cfg) if ref_view is not None else np.ones(90)
     occ = reading.occupied
     sq = list(known)
     # The pieces' round outlines: looked at only where the inks and changes leave a doubt
-    outlines = outlines or Outlines(view, ref_view)
+    outlines = outlines or Outlines(view, ref_view, cfg=cfg)
     view_circles, ref_circles, outline_delta = outlines.view, outlines.ref, outlines.rise
     is_piece = np.array([c in _CASED for c in known])
 
@@ -270,7 +273,8 @@ def _measure(w: _Work) -> None:
     # Nothing changed at the change level, and the board as a whole changed little: a piece that reads faintly
     # (a corner in glare, a blurred board) changes its points by less; look again at 0.6 of the level, still
     # three times the board's typical change.
-    levels = ((lvl, base), (max(0.6 * base, 3.0 * float(np.median(change))), 0.6 * base))
+    levels = ((lvl, base), (max(cfg.low_level * base, cfg.typical_change_times * float(np.median(change))),
+                            cfg.low_level * base))
     w.change, w.dens, w.is_piece, w.levels, w.lvl, w.occ = change, dens, is_piece, levels, lvl, occ
     w.outline_delta, w.outlines, w.ref_circles, w.ref_dens = outline_delta, outlines, ref_circles, ref_dens
     w.ref_occ, w.sq, w.view_circles = ref_occ, sq, view_circles
@@ -284,35 +288,38 @@ def _changed_points(w: _Work) -> None:
     ref_dens, ref_occ, ref_reading, ref_view, was_occ = w.ref_dens, w.ref_occ, w.ref_reading, w.ref_view, w.was_occ
     for lvl, base in levels:  # (the level the sets were found at is the one used below)
         was_occ = [i for i in range(90) if known[i] not in ".?"
-                   and (change[i] > lvl or (change[i] > base and occ[i] < 0.5 and dens[i] < 0.5 * ref_dens[i]))]
-        arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > 0.5
+                   and (change[i] > lvl or (change[i] > base and occ[i] < cfg.ink_piece
+                                            and dens[i] < cfg.ink_lost * ref_dens[i]))]
+        arrived = [i for i in range(90) if known[i] in ".?" and occ[i] > cfg.ink_piece
                    and ((change[i] > lvl
-                         and (ref_occ[i] < 0.5 or dens[i] > 1.3 * ref_dens[i]
-                              or (change[i] > 2 * lvl and (known[i] == "." or dens[i] >= 0.8 * ref_dens[i]))))
-                        or (change[i] > base and dens[i] > 2.0 * ref_dens[i] + 0.02))]
+                         and (ref_occ[i] < cfg.ink_piece or dens[i] > cfg.ink_rose * ref_dens[i]
+                              or (change[i] > cfg.change_strong * lvl and (known[i] == "."
+                                                                           or dens[i] >= cfg.ink_held * ref_dens[i]))))
+                        or (change[i] > base and dens[i] > cfg.ink_doubled * ref_dens[i] + cfg.ink_rise_least_low))]
         # (a point left unsure by a piece between two points, whose ink fell, is that piece leaving: no arrival)
         # A point that changed clearly and whose own ink rose many-fold received a piece, though it reads under
         # the board's piece scale (a board whose edge points read like pieces sets that scale high)
-        arrived += [i for i in range(90) if known[i] in ".?" and 0.3 < occ[i] <= 0.5 and change[i] > 1.5 * lvl
-                    and dens[i] > 3.0 * ref_dens[i] + 0.05]
+        arrived += [i for i in range(90) if known[i] in ".?" and cfg.ink_under_scale < occ[i] <= cfg.ink_piece
+                    and change[i] > cfg.change_clear * lvl
+                    and dens[i] > cfg.ink_manyfold * ref_dens[i] + cfg.ink_rise_least]
         if base < cfg.change_level:
             # (at the lower level, no arrival where an empty or unsure point changed more than twice as much: the
             # piece went there, its ink not read; e.g. the cannon between e2 and f2 went to h2, whose red
             # ink reads as none, h2 changed 0.160, and at 0.6 of the level i2 beside it (0.059) read an arrival:
             # e2-i2, a silent wrong move)
             most = max((float(change[i]) for i in range(90) if known[i] in ".?" and i not in arrived), default=0.0)
-            arrived = [i for i in arrived if change[i] >= 0.5 * most]
+            arrived = [i for i in arrived if change[i] >= cfg.arrival_change_share * most]
         if was_occ or arrived or levels[1][0] >= levels[0][0]:
             break
-    if not was_occ and len(arrived) <= 1 and ref_view is not None and len(pieces_but()) >= 6:
+    if not was_occ and len(arrived) <= 1 and ref_view is not None and len(pieces_but()) >= cfg.least_standing_many:
         # No piece's point changed at either level: under full glare, the piece whose outline left (and, where no
         # point changed at all, the point where one came) is the move, where that piece could go there
-        src = _outline_left(known, outlines)
-        dst = arrived[0] if arrived else _outline_came(known, outlines) if src is not None else None
+        src = _outline_left(known, outlines, cfg=cfg)
+        dst = arrived[0] if arrived else _outline_came(known, outlines, cfg=cfg) if src is not None else None
         if src is not None and dst is not None and _reaches(known, src, dst):
             was_occ, arrived = [src], [dst]
         elif not arrived and ref_reading is not None:
-            taking = _taken_under_glare(known, reading, ref_reading, outline_fell(), change, lvl)
+            taking = _taken_under_glare(known, reading, ref_reading, outline_fell(), change, lvl, cfg=cfg)
             if taking is not None:
                 was_occ = list(taking)
     w.arrived, w.lvl, w.was_occ = arrived, lvl, was_occ
@@ -324,7 +331,7 @@ def _not_a_move(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, in
     arrived, cfg, change, known, lvl, occ, reading = w.arrived, w.cfg, w.change, w.known, w.lvl, w.occ, w.reading
     sq, was_occ = w.sq, w.was_occ
     # points left unsure before (a piece half-way, seen again) are looked at for pieces between two points too
-    unsure_before = [i for i in range(90) if known[i] == "?" and occ[i] > 0.5 and change[i] <= lvl]
+    unsure_before = [i for i in range(90) if known[i] == "?" and occ[i] > cfg.ink_piece and change[i] <= lvl]
     misaligned: list[tuple[int, int]] = []
     if len(was_occ) + len(arrived) > cfg.max_changed:
         # Not a move: the light, the camera or the board itself changed. Keep each letter where the point did not
@@ -332,10 +339,10 @@ def _not_a_move(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, in
         for i in range(90):
             if change[i] <= lvl:
                 continue  # unchanged: as it was
-            if occ[i] < 0.2:
+            if occ[i] < cfg.ink_none:
                 sq[i] = "."
-            elif occ[i] > 0.8:
-                seen = _ink_letter(reading, i)
+            elif occ[i] > cfg.ink_plain:
+                seen = _ink_letter(reading, i, cfg=cfg)
                 if known[i] in ".?" or (seen in "Xx" and seen.isupper() != known[i].isupper()):
                     sq[i] = seen
             else:
@@ -354,15 +361,16 @@ def _pieces_between(w: _Work) -> None:
     taken: set[int] = set()
     # a piece's top face is seen displaced from its foot by the camera's angle (parallax): what all pieces share
     # is not a displacement
-    on = occ > 0.5
-    parallax = np.median(reading.offset[on], axis=0) if on.sum() >= 3 else np.zeros(2)
+    on = occ > cfg.ink_piece
+    parallax = np.median(reading.offset[on], axis=0) if on.sum() >= cfg.parallax_least else np.zeros(2)
     for i in sorted(arrived + was_occ + unsure_before, key=lambda k: -change[k]):
         off = reading.offset[i] - parallax
         # The peak followed from a point falls short of a piece half-way (the mean shift starts at the point and
         # its window holds only half the disc): a peak 0.1 short of `misaligned_from` is looked at, and
         # `_between` decides from both points' peaks together.
-        if float(np.hypot(*off)) >= cfg.misaligned_from - 0.1 and i not in taken and occ[i] > 0.5:
-            j = _towards(i, off)
+        if (float(np.hypot(*off)) >= cfg.misaligned_from - cfg.between_short and i not in taken
+                and occ[i] > cfg.ink_piece):
+            j = _towards(i, off, cfg=cfg)
             # a piece half-way covers half of each point's disc: both must show ink, and both must have changed
             # against the last still board (a piece set down 0.3 off its point, its peak pulled further by its
             # ring or its shadow, reaches into the neighbour's disc but changes it far less than half a disc
@@ -376,9 +384,9 @@ def _pieces_between(w: _Work) -> None:
             # towards c6, its ink peak 0.32 towards c6 and c6's 0.56 towards c5 (parallax removed), read as between the
             # two, both points then left unsure and the cannon a6xe6 six moves on read as the rook b6 taking)
             if (j is not None and j not in taken and (known[j] in ".?" or known[i] in ".?")
-                    and (known[j] == "?" or change[j] > lvl) and occ[j] > 0.02
+                    and (known[j] == "?" or change[j] > lvl) and occ[j] > cfg.ink_rim
                     and _between(reading.offset[i], reading.offset[j], POINTS_UV[j] - POINTS_UV[i], parallax, cfg)
-                    and not any(_stands_on(outlines, k, pieces_but(k), within=cfg.misaligned_from)
+                    and not any(_stands_on(outlines, k, pieces_but(k), within=cfg.misaligned_from, cfg=cfg)
                                 for k in (i, j))):
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
@@ -394,7 +402,7 @@ def _where_the_mover_went(w: _Work) -> None:
     left_towards, lvl, misaligned, occ, pieces_but = w.left_towards, w.lvl, w.misaligned, w.occ, w.pieces_but
     ref_view, taken, vacated, view_circles, was_occ = w.ref_view, w.taken, w.vacated, w.view_circles, w.was_occ
     went_where_it_could, = w.went_where_it_could,
-    vacated = [i for i in was_occ if occ[i] < 0.5 and i not in taken]
+    vacated = [i for i in was_occ if occ[i] < cfg.ink_piece and i not in taken]
     held = [i for i in was_occ if i not in taken]
     # The piece that left, where one point emptied or, with ink arrived and none emptied, where one most likely left
     # (said below; e.g. the rook a9-a8, the corner a9 reading 0.6 occupied): its move tells where it went
@@ -414,7 +422,7 @@ def _where_the_mover_went(w: _Work) -> None:
         # e.g. the cannon a2 took a6 and was left towards a5, read as having gone to a5)
         a = arrived[0]
         for s, p in [(s, p) for s in vacated for p in was_occ if p != s and p not in taken and p in neighbours(a)]:
-            if (_may_take(known, s, p) and len(pieces_but(s, p)) >= 5
+            if (_may_take(known, s, p) and len(pieces_but(s, p)) >= cfg.least_standing
                     and _half_way_between(view_circles(), p, a, pieces_but(s, p), cfg)):
                 misaligned.append((min(p, a), max(p, a)))
                 taken.update((p, a))
@@ -434,7 +442,8 @@ def _ink_leaning(w: _Work) -> None:
     leaning: list[int] = []  # points showing only the ink of a piece on a neighbouring point: as they were
     emptied_too: list[int] = []  # the other point of a piece between two that left: empty as well
     standing = pieces_but(*was_occ)
-    if (len(arrived) == 2 and arrived[1] in neighbours(arrived[0]) and ref_view is not None and len(standing) >= 5
+    if (len(arrived) == 2 and arrived[1] in neighbours(arrived[0]) and ref_view is not None
+        and len(standing) >= cfg.least_standing
             and _half_way_between(view_circles(), arrived[0], arrived[1], standing, cfg)):
         # Both points show ink of one piece: where its round outline stands half-way between them (the centre
         # `misaligned_from` or more off each), the piece stands between the two (5.10). The outline places it where
@@ -456,12 +465,13 @@ def _ink_leaning(w: _Work) -> None:
         a, b = arrived
         d = POINTS_UV[b] - POINTS_UV[a]
         pa, pb = float(np.dot(reading.offset[a] - parallax, d)), float(np.dot(reading.offset[b] - parallax, -d))
-        on = [k for k in (a, b) if ref_view is not None and len(standing) >= 5 and _stands_on(outlines, k, standing)]
+        on = [k for k in (a, b) if ref_view is not None and len(standing) >= cfg.least_standing
+              and _stands_on(outlines, k, standing, cfg=cfg)]
         if len(on) == 1:
             arrived, leaning = on, [b if on[0] == a else a]
-        elif pa - pb > 0.15 and pa >= 0.25:
+        elif pa - pb > cfg.lean_margin and pa >= cfg.lean_some:
             arrived, leaning = [b], [a]
-        elif pb - pa > 0.15 and pb >= 0.25:
+        elif pb - pa > cfg.lean_margin and pb >= cfg.lean_some:
             arrived, leaning = [a], [b]
         else:
             unexplained = [a, b]
@@ -479,12 +489,12 @@ def _ink_leaning(w: _Work) -> None:
         mover = vacated[0] if len(vacated) == 1 and known[vacated[0]] in _CASED else None
         for k in neighbours(a):
             if (k in was_occ and k not in taken
-                    and (_colour_turned(known, k, reading, ref_reading)
+                    and (_colour_turned(known, k, reading, ref_reading, cfg=cfg)
                          or (mover is not None and not _reaches(known, mover, a) and _may_take(known, mover, k))
-                         or (ref_view is not None and len(pieces_but(k)) >= 5
-                             and _stands_on(outlines, k, pieces_but(k), within=cfg.misaligned_from)
-                             and not _stands_on(outlines, a, pieces_but(k), within=cfg.misaligned_from)))
-                    and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= 0.5):
+                         or (ref_view is not None and len(pieces_but(k)) >= cfg.least_standing
+                             and _stands_on(outlines, k, pieces_but(k), within=cfg.misaligned_from, cfg=cfg)
+                             and not _stands_on(outlines, a, pieces_but(k), within=cfg.misaligned_from, cfg=cfg)))
+                    and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= cfg.lean_far):
                 arrived, leaning = [], [a]
                 break
     if len(arrived) == 1 and not misaligned and len([i for i in was_occ if i not in taken]) == 1:
@@ -499,8 +509,8 @@ def _ink_leaning(w: _Work) -> None:
         d = POINTS_UV[a] - POINTS_UV[k]
         from_k = float(np.dot(reading.offset[k] - parallax, d))
         from_a = float(np.dot(reading.offset[a] - parallax, -d))
-        if (k in neighbours(a) and occ[k] > 0.8 and dens[k] >= 0.9 * ref_dens[k]
-                and from_k >= 0.25 and from_a >= 0.25 and from_k <= from_a):
+        if (k in neighbours(a) and occ[k] > cfg.ink_plain and dens[k] >= cfg.ink_all_kept * ref_dens[k]
+                and from_k >= cfg.lean_some and from_a >= cfg.lean_some and from_k <= from_a):
             arrived, leaning = [], [a]
     w.arrived, w.emptied_too, w.leaning, w.unexplained = arrived, emptied_too, leaning, unexplained
 
@@ -508,6 +518,7 @@ def _ink_leaning(w: _Work) -> None:
 def _source_of_an_arrival(w: _Work) -> None:
     """Where a piece came from where no known piece's point emptied: the point changed most,
     an outline gone, a dim point read poorly already, an edge point keeping the frame's ink."""
+    cfg = w.cfg
     arrived, change, dens, fresh, fresh_pairs = w.arrived, w.change, w.dens, w.fresh, w.fresh_pairs
     is_piece, known, left_most, lvl, occ = w.is_piece, w.known, w.left_most, w.lvl, w.occ
     outline_came, outlines, pieces_but, reading = w.outline_came, w.outlines, w.pieces_but, w.reading
@@ -529,16 +540,16 @@ def _source_of_an_arrival(w: _Work) -> None:
         # 0.12 and its round outline from 0.91 to 0.26). The one known piece whose point changed at half the
         # level, whose ink fell and whose outline is gone, and that could go to one of the pair's points, left.
         ends = {p for pair in fresh for p in pair}
-        gone = [k for k in range(90) if is_piece[k] and k not in taken and change[k] > 0.5 * lvl
-                and dens[k] < 0.7 * ref_dens[k] and any(_reaches(known, k, p) for p in ends)
-                and _outline_gone(outlines.discs(), k, pieces_but(k))]
+        gone = [k for k in range(90) if is_piece[k] and k not in taken and change[k] > cfg.change_half * lvl
+                and dens[k] < cfg.ink_fell_light * ref_dens[k] and any(_reaches(known, k, p) for p in ends)
+                and _outline_gone(outlines.discs(), k, pieces_but(k), cfg=cfg)]
         if len(gone) == 1:
             vacated = gone
     if not vacated and not arrived and not fresh and not was_occ and ref_view is not None and float(change.max()) > lvl:
         # No known piece changed and no ink arrived, yet an empty point changed most of all, over the level, and a
         # round outline came there clearly more than anywhere: a piece whose ink does not read arrived (e.g.
         #  the black horse b9-a7 on a board whose black ink reads faintly, b9 under glare)
-        dst = _clearly_most(outline_came(), 0.2)
+        dst = _clearly_most(outline_came(), cfg.outline_rise, cfg=cfg)
         if dst is not None and change[dst] > lvl and int(np.argmax(change)) == dst and dst not in taken:
             arrived = [dst]
     if not vacated and len(arrived) == 1 and not fresh and not [i for i in was_occ if i not in taken]:
@@ -546,14 +557,14 @@ def _source_of_an_arrival(w: _Work) -> None:
         # the last still board (glare, a dim corner). A known piece's point that now reads clearly empty, whose
         # piece could go where one arrived, and that changed clearly most among those is where it came from (e.g.
         #  the horse h0-g2, h0 in a dim corner read 0.10 occupied before and changed 0.041)
-        src = _changed_most([i for i in range(90) if known[i] in _CASED and occ[i] < 0.2 and i not in taken
-                             and _reaches(known, i, arrived[0])], change, lvl, reading, ref_reading)
+        src = _changed_most([i for i in range(90) if known[i] in _CASED and occ[i] < cfg.ink_none and i not in taken
+                             and _reaches(known, i, arrived[0])], change, lvl, reading, ref_reading, cfg=cfg)
         if src is None and ref_view is not None:
             # (or the one such piece whose point changed at half the level and whose round outline is gone, though
             # its point still reads like a piece: an edge point keeps the frame's ink; e.g. the horse
             # h0-g2, h0 changed 0.088 at the level 0.09 and still read 0.97 occupied)
-            gone = [i for i in range(90) if is_piece[i] and i not in taken and change[i] > 0.5 * lvl
-                    and _reaches(known, i, arrived[0]) and _outline_gone(outlines.discs(), i, pieces_but(i))]
+            gone = [i for i in range(90) if is_piece[i] and i not in taken and change[i] > cfg.change_half * lvl
+                    and _reaches(known, i, arrived[0]) and _outline_gone(outlines.discs(), i, pieces_but(i), cfg=cfg)]
             src = gone[0] if len(gone) == 1 else None
         if src is not None:
             vacated = [src]
@@ -561,7 +572,8 @@ def _source_of_an_arrival(w: _Work) -> None:
         # An empty edge point shows the frame's lines and the printed numbers: where a piece left one, the
         # point may still read like a piece. What tells is the change against the last still board: the point
         # changed as much as a piece leaving changes it and its ink fell to well under what the piece showed.
-        left = [i for i in was_occ if _on_edge(i) and change[i] > 3 * lvl and dens[i] < 0.6 * ref_dens[i]]
+        left = [i for i in was_occ if _on_edge(i) and change[i] > cfg.edge_left_change * lvl
+                and dens[i] < cfg.ink_left * ref_dens[i]]
         if len(left) == 1:
             vacated = left
     w.arrived, w.fresh, w.vacated = arrived, fresh, vacated
@@ -580,9 +592,9 @@ def _captures_read_faintly(w: _Work) -> None:
         # where it stands (a dim or blurred board). The point emptied outright is where it came from; the other,
         # which still shows some ink and held a piece it may take, is where it took.
         a, b = sorted(vacated, key=lambda k: occ[k])
-        if occ[a] < 0.05 <= occ[b] and known[a] in _CASED and known[b] in _CASED and _may_take(known, a, b):
+        if occ[a] < cfg.ink_trace <= occ[b] and known[a] in _CASED and known[b] in _CASED and _may_take(known, a, b):
             vacated = [a]
-        elif (occ[b] < 0.05 and known[a] in _CASED and known[b] in _CASED
+        elif (occ[b] < cfg.ink_trace and known[a] in _CASED and known[b] in _CASED
               and known[a].isupper() != known[b].isupper()):
             # Both emptied outright: the taker washed out where it stands (glare over its disc). Which of the two
             # took is not for the camera to guess from two blank discs: both unsure, the rules choose (only one of
@@ -591,10 +603,11 @@ def _captures_read_faintly(w: _Work) -> None:
             # empty neighbour, and the other may take there, the taker was left between the two (5.10; e.g.
             #  the black cannon e8 took the red cannon e4 and was left towards e5, neither's ink read,
             # the disc 0.51 and 0.50 off the two)
-            half = [(s, p, k) for s, p in ((a, b), (b, a)) if _may_take(known, s, p) and len(pieces_but(s, p)) >= 5
+            half = [(s, p, k) for s, p in ((a, b), (b, a))
+                    if _may_take(known, s, p) and len(pieces_but(s, p)) >= cfg.least_standing
                     for k in neighbours(p) if known[k] == "." and k not in taken
                     and _half_way_between(view_circles(), p, k, pieces_but(s, p), cfg)
-                    and _plain_disc_near(view_circles(), [p, k], outlines.discs(), pieces_but(s, p))]
+                    and _plain_disc_near(view_circles(), [p, k], outlines.discs(), pieces_but(s, p), cfg=cfg)]
             if len(half) == 1:
                 s, p, k = half[0]
                 misaligned.append((min(p, k), max(p, k)))
@@ -609,8 +622,8 @@ def _captures_read_faintly(w: _Work) -> None:
             # Both still show a little ink (a board whose inks read faintly): the pieces' outlines tell which took.
             # The taker's disc left its point; where it took, a disc still stands (e.g. the pawn e3 took
             # the bishop e2, both read 0.10 occupied after)
-            fell = _clearly_most(outline_fell(), 0.3)
-            if fell in (a, b) and outline_delta()[b if fell == a else a] > -0.15:
+            fell = _clearly_most(outline_fell(), cfg.outline_fall, cfg=cfg)
+            if fell in (a, b) and outline_delta()[b if fell == a else a] > -cfg.outline_kept:
                 vacated = [fell]
     if not vacated and not arrived and not fresh and ref_reading is not None:
         # No point reads empty and none newly reads a piece, yet a piece's colour left its point and appeared at an
@@ -619,12 +632,12 @@ def _captures_read_faintly(w: _Work) -> None:
         # and now surely shows the other colour; the empty point changed and now surely shows the piece's colour,
         # which it did not before.
         gone = [i for i in was_occ if i not in taken and known[i] in _CASED
-                and _sure_colour(reading, i) == (not known[i].isupper())]
+                and _sure_colour(reading, i, cfg=cfg) == (not known[i].isupper())]
         if len(gone) == 1:
             src = gone[0]
             came = [j for j in range(90) if known[j] in ".?" and j not in taken and change[j] > lvl
-                    and occ[j] > 0.2 and _sure_colour(reading, j) == known[src].isupper()
-                    and _sure_colour(ref_reading, j) != known[src].isupper()]
+                    and occ[j] > cfg.ink_none and _sure_colour(reading, j, cfg=cfg) == known[src].isupper()
+                    and _sure_colour(ref_reading, j, cfg=cfg) != known[src].isupper()]
             if len(came) == 1:
                 vacated, arrived = [src], came
     if not vacated and not arrived and not fresh and ref_reading is not None:
@@ -632,13 +645,14 @@ def _captures_read_faintly(w: _Work) -> None:
         # changed at the level: the taker's point read dimly already (glare, a corner), so that its emptying changed
         # it little. A piece of the taker's colour whose ink is all but gone, and which changed clearly most among
         # those, is where the taker came from.
-        turned = [j for j in was_occ if j not in taken and _colour_turned(known, j, reading, ref_reading)]
+        turned = [j for j in was_occ if j not in taken and _colour_turned(known, j, reading, ref_reading, cfg=cfg)]
         if len(turned) == 1:
             mover_red = not known[turned[0]].isupper()
             gone = sorted((i for i in range(90) if known[i] in _CASED and known[i].isupper() == mover_red
-                           and i not in taken and occ[i] < 0.2 and dens[i] < 0.5 * ref_dens[i]),
+                           and i not in taken and occ[i] < cfg.ink_none and dens[i] < cfg.ink_lost * ref_dens[i]),
                           key=lambda k: -change[k])
-            if gone and change[gone[0]] > 0.5 * lvl and (len(gone) == 1 or change[gone[0]] > 2 * change[gone[1]]):
+            if (gone and change[gone[0]] > cfg.change_half * lvl
+                    and (len(gone) == 1 or change[gone[0]] > cfg.clear_margin * change[gone[1]])):
                 vacated = gone[:1]
     if not arrived and not fresh and len(vacated) <= 1:
         # The inks say nothing (a washed-out half of the board, where pieces read no ink and empty points some),
@@ -648,17 +662,18 @@ def _captures_read_faintly(w: _Work) -> None:
         # (quiet: under half the level, or under 0.4 of the lesser of the two changes: a disc set down changes
         # its neighbours a little by its shadow; e.g. a first move h2-f2 on a board whose pieces read
         # no ink, changed h3 0.056 and f3 0.049 against 0.323 and 0.163 at the level 0.09)
-        calm = max(0.5 * lvl, 0.4 * min((change[i] for i in moved), default=0.0))
+        calm = max(cfg.change_half * lvl, cfg.calm_share * min((change[i] for i in moved), default=0.0))
         quiet = all(change[i] < calm for i in range(90) if i not in moved and i not in taken)
         if quiet and len(moved) == 2:
             src, dst = sorted(moved, key=lambda k: known[k] in ".?")
             # (not where the piece's point read it clearly before and still shows half its ink: a piece touched
             # towards an empty neighbour, its ink reaching into that neighbour's disc)
-            kept = ref_occ[src] > 0.5 and occ[src] > 0.5 and dens[src] >= 0.5 * ref_dens[src]
+            kept = (ref_occ[src] > cfg.ink_piece and occ[src] > cfg.ink_piece
+                    and dens[src] >= cfg.ink_lost * ref_dens[src])
             # (nor where the point it would have gone to was left unsure, showed a piece on the last still board
             # and lost its ink: a piece left there; e.g. a pawn half-way between g3 and g4, both unsure,
             # took on g5. A point known empty may have read like a piece only by the board's frame, as an a4 did)
-            kept = kept or (known[dst] == "?" and _left_by_a_piece(dst, ref_reading, reading))
+            kept = kept or (known[dst] == "?" and _left_by_a_piece(dst, ref_reading, reading, cfg=cfg))
             if known[src] in _CASED and known[dst] in ".?" and vacated in ([], [src]) and not kept:
                 vacated, arrived = [src], [dst]
     w.arrived, w.fresh, w.unexplained, w.vacated = arrived, fresh, unexplained, vacated
@@ -674,33 +689,34 @@ def _changed_pieces(w: _Work) -> None:
     view_circles, was_occ = w.view_circles, w.was_occ
     rest = [i for i in was_occ if i not in vacated and i not in taken]
     if (not vacated and not arrived and not fresh and len(rest) == 1 and known[rest[0]] in _CASED
-            and change[rest[0]] > 1.5 * lvl
-            and _outline_gone(outlines.discs(), rest[0], pieces_but(rest[0]))):
+            and change[rest[0]] > cfg.change_clear * lvl
+            and _outline_gone(outlines.discs(), rest[0], pieces_but(rest[0]), cfg=cfg)):
         # One piece's point changed far over the level and its round outline is gone, though its point still reads
         # like a piece (printed marks): it left. Where it went, a piece of the other side that it could take now
         # surely shows its colour, though that point changed under the level (the light changed the board; e.g.
         #  the red horse e6 took g7, e6 changed 0.40, g7 0.19 at the level 0.20)
         src = rest[0]
-        prey = [k for k in range(90) if k not in taken and k != src and change[k] > 0.5 * lvl
-                and _may_take(known, src, k) and _takes(known, src, k, reading)]
+        prey = [k for k in range(90) if k not in taken and k != src and change[k] > cfg.change_half * lvl
+                and _may_take(known, src, k) and _takes(known, src, k, reading, cfg=cfg)]
         if len(prey) == 1:
             vacated, rest = [src], []
     if not vacated and not arrived and not fresh and len(rest) >= 2:
         # No point reads empty, yet several pieces changed: a capture whose source still reads a little like a
         # piece (a corner's frame lines, its neighbour's ink). Where a piece left, the point changed most; where
         # it took, the point now shows the mover's colour instead of the other side's.
-        src = max(rest, key=lambda k: change[k] * (1.5 - occ[k]))
+        src = max(rest, key=lambda k: change[k] * (cfg.left_occ_weight - occ[k]))
         # Where the source's own ink fell to well under what its piece showed, a colour that only crossed over
         # towards the mover's (from surely the other side's) is enough: a dim or blurred board reads colours
         # weakly, and the taker's ink sits where the taken piece's was.
-        emptied = ref_reading is not None and dens[src] < 0.6 * ref_dens[src]
-        if any(_takes(known, src, j, reading) or (emptied and _turned(known, src, j, reading, ref_reading))
+        emptied = ref_reading is not None and dens[src] < cfg.ink_left * ref_dens[src]
+        if any(_takes(known, src, j, reading, cfg=cfg)
+               or (emptied and _turned(known, src, j, reading, ref_reading, cfg=cfg))
                for j in rest if j != src):
             vacated = [src]
             rest = [i for i in rest if i != src]
         elif (any(_may_take(known, src, j) for j in rest if j != src)
               and _outline_gone(outlines.discs(), src,
-                                pieces_but(*was_occ))):
+                                pieces_but(*was_occ), cfg=cfg)):
             # The source's ink is the board's own: a cannon or pawn point's printed marks, or the frame at an edge,
             # which the piece covered (e.g. the pawn g3 took on g4, and g3's marks read as more ink than
             # the red pawn had shown), while a colour read weakly does not say who stands where it took. A piece's
@@ -715,8 +731,8 @@ def _changed_pieces(w: _Work) -> None:
             # (where it took, the taker stands plainly: not half a piece, as where one stands between the two
             # points; e.g. the pawn c5 took c4 and was left half-way, both read 0.58 occupied)
             gone = [k for k in rest if k != src and known[k] in _CASED
-                    and any(_may_take(known, k, j) and occ[j] > 0.8 for j in rest if j != k)
-                    and _outline_gone(outlines.discs(), k, standing)]
+                    and any(_may_take(known, k, j) and occ[j] > cfg.ink_plain for j in rest if j != k)
+                    and _outline_gone(outlines.discs(), k, standing, cfg=cfg)]
             if len(gone) == 1:
                 vacated = gone
                 rest = [i for i in rest if i != gone[0]]
@@ -725,14 +741,14 @@ def _changed_pieces(w: _Work) -> None:
         # and took: the unsure points where it stood lost their ink, and the piece it took changed (e.g.
         # the black pawn between c4 and d4 took the red horse b4, whose red ink read faintly: c4's and d4's ink fell
         # from 0.227 and 0.141 to under 0.02, b4 changed 0.124 and read a black piece no more surely than before)
-        emptied = [i for i in range(90) if known[i] == "?" and i not in taken and change[i] > 0.5 * lvl
-                   and occ[i] < 0.2 and _left_by_a_piece(i, ref_reading, reading)]
+        emptied = [i for i in range(90) if known[i] == "?" and i not in taken and change[i] > cfg.change_half * lvl
+                   and occ[i] < cfg.ink_none and _left_by_a_piece(i, ref_reading, reading, cfg=cfg)]
         if len(emptied) == 1 or (len(emptied) == 2 and emptied[1] in neighbours(emptied[0])):
             vacated, emptied_too = [emptied[0]], emptied[1:]
         elif not emptied and ref_view is not None and change[rest[0]] > lvl:
             # (or, where the pair's points still read like pieces, its disc left them: e.g. the black
             # pawn between c5 and c4 took c3, c4 still read 0.89 occupied)
-            pair = _pair_left(known, taken, view_circles(), ref_circles())
+            pair = _pair_left(known, taken, view_circles(), ref_circles(), cfg=cfg)
             if pair is not None and any(_may_take(known, k, rest[0]) for k in pair):
                 vacated, emptied_too = [pair[0]], [pair[1]]
     nudged: list[int] = []
@@ -743,7 +759,7 @@ def _changed_pieces(w: _Work) -> None:
             # nothing left its point: nothing was taken. A piece that changed colour all the same is not
             # explained by a touch: unsure (where its colour read surely before: on an edge point the frame's ink
             # can outweigh a piece's, and a touch moves the piece over it)
-            colour = _sure_colour(reading, i)
+            colour = _sure_colour(reading, i, cfg=cfg)
             # (but where no other point changed over the level, not even an unsure one, no piece can have come
             # there from anywhere, and its round outline still stands on it: the same piece, touched, its ink read
             # the other colour; e.g. the red cannon h2 touched and read surely dark after, left unsure,
@@ -751,13 +767,14 @@ def _changed_pieces(w: _Work) -> None:
             # (not under a change of light, which can hide where a capture came from: e.g.)
             alone = (was_occ == [i] and not arrived and ref_view is not None and lvl <= cfg.change_level
                      and all(change[k] <= lvl for k in range(90) if known[k] == "?")
-                     and _stands_on(outlines, i, pieces_but(i)))
+                     and _stands_on(outlines, i, pieces_but(i), cfg=cfg))
             if (colour is not None and known[i] in _CASED and colour != known[i].isupper()
-                    and (ref_reading is None or _sure_colour(ref_reading, i) == known[i].isupper()) and not alone):
+                    and (ref_reading is None or _sure_colour(ref_reading, i, cfg=cfg) == known[i].isupper())
+                    and not alone):
                 unexplained.append(i)
             else:
                 nudged.append(i)
-        elif change[i] < 3 * lvl and shift >= cfg.nudge_from:
+        elif change[i] < cfg.nudge_change_most * lvl and shift >= cfg.nudge_from:
             nudged.append(i)
         elif _may_take(known, vacated[0], i):
             captured.append(i)
@@ -784,24 +801,25 @@ def _captures_under_changed_light(w: _Work) -> None:
         # the level: it took there (e.g. the black cannon b3 took e3 while the light changed, e3 changed
         # 0.115 and turned from surely red to surely dark, b3 changed 0.076 and its ink fell from 0.09 to none,
         # at the level 0.116).
-        turned = [i for i in range(90) if change[i] > 0.5 * lvl and _colour_turned(known, i, reading, ref_reading)]
-        emptied = [k for k in range(90) if is_piece[k] and change[k] > 0.5 * lvl and occ[k] < 0.5
-                   and dens[k] < 0.5 * ref_dens[k]]
+        turned = [i for i in range(90) if change[i] > cfg.change_half * lvl
+                  and _colour_turned(known, i, reading, ref_reading, cfg=cfg)]
+        emptied = [k for k in range(90) if is_piece[k] and change[k] > cfg.change_half * lvl and occ[k] < cfg.ink_piece
+                   and dens[k] < cfg.ink_lost * ref_dens[k]]
         took = [(k, i) for i in turned for k in emptied
                 if known[k].isupper() != known[i].isupper() and _may_take(known, k, i)]
         if len(took) == 1:
             vacated, captured = [took[0][0]], [took[0][1]]
     if (not vacated and not arrived and not fresh and not captured and not was_occ and ref_reading is not None
-            and (pair := _pair_emptied(known, taken, occ, dens, ref_dens)) is not None):
+            and (pair := _pair_emptied(known, taken, occ, dens, ref_dens, cfg=cfg)) is not None):
         # A piece left between two points (both unsure) took: the pair lost its ink, and the one piece that turned
         # surely to the other side's colour, changed at half the level, is where it took (e.g. the red
         # pawn between g4 and g3 took the black pawn g5, which changed 0.082 at the level 0.093 and turned from
         # 0.28 to 0.98 red; g4's ink fell from 0.136 to 0.038, g3's to 0.068)
         # (turned: surely the other side's colour now, its own side's more than not before, g5 read 0.28; and
         # where some piece on one of the pair's points could take it)
-        turned = [i for i in range(90) if is_piece[i] and i not in taken and change[i] > 0.5 * lvl
-                  and _sure_colour(reading, i) == (not known[i].isupper())
-                  and (ref_reading.red[i] > 0.5) == known[i].isupper()
+        turned = [i for i in range(90) if is_piece[i] and i not in taken and change[i] > cfg.change_half * lvl
+                  and _sure_colour(reading, i, cfg=cfg) == (not known[i].isupper())
+                  and (ref_reading.red[i] > cfg.red_even) == known[i].isupper()
                   and any(_some_piece_may_take(known, a, i) for a in pair)]
         if len(turned) == 1:
             vacated, captured, emptied_too = [pair[0]], turned, [pair[1]]
@@ -809,8 +827,8 @@ def _captures_under_changed_light(w: _Work) -> None:
         # a piece left its point and arrived nowhere empty: it took a piece; the most changed occupied point is
         # where (a pawn taking a pawn changes little more than a touch would), preferring one of the other side
         # that now shows the mover's colour
-        nudged.sort(key=lambda k: (not _takes(known, vacated[0], k, reading), not _may_take(known, vacated[0], k),
-                                   -change[k]))
+        nudged.sort(key=lambda k: (not _takes(known, vacated[0], k, reading, cfg=cfg),
+                                   not _may_take(known, vacated[0], k), -change[k]))
         if _may_take(known, vacated[0], nudged[0]):
             captured, nudged = nudged[:1], nudged[1:]
     if vacated and not arrived and not fresh and not captured and len(vacated) == 1:
@@ -833,10 +851,11 @@ def _captures_under_changed_light(w: _Work) -> None:
         # horse can, and yet the still board's reading came out right in the end; why, not looked into)
         rook = known[vacated[0]] in "Rr"
         takers = [i for i in range(90) if i not in taken and i not in vacated
-                  and ((change[i] > 0.5 * lvl and (not rook or _may_take(known, vacated[0], i)))
-                       or (weak_ok and change[i] > 0.25 * lvl and _colour_turned(known, i, reading, ref_reading)
+                  and ((change[i] > cfg.change_half * lvl and (not rook or _may_take(known, vacated[0], i)))
+                       or (weak_ok and change[i] > cfg.change_quarter * lvl
+                           and _colour_turned(known, i, reading, ref_reading, cfg=cfg)
                            and _may_take(known, vacated[0], i)))
-                  and _takes(known, vacated[0], i, reading)]
+                  and _takes(known, vacated[0], i, reading, cfg=cfg)]
         if takers:
             captured = [max(takers, key=lambda k: change[k])]
             nudged = [i for i in nudged if i != captured[0]]
@@ -859,9 +878,11 @@ def _went_nowhere_sure(w: _Work) -> None:
         # (or, having changed at all, whose own ink rose well over what it showed empty: a dim board's pieces
         # read faintly everywhere; and under glare, where the whole disc washes out and changes the point by
         # half as much, ink where there was none)
-        faint = [i for i in range(90) if known[i] in ".?" and i not in taken and occ[i] >= 0.15
-                 and (change[i] > 1.5 * lvl or (change[i] > lvl and dens[i] > 1.5 * ref_dens[i] + 0.01)
-                      or (change[i] > 0.5 * lvl and dens[i] > 2.0 * ref_dens[i] + 0.05))]
+        faint = [i for i in range(90) if known[i] in ".?" and i not in taken and occ[i] >= cfg.ink_faint
+                 and (change[i] > cfg.change_clear * lvl
+                      or (change[i] > lvl and dens[i] > cfg.ink_rose_faint * ref_dens[i] + cfg.ink_rise_least_faint)
+                      or (change[i] > cfg.change_half * lvl
+                          and dens[i] > cfg.ink_doubled * ref_dens[i] + cfg.ink_rise_least))]
         bare = sorted((i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > lvl),
                       key=lambda k: -change[k])
         if faint:
@@ -879,9 +900,10 @@ def _went_nowhere_sure(w: _Work) -> None:
                     arrived = []
                 if not arrived:
                     fresh = [misaligned[-1]]
-        elif bare and all((occ[i] < 0.05 and not _on_edge(i)) or change[bare[0]] > 0.8 * change[i]
-                          or (ref_view is not None and _outline_gone(outlines.discs(), i, pieces_but(i))
-                              and _stands_on(outlines, bare[0], pieces_but(i)))
+        elif bare and all((occ[i] < cfg.ink_trace and not _on_edge(i))
+                          or change[bare[0]] > cfg.bare_change_share * change[i]
+                          or (ref_view is not None and _outline_gone(outlines.discs(), i, pieces_but(i), cfg=cfg)
+                              and _stands_on(outlines, bare[0], pieces_but(i), cfg=cfg))
                           for i in vacated):
             # Empty points changed as much as a piece arriving changes one, though no ink reads there (a blurred or
             # small board, whose pieces' characters wash out; the disc itself still changed the point), and the
@@ -891,20 +913,21 @@ def _went_nowhere_sure(w: _Work) -> None:
             # point (e.g. the red pawn c3-c4 on a pale board, c3 still 0.18 occupied by its faint ink,
             # changed 0.26, c4 0.14; the outlines 0.59 -> 0.19 at c3, 0.33 -> 0.57 at c4). The one that changed
             # clearly most is where it went; among several alike, unsure (the rules choose among them).
-            if len(bare) == 1 or change[bare[0]] > 1.5 * change[bare[1]]:
+            if len(bare) == 1 or change[bare[0]] > cfg.bare_margin * change[bare[1]]:
                 arrived = bare[:1]
             else:
-                unexplained.extend(bare[:3])
-        elif (len(vacated) == 1 and occ[vacated[0]] < 0.05
-              and (dens[vacated[0]] < 0.1 * ref_dens[vacated[0]]
-                   or (dens[vacated[0]] < 0.25 * ref_dens[vacated[0]] and ref_view is not None
-                       and _outline_gone(outlines.discs(), vacated[0], pieces_but(vacated[0]))))
+                unexplained.extend(bare[:cfg.unexplained_most])
+        elif (len(vacated) == 1 and occ[vacated[0]] < cfg.ink_trace
+              and (dens[vacated[0]] < cfg.ink_all_gone * ref_dens[vacated[0]]
+                   or (dens[vacated[0]] < cfg.ink_most_gone * ref_dens[vacated[0]] and ref_view is not None
+                       and _outline_gone(outlines.discs(), vacated[0], pieces_but(vacated[0]), cfg=cfg)))
               and len(dests := sorted((i for i in range(90) if i not in taken and i not in vacated
                                        and ((known[i] in ".?" and _reaches(known, vacated[0], i))
                                             or (known[i] in _CASED and _may_take(known, vacated[0], i)))),
                                       key=lambda k: -change[k])) >= 1
-              and change[dests[0]] > 0.5 * lvl
-              and all(change[dests[0]] > (1.2 if j in neighbours(dests[0]) else 1.5) * change[j] for j in dests[1:]
+              and change[dests[0]] > cfg.change_half * lvl
+              and all(change[dests[0]] > (cfg.dest_margin_beside if j in neighbours(dests[0])
+                                          else cfg.dest_margin) * change[j] for j in dests[1:]
                       if j not in neighbours(vacated[0]))):
             # The point left lost all its ink (not pushed: a piece pushed outwards from an edge point keeps some
             # of it, and changes no other point), or all but a quarter of it with its round outline gone (e.g.
@@ -924,7 +947,8 @@ def _went_nowhere_sure(w: _Work) -> None:
                 # read, the disc 0.43 off h5 towards h6. Seen from h6 the strongest outline within 0.7 was the
                 # cannon's on h7: one side's view is what there is)
                 standing = pieces_but(vacated[0])
-                k = _half_way_towards(view_circles(), dests[0], standing, cfg) if len(standing) >= 5 else None
+                k = (_half_way_towards(view_circles(), dests[0], standing, cfg)
+                     if len(standing) >= cfg.least_standing else None)
                 if k is not None and known[k] == "." and k not in taken and _reaches(known, vacated[0], k):
                     misaligned.append((min(dests[0], k), max(dests[0], k)))
                     taken.update((dests[0], k))
@@ -932,10 +956,11 @@ def _went_nowhere_sure(w: _Work) -> None:
             else:
                 captured = dests[:1]
                 nudged = [i for i in nudged if i != dests[0]]
-        elif (len(vacated) == 1 and set_down is not None and occ[vacated[0]] < 0.05
-              and dens[vacated[0]] < 0.5 * ref_dens[vacated[0]]
+        elif (len(vacated) == 1 and set_down is not None and occ[vacated[0]] < cfg.ink_trace
+              and dens[vacated[0]] < cfg.ink_lost * ref_dens[vacated[0]]
               and len(near := set_down_near(vacated[0])) == 1
-              and (change[near[0]] > 0.3 * lvl or outline_delta()[near[0]] > 0.1)):
+              and (change[near[0]] > cfg.set_down_change * lvl
+                   or outline_delta()[near[0]] > cfg.outline_rise_set_down)):
             # The point left lost most of its ink and no point it could go to changed clearly more than the others
             # (glare over the disc set down: e.g. the black cannon b7-d7, d7 changed 0.069 at the
             # level 0.13, a7 0.056, b4 0.052), but the hand showed where: its fingertips went on from where they
@@ -951,15 +976,15 @@ def _went_nowhere_sure(w: _Work) -> None:
             # e3 and cannon c2, read 0.01 occupied throughout, changed 0.09 and 0.10 when touched). It keeps its
             # piece.
             standing = pieces_but(*vacated)
-            pushed = [i for i in vacated if occ[i] >= 0.05 or _on_edge(i)
-                      or ((ref_occ[i] < 0.2 or dens[i] >= 0.5 * ref_dens[i])
-                          and not _outline_gone(outlines.discs(), i, standing))]
+            pushed = [i for i in vacated if occ[i] >= cfg.ink_trace or _on_edge(i)
+                      or ((ref_occ[i] < cfg.ink_none or dens[i] >= cfg.ink_lost * ref_dens[i])
+                          and not _outline_gone(outlines.discs(), i, standing, cfg=cfg))]
             nudged.extend(pushed)
             vacated = [i for i in vacated if i not in pushed]
     if vacated and not arrived and not fresh and len(captured) > 1:
         # one capture per move: the largest change among those now showing the mover's colour; the others were
         # only touched
-        captured.sort(key=lambda k: (not _takes(known, vacated[0], k, reading), -change[k]))
+        captured.sort(key=lambda k: (not _takes(known, vacated[0], k, reading, cfg=cfg), -change[k]))
         nudged.extend(captured[1:])
         captured = captured[:1]
     w.arrived, w.captured, w.fresh, w.nudged, w.vacated = arrived, captured, fresh, nudged, vacated
@@ -981,7 +1006,8 @@ def _by_outlines(w: _Work) -> None:
         # piece's outline gone and one empty point's come, each clearly more than anywhere else (e.g.
         #  the source's outline fell by 0.46-0.59, the destination's rose by 0.24-0.57, no other
         # point's by more than 0.15).
-        src, dst = _clearly_most(outline_fell(), 0.3), _clearly_most(outline_came(), 0.2)
+        src = _clearly_most(outline_fell(), cfg.outline_fall, cfg=cfg)
+        dst = _clearly_most(outline_came(), cfg.outline_rise, cfg=cfg)
         if src is None and dst is None and len(vacated) == 1 and known[vacated[0]] in _CASED:
             # A point already found emptied (no ink left, its outline gone) whose outline fell most, though under
             # glare less clearly (other pieces' outlines wash out a little with the light), and one empty point
@@ -989,13 +1015,14 @@ def _by_outlines(w: _Work) -> None:
             # went there (e.g. the red cannon e6-e5 into a glare spot; e6's outline fell 0.29,
             # the glared pawn c4's 0.18, e5's rose 0.18, no other point's over 0.08; e5 changed 0.021, the
             # median 0.016)
-            v, k = vacated[0], _clearly_most(outline_came(), 0.15)
+            v, k = vacated[0], _clearly_most(outline_came(), cfg.outline_rise_weak, cfg=cfg)
             fell = outline_fell()
             if (k is not None and known[k] == "." and k not in taken and _reaches(known, v, k)
-                    and fell[v] >= 0.2 and fell[v] >= float(fell.max()) and change[k] > float(np.median(change))):
+                    and fell[v] >= cfg.outline_fall_weak and fell[v] >= float(fell.max())
+                    and change[k] > float(np.median(change))):
                 src, dst = v, k
         gone = src is not None and known[src] in _CASED and src not in taken and vacated in ([], [src])
-        pair = _pair_left(known, taken, view_circles(), ref_circles()) if src is None and not vacated else None
+        pair = _pair_left(known, taken, view_circles(), ref_circles(), cfg=cfg) if src is None and not vacated else None
         if pair is not None and dst is not None and known[dst] == "." and dst not in taken:
             # A piece left between two points by an earlier move (both unsure) moved on, where neither its ink
             # left nor came: its disc left the pair and came at one empty point (e.g. the rooks
@@ -1006,28 +1033,28 @@ def _by_outlines(w: _Work) -> None:
             # The piece may have been set down well off its point, even half-way between two, where no point's
             # outline within 0.3 rose (e.g. the rook a8-d8 left between d8 and d7, which rose by 0.08 and
             # 0.13): the disc that came is looked for within 0.7 of the empty points
-            dst = _disc_came(view_circles(), ref_circles(), known, taken, src, change)
+            dst = _disc_came(view_circles(), ref_circles(), known, taken, src, change, cfg=cfg)
         if gone and dst is None:
             # Or the outline came about as much at two neighbouring points and clearly less anywhere else, both where
             # the piece could go, and its disc stands half-way between them (e.g. the rook i9-h9 left
             # between h9 and g9, which rose by 0.19 and 0.21, no other point by more than 0.06)
             came = outline_came()
             a, b, c = (int(k) for k in np.argsort(-came, kind="stable")[:3])
-            if (b in neighbours(a) and came[b] >= 0.15 and 2 * came[c] < came[b]
+            if (b in neighbours(a) and came[b] >= cfg.outline_rise_weak and cfg.clear_margin * came[c] < came[b]
                     and all(known[k] in ".?" and k not in taken and _reaches(known, src, k) for k in (a, b))
                     and _half_way_between(view_circles(), a, b, pieces_but(src), cfg)):
                 dst = a
-        if gone and dst is None and len(pieces_but(src)) >= 5:
+        if gone and dst is None and len(pieces_but(src)) >= cfg.least_standing:
             # Or two empty points side by side both changed, at least half the level, one of them where the piece
             # could go, and its disc stands half-way between them, seen from each (5.10): it went to that one and
             # was left towards the other, which need not be one it could go to (e.g. the cannon
             # c4-d4 left towards d3; d4 changed 0.093, d3 0.113 at the level 0.090, the disc 0.50 and 0.51 off the
             # two; c4's outline fell 0.43 but its ink only by half, and the move read as the cannon pushed)
-            both = [k for k in range(90) if known[k] == "." and k not in taken and change[k] > 0.5 * lvl]
+            both = [k for k in range(90) if known[k] == "." and k not in taken and change[k] > cfg.change_half * lvl]
             standing = pieces_but(src)
             pairs = [(a, b) for a in both for b in neighbours(a) if b in both and a < b
                      and (_reaches(known, src, a) or _reaches(known, src, b))
-                     and _plain_disc_near(view_circles(), [a, b], outlines.discs(), standing)
+                     and _plain_disc_near(view_circles(), [a, b], outlines.discs(), standing, cfg=cfg)
                      and _half_way_between(view_circles(), a, b, standing, cfg)]
             if len(pairs) == 1:
                 a, b = pairs[0]
@@ -1039,8 +1066,8 @@ def _by_outlines(w: _Work) -> None:
             # now stands 0.19 off it, before 0.68; e4 changed 0.025, over the board's median of 0.019)
             standing = pieces_but(src)
             now_on = [k for k in range(90) if known[k] == "." and k not in taken and _reaches(known, src, k)
-                      and change[k] > float(np.median(change)) and _stands_on(outlines, k, standing)]
-            came_on = [k for k in now_on if not _stands_on(outlines, k, standing, before=True)]
+                      and change[k] > float(np.median(change)) and _stands_on(outlines, k, standing, cfg=cfg)]
+            came_on = [k for k in now_on if not _stands_on(outlines, k, standing, before=True, cfg=cfg)]
             if len(now_on) == 1 and came_on == now_on:
                 dst = now_on[0]
         if gone and dst is None and len(near := set_down_near(src)) == 1:
@@ -1050,9 +1077,9 @@ def _by_outlines(w: _Work) -> None:
             # either; b5's outline fell 0.31, no other's over 0.08; d5's rose 0.09, changed 0.020, the median 0.016;
             # the fingertips went on 1.6 files across)
             k = near[0]
-            if outline_delta()[k] > 0.05 and change[k] > float(np.median(change)):
+            if outline_delta()[k] > cfg.outline_rise_trace and change[k] > float(np.median(change)):
                 dst = k
-        if gone and dst is None and not _stands_on(outlines, src, pieces_but(src)):
+        if gone and dst is None and not _stands_on(outlines, src, pieces_but(src), cfg=cfg):
             # No disc came anywhere, and none stands on the source any more: the piece took. (One still standing
             # there, its outline fallen by a third, was touched: e.g. the rook h0 nudged, its
             # outline 0.89 -> 0.58 and 0.11 off, read as taking the cannon h7, which changed 0.025: a silent wrong
@@ -1063,9 +1090,9 @@ def _by_outlines(w: _Work) -> None:
             # rook h5 over a screen; h5 changed 0.049, its ink fell from 0.165 to 0.027)
             could_take = [i for i in range(90) if known[i] in _CASED and i != src and i not in taken
                           and _may_take(known, src, i)]
-            prey = _changed_most(could_take, change, lvl, reading, ref_reading)
-            if (prey is None and len(could_take) == 1 and change[could_take[0]] > 0.25 * lvl
-                    and _stands_on(outlines, could_take[0], pieces_but(src, could_take[0]))):
+            prey = _changed_most(could_take, change, lvl, reading, ref_reading, cfg=cfg)
+            if (prey is None and len(could_take) == 1 and change[could_take[0]] > cfg.change_quarter * lvl
+                    and _stands_on(outlines, could_take[0], pieces_but(src, could_take[0]), cfg=cfg)):
                 # (or the only one it could take, whose point changed a little and where a disc still stands, the
                 # taker's in the prey's place, though the ink did not change: e.g. the black cannon e7
                 # took the red cannon e4 on a board where red ink read dark; e4 changed 0.034 at the level 0.09)
@@ -1109,7 +1136,8 @@ def _taker_and_half_way(w: _Work) -> None:
         # taker's outline left its point; the taken piece's point still has a disc on it (e.g.
         # a0 and a2 fell by 0.65 and 0.52, their targets a4 and a6 by 0.08 at most).
         v, c = vacated[0], captured[0]
-        if _clearly_most(outline_fell(), 0.3) == c and outline_delta()[v] > -0.15 and _may_take(known, c, v):
+        if (_clearly_most(outline_fell(), cfg.outline_fall, cfg=cfg) == c
+                and outline_delta()[v] > -cfg.outline_kept and _may_take(known, c, v)):
             vacated, captured = [c], [v]
         # The taker left half-way between the taken piece's point and a neighbour: an empty one, which changed by
         # half the level (under the level where the taken piece's ink already leant over it, or where the taker's
@@ -1121,12 +1149,14 @@ def _taker_and_half_way(w: _Work) -> None:
         v, c = vacated[0], captured[0]
         others = pieces_but(v, c)
         beside = [k for k in neighbours(c) if k not in taken
-                  and (k == v or (known[k] == "." and change[k] > 0.5 * lvl))]
+                  and (k == v or (known[k] == "." and change[k] > cfg.change_half * lvl))]
         # (a disc 0.75 as plain as the standing pieces' will do, seen half-way from both points: e.g.
         #  the horse b4 took the rook d5 and was left towards c5 under the noise of a small board, its disc 0.55
         # against their median 0.70)
-        half = [k for k in beside if len(others) >= 5 and _half_way_between(view_circles(), c, k, others, cfg)]
-        if len(half) == 1 and _plain_disc_near(view_circles(), [c], outlines.discs(), others, share=0.75):
+        half = [k for k in beside if len(others) >= cfg.least_standing
+                and _half_way_between(view_circles(), c, k, others, cfg)]
+        if len(half) == 1 and _plain_disc_near(view_circles(), [c], outlines.discs(), others,
+                                               share=cfg.outline_plain_taker, cfg=cfg):
             k = half[0]
             misaligned.append((min(c, k), max(c, k)))
             taken.update((c, k))
@@ -1139,7 +1169,7 @@ def _taker_and_half_way(w: _Work) -> None:
         # only if that point now surely shows the mover's colour; else it arrived, and the other piece stays (e.g.
         #  the rook h6-h4 while a shadow crossed the black king's rank, read as arriving and taking the king,
         # both reported as pieces of unknown type)
-        if all(_takes(known, vacated[0], k, reading) for k in captured):
+        if all(_takes(known, vacated[0], k, reading, cfg=cfg) for k in captured):
             arrived = []
         else:
             captured = []
@@ -1151,7 +1181,7 @@ def _taker_and_half_way(w: _Work) -> None:
         # rose by 0.46 beside d5 and 0.30 beside e5)
         a = arrived[0]
         twin = [k for k in neighbours(a) if known[k] in ".?" and k not in taken and k not in leaning
-                and change[k] > 0.7 * change[a]]
+                and change[k] > cfg.twin_change * change[a]]
         s = vacated[0]
         if (s in neighbours(a) and known[s] in _CASED and not captured
                 and _half_way_between(view_circles(), a, s, pieces_but(s), cfg)):
@@ -1174,8 +1204,8 @@ def _taker_and_half_way(w: _Work) -> None:
                 taken.update((a, k))
                 arrived, fresh = [], [misaligned[-1]]
             else:
-                rise_a, rise_k = _disc_rise(view_circles(), ref_circles(), [a, k]).tolist()
-                if rise_k >= 0.2 and rise_k > 1.3 * rise_a:
+                rise_a, rise_k = _disc_rise(view_circles(), ref_circles(), [a, k], cfg=cfg).tolist()
+                if rise_k >= cfg.outline_rise and rise_k > cfg.twin_rise_ratio * rise_a:
                     arrived = [k]
     w.arrived, w.captured, w.fresh, w.vacated = arrived, captured, fresh, vacated
 
@@ -1201,13 +1231,13 @@ def _touches_that_moved(w: _Work) -> None:
         # red pawn g4-g5 left half-way, g4 read dark)
         i = max(nudged + unexplained, key=lambda k: change[k])
         standing = pieces_but(i)
-        if known[i] in _CASED and i not in taken and len(standing) >= 5:
+        if known[i] in _CASED and i not in taken and len(standing) >= cfg.least_standing:
             j = _half_way_towards(view_circles(), i, standing, cfg)
-            _, near = find_discs(view_circles(), POINTS_UV[i:i + 1], reach=0.7, px=S)
-            plain = float(near[0]) >= 0.8 * float(np.median(outlines.discs()[standing]))
+            _, near = find_discs(view_circles(), POINTS_UV[i:i + 1], reach=cfg.disc_reach_near, px=S)
+            plain = float(near[0]) >= cfg.outline_plain * float(np.median(outlines.discs()[standing]))
             # (half-way seen from both: a piece gone to the neighbour and set down 0.3 back towards its old point
             # lies 0.7 from that point; e.g. the pawn g3-g4, g3's printed marks reading a dark ink)
-            if (plain and j is not None and known[j] == "." and j not in taken and change[j] > 0.5 * lvl
+            if (plain and j is not None and known[j] == "." and j not in taken and change[j] > cfg.change_half * lvl
                     and _half_way_towards(view_circles(), j, standing, cfg) == i):
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
@@ -1223,8 +1253,8 @@ def _touches_that_moved(w: _Work) -> None:
         a, b = nudged
         standing = pieces_but(a, b)
         if (known[a] in _CASED and known[b] in _CASED and (_may_take(known, a, b) or _may_take(known, b, a))
-                and max(occ[a], occ[b]) < 0.8 and len(standing) >= 5
-                and _plain_disc_near(view_circles(), [a, b], outlines.discs(), standing)
+                and max(occ[a], occ[b]) < cfg.ink_plain and len(standing) >= cfg.least_standing
+                and _plain_disc_near(view_circles(), [a, b], outlines.discs(), standing, cfg=cfg)
                 and _half_way_between(view_circles(), a, b, standing, cfg)):
             misaligned.append((a, b))
             taken.update((a, b))
@@ -1239,7 +1269,7 @@ def _touches_that_moved(w: _Work) -> None:
         # the moved disc's edge: e.g.)
         s, a = vacated[0], arrived[0]
         standing = pieces_but(s)
-        if _stands_on(outlines, s, standing) and not _stands_on(outlines, a, standing):
+        if _stands_on(outlines, s, standing, cfg=cfg) and not _stands_on(outlines, a, standing, cfg=cfg):
             vacated, arrived, leaning = [], [], [*leaning, a]
             nudged = sorted({*nudged, s})
     w.arrived, w.fresh, w.leaning, w.nudged, w.unexplained = arrived, fresh, leaning, nudged, unexplained
@@ -1263,7 +1293,7 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
         sq[targets[0]] = mover
     else:
         for i in targets:
-            sq[i] = _ink_letter(reading, i)
+            sq[i] = _ink_letter(reading, i, cfg=cfg)
     for a, b in misaligned:
         sq[a] = sq[b] = "?"
     for i in unexplained:
@@ -1274,11 +1304,11 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
     left = []
     if arrived and not vacated and not fresh:
         left = [i for i in range(90) if known[i] == "?" and i not in taken and i not in targets and change[i] > lvl
-                and dens[i] < 0.8 * ref_dens[i]]
+                and dens[i] < cfg.ink_held * ref_dens[i]]
         if not left and ref_view is not None and len(arrived) == 1:
             # (or, where the inks do not tell, the disc that left the pair: e.g. the rook between g9 and
             # h9, on a board whose empty points read like pieces, went to h5)
-            pair = _pair_left(known, taken | set(targets), view_circles(), ref_circles())
+            pair = _pair_left(known, taken | set(targets), view_circles(), ref_circles(), cfg=cfg)
             left = list(pair) if pair is not None else []
         # A piece between two points is one piece: where it left one of them, the other unsure point beside it whose
         # ink fell away too, though it changed under the level, is empty as well (e.g. the rook between
@@ -1288,8 +1318,8 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
         # characters, read 0.86 occupied by a dark piece before and after)
         left += [j for i in left for j in neighbours(i) if known[j] == "?" and j not in left and j not in taken
                  and j not in targets
-                 and ((occ[j] < 0.2 and dens[j] < 0.5 * ref_dens[j])
-                      or (ref_view is not None and _outline_gone(outlines.discs(), j, pieces_but(j))))]
+                 and ((occ[j] < cfg.ink_none and dens[j] < cfg.ink_lost * ref_dens[j])
+                      or (ref_view is not None and _outline_gone(outlines.discs(), j, pieces_but(j), cfg=cfg)))]
         for i in left:
             sq[i] = "."
     # points left unsure by an earlier snapshot and changed since: what they show now, where it is clear (a piece
@@ -1297,9 +1327,10 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
     for i in range(90):
         if (known[i] == "?" and i not in taken and i not in targets and i not in leaning and i not in left
                 and i not in straightened and i not in vacated and i not in emptied_too and change[i] > lvl):
-            centred = float(np.hypot(*(reading.offset[i] - parallax))) < 0.25
-            sq[i] = "." if occ[i] < 0.2 else (_ink_letter(reading, i) if occ[i] > 0.8 and centred else "?")
-    if nudged and ref_view is not None and len(pieces_but()) >= 6:
+            centred = float(np.hypot(*(reading.offset[i] - parallax))) < cfg.ink_centred
+            sq[i] = "." if occ[i] < cfg.ink_none else (_ink_letter(reading, i, cfg=cfg) if occ[i] > cfg.ink_plain
+                                                       and centred else "?")
+    if nudged and ref_view is not None and len(pieces_but()) >= cfg.least_standing_many:
         # A piece touched moved on its point: its round outline moved with it, or changed its shape where the hand
         # turned it. A piece whose ink peak alone shifted (a change of light or shadow over it) was not touched
         # (e.g. the false touches' discs moved 0.01-0.06 of a spacing, the
@@ -1358,11 +1389,11 @@ def _set_onto_by_outline(known: str, squares: str, placed: list[int], unsure_of:
         if squares[p] not in ("?", ".", sure) or squares[q] not in "?." or max(change[p], change[q]) <= lvl:
             continue
         standing = [k for k in range(90) if squares[k] in _CASED and k not in (p, q)]
-        if len(standing) < 5:
+        if len(standing) < cfg.least_standing:
             continue
-        was = float(np.hypot(*_disc_offset(outlines.ref(), p, standing)))
-        if (was >= cfg.misaligned_from - 0.1 and _stands_on(outlines, p, standing)
-                and _outline_gone(outlines.discs(), q, standing)):
+        was = float(np.hypot(*_disc_offset(outlines.ref(), p, standing, cfg=cfg)))
+        if (was >= cfg.misaligned_from - cfg.between_short and _stands_on(outlines, p, standing, cfg=cfg)
+                and _outline_gone(outlines.discs(), q, standing, cfg=cfg)):
             out[p], out[q] = letter, "."
             placed.append(p)
     return "".join(out), placed
@@ -1370,7 +1401,8 @@ def _set_onto_by_outline(known: str, squares: str, placed: list[int], unsure_of:
 
 def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointReading, doubted: dict[int, str],
                   unsure_of: dict[int, str], between: list[tuple[int, int]],
-                  settled: frozenset[int] = frozenset()) -> tuple[str, dict[int, str], dict[int, str], list[int]]:
+                  settled: frozenset[int] = frozenset(),
+                  cfg: TrackerConfig = DEFAULTS) -> tuple[str, dict[int, str], dict[int, str], list[int]]:
     """A snapshot's `squares` (interpreted against the `known` board) corrected where they contradict what the board
     plainly shows, and have on the last still board too (`doubted`, what it showed there; once may be a shadow):
     (squares, what they contradict now and were not corrected for, the points left unsure with the letter of the
@@ -1386,16 +1418,17 @@ def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointRe
     unsure_of = {i: c for i, c in unsure_of.items() if squares[i] == "?"}
     if len(left) == 1:
         unsure_of.update({i: known[left[0]] for pair in between for i in pair if known[i] != "?"})
-    seen, ink_only = plainly_seen(squares, outlines, reading, unsure_of, settled)
+    seen, ink_only = plainly_seen(squares, outlines, reading, unsure_of, settled, cfg=cfg)
     again = {i: c for i, c in seen.items() if doubted.get(i) == c}
     if again:
-        squares = as_plainly_seen(squares, again, reading)
+        squares = as_plainly_seen(squares, again, reading, cfg=cfg)
     return (squares, {i: c for i, c in seen.items() if i not in again},
             {i: c for i, c in unsure_of.items() if squares[i] == "?"}, ink_only)
 
 
 def plainly_seen(squares: str, outlines: Outlines, reading: PointReading, unsure_of: dict[int, str] | None = None,
-                 settled: frozenset[int] = frozenset()) -> tuple[dict[int, str], list[int]]:
+                 settled: frozenset[int] = frozenset(),
+                 cfg: TrackerConfig = DEFAULTS) -> tuple[dict[int, str], list[int]]:
     """The points where a snapshot's `squares` contradict what the board plainly shows, with what it shows: '.'
     where a piece is known and neither ink nor a round outline is there; the ink's letter (X / x, '?' where its
     colour is unsure) where the point is known empty and both are; the letter in `unsure_of` (a point left unsure by
@@ -1410,46 +1443,47 @@ def plainly_seen(squares: str, outlines: Outlines, reading: PointReading, unsure
     on the last still board, and nothing changed since). Also returned: the points where the ink alone disagrees."""
     occ = reading.occupied
     unsure_of = unsure_of or {}
-    doubt = [i for i in range(90) if (squares[i] in _CASED and occ[i] < 0.2)
-             or ((squares[i] == "." or i in unsure_of) and occ[i] > 0.8)]
+    doubt = [i for i in range(90) if (squares[i] in _CASED and occ[i] < cfg.ink_none)
+             or ((squares[i] == "." or i in unsure_of) and occ[i] > cfg.ink_plain)]
     standing = [i for i in range(90) if squares[i] in _CASED]
-    if not [i for i in doubt if i not in settled] or len(standing) < 5:
+    if not [i for i in doubt if i not in settled] or len(standing) < cfg.least_standing:
         return {}, doubt
     score, disc = outlines.view(), outlines.discs()
     median = float(np.median(disc[standing]))
     # (gone: no outline within 0.4 of the point either; a piece set down well off its point, whose ink does not
     # read, is no piece gone: e.g. the red horse set down 0.4 off d5 towards e5)
-    gone = [i for i in doubt if squares[i] in _CASED and disc[i] < 0.5 * median]
+    gone = [i for i in doubt if squares[i] in _CASED and disc[i] < cfg.outline_gone_share * median]
     if gone:
         # (and the printed lines seen there, as at the empty points: glare over a piece washes out its ink and its
         # outline, and the lines it covers stay unseen; e.g. the black horse b9 under glare, its point's
         # grey spread over 6 levels, the empty points' 60 to 75, an empty point under the same glare 26)
         empty = [i for i in range(90) if squares[i] == "."]
         lines = float(np.median(outlines.contrast(empty))) if empty else 0.0
-        gone = [i for i, c in zip(gone, outlines.contrast(gone), strict=True) if c >= 0.25 * lines]
-    wide = find_discs(score, POINTS_UV[gone], reach=0.4, px=S)[1] if gone else []
-    seen = {i: "." for i, w in zip(gone, wide, strict=True) if w < 0.5 * median}
+        gone = [i for i, c in zip(gone, outlines.contrast(gone), strict=True) if c >= cfg.lines_glare_share * lines]
+    wide = find_discs(score, POINTS_UV[gone], reach=cfg.disc_reach_gone, px=S)[1] if gone else []
+    seen = {i: "." for i, w in zip(gone, wide, strict=True) if w < cfg.outline_gone_share * median}
     # (come: not beside a known piece that does not plainly stand on its own point; that piece, moved part-way
     # towards it, is what is seen: e.g. a rook set down half-way between h0 and h1 read as a second piece)
-    seen.update({i: _ink_letter(reading, i) for i in doubt if squares[i] == "." and disc[i] > 0.8 * median
-                 and all(disc[k] > 0.8 * median for k in neighbours(i) if squares[k] in _CASED)})
+    seen.update({i: _ink_letter(reading, i, cfg=cfg) for i in doubt if squares[i] == "."
+                 and disc[i] > cfg.outline_plain * median
+                 and all(disc[k] > cfg.outline_plain * median for k in neighbours(i) if squares[k] in _CASED)})
     # (and its disc on the point, the camera's parallax removed: under 0.4 off it, where the tracker says a piece
     # stands between two points; e.g. the horse left between g7 and g8, 0.54 off g8, reads plainly at g8
     # by ink and by an outline within 0.3; a cannon set right on a7 lay 0.30 off it)
-    came = [i for i in doubt if i in unsure_of and disc[i] > 0.8 * median
-            and float(np.hypot(*_disc_offset(score, i, standing))) < 0.4]
+    came = [i for i in doubt if i in unsure_of and disc[i] > cfg.outline_plain * median
+            and float(np.hypot(*_disc_offset(score, i, standing, cfg=cfg))) < cfg.plainly_on_within]
     if len(came) == 1:  # (two: the one piece cannot stand on both)
         c = came[0]
         seen[c] = unsure_of[c]
         # and the point it was between it and a neighbour is empty (e.g. the cannon b7-a7 reported between
         # the two, b7's cannon marks reading as ink)
         seen.update({k: "." for k in neighbours(c) if squares[k] == "?" and unsure_of.get(k) == unsure_of[c]})
-    if len(seen) > 3:
+    if len(seen) > cfg.plainly_most:
         return {}, doubt
     return seen, [i for i in doubt if i not in seen]
 
 
-def as_plainly_seen(squares: str, seen: dict[int, str], reading: PointReading) -> str:
+def as_plainly_seen(squares: str, seen: dict[int, str], reading: PointReading, cfg: TrackerConfig = DEFAULTS) -> str:
     """`squares` with the points of `seen` set to what they show; where exactly one known piece is gone and one
     piece stands where none was known, of its colour or of a colour unsure, that piece went there (a move missed):
     it keeps its letter."""
@@ -1459,7 +1493,7 @@ def as_plainly_seen(squares: str, seen: dict[int, str], reading: PointReading) -
     gone = [i for i, c in seen.items() if c == "."]
     come = [i for i, c in seen.items() if c != "." and squares[i] == "."]
     if len(gone) == 1 and len(come) == 1:
-        colour = _sure_colour(reading, come[0])
+        colour = _sure_colour(reading, come[0], cfg=cfg)
         if colour is None or colour == squares[gone[0]].isupper():
             out[come[0]] = squares[gone[0]]
     return "".join(out)

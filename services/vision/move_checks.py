@@ -10,6 +10,7 @@ from .grid import neighbours
 from .occupancy import PointReading
 from .point_evidence import _clearly_most, _disc_rise, _sure_colour
 from .reach import reach
+from .settings import DEFAULTS, TrackerConfig
 from .squares import _CASED
 
 
@@ -33,7 +34,7 @@ def _may_take(known: str, src: int, dst: int) -> bool:
 
 
 def _changed_most(candidates: list[int], change: np.ndarray, lvl: float, reading: PointReading,
-                  ref_reading: PointReading | None) -> int | None:
+                  ref_reading: PointReading | None, cfg: TrackerConfig = DEFAULTS) -> int | None:
     """The one of `candidates` whose point changed clearly most (more than twice the next), by at least half the
     change level; or the only candidate, changed by a quarter of it, whose ink fell to under half (a point that
     read dimly already: a dark corner, or a piece whose ink does not read replacing one whose ink did)."""
@@ -41,12 +42,12 @@ def _changed_most(candidates: list[int], change: np.ndarray, lvl: float, reading
         return None
     order = sorted(candidates, key=lambda k: -change[k])
     best = order[0]
-    if len(order) > 1 and change[best] <= 2 * change[order[1]]:
+    if len(order) > 1 and change[best] <= cfg.clear_margin * change[order[1]]:
         return None
-    if change[best] > 0.5 * lvl:
+    if change[best] > cfg.change_half * lvl:
         return best
-    faded = ref_reading is not None and reading.density[best] < 0.5 * ref_reading.density[best]
-    return best if len(order) == 1 and faded and change[best] > 0.25 * lvl else None
+    faded = ref_reading is not None and reading.density[best] < cfg.ink_lost * ref_reading.density[best]
+    return best if len(order) == 1 and faded and change[best] > cfg.change_quarter * lvl else None
 
 
 def _where_it_could_go(known: str, src: int, arrived: list[int], change: np.ndarray, lvl: float) -> list[int]:
@@ -80,29 +81,31 @@ def _reaches_past(known: str, src: int, dst: int, other: int) -> bool:
     return _reaches("".join(board), src, dst)
 
 
-def _takes(known: str, src: int, dst: int, reading: PointReading) -> bool:
+def _takes(known: str, src: int, dst: int, reading: PointReading, cfg: TrackerConfig = DEFAULTS) -> bool:
     """The piece from `src` took on `dst`: the other side's piece stood there and `dst` now surely shows the mover's
     colour."""
     return (known[src] in _CASED and known[dst] in _CASED and known[src].isupper() != known[dst].isupper()
-            and _sure_colour(reading, dst) == known[src].isupper())
+            and _sure_colour(reading, dst, cfg=cfg) == known[src].isupper())
 
 
-def _turned(known: str, src: int, dst: int, reading: PointReading, ref_reading: PointReading | None) -> bool:
+def _turned(known: str, src: int, dst: int, reading: PointReading, ref_reading: PointReading | None,
+            cfg: TrackerConfig = DEFAULTS) -> bool:
     """The piece from `src` may have taken on `dst`: the other side's piece stood there, read surely as its colour
     on the last still board, and `dst` now reads on the mover's side of even (not surely: weaker than `_takes`)."""
     if ref_reading is None or known[src] not in _CASED or known[dst] not in _CASED:
         return False
     mover_red = known[src].isupper()
-    if mover_red == known[dst].isupper() or _sure_colour(ref_reading, dst) != (not mover_red):
+    if mover_red == known[dst].isupper() or _sure_colour(ref_reading, dst, cfg=cfg) != (not mover_red):
         return False
     # (or its redness moved half-way over towards the mover's: the colour scale is this frame's, and one piece's
     # ink in another's place can read short of even on a board whose colours split poorly)
     rose = float(reading.red[dst] - ref_reading.red[dst])
-    return bool(reading.red[dst] > 0.5) == mover_red or (rose > 0.3 if mover_red else rose < -0.3)
+    return bool(reading.red[dst] > cfg.red_even) == mover_red or (rose > cfg.red_swing if mover_red
+                                                                  else rose < -cfg.red_swing)
 
 
 def _taken_under_glare(known: str, reading: PointReading, ref_reading: PointReading, fell: np.ndarray,
-                       change: np.ndarray, lvl: float) -> tuple[int, int] | None:
+                       change: np.ndarray, lvl: float, cfg: TrackerConfig = DEFAULTS) -> tuple[int, int] | None:
     """A capture under glare, where no point changed at the level `lvl`: (the taker's point, the taken one).
 
     The taken piece's point read no ink on the last still board (the glare over its disc) and now plainly shows a
@@ -110,16 +113,16 @@ def _taken_under_glare(known: str, reading: PointReading, ref_reading: PointRead
     which could take there, is the taker, though its point changed under the level (e.g. the black
     rook c5 took the red rook on d5, which had read 0.05 occupied and now 1.00 and surely dark; c5 changed 0.099 at
     the level 0.109, its outline fell 0.26, no other piece's more than 0.09)."""
-    shows = [j for j in range(90) if known[j] in _CASED and ref_reading.occupied[j] < 0.2
-             and reading.occupied[j] > 0.8 and _sure_colour(reading, j) == (not known[j].isupper())]
-    src = _clearly_most(fell, 0.2)
-    if len(shows) == 1 and src is not None and change[src] > 0.5 * lvl and _may_take(known, src, shows[0]):
+    shows = [j for j in range(90) if known[j] in _CASED and ref_reading.occupied[j] < cfg.ink_none
+             and reading.occupied[j] > cfg.ink_plain and _sure_colour(reading, j, cfg=cfg) == (not known[j].isupper())]
+    src = _clearly_most(fell, cfg.outline_fall_weak, cfg=cfg)
+    if len(shows) == 1 and src is not None and change[src] > cfg.change_half * lvl and _may_take(known, src, shows[0]):
         return src, shows[0]
     return None
 
 
 def _disc_came(score: np.ndarray, ref_score: np.ndarray, known: str, taken: set[int], src: int,
-               change: np.ndarray) -> int | None:
+               change: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> int | None:
     """The empty point near which a piece's round outline came since the last still board, looked for within 0.7 of
     each point (a disc set down half-way between two points lies 0.5 from each): the one whose strongest circle
     rose most among the points the piece from `src` could go to, by at least 0.2 and more than twice any other's of
@@ -135,11 +138,12 @@ def _disc_came(score: np.ndarray, ref_score: np.ndarray, known: str, taken: set[
     could = [i for i in empty if _reaches(known, src, i)]
     if not could or len(empty) < 2:
         return None
-    rise = dict(zip(empty, _disc_rise(score, ref_score, empty).tolist(), strict=True))
+    rise = dict(zip(empty, _disc_rise(score, ref_score, empty, cfg=cfg).tolist(), strict=True))
     best = max(could, key=lambda k: rise[k])
     near = {best, *neighbours(best), *neighbours(src)}
-    if rise[best] < 0.2 or any((2 * rise[k] if k in could else rise[k]) > rise[best] for k in empty if k not in near):
+    if rise[best] < cfg.outline_rise or any((cfg.clear_margin * rise[k] if k in could else rise[k]) > rise[best]
+                                            for k in empty if k not in near):
         return None
-    if change[best] < 2 * float(np.median(change)):
+    if change[best] < cfg.came_change_typical * float(np.median(change)):
         return None
     return best

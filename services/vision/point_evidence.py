@@ -11,7 +11,7 @@ from .detect import circle_score, find_discs, fit_parallax, parallax_centres
 from .frames import _change_map, _pt
 from .grid import POINTS_UV, neighbours
 from .occupancy import POINTS_PX, PointReading, S, windows
-from .settings import TrackerConfig
+from .settings import DEFAULTS, TrackerConfig
 from .squares import _CASED
 
 
@@ -20,8 +20,9 @@ class Outlines:
     computed once, when a rule first asks for it (most snapshots need neither). The last one's may be given (carried
     in the tracker's state from when its view was current)."""
 
-    def __init__(self, view: np.ndarray, ref_view: np.ndarray | None, ref_score: np.ndarray | None = None) -> None:
-        self._view, self._ref_view = view, ref_view
+    def __init__(self, view: np.ndarray, ref_view: np.ndarray | None, ref_score: np.ndarray | None = None,
+                 cfg: TrackerConfig = DEFAULTS) -> None:
+        self._view, self._ref_view, self._cfg = view, ref_view, cfg
         self._score: np.ndarray | None = None
         self._ref_score = ref_score
         self._discs: np.ndarray | None = None
@@ -44,13 +45,13 @@ class Outlines:
     def discs(self) -> np.ndarray:
         """Per point, the view's strongest circle within 0.3 of it (_point_discs)."""
         if self._discs is None:
-            self._discs = _point_discs(self.view())
+            self._discs = _point_discs(self.view(), cfg=self._cfg)
         return self._discs
 
     def ref_discs(self) -> np.ndarray:
         """Per point, the last still board's strongest circle within 0.3 of it."""
         if self._ref_discs is None:
-            self._ref_discs = _point_discs(self.ref())
+            self._ref_discs = _point_discs(self.ref(), cfg=self._cfg)
         return self._ref_discs
 
     def rise(self) -> np.ndarray:
@@ -86,10 +87,10 @@ def _between(off_i: np.ndarray, off_j: np.ndarray, d: np.ndarray, parallax: np.n
     stop short of a piece half-way, so their sum falls to 0.6-0.7 spacing for some: requiring 0.85 lost 3 of 13
     pieces half-way on e.g. to drop a few false reports at corners.)"""
     pi, pj = float(np.dot(off_i, d)), float(np.dot(off_j, -d))
-    if not 0.7 <= pi + pj <= 1.3:
+    if not cfg.peaks_sum_least <= pi + pj <= cfg.peaks_sum_most:
         return False
     t = (pi - pj + 1.0) / 2.0 - float(np.dot(parallax, d))  # the centre's place from i (0) to j (1)
-    margin = cfg.misaligned_from - 0.05  # the peaks are found to a pixel or two (~0.05 spacing)
+    margin = cfg.misaligned_from - cfg.found_to  # the peaks are found to a pixel or two (~0.05 spacing)
     return margin <= t <= 1.0 - margin
 
 
@@ -107,7 +108,7 @@ def _line_arms(i: int) -> list[tuple[int, int]]:
     return arms
 
 
-def _line_contrast(grey: np.ndarray, i: int) -> float:
+def _line_contrast(grey: np.ndarray, i: int, cfg: TrackerConfig = DEFAULTS) -> float:
     """How plainly point i shows the board's printed lines in the view `grey`: the wood beside its lines (22.5
     degrees off each, clear of the palace's diagonals) less the lines themselves, 0.22-0.46 of a spacing out, where a
     piece on the point covers them and a lifted one leaves them bare (median grey levels; about 0 where a piece,
@@ -116,7 +117,7 @@ def _line_contrast(grey: np.ndarray, i: int) -> float:
     h, w = grey.shape[:2]
     on, off = [], []
     c, s = float(np.cos(np.pi / 8)), float(np.sin(np.pi / 8))
-    for r in np.arange(0.22, 0.46, 0.04) * S:
+    for r in np.arange(cfg.lines_from, cfg.lines_to, cfg.lines_step) * S:
         for dx, dy in _line_arms(i):
             on.append(grey[min(h - 1, round(y0 + dy * r)), min(w - 1, round(x0 + dx * r))])
             for sn in (s, -s):
@@ -125,11 +126,11 @@ def _line_contrast(grey: np.ndarray, i: int) -> float:
     return float(np.median(off) - np.median(on))
 
 
-def _lines_hidden(contrast: float, bare: list[float], share: float) -> bool:
+def _lines_hidden(contrast: float, bare: list[float], share: float, cfg: TrackerConfig = DEFAULTS) -> bool:
     """A point whose printed lines show with `contrast` (`_line_contrast`) has them hidden: under `share` of the
     median of the empty points clear of the hand (`bare`). With fewer than five such points there is no typical to
     judge by (a hand over nearly the whole board), so nothing counts as hidden."""
-    if len(bare) < 5:
+    if len(bare) < cfg.lines_least_bare:
         return False
     return contrast < share * float(np.median(bare))
 
@@ -139,19 +140,20 @@ def _on_edge(i: int) -> bool:
     return i % 9 in (0, 8) or i // 9 in (0, 9)
 
 
-def _sure_colour(reading: PointReading, i: int) -> bool | None:
+def _sure_colour(reading: PointReading, i: int, cfg: TrackerConfig = DEFAULTS) -> bool | None:
     """True / False where point i's ink is surely red / dark, None where unsure."""
     red = reading.red[i]
-    return True if red > 0.8 else False if red < 0.2 else None
+    return True if red > cfg.red_sure else False if red < cfg.dark_sure else None
 
 
-def _colour_turned(known: str, i: int, reading: PointReading, ref_reading: PointReading) -> bool:
+def _colour_turned(known: str, i: int, reading: PointReading, ref_reading: PointReading,
+                   cfg: TrackerConfig = DEFAULTS) -> bool:
     """Point i's piece read surely its own side's colour on the last still board and surely the other side's now
     (another piece took its place)."""
     if known[i] not in _CASED:
         return False
     red = known[i].isupper()
-    return _sure_colour(ref_reading, i) == red and _sure_colour(reading, i) == (not red)
+    return _sure_colour(ref_reading, i, cfg=cfg) == red and _sure_colour(reading, i, cfg=cfg) == (not red)
 
 
 def _ink_order(reading: PointReading, squares: str) -> float:
@@ -166,39 +168,45 @@ def _ink_order(reading: PointReading, squares: str) -> float:
     return float(np.mean(reading.density[want][:, None] > reading.density[~want][None, :]))
 
 
-def _left_by_a_piece(i: int, ref_reading: PointReading | None, reading: PointReading) -> bool:
+def _left_by_a_piece(i: int, ref_reading: PointReading | None, reading: PointReading,
+                     cfg: TrackerConfig = DEFAULTS) -> bool:
     """Point i showed a piece on the last still board and has lost most of its ink: a piece left it."""
-    return (ref_reading is not None and ref_reading.occupied[i] > 0.5
-            and reading.density[i] < 0.5 * ref_reading.density[i])
+    return (ref_reading is not None and ref_reading.occupied[i] > cfg.ink_piece
+            and reading.density[i] < cfg.ink_lost * ref_reading.density[i])
 
 
-def _stands_on(outlines: Outlines, i: int, pieces: list[int], *, before: bool = False, within: float = 0.3) -> bool:
+def _stands_on(outlines: Outlines, i: int, pieces: list[int], *, before: bool = False, within: float | None = None,
+               cfg: TrackerConfig = DEFAULTS) -> bool:
     """A piece's round outline stands plainly on point i: as strong as the standing `pieces`' (`_outline_gone`
-    not), centred within `within` of the point (0.3: where a piece set down carelessly or touched stands). `before`:
-    on the last still board's view instead of this one's."""
+    not), centred within `within` of the point (`stands_within` where not given: where a piece set down carelessly
+    or touched stands). `before`: on the last still board's view instead of this one's."""
+    within = cfg.stands_within if within is None else within
     discs, score = (outlines.ref_discs(), outlines.ref()) if before else (outlines.discs(), outlines.view())
-    return not _outline_gone(discs, i, pieces) and float(np.hypot(*_disc_offset(score, i, pieces))) < within
+    return (not _outline_gone(discs, i, pieces, cfg=cfg)
+            and float(np.hypot(*_disc_offset(score, i, pieces, cfg=cfg))) < within)
 
 
 def _outline_moved(outlines: Outlines, i: int, pieces: list[int], cfg: TrackerConfig) -> bool:
     """The round outline nearest point i moved since the last still board by `touch_moved` of a spacing or more, or
     fell by `lift_outline_fall` (a piece turned or tilted by the hand): the piece there was touched."""
-    now, then = _disc_offset(outlines.view(), i, pieces), _disc_offset(outlines.ref(), i, pieces)
+    now, then = _disc_offset(outlines.view(), i, pieces, cfg=cfg), _disc_offset(outlines.ref(), i, pieces, cfg=cfg)
     # (an outline found most of a spacing off is a neighbour's, stronger than this piece's own: a piece set down
     # beside it, e.g. the black cannon b7-b6 beside the pawn a6, whose nearest outline was then
     # found 0.92 off towards b6, read as the pawn touched. A piece touched stays on its point; one moved that far is
     # half-way, which is told apart elsewhere)
-    own = max(float(np.hypot(*now)), float(np.hypot(*then))) < 0.6
+    own = max(float(np.hypot(*now)), float(np.hypot(*then))) < cfg.outline_own
     return ((own and float(np.hypot(*(now - then))) >= cfg.touch_moved)
             or float(outlines.rise()[i]) <= -cfg.lift_outline_fall)
 
 
 def _plain_disc_near(score: np.ndarray, points: list[int], discs: np.ndarray, standing: list[int],
-                     share: float = 0.8) -> bool:
+                     share: float | None = None, cfg: TrackerConfig = DEFAULTS) -> bool:
     """A round outline as plain as the standing pieces' (`share` of their median, `discs` per point) is centred within
     0.7 of one of `points` (a piece half-way between two points stands 0.5 from each): where none is, the strongest
-    circle nearby is the board's own print or its noise, and where it lies tells nothing."""
-    _, near = find_discs(score, POINTS_UV[points], reach=0.7, px=S)
+    circle nearby is the board's own print or its noise, and where it lies tells nothing. (`share`: `outline_plain`
+    where not given.)"""
+    share = cfg.outline_plain if share is None else share
+    _, near = find_discs(score, POINTS_UV[points], reach=cfg.disc_reach_near, px=S)
     return float(near.max()) >= share * float(np.median(discs[standing]))
 
 
@@ -216,30 +224,30 @@ def _disc_at_middle(score: np.ndarray, a: int, b: int, pieces: list[int], cfg: T
     circle within 0.7 may be another's: e.g. the rook i8-d8 left half-way towards d7, its disc
     0.61 at 0.48 from d8; from d7 a stronger circle of the board's print 0.55 towards d6 was found, and the rook
     was read as set down on d8.)"""
-    if len(pieces) < 5:
+    if len(pieces) < cfg.least_standing:
         return False
-    found, plain = find_discs(score, POINTS_UV[pieces], reach=0.3, px=S)
+    found, plain = find_discs(score, POINTS_UV[pieces], reach=cfg.disc_reach_on, px=S)
     par = fit_parallax(POINTS_UV[pieces], found)
     mid = (POINTS_UV[a] + POINTS_UV[b]) / 2.0
     seen = parallax_centres(mid[None], par)[0]
-    centre, value = find_discs(score, seen[None], reach=0.3, px=S)
+    centre, value = find_discs(score, seen[None], reach=cfg.disc_reach_on, px=S)
     # (and stronger there than on either point: the shoulder of a disc standing on a point also peaks in the window)
-    _, on_points = find_discs(score, POINTS_UV[[a, b]] + (seen - mid), reach=0.15, px=S)
+    _, on_points = find_discs(score, POINTS_UV[[a, b]] + (seen - mid), reach=cfg.disc_reach_point, px=S)
     off = centre[0] - (seen - mid) - POINTS_UV[a]  # the disc's foot, from a
     d = POINTS_UV[b] - POINTS_UV[a]
     along = float(np.dot(off, d)) / float(np.dot(d, d))
     across = abs(float(off[0] * d[1] - off[1] * d[0])) / float(np.hypot(*d))
-    margin = cfg.misaligned_from - 0.05  # (as `_between`: found to a pixel or two)
-    return (margin <= along <= 1.0 - margin and across < 0.2 and float(value[0]) > float(on_points.max())
-            and float(value[0]) >= 0.8 * float(np.median(plain)))
+    margin = cfg.misaligned_from - cfg.found_to  # (as `_between`: found to a pixel or two)
+    return (margin <= along <= 1.0 - margin and across < cfg.middle_across and float(value[0]) > float(on_points.max())
+            and float(value[0]) >= cfg.outline_plain * float(np.median(plain)))
 
 
 def _half_way_towards(score: np.ndarray, i: int, pieces: list[int], cfg: TrackerConfig) -> int | None:
     """The neighbour of point i that the disc nearest i stands half-way towards: its centre (`_disc_offset`)
     `misaligned_from` or more off i along the line to it, and under 0.3 to the side of that line; None where the
     disc stands on i or by neither point."""
-    off = _disc_offset(score, i, pieces)
-    j = _towards(i, off) if float(np.hypot(*off)) >= cfg.misaligned_from else None
+    off = _disc_offset(score, i, pieces, cfg=cfg)
+    j = _towards(i, off, cfg=cfg) if float(np.hypot(*off)) >= cfg.misaligned_from else None
     if j is None:
         return None
     # (and on the line between the two: a disc found 0.3 or more to the side of it stands by neither, it is another
@@ -247,92 +255,100 @@ def _half_way_towards(score: np.ndarray, i: int, pieces: list[int], cfg: Tracker
     # read as the horse between d4 and d3)
     d = POINTS_UV[j] - POINTS_UV[i]
     across = abs(float(off[0] * d[1] - off[1] * d[0]))
-    return j if across < 0.3 else None
+    return j if across < cfg.towards_across else None
 
 
-def _disc_offset(score: np.ndarray, i: int, pieces: list[int]) -> np.ndarray:
+def _disc_offset(score: np.ndarray, i: int, pieces: list[int], cfg: TrackerConfig = DEFAULTS) -> np.ndarray:
     """How far off point i the round outline nearest it is centred (board-plane spacings, looked for within 0.7 in
     the view's circle score `score`), the camera's parallax removed: the top faces of the standing `pieces` are seen
     displaced from their points, more the further they stand from the middle of the view (a homothety fitted to
     their outlines)."""
-    found, _ = find_discs(score, POINTS_UV[pieces], reach=0.3, px=S)
+    found, _ = find_discs(score, POINTS_UV[pieces], reach=cfg.disc_reach_on, px=S)
     seen = parallax_centres(POINTS_UV[i:i + 1], fit_parallax(POINTS_UV[pieces], found))[0]
-    centre, _ = find_discs(score, POINTS_UV[i:i + 1], reach=0.7, px=S)
+    centre, _ = find_discs(score, POINTS_UV[i:i + 1], reach=cfg.disc_reach_near, px=S)
     return centre[0] - seen
 
 
-def _outline_gone(disc: np.ndarray, i: int, pieces: list[int]) -> bool:
+def _outline_gone(disc: np.ndarray, i: int, pieces: list[int], cfg: TrackerConfig = DEFAULTS) -> bool:
     """No piece's round outline is centred near point i any more: its score is under half the median of the
     pieces still standing (`pieces`; at least five to judge by). Measured on e.g. standing pieces 0.59-0.79,
     empty points up to 0.52, the emptied pawn point 0.23."""
-    if len(pieces) < 5:
+    if len(pieces) < cfg.least_standing:
         return False
-    return bool(disc[i] < 0.5 * float(np.median(disc[pieces])))
+    return bool(disc[i] < cfg.outline_gone_share * float(np.median(disc[pieces])))
 
 
-def _outline_scores(view: np.ndarray) -> np.ndarray:
+def _outline_scores(view: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> np.ndarray:
     """Per point, how much a piece-sized circle is centred near it in the canonical view (detect's circle score;
     a piece's round outline shows where its ink does not)."""
-    return _point_discs(circle_score(view, px=S))
+    return _point_discs(circle_score(view, px=S), cfg=cfg)
 
 
-def _point_discs(score: np.ndarray) -> np.ndarray:
+def _point_discs(score: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> np.ndarray:
     """Per point, the strongest circle in a view's circle score within 0.3 spacing of it (the top faces stand a
     little off their points)."""
-    _, disc = find_discs(score, POINTS_UV, reach=0.3, px=S)
+    _, disc = find_discs(score, POINTS_UV, reach=cfg.disc_reach_on, px=S)
     return disc
 
 
-def _disc_rise(score: np.ndarray, ref_score: np.ndarray, points: list[int]) -> np.ndarray:
+def _disc_rise(score: np.ndarray, ref_score: np.ndarray, points: list[int],
+               cfg: TrackerConfig = DEFAULTS) -> np.ndarray:
     """How much the strongest circle within 0.7 of each of `points` rose since the last still board (a disc set
     down half-way between two points lies 0.5 from each)."""
-    _, now = find_discs(score, POINTS_UV[points], reach=0.7, px=S)
-    _, was = find_discs(ref_score, POINTS_UV[points], reach=0.7, px=S)
+    _, now = find_discs(score, POINTS_UV[points], reach=cfg.disc_reach_near, px=S)
+    _, was = find_discs(ref_score, POINTS_UV[points], reach=cfg.disc_reach_near, px=S)
     return now - was
 
 
-def _outline_left(known: str, outlines: Outlines, at_least: float = 0.3) -> int | None:
+def _outline_left(known: str, outlines: Outlines, at_least: float | None = None,
+                  cfg: TrackerConfig = DEFAULTS) -> int | None:
     """The one piece whose round outline left its point: fell by `at_least` (of a circle score whose standing pieces
     reach about 0.9) and by twice as much as any other piece's, and gone (`_outline_gone`). A board in full glare
     washes the characters out and a move changes its points under the change level; the pieces' rims still show
     (e.g. the black cannon b7-c7 changed b7 0.022 and c7 0.047 at the level 0.09; its outline fell 0.45 at
-    b7 and rose 0.58 at c7, elsewhere under 0.11; the red rook b7-b3, b7 unchanged over the level)."""
+    b7 and rose 0.58 at c7, elsewhere under 0.11; the red rook b7-b3, b7 unchanged over the level). (`at_least`:
+    `glare_outline_change` where not given.)"""
+    at_least = cfg.glare_outline_change if at_least is None else at_least
     pieces = [i for i in range(90) if known[i] in _CASED]
-    if len(pieces) < 6:
+    if len(pieces) < cfg.least_standing_many:
         return None
     rise = outlines.rise()
     fell = sorted(pieces, key=lambda i: rise[i])
     src = fell[0]
-    if -rise[src] < at_least or -rise[src] < -2 * rise[fell[1]]:
+    if -rise[src] < at_least or -rise[src] < -cfg.clear_margin * rise[fell[1]]:
         return None
-    return src if _outline_gone(outlines.discs(), src, fell[1:]) else None
+    return src if _outline_gone(outlines.discs(), src, fell[1:], cfg=cfg) else None
 
 
-def _outline_came(known: str, outlines: Outlines, at_least: float = 0.3) -> int | None:
+def _outline_came(known: str, outlines: Outlines, at_least: float | None = None,
+                  cfg: TrackerConfig = DEFAULTS) -> int | None:
     """The one empty point where a round outline came and stands (risen by `at_least` and twice as much as at any
     other empty point; see `_outline_left`)."""
+    at_least = cfg.glare_outline_change if at_least is None else at_least
     rise = outlines.rise()
     came = sorted((i for i in range(90) if known[i] == "."), key=lambda i: -rise[i])
     pieces = [i for i in range(90) if known[i] in _CASED]
-    if len(came) < 2 or len(pieces) < 6:
+    if len(came) < 2 or len(pieces) < cfg.least_standing_many:
         return None
     dst = came[0]
-    if rise[dst] < at_least or rise[dst] < 2 * rise[came[1]]:
+    if rise[dst] < at_least or rise[dst] < cfg.clear_margin * rise[came[1]]:
         return None
-    return dst if _stands_on(outlines, dst, pieces) else None
+    return dst if _stands_on(outlines, dst, pieces, cfg=cfg) else None
 
 
 def _pair_emptied(known: str, taken: set[int], occ: np.ndarray, dens: np.ndarray,
-                  ref_dens: np.ndarray) -> tuple[int, int] | None:
+                  ref_dens: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> tuple[int, int] | None:
     """The one pair of neighbouring unsure points (a piece left between them) that both read under half a piece now,
     one of them having lost half its ink or more; None where no pair or several did."""
     pairs = [(a, b) for a in range(90) for b in neighbours(a) if a < b and known[a] == known[b] == "?"
-             and a not in taken and b not in taken and occ[a] < 0.5 and occ[b] < 0.5
-             and min(dens[a] / max(ref_dens[a], 1e-3), dens[b] / max(ref_dens[b], 1e-3)) < 0.5]
+             and a not in taken and b not in taken and occ[a] < cfg.ink_piece and occ[b] < cfg.ink_piece
+             and min(dens[a] / max(ref_dens[a], cfg.density_floor),
+                     dens[b] / max(ref_dens[b], cfg.density_floor)) < cfg.ink_lost]
     return pairs[0] if len(pairs) == 1 else None
 
 
-def _pair_left(known: str, taken: set[int], score: np.ndarray, ref_score: np.ndarray) -> tuple[int, int] | None:
+def _pair_left(known: str, taken: set[int], score: np.ndarray, ref_score: np.ndarray,
+               cfg: TrackerConfig = DEFAULTS) -> tuple[int, int] | None:
     """The two neighbouring unsure points (a piece left between them) whose disc left: the strongest circles near
     the two (within 0.7, as a disc half-way lies 0.5 from each) fell by 0.1 or more together, and at no other pair
     by half as much (a disc half-way is found weakly from both points: e.g. the rook between a3 and b3
@@ -342,51 +358,51 @@ def _pair_left(known: str, taken: set[int], score: np.ndarray, ref_score: np.nda
     if not pairs:
         return None
     points = sorted({k for pair in pairs for k in pair})
-    fell = dict(zip(points, (-_disc_rise(score, ref_score, points)).tolist(), strict=True))
+    fell = dict(zip(points, (-_disc_rise(score, ref_score, points, cfg=cfg)).tolist(), strict=True))
     by = sorted(pairs, key=lambda p: -(fell[p[0]] + fell[p[1]]))
     best = fell[by[0][0]] + fell[by[0][1]]
-    if best < 0.1 or (len(by) > 1 and 2 * (fell[by[1][0]] + fell[by[1][1]]) > best):
+    if best < cfg.pair_fall or (len(by) > 1 and cfg.clear_margin * (fell[by[1][0]] + fell[by[1][1]]) > best):
         return None
     return by[0]
 
 
-def _clearly_most(values: np.ndarray, at_least: float) -> int | None:
+def _clearly_most(values: np.ndarray, at_least: float, cfg: TrackerConfig = DEFAULTS) -> int | None:
     """The point whose value is largest where it is at least `at_least` and more than twice every other point's."""
     order = np.argsort(-values, kind="stable")
     best = int(order[0])
-    if values[best] < at_least or 2 * float(values[order[1]]) > float(values[best]):
+    if values[best] < at_least or cfg.clear_margin * float(values[order[1]]) > float(values[best]):
         return None
     return best
 
 
-def _implausible(reading: PointReading) -> str | None:
+def _implausible(reading: PointReading, cfg: TrackerConfig = DEFAULTS) -> str | None:
     """Why a first reading cannot be a Xiangqi position (more than 32 pieces, far more than 16 of a colour)."""
-    occ = reading.occupied > 0.5
-    red = occ & (reading.red > 0.5)
-    black = occ & (reading.red <= 0.5)
-    if occ.sum() > 32:
+    occ = reading.occupied > cfg.ink_piece
+    red = occ & (reading.red > cfg.red_even)
+    black = occ & (reading.red <= cfg.red_even)
+    if occ.sum() > cfg.most_pieces:
         return f"{int(occ.sum())} points read as pieces (at most 32)"
     # colours are read less surely than occupancy: only a clear excess counts
-    if red.sum() > 20 or black.sum() > 20:
+    if red.sum() > cfg.most_of_a_side or black.sum() > cfg.most_of_a_side:
         return f"{int(red.sum())} red and {int(black.sum())} black pieces read (at most 16 each)"
     return None
 
 
-def _ink_letter(reading: PointReading, i: int) -> str:
+def _ink_letter(reading: PointReading, i: int, cfg: TrackerConfig = DEFAULTS) -> str:
     t = reading.types[i]
     red = reading.red[i]
-    if t is not None and reading.type_conf[i] > 0.8 and t.isupper() == (red > 0.5):
+    if t is not None and reading.type_conf[i] > cfg.type_sure and t.isupper() == (red > cfg.red_even):
         return t
-    if red > 0.8:
+    if red > cfg.red_sure:
         return "X"
-    if red < 0.2:
+    if red < cfg.dark_sure:
         return "x"
     return "?"
 
 
-def _towards(i: int, off: np.ndarray) -> int | None:
+def _towards(i: int, off: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> int | None:
     """The neighbour of point i in the direction of `off` (board-plane spacings: +u = towards file i, +v down)."""
-    best, best_cos = None, 0.75  # within 41 degrees of a line: the four neighbours lie 90 degrees apart
+    best, best_cos = None, cfg.towards_cos  # within 41 degrees of a line: the four neighbours lie 90 degrees apart
     for j in neighbours(i):
         d = POINTS_UV[j] - POINTS_UV[i]
         cos = float(np.dot(d, off) / (np.linalg.norm(off) + 1e-9))
@@ -398,13 +414,13 @@ def _towards(i: int, off: np.ndarray) -> int | None:
 def _change_level(change: np.ndarray, cfg: TrackerConfig) -> float:
     """How much a point must change to count as changed: the configured level, or three times the board's typical
     change where the light changed the whole board."""
-    return max(cfg.change_level, 3.0 * float(np.median(change)))
+    return max(cfg.change_level, cfg.typical_change_times * float(np.median(change)))
 
 
-def _point_change(ref: np.ndarray, view: np.ndarray) -> np.ndarray:
+def _point_change(ref: np.ndarray, view: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> np.ndarray:
     """Per point: mean normalised appearance change within the disc (0.4 spacing)."""
     d = _change_map(ref, view)
-    r = round(0.4 * S)
+    r = round(cfg.change_disc * S)
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
     disc = (xx ** 2 + yy ** 2) <= r * r
     pts = np.array([_pt(i) for i in range(90)])

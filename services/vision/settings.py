@@ -82,3 +82,139 @@ class TrackerConfig:
     lift_ink_left: float = 0.4  # ... keeps under this share of its own ink, ...
     lift_ink_typical: float = 0.5  # ... and its ink was at least this share of the pieces' median (a faint
     # piece's reading is mostly noise)
+    # -- a point's ink (point_evidence.py, interpret.py, move_checks.py): occupancy and redness read 0..1 on the
+    # board's own scale (`occupancy.PointReading`); density is the raw ink, compared with the same point's on the
+    # last still board
+    ink_piece: float = 0.5  # occupancy over which a point reads as holding a piece
+    ink_plain: float = 0.8  # ... over which it plainly holds one (ink and outline agreeing about a piece were never
+    # wrong on six hard games' still boards, 12,000 points)
+    ink_none: float = 0.2  # ... under which it plainly holds none
+    ink_trace: float = 0.05  # ... under which not a trace of a piece is left (an emptied point's printed marks and
+    # an edge point's frame read more)
+    ink_rim: float = 0.02  # the least occupancy of a point that half a disc stands over (a piece between two points)
+    ink_faint: float = 0.15  # the least occupancy at which a piece that reads faintly may have arrived
+    ink_under_scale: float = 0.3  # the least occupancy (up to `ink_piece`) of an arrival whose ink rose many-fold,
+    # though it reads under the board's piece scale (a board whose edge points read like pieces sets it high)
+    ink_centred: float = 0.25  # an ink peak this near its point (spacings, parallax removed) is centred on it, not
+    # leaning over from a neighbour's piece
+    red_sure: float = 0.8  # redness over which a point's ink is surely red
+    dark_sure: float = 0.2  # redness under which it is surely dark
+    red_even: float = 0.5  # redness over which a point reads on the red side
+    red_swing: float = 0.3  # redness that rose (fell) this much moved half-way over to the other side's colour (one
+    # piece's ink in another's place, on a board whose colours split poorly)
+    type_sure: float = 0.8  # the piece classifier's confidence over which a point's type is taken
+    ink_lost: float = 0.5  # a point's ink density under this share of the last still board's: its piece left
+    ink_left: float = 0.6  # ... under this share where some ink stays (an edge point's frame, a dim piece)
+    ink_fell_light: float = 0.7  # ... under this share where the light changed the whole board
+    ink_most_gone: float = 0.25  # ... under this share: most of its ink is gone
+    ink_all_gone: float = 0.1  # ... under this share: all of it
+    ink_held: float = 0.8  # a point's ink density at least this share of the last still board's: it kept its ink
+    ink_all_kept: float = 0.9  # ... this share: a touched piece that kept all of it
+    ink_rose: float = 1.3  # a point's ink density over this multiple of the last still board's: ink arrived
+    ink_rose_faint: float = 1.5  # ... this multiple, for a piece that arrives reading faintly
+    ink_doubled: float = 2.0  # ... this multiple: ink arrived though the point changed only at the base level
+    ink_manyfold: float = 3.0  # ... this multiple: a piece arrived, whatever the board's scale says
+    ink_rise_least: float = 0.05  # ... and rose by at least this much density (a faint point's ink doubling from
+    # next to nothing is noise)
+    ink_rise_least_low: float = 0.02  # ... by this much at the base change level
+    ink_rise_least_faint: float = 0.01  # ... by this much for a piece arriving faintly
+    density_floor: float = 0.001  # the least density a ratio of inks is taken against (an empty point has about none)
+    most_pieces: int = 32  # more points read as pieces than this is no Xiangqi position
+    most_of_a_side: int = 20  # ... nor more of one colour than this (16 pieces; colours read less surely)
+    # -- a point's change (`_point_change`, normalised appearance) against the level of this still board
+    change_disc: float = 0.4  # a point's change is measured in a disc of this radius (spacings)
+    typical_change_times: float = 3.0  # where the light changed the whole board, the level is this multiple of the
+    # board's median change
+    low_level: float = 0.6  # nothing changed at the level and the board changed little: look again at this share of
+    # `change_level` (a piece reading faintly, in glare or on a blurred board, changes its points less)
+    change_half: float = 0.5  # a point changed by this share of the level: half a disc, a piece seen faintly or
+    # in part (a piece set down off its point, its neighbour)
+    change_quarter: float = 0.25  # ... this share: a point that read dimly already (a dark corner, glare)
+    set_down_change: float = 0.3  # ... this share: where the hand's fingertips set a piece down
+    change_clear: float = 1.5  # ... this multiple of the level: changed clearly
+    change_strong: float = 2  # ... this multiple: a piece arrived, whether or not its ink rose
+    edge_left_change: float = 3  # ... this multiple, at an edge point whose ink fell: its piece left (the frame's
+    # ink stays)
+    nudge_change_most: float = 3  # a piece beside a move changed under this multiple of the level, and shifted: it
+    # was nudged, not taken
+    arrival_change_share: float = 0.5  # at the low level, an arrival changed at least this share of the empty point
+    # that changed most (where that one changed more, the piece went there, its ink not read)
+    calm_share: float = 0.4  # a move told by its changes alone: the rest of the board changed under this share of
+    # the least changed of the two points (and under half the level)
+    clear_margin: float = 2  # the best of several candidates is clear where over this multiple of the next (changes,
+    # outlines risen or fallen)
+    came_change_typical: float = 2  # a disc came where its point changed at least this multiple of the board's median
+    # change (a blurred view shifts circle scores where nothing came)
+    bare_change_share: float = 0.8  # an empty point that changed most is where the piece went, where it changed over
+    # this share of the emptied point's change
+    bare_margin: float = 1.5  # ... and over this multiple of the next empty point's
+    dest_margin: float = 1.5  # where a piece could go, the point that changed most is where it went where it changed
+    # over this multiple of any other's
+    dest_margin_beside: float = 1.2  # ... of a neighbour's (the same piece set down off its point changes it too)
+    twin_change: float = 0.7  # a neighbour of an arrival that changed over this share of it: perhaps the same piece
+    # between the two
+    left_occ_weight: float = 1.5  # where a piece left: the point with the most change x (this - occupancy) (a move
+    # empties its point, though an edge point keeps some ink of the frame)
+    unexplained_most: int = 3  # at most this many changed empty points are reported unsure where none clearly
+    # received the piece
+    # -- where ink peaks and round outlines stand (spacings of the board plane, the camera's parallax removed)
+    parallax_least: int = 3  # at least this many pieces to take their ink peaks' median offset as the parallax
+    lean_far: float = 0.5  # an ink peak this far towards a neighbour lies well over there (a piece leaning onto it)
+    lean_some: float = 0.25  # ... this far: it leans towards it
+    lean_margin: float = 0.15  # of two neighbours' peaks, the one leaning further by this much is the piece's lean
+    between_short: float = 0.1  # a peak this much short of `misaligned_from` is looked at for a piece between two
+    # points (the mean shift starts at the point and stops short of half-way)
+    peaks_sum_least: float = 0.7  # two neighbours' peaks towards each other add up to at least this for one piece
+    # between them (requiring 0.85 lost 3 of 13 pieces half-way)
+    peaks_sum_most: float = 1.3  # ... and to at most this
+    found_to: float = 0.05  # peaks and discs are found to about this (a pixel or two): the margin off
+    # `misaligned_from`
+    set_down_within: float = 0.5  # a point this near where the hand's fingertips went is where they set a piece down
+    disc_reach_on: float = 0.3  # a piece's round outline is looked for within this of its point (top faces stand a
+    # little off their points)
+    disc_reach_near: float = 0.7  # ... within this where it may stand between two points (0.5 from each)
+    disc_reach_point: float = 0.15  # ... within this of a point, to compare with a disc between two
+    disc_reach_gone: float = 0.4  # ... within this before a piece is said gone (one set down off its point is not)
+    stands_within: float = 0.3  # an outline centred within this of a point stands on it (a piece set down
+    # carelessly or touched)
+    plainly_on_within: float = 0.4  # an outline within this of a point left unsure is plainly on it again
+    outline_own: float = 0.6  # an outline found this far or more off a point is a neighbour's piece's, not its own
+    middle_across: float = 0.2  # a disc between two points lies under this to the side of their line (looked for at
+    # their middle)
+    towards_across: float = 0.3  # ... under this (looked for from one of the points)
+    towards_cos: float = 0.75  # an offset within 41 degrees of a line (this cosine) points to that neighbour (the four
+    # lie 90 degrees apart)
+    # -- round outlines (detect's circle score: standing pieces about 0.6-0.9, empty points up to about 0.5)
+    least_standing: int = 5  # at least this many standing pieces to judge an outline by (their median, the
+    # parallax of their top faces)
+    least_standing_many: int = 6  # ... this many for rules that judge one piece against all the others (a move told
+    # by outlines alone, a touch)
+    outline_plain: float = 0.8  # an outline at least this share of the standing pieces' median is plain
+    outline_plain_taker: float = 0.75  # ... this share, for a taker left between two points
+    outline_gone_share: float = 0.5  # an outline under this share of the standing pieces' median is gone (standing
+    # pieces 0.59-0.79, empty points up to 0.52, an emptied point 0.23)
+    outline_fall: float = 0.3  # a piece's outline fell by at least this (and clearly most): it left
+    outline_fall_weak: float = 0.2  # ... by this, where its point emptied too or glare hides its ink
+    outline_kept: float = 0.15  # the other piece's outline fell by less than this: it stays
+    outline_rise: float = 0.2  # an outline rose by at least this (and clearly most): a piece came
+    outline_rise_weak: float = 0.15  # ... by this, where the piece that left is known
+    outline_rise_set_down: float = 0.1  # ... by this, where the hand's fingertips set a piece down
+    outline_rise_trace: float = 0.05  # ... by this, where the point changed over the board's median too
+    twin_rise_ratio: float = 1.3  # of an arrival and the neighbour beside it, the neighbour's outline rose this
+    # multiple of the arrival's (and by `outline_rise`): the piece is there
+    pair_fall: float = 0.1  # the outlines near a pair of unsure points fell by at least this together (and by twice
+    # any other pair's): the piece between them left
+    glare_outline_change: float = 0.3  # under full glare, where no point changed, a piece's outline fell (rose) by at
+    # least this where it left (arrived)
+    lines_glare_share: float = 0.25  # a piece is plainly gone only where its point shows at least this share of the
+    # empty points' grey spread (glare over a piece washes out its ink, its outline and the lines alike)
+    plainly_most: int = 3  # more points than this contradicting a snapshot is the light or the camera, not a move
+    # missed
+    # -- the printed lines a point shows (`_line_contrast`), sampled along each line leaving it
+    lines_from: float = 0.22  # from this (spacings from the point; a piece there covers them) ...
+    lines_to: float = 0.46  # ... to this ...
+    lines_step: float = 0.04  # ... every this
+    lines_least_bare: int = 5  # at least this many empty points clear of the hand to judge hidden lines by
+
+
+DEFAULTS = TrackerConfig()  # the settings a pure function uses where its caller passes none

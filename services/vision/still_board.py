@@ -532,7 +532,7 @@ class Tracker:
                 # join the move's into one blob over the edge that stays "an arm" (e.g. 0.8
                 # view px; 16,500 px changed, 2,400 once lined up; the board was still for 1.25 s before the
                 # next move's hand came, and that move's snapshot was lost): look at it lined up
-                shift = _still_shift(self._ref_norm(state), nv, cfg.resting_shift_px)
+                shift = _still_shift(self._ref_norm(state), nv, cfg.resting_shift_px, cfg=cfg)
                 lined_up = ref_map(_shifted(nv, *shift)) if shift is not None else None
                 if lined_up is not None:
                     hand = _reaches_in(_hand_mask(lined_up, cfg), cfg)
@@ -582,7 +582,7 @@ class Tracker:
                         # of 40 moves; over those and 200, a lifted piece's outline fell by 0.51-0.67, that of
                         # a piece still there moved by under 0.12)
                         if state.ref_view is not None:
-                            outlines = outlines or Outlines(view, state.ref_view, state.ref_circles)
+                            outlines = outlines or Outlines(view, state.ref_view, state.ref_circles, cfg)
                             if float(outlines.rise()[i]) > -cfg.lift_outline_fall:
                                 continue
                         # and the point shows the board's printed lines, as a lifted piece leaves it: a palm
@@ -591,9 +591,9 @@ class Tracker:
                         # c6 was lifted, the lines there 0.00 of the empty points' median)
                         if grey is None:
                             grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
-                            bare = [_line_contrast(grey, k) for k in range(90)
+                            bare = [_line_contrast(grey, k, cfg=cfg) for k in range(90)
                                     if state.known[k] == "." and not under_hand(k)]
-                        if _lines_hidden(_line_contrast(grey, i), bare, cfg.lift_lines):
+                        if _lines_hidden(_line_contrast(grey, i, cfg=cfg), bare, cfg.lift_lines, cfg=cfg):
                             continue
                         lifted.add(i)
                         emit("PieceLifted", point=point_name(i))
@@ -638,7 +638,7 @@ class Tracker:
         if state.ref_view is not None:
             # the camera may have been bumped while the hand was over the board: line the view up with the last
             # still board before comparing them point by point
-            shift = _still_shift(self._ref_norm(state), _norm(view), cfg.stable_shift_px)
+            shift = _still_shift(self._ref_norm(state), _norm(view), cfg.stable_shift_px, cfg=cfg)
             if shift is not None:
                 view = _shifted(view, *shift)
                 state = replace(state, fit=_shift_fit(state.fit, *shift))
@@ -661,7 +661,7 @@ class Tracker:
                 if squares[0] != "!":  # (seen from the other end, it is compared again once turned)
                     state = replace(state, left=None)
             fit = state.fit
-            doubt = _implausible(reading) if squares is None else None
+            doubt = _implausible(reading, cfg=cfg) if squares is None else None
             if doubt is not None:
                 # the lattice found is not a board with a position on it (a tablecloth, the wrong lines): say so
                 # and look again later rather than report a guess
@@ -684,8 +684,8 @@ class Tracker:
             ref_circles = None
         else:
             # (the last still board's score is carried only with its view: state.ref_circles is set with ref_view)
-            outlines = Outlines(view, state.ref_view, state.ref_circles if state.ref_view is not None else None)
-            change = _point_change(state.ref_view, view) if state.ref_view is not None else None
+            outlines = Outlines(view, state.ref_view, state.ref_circles if state.ref_view is not None else None, cfg)
+            change = _point_change(state.ref_view, view, cfg=cfg) if state.ref_view is not None else None
             lvl = _change_level(change, cfg) if change is not None else cfg.change_level
             squares, placed, nudged, misaligned = interpret(state.known, state.ref_view, state.ref_reading, view,
                                                             reading, cfg, outlines, change,
@@ -715,7 +715,8 @@ class Tracker:
                                                            for k in neighbours(i)))}
                 settled = frozenset(i for i in state.ink_only if change[i] <= lvl and squares[i] == state.known[i])
             squares, doubted, unsure_of, ink_only = as_seen_twice(state.known, squares, outlines, reading,
-                                                                  dict(state.doubted), unsure_of, misaligned, settled)
+                                                                  dict(state.doubted), unsure_of, misaligned, settled,
+                                                                  cfg=cfg)
             ref_circles = outlines.computed()
         for p in placed:
             emit("PiecePlaced", point=point_name(p))
@@ -752,6 +753,7 @@ class Tracker:
         by one. The state is None where none clearly does yet (the board is then read as ever, and the positions
         followed are carried on at the next still board; an arbiter may restore the position meanwhile); with it,
         the anchor with the changes weighed and the positions followed (this still board the last of its trail)."""
+        cfg = self.config
         from xqarb.referee.rules import Position
 
         a, fen, model = state.anchor, state.held, self.move_model
@@ -764,8 +766,8 @@ class Tracker:
             unsure.append(frozenset(i for i in range(90) if prev.squares[i] == "?"))
             if st.table is None:
                 assert prev.view is not None and st.view is not None
-                outlines = Outlines(st.view, prev.view, prev.circles)
-                change = _point_change(prev.view, st.view)
+                outlines = Outlines(st.view, prev.view, prev.circles, cfg)
+                change = _point_change(prev.view, st.view, cfg=cfg)
                 feats = point_features(prev.squares, change, _change_level(change, self.config), st.reading,
                                        prev.reading, outlines.discs(), outlines.ref_discs(),
                                        unlike_then(prev.view, st.view))
@@ -815,7 +817,7 @@ class Tracker:
         pieces' outlines where their inks do not tell."""
         if start is None:
             return None
-        occ = reading.occupied > 0.5
+        occ = reading.occupied > cfg.ink_piece
         want = np.array([c != "." for c in start])
         # a few points misread (glare, a shadow) do not make it another position: the game starts from the start.
         # Where the reading's scale is off (wood grain, a dim and blurred view), the points with the most ink
@@ -835,7 +837,7 @@ class Tracker:
             # at most, where the inks ordered 81 % of the pairs)
             if view is None:
                 return None
-            disc = _outline_scores(view)
+            disc = _outline_scores(view, cfg=cfg)
             if float(np.mean(disc[want][:, None] > disc[~want][None, :])) < cfg.start_order:
                 return None
         if oriented:

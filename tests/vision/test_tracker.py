@@ -928,8 +928,8 @@ def test_a_capture_from_a_pawn_point_whose_marks_read_as_ink(shared_data, monkey
     # without the outlines the move is not seen: the taken pawn stays on g4, the taker on g3 or unsure (both rules
     # that ask them switched off: the source's outline gone, and the outline that fell clearly most)
     patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
-    patch_tracker(monkeypatch, "_outline_gone", lambda *a: False)
-    patch_tracker(monkeypatch, "_clearly_most", lambda *a: None)
+    patch_tracker(monkeypatch, "_outline_gone", lambda *a, **k: False)
+    patch_tracker(monkeypatch, "_clearly_most", lambda *a, **k: None)
     last = snapshots()[-1]
     assert last[point_index("g4")] == "p" and last[point_index("g3")] in "P?"
 
@@ -999,7 +999,7 @@ def test_a_move_told_by_the_pieces_outlines_where_the_inks_do_not(shared_data, m
         inferred, wrong = _first_moves_inferred(shared_data, game, 4)
         assert inferred == 4, (game, wrong)
     patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
-    patch_tracker(monkeypatch, "_clearly_most", lambda *a: None)
+    patch_tracker(monkeypatch, "_clearly_most", lambda *a, **k: None)
     assert _first_moves_inferred(shared_data, 219, 4)[0] < 4
     # (215's pawn, left half-way between g3 and g4 in this video, is now found without the outlines too: its disc
     # half-way, its old point's marks reading another colour)
@@ -1034,7 +1034,7 @@ def test_a_piece_set_down_half_way_found_by_the_disc_that_came(shared_data, monk
     assert res.followed == 15, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
     patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
-    patch_tracker(monkeypatch, "_disc_came", lambda *a: None)
+    patch_tracker(monkeypatch, "_disc_came", lambda *a, **k: None)
     assert _first_moves(shared_data, 244, 15, 11).followed < 15
 
 
@@ -1127,8 +1127,8 @@ def test_a_piece_left_between_two_points_that_takes(shared_data, monkeypatch) ->
         inferred, wrong = _first_moves_inferred(shared_data, game, n, since)
         assert inferred == n, (game, wrong)
     patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
-    patch_tracker(monkeypatch, "_left_by_a_piece", lambda *a: False)
-    patch_tracker(monkeypatch, "_pair_left", lambda *a: None)  # nor by its disc leaving the pair
+    patch_tracker(monkeypatch, "_left_by_a_piece", lambda *a, **k: False)
+    patch_tracker(monkeypatch, "_pair_left", lambda *a, **k: None)  # nor by its disc leaving the pair
     assert _first_moves_inferred(shared_data, 345, 28, 20)[0] < 28
     assert _first_moves_inferred(shared_data, 359, 29, 12)[0] < 29
 
@@ -1544,7 +1544,7 @@ def test_a_move_under_full_glare_told_by_the_outlines(shared_data, monkeypatch) 
 
     assert snapshots()[-1] == after
     patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
-    patch_tracker(monkeypatch, "_outline_left", lambda *a: None)
+    patch_tracker(monkeypatch, "_outline_left", lambda *a, **k: None)
     assert snapshots()[-1] == before.squares()
 
 

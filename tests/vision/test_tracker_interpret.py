@@ -619,7 +619,7 @@ def test_a_capture_under_glare_told_by_the_taken_points_new_colour_and_the_taker
     assert squares == after
     assert placed == [point_index("d5")] and not nudged and not misaligned
     # the rule does it: without it, nothing changed
-    patch_tracker(monkeypatch, "_taken_under_glare", lambda *a: None)
+    patch_tracker(monkeypatch, "_taken_under_glare", lambda *a, **k: None)
     assert interpret(known, ref_view, ref, view, now, TrackerConfig(), change=change)[0] == known
     monkeypatch.undo()
     # Not where d5 does not surely read the taker's colour
@@ -797,7 +797,7 @@ def test_a_piece_gone_half_way_between_two_empty_points_that_both_changed(monkey
     # (the cannon's own top face, seen towards d4, stood near it before), under the 0.2 `_disc_came` asks, so it
     # found nothing (the drawn discs here rise fully: it is left out): the cannon read as pushed, and the pair was
     # never reported. The disc between the two scored 0.74, the standing pieces' median 0.84.
-    patch_tracker(monkeypatch, "_disc_came", lambda *a: None)
+    patch_tracker(monkeypatch, "_disc_came", lambda *a, **k: None)
     known = _moved(START_SQUARES, "b2", "c4")
     change = np.full(90, 0.013)
     change[point_index("c4")], change[point_index("d3")], change[point_index("d4")] = 0.200, 0.113, 0.093
