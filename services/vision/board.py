@@ -68,6 +68,9 @@ MAX_HIDDEN_LINES = 4
 # A missing line is contradicted (the lattice is wrong there, not the line hidden) when it stands out of its cells
 # less than this share of the median line, i.e. the print beside it is stronger than on it by that much.
 CONTRADICTED_LINE = -0.2
+# Every other line bare says a lattice of half the board's spacing only from this many bare inner lines: such a
+# lattice leaves about half its lines in the cells; two bare lines a line apart are as often glare over the board.
+MIN_ALTERNATING = 3
 _INNER_LINES = np.array([v for v in range(1, 9)] + [10 + u for u in range(1, 8)])  # see grid.line_supports
 # The orientation vote (occupancy.orientation_vote) is taken as telling which end is Red above this, either way.
 # On rendered hard scenes (200..399, the exactly fitted lattice in its true orientation) 2 of 189 votes pointed
@@ -635,15 +638,34 @@ def rotate_half_turn(hb: np.ndarray) -> np.ndarray:
     return hb @ rot
 
 
-def _inside(hs: np.ndarray, shape: tuple[int, ...], margin: float = 0.02) -> np.ndarray:
-    """Per homography (board -> image): do all 90 points lie in the image (within a small margin)?"""
+# A picture may cut through the board (a phone held close, a crop): up to two of its outer ranks or files on a side
+# out of view, the rest of the lattice saying where the cut points are. A lattice is taken as the board in view when
+# its central points (files c..g, ranks 2..7) and at least MIN_POINTS_IN_VIEW of its 90 points lie in the picture;
+# one mostly out of view (a neighbour's board at the frame's edge) is not the board watched.
+_CENTRAL_POINTS = np.array([(u, v) for v in range(2, 8) for u in range(2, 7)], dtype=np.float64)
+MIN_POINTS_IN_VIEW = 70  # of 90: two files (20 points) or two ranks (18) cut off, not more
+
+
+def _points_inside(hs: np.ndarray, shape: tuple[int, ...], margin: float = 0.02,
+                   pts_uv: np.ndarray = POINTS_UV) -> np.ndarray:
+    """Per homography (board -> image) and point of `pts_uv`: does it lie in the image (within a small margin)?"""
     h, w = shape[:2]
-    pts = np.hstack([POINTS_UV, np.ones((90, 1))])
+    pts = np.hstack([pts_uv, np.ones((len(pts_uv), 1))])
     q = np.einsum("nij,mj->nmi", hs, pts)
     with np.errstate(divide="ignore", invalid="ignore"):
         x, y = q[..., 0] / q[..., 2], q[..., 1] / q[..., 2]
-    ok = (q[..., 2] > 0) & (x > -margin * w) & (x < (1 + margin) * w) & (y > -margin * h) & (y < (1 + margin) * h)
-    return ok.all(axis=1)
+    return (q[..., 2] > 0) & (x > -margin * w) & (x < (1 + margin) * w) & (y > -margin * h) & (y < (1 + margin) * h)
+
+
+def _inside(hs: np.ndarray, shape: tuple[int, ...], margin: float = 0.02) -> np.ndarray:
+    """Per homography (board -> image): do all 90 points lie in the image (within a small margin)?"""
+    return _points_inside(hs, shape, margin).all(axis=1)
+
+
+def _in_view(hs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Per homography: may it be the board in view, cut by the picture's edge or not (see _CENTRAL_POINTS)?"""
+    return (_points_inside(hs, shape, pts_uv=_CENTRAL_POINTS).all(axis=1)
+            & (_points_inside(hs, shape).sum(axis=1) >= MIN_POINTS_IN_VIEW))
 
 
 def _segments_and_mask(resp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -720,14 +742,14 @@ def _fit_net(resp: np.ndarray, segs: np.ndarray) -> tuple[list[tuple[np.ndarray,
     scores = support_scores_batch(resp, hs)
     # the board is in view: a lattice whose points leave the frame is something else (a neighbour's board cut
     # by the frame's edge, a tablecloth's checks)
-    scores = np.where(_inside(hs, resp.shape), scores, -np.inf)
+    scores = np.where(_in_view(hs, resp.shape), scores, -np.inf)
     order = [i for i in np.argsort(-scores, kind="stable")[:6] if np.isfinite(scores[i])]
     refined = [refine(resp, hs[i]) for i in order]
     refined.sort(key=lambda h: -support_score(resp, h))
     found: list[tuple[np.ndarray, float]] = []
     for h in refined[:3]:  # the search around a fit costs more than the fit: only around the three best
         h = _polish(resp, h)
-        if _inside(h[None], resp.shape)[0]:
+        if _in_view(h[None], resp.shape)[0]:
             found.append((h, support_score(resp, h)))
     if not found:
         return [], "no 9 x 10 lattice of the grid lines lies in the frame"
@@ -761,7 +783,7 @@ def _polish(resp: np.ndarray, h: np.ndarray, rounds: int = 2) -> np.ndarray:
     """
     for _ in range(rounds):
         hs = h[None] @ _MOVES
-        scores = np.where(_inside(hs, resp.shape), support_scores_batch(resp, hs), -np.inf)
+        scores = np.where(_in_view(hs, resp.shape), support_scores_batch(resp, hs), -np.inf)
         k = int(np.argmax(scores))
         if k == _IDENTITY_MOVE or not np.isfinite(scores[k]):
             break
@@ -806,7 +828,7 @@ def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
         except NoBoardFound:
             raise first from None
         hb = np.linalg.inv(t) @ hb
-        if not _inside(hb[None], image.shape)[0]:
+        if not _in_view(hb[None], image.shape)[0]:
             raise first from None  # a lattice in the frame's colour is not the picture's board
         return hb / hb[2, 2], score
 
@@ -861,6 +883,10 @@ def _find_grid_in(image: np.ndarray) -> tuple[np.ndarray, float]:
         sp = float(np.linalg.norm(apply_h(h, np.array([[5.0, 4.5]]))[0] - c))
         if all(np.linalg.norm(c - b[2]) > 4 * max(sp, b[3]) for b in complete):  # the same board twice is one
             complete.append((h, sc, c, sp))
+    # A board wholly in the picture is the watched one over a lattice the picture's edge cuts (the next table's
+    # board at the frame's edge); only where no board is wholly in view is a cut one taken.
+    whole = [b for b in complete if _inside(b[0][None], resp.shape)[0]]
+    complete = whole or complete
     if len(complete) > 1:
         where = " and ".join(f"({b[2][0] / scale:.0f}, {b[2][1] / scale:.0f})" for b in complete)
         raise NoBoardFound(f"{len(complete)} boards in view, centred at {where}: cannot tell which one this camera "
@@ -878,30 +904,35 @@ def _lines_missing(resp: np.ndarray, h: np.ndarray, score: float) -> str:
     """Why a fitted lattice is not a board seen whole, from the print under its 15 inner lines; "" when it is.
 
     A line may be missing where something hides it (MAX_MISSING_LINES always, up to MAX_HIDDEN_LINES where no
-    missing line has print beside it instead of on it); a lattice over clutter, over a board cut by the frame's
-    edge, or stretched has more lines without print, or lines with print beside them.
+    missing line has print beside it instead of on it); a lattice over clutter or stretched has more lines without
+    print, or lines with print beside them. A line out of the picture (a board cut by its edge, _in_view) is unseen:
+    it counts against MAX_HIDDEN_LINES with the hidden ones, so that a lattice is never taken on little evidence.
     """
     lines = line_supports(resp, h)
-    median = float(np.median(lines))
+    median = float(np.nanmedian(lines))
+    unseen = int(np.isnan(lines).sum())
     inner = lines[_INNER_LINES]
     missing = int((inner < MISSING_LINE * median).sum())
-    if missing <= MAX_MISSING_LINES:
+    if missing <= MAX_MISSING_LINES and unseen == 0:
         return ""
     contradicted = int((inner < CONTRADICTED_LINE * median).sum())
     # Glare, a shadow or a row of pieces hides neighbouring lines; every other line bare is a lattice of half the
-    # board's spacing (its extra lines in the cells), whatever hides what.
+    # board's spacing (its extra lines in the cells), whatever hides what. Two bare lines a line apart are as
+    # often glare over a board's own lines: the pattern counts from MIN_ALTERNATING bare lines.
     bare = lines < MISSING_LINE * median
-    alternating = any(bare[k] and not bare[k + 1] and bare[k + 2]
-                      for first, last in ((0, 9), (10, 18)) for k in range(first, last - 1))
-    if missing <= MAX_HIDDEN_LINES and contradicted == 0 and not alternating:
+    alternating = missing >= MIN_ALTERNATING and any(
+        bare[k] and not bare[k + 1] and bare[k + 2] for first, last in ((0, 9), (10, 18))
+        for k in range(first, last - 1))
+    if missing + unseen <= MAX_HIDDEN_LINES and contradicted == 0 and not alternating:
         return ""
+    out = (f" and {unseen} out of the picture" if unseen else "")
     if alternating:
-        return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them, "
+        return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them{out}, "
                 f"every other one {HALF_SPACING}")
     if contradicted:
-        return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them, "
+        return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them{out}, "
                 f"{contradicted} with print beside them")
-    return f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them"
+    return f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them{out}"
 
 
 def _best_by_landmarks(resp: np.ndarray, h: np.ndarray, score: float) -> tuple[np.ndarray, float]:
@@ -910,7 +941,7 @@ def _best_by_landmarks(resp: np.ndarray, h: np.ndarray, score: float) -> tuple[n
     best, best_s, best_total = h, score, landmark_score(resp, h, score)
     for move in _LINE_SHIFTS:
         moved = refine(resp, h @ move)
-        if not _inside(moved[None], resp.shape)[0]:
+        if not _in_view(moved[None], resp.shape)[0]:
             continue
         sc = support_score(resp, moved)
         total = landmark_score(resp, moved, sc)

@@ -109,8 +109,8 @@ def _sheet(rng: np.random.Generator) -> PlasticSheet:
 def _heavy_glare(rng: np.random.Generator) -> PlasticSheet:
     """Several lamps mirrored over the board's middle, near white (the print under their cores gone), a window,
     many wrinkles and a strong veil: what a sheet under a room's ceiling lights shows from a phone's angle."""
-    glare = tuple((float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.12, 0.4)),
-                   float(rng.uniform(0.04, 0.1)), float(rng.uniform(0, math.pi)), float(rng.uniform(200, 255)))
+    glare = tuple((float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.1, 0.32)),
+                   float(rng.uniform(0.03, 0.08)), float(rng.uniform(0, math.pi)), float(rng.uniform(200, 255)))
                   for _ in range(int(rng.integers(3, 7))))
     creases = []
     for _ in range(int(rng.integers(5, 10))):
@@ -119,8 +119,8 @@ def _heavy_glare(rng: np.random.Generator) -> PlasticSheet:
         creases.append((float(x0), float(y0), float(x0 + ln * math.cos(ang)), float(y0 + ln * math.sin(ang)),
                         float(rng.uniform(-0.12, 0.12)), float(rng.uniform(80, 160))))
     window = ((float(rng.uniform(0.35, 0.65)), float(rng.uniform(0.35, 0.65)), float(rng.uniform(0.25, 0.5)),
-               float(rng.uniform(0.2, 0.4)), float(rng.uniform(-0.4, 0.4)), float(rng.uniform(120, 190))),)
-    return PlasticSheet(glare, tuple(creases), float(rng.uniform(20, 45)), window)
+               float(rng.uniform(0.2, 0.4)), float(rng.uniform(-0.4, 0.4)), float(rng.uniform(70, 140))),)
+    return PlasticSheet(glare, tuple(creases), float(rng.uniform(15, 35)), window)
 
 
 def _paper_print(rng: np.random.Generator) -> dict:

@@ -197,7 +197,7 @@ def _outside(shot) -> np.ndarray:
 
 def test_heavy_glare_washes_out_much_more_of_the_print_than_a_plain_sheet():
     """Near-white lamps over the board's middle: the printed lines' contrast (grid.support_score on the true
-    lattice) falls below half of the board's without a sheet, and below the ordinary sheet's."""
+    lattice) falls below 3/4 of the board's without a sheet, and below the ordinary sheet's."""
     from xqarb.vision.board import response_map
     from xqarb.vision.grid import board_to_image, support_score
 
@@ -210,7 +210,7 @@ def test_heavy_glare_washes_out_much_more_of_the_print_than_a_plain_sheet():
     bare = contrast(HardOptions())
     for s in range(3):
         heavy = contrast(draw_options(["heavy glare"], s))
-        assert heavy < 0.5 * bare and heavy < contrast(draw_options(["plastic sheet"], s)), (s, heavy, bare)
+        assert heavy < 0.75 * bare and heavy < contrast(draw_options(["plastic sheet"], s)), (s, heavy, bare)
 
 
 def test_paper_print_is_thin_lines_with_a_double_border_numbers_and_a_curled_sheet():
