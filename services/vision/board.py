@@ -71,6 +71,10 @@ CONTRADICTED_LINE = -0.2
 # Every other line bare says a lattice of half the board's spacing only from this many bare inner lines: such a
 # lattice leaves about half its lines in the cells; two bare lines a line apart are as often glare over the board.
 MIN_ALTERNATING = 3
+# A lattice whose outer line and the next one in are both bare, where lines are already hidden, reaches past the
+# board's outline over the sheet's margin or the table (a lattice laid half over the board): a back rank covered by
+# pieces leaves the next rank printed, and glare that washes out two lines at the board's edge is refused with it.
+MAX_BARE_FROM_OUTLINE = 2
 _INNER_LINES = np.array([v for v in range(1, 9)] + [10 + u for u in range(1, 8)])  # see grid.line_supports
 # The orientation vote (occupancy.orientation_vote) is taken as telling which end is Red above this, either way.
 # On rendered hard scenes (200..399, the exactly fitted lattice in its true orientation) 2 of 189 votes pointed
@@ -923,8 +927,6 @@ def _lines_missing(resp: np.ndarray, h: np.ndarray, score: float) -> str:
     alternating = missing >= MIN_ALTERNATING and any(
         bare[k] and not bare[k + 1] and bare[k + 2] for first, last in ((0, 9), (10, 18))
         for k in range(first, last - 1))
-    if missing + unseen <= MAX_HIDDEN_LINES and contradicted == 0 and not alternating:
-        return ""
     out = (f" and {unseen} out of the picture" if unseen else "")
     if alternating:
         return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them{out}, "
@@ -932,7 +934,25 @@ def _lines_missing(resp: np.ndarray, h: np.ndarray, score: float) -> str:
     if contradicted:
         return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them{out}, "
                 f"{contradicted} with print beside them")
+    overshoot = _bare_from_outline(bare, lines)
+    if overshoot >= MAX_BARE_FROM_OUTLINE:
+        return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them{out}, "
+                f"{overshoot} side by side from its outline: it reaches beyond the board")
+    if missing + unseen <= MAX_HIDDEN_LINES:
+        return ""
     return f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them{out}"
+
+
+def _bare_from_outline(bare: np.ndarray, lines: np.ndarray) -> int:
+    """The longest run of bare lines from one of the four sides inwards (lines out of the picture skipped)."""
+    longest = 0
+    for run in (range(0, 10), range(9, -1, -1), range(10, 19), range(18, 9, -1)):
+        seen = [k for k in run if np.isfinite(lines[k])]
+        n = 0
+        while n < len(seen) and bare[seen[n]]:
+            n += 1
+        longest = max(longest, n)
+    return longest
 
 
 def _best_by_landmarks(resp: np.ndarray, h: np.ndarray, score: float) -> tuple[np.ndarray, float]:
