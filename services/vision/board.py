@@ -20,7 +20,8 @@ Two ways, both pure (an image in, a `BoardFit` out, or `NoBoardFound` with the r
   the lines out of the picture counted with the hidden ones; a board wholly in view wins over cut ones).
   Glare, creases and pieces may hide a few inner lines, but a lattice with more lines bare, or with print beside
   its lines instead of under them, or with every other line bare (half the spacing), or bare from its outline
-  inwards (laid half over the table), is no board; and two complete boards in view are refused (nothing in one picture says which one the camera watches).
+  inwards (laid half over the table), is no board; and two complete boards in view are refused (nothing in one
+  picture says which one the camera watches).
   The lines alone cannot tell the board's lattice from one a rank or a file off, or turned a quarter over a
   near-square board: the board's landmarks (`landmarks`: the river, where the inner files are not printed, the
   palaces' diagonals, nothing printed a spacing beyond the outline) pick the best of the accepted lattice and its
