@@ -10,6 +10,7 @@ import pytest
 
 from xqarb.vision.board import (
     NoBoardFound,
+    _equalised,
     _in_view,
     _landmarks_contradict,
     _lines_missing,
@@ -228,3 +229,16 @@ def test_a_board_in_view_is_taken_over_a_neighbours_cut_by_the_edge_and_two_whol
     assert err < 0.1, f"worst point {where} off by {err:.2f} spacing"
     with pytest.raises(NoBoardFound, match="2 boards in view"):
         find_board(np.hstack([img, img]))
+
+
+def test_print_washed_out_by_a_veil_stands_out_again_when_equalised() -> None:
+    # lines 8 grey levels darker than paper washed near white by a sheet's glare: below the segment search's
+    # threshold (14) before, well above it after the local equalisation that the last retry looks through
+    img = np.full((400, 400, 3), 240, np.uint8)
+    for k in range(40, 400, 40):
+        cv2.line(img, (k, 0), (k, 399), (232, 232, 232), 2)
+        cv2.line(img, (0, k), (399, k), (232, 232, 232), 2)
+    noise = np.random.default_rng(0).integers(-2, 3, img.shape)  # a sensor's grain: CLAHE is not given a flat sheet
+    img = np.clip(img.astype(int) + noise, 0, 255).astype(np.uint8)
+    assert float(response_map(img).max()) < 14
+    assert float(np.percentile(response_map(_equalised(img)), 99)) > 14
