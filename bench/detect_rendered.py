@@ -58,8 +58,11 @@ from xqarb.vision.given import BadCorners, fit_given_corners
 from xqarb.vision.grid import point_index
 from xqarb.vision.pieces import PieceClassifier
 
+# Crowded boards (--positions opening): a ply among a game's first this many, 28..32 pieces on the board.
+OPENING_PLIES = 12
 
-def game_positions(games_file: Path, n: int, seed: int) -> list[str]:
+
+def game_positions(games_file: Path, n: int, seed: int, most_plies: int | None = None) -> list[str]:
     rng = np.random.default_rng(seed)
     with open(games_file, encoding="utf-8") as fh:
         games = [json.loads(line) for _, line in zip(range(400), fh, strict=False)]
@@ -67,7 +70,8 @@ def game_positions(games_file: Path, n: int, seed: int) -> list[str]:
     for g in rng.choice(len(games), n, replace=len(games) < n):
         game = games[int(g)]
         sq = list(render.squares_from_fen(game["start_fen"]))
-        for move in game["iccs"][:int(rng.integers(0, len(game["iccs"]) + 1))]:
+        last = len(game["iccs"]) if most_plies is None else min(most_plies, len(game["iccs"]))
+        for move in game["iccs"][:int(rng.integers(0, last + 1))]:
             a, b = point_index(move[:2]), point_index(move[2:])
             sq[b], sq[a] = sq[a], "."
         out.append("".join(sq))
@@ -176,15 +180,16 @@ def print_guesses(c: Counter) -> None:
 CORNER_NOISE_PX = 1.5
 
 
-def hard_scene(scene: render.Scene, item: str, seed: int, crops: str | None) -> render.Scene:
-    """`scene` with one --hard item's options on ("none": as drawn)."""
+def hard_scene(scene: render.Scene, item: str, seed: int, crops: str | None) -> tuple[render.Scene, bool]:
+    """`scene` with one --hard item's options on ("none": as drawn), and whether they cut the picture through the
+    board on purpose ("cut picture": such boards are measured, not left out)."""
     from xqarb.vision.render_hard import draw_options, harden, preset
 
     if item == "none":
-        return scene
-    if item in ("hard",):
-        return harden(scene, preset(item, seed, crops=crops))
-    return harden(scene, draw_options(item.split("+"), seed, crops=crops))
+        return scene, False
+    opts = (preset(item, seed, crops=crops) if item in ("hard",)
+            else draw_options(item.split("+"), seed, crops=crops))
+    return harden(scene, opts), opts.cut is not None
 
 
 def read_one(image: np.ndarray, squares: str, truth_corners: np.ndarray, clf: PieceClassifier,
@@ -196,13 +201,13 @@ def read_one(image: np.ndarray, squares: str, truth_corners: np.ndarray, clf: Pi
         fit = find_board(image) if given is None else fit_given_corners(image, given)
     except (NoBoardFound, BadCorners):
         c["no board"] += 1
-        return c, 0.0, 0.0
+        return c, time.perf_counter() - t0, 0.0
     t1 = time.perf_counter()
     reading = read_board(image, fit, clf)
     t2 = time.perf_counter()
     if np.abs(reading.fit.corners - truth_corners).max() > 0.3 * fit.spacing_px():
         c["board not found right"] += 1
-        return c, 0.0, 0.0
+        return c, t1 - t0, 0.0
     c["boards read"] += 1
     c += tally(squares, reading.squares)
     c += guess_tally(squares, reading)
@@ -218,17 +223,19 @@ def hard_report(args: argparse.Namespace, positions: list[str], clf: PieceClassi
             modes = ("found", "corners given") if args.corners else ("found",)
             counts = {m: Counter() for m in modes}
             times: dict[str, list[float]] = {m: [] for m in modes}
+            finds: dict[str, list[float]] = {m: [] for m in modes}
             cut = 0
             for k in range(args.boards):
                 seed = 1000 + 37 * k + j
                 squares = positions[j * args.boards + k]
                 scene = render.random_scene(seed, difficulty=diff, light_on_dark=not args.no_light_on_dark)
-                shot = render.render_position(squares, hard_scene(scene, item, seed, crops))
+                hardened, cut_on_purpose = hard_scene(scene, item, seed, crops)
+                shot = render.render_position(squares, hardened)
                 image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1],
                                      cv2.IMREAD_COLOR)
                 h_img, w_img = image.shape[:2]
-                if not ((shot.points >= 0).all() and (shot.points[:, 0] < w_img).all()
-                        and (shot.points[:, 1] < h_img).all()):
+                if not cut_on_purpose and not ((shot.points >= 0).all() and (shot.points[:, 0] < w_img).all()
+                                               and (shot.points[:, 1] < h_img).all()):
                     cut += 1
                     continue
                 noise = np.random.default_rng([seed, 0x434F52]).normal(0, CORNER_NOISE_PX, (4, 2))
@@ -236,6 +243,7 @@ def hard_report(args: argparse.Namespace, positions: list[str], clf: PieceClassi
                     one, tf, tr = read_one(image, squares, shot.corners, clf,
                                            None if m == "found" else shot.corners + noise)
                     counts[m] += one
+                    finds[m].append(tf)
                     if one["boards read"]:
                         times[m].append(tf + tr)
                     if args.verbose and (one["no board"] or one["board not found right"] or one["wrong"]):
@@ -247,6 +255,7 @@ def hard_report(args: argparse.Namespace, positions: list[str], clf: PieceClassi
                 oc = (c["right"] + c["typeless"]) / (90 * max(boards, 1))
                 typed = c["pieces right"] / max(c["pieces"], 1)
                 ms = f"{np.median(times[m]) * 1000:.0f} ms" if times[m] else "-"
+                ms += f" (finding {np.median(finds[m]) * 1000:.0f} ms)" if finds[m] else ""
                 print(f"| {diff} | {item} | {m} | {c['boards read']}/{boards}{f' ({cut} cut)' if cut else ''} | "
                       f"{oc:.1%} | {(c['right'] + c['typeless']) / max(c['points'], 1):.1%} | {typed:.1%} | "
                       f"{c['no board']} | {c['board not found right']} | "
@@ -322,8 +331,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--difficulties", default="plain,easy,hard")
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--games", type=Path, default=None)
-    ap.add_argument("--positions", choices=("game", "composed"), default="game",
-                    help="game: a random ply of a real game; composed: legal positions no game reached")
+    ap.add_argument("--positions", choices=("game", "composed", "opening"), default="game",
+                    help="game: a random ply of a real game; composed: legal positions no game reached; opening: "
+                         "a ply among a game's first OPENING_PLIES (crowded boards: many lines hidden by pieces)")
     ap.add_argument("--settings", default="as drawn",
                     help="board-finding settings, comma separated, of render.FINDING_SETTINGS (as drawn, turned, "
                          "filling, small, hidden lines, clutter): each scene changed that way")
@@ -348,8 +358,11 @@ def main(argv: list[str] | None = None) -> int:
     diffs = args.difficulties.split(",")
     clf = PieceClassifier.load()
     n_positions = args.boards * len(render.DIFFICULTIES)
-    positions = (game_positions(args.games or _default_games(), n_positions, args.seed) if args.positions == "game"
-                 else composed_positions(n_positions, args.seed))
+    if args.positions == "composed":
+        positions = composed_positions(n_positions, args.seed)
+    else:
+        positions = game_positions(args.games or _default_games(), n_positions, args.seed,
+                                   OPENING_PLIES if args.positions == "opening" else None)
     if args.hard:
         print("| difficulty | hard options | board | boards read | occupancy+colour per point (not found = 90 "
               "wrong) | on boards read | piece type right | no board | found wrong | occupancy (empty->piece + "

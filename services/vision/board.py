@@ -16,9 +16,12 @@ Two ways, both pure (an image in, a `BoardFit` out, or `NoBoardFound` with the r
   line's position measured to a fraction of a pixel across it, and the homography fitted robustly to the lines
   (on rendered hard scenes the mean point error falls from about 0.012 to 0.006 spacing).
   A fit is only reported when it is sure: of a net's lattices (best supported first) the first that is a board
-  seen whole is kept. Glare, creases and pieces may hide a few inner lines, but a lattice with more lines bare, or
-  with print beside its lines instead of under them, or with every other line bare (half the spacing), is no
-  board; and two complete boards in view are refused (nothing in one picture says which one the camera watches).
+  seen whole is kept (or cut by the picture's edge through at most two outer lines a side: judged by what shows,
+  the lines out of the picture counted with the hidden ones; a board wholly in view wins over cut ones).
+  Glare, creases and pieces may hide a few inner lines, but a lattice with more lines bare, or with print beside
+  its lines instead of under them, or with every other line bare (half the spacing), or bare from its outline
+  inwards (laid half over the table), is no board; and two complete boards in view are refused (nothing in one
+  picture says which one the camera watches).
   The lines alone cannot tell the board's lattice from one a rank or a file off, or turned a quarter over a
   near-square board: the board's landmarks (`landmarks`: the river, where the inner files are not printed, the
   palaces' diagonals, nothing printed a spacing beyond the outline) pick the best of the accepted lattice and its
@@ -68,6 +71,13 @@ MAX_HIDDEN_LINES = 4
 # A missing line is contradicted (the lattice is wrong there, not the line hidden) when it stands out of its cells
 # less than this share of the median line, i.e. the print beside it is stronger than on it by that much.
 CONTRADICTED_LINE = -0.2
+# Every other line bare says a lattice of half the board's spacing only from this many bare inner lines: such a
+# lattice leaves about half its lines in the cells; two bare lines a line apart are as often glare over the board.
+MIN_ALTERNATING = 3
+# A lattice whose outer line and the next one in are both bare, where lines are already hidden, reaches past the
+# board's outline over the sheet's margin or the table (a lattice laid half over the board): a back rank covered by
+# pieces leaves the next rank printed, and glare that washes out two lines at the board's edge is refused with it.
+MAX_BARE_FROM_OUTLINE = 2
 _INNER_LINES = np.array([v for v in range(1, 9)] + [10 + u for u in range(1, 8)])  # see grid.line_supports
 # The orientation vote (occupancy.orientation_vote) is taken as telling which end is Red above this, either way.
 # On rendered hard scenes (200..399, the exactly fitted lattice in its true orientation) 2 of 189 votes pointed
@@ -81,6 +91,11 @@ RETRY_FRAME = 0.16
 # ... and scaled up to this longer side when smaller (that screenshot was found at twice its size, 580 px with the
 # frame, and not at its own): a small picture's lines, cut up by the pieces, are too short for the segment search.
 RETRY_SIDE = 720
+# ... and last with its lightness equalised over RETRY_CLAHE_TILES x RETRY_CLAHE_TILES tiles, contrast clipped at
+# RETRY_CLAHE_CLIP (OpenCV's CLAHE): heavy glare and a sheet's veil leave the lines too faint for the segment
+# search; on rendered heavy glare 8 of 15 boards not found were found so, all within 0.01 spacing.
+RETRY_CLAHE_CLIP = 3.0
+RETRY_CLAHE_TILES = 8
 # A lattice is refused when the median of its inner files shows at least this share of the median line printed
 # across its river: the river is never printed there (the board's own lattice shows -0.05..0.05, a lattice a rank
 # off or turned a quarter under the board 0.6..1.4 on rendered boards; landmarks.river_print).
@@ -635,15 +650,34 @@ def rotate_half_turn(hb: np.ndarray) -> np.ndarray:
     return hb @ rot
 
 
-def _inside(hs: np.ndarray, shape: tuple[int, ...], margin: float = 0.02) -> np.ndarray:
-    """Per homography (board -> image): do all 90 points lie in the image (within a small margin)?"""
+# A picture may cut through the board (a phone held close, a crop): up to two of its outer ranks or files on a side
+# out of view, the rest of the lattice saying where the cut points are. A lattice is taken as the board in view when
+# its central points (files c..g, ranks 2..7) and at least MIN_POINTS_IN_VIEW of its 90 points lie in the picture;
+# one mostly out of view (a neighbour's board at the frame's edge) is not the board watched.
+_CENTRAL_POINTS = np.array([(u, v) for v in range(2, 8) for u in range(2, 7)], dtype=np.float64)
+MIN_POINTS_IN_VIEW = 70  # of 90: two files (20 points) or two ranks (18) cut off, not more
+
+
+def _points_inside(hs: np.ndarray, shape: tuple[int, ...], margin: float = 0.02,
+                   pts_uv: np.ndarray = POINTS_UV) -> np.ndarray:
+    """Per homography (board -> image) and point of `pts_uv`: does it lie in the image (within a small margin)?"""
     h, w = shape[:2]
-    pts = np.hstack([POINTS_UV, np.ones((90, 1))])
+    pts = np.hstack([pts_uv, np.ones((len(pts_uv), 1))])
     q = np.einsum("nij,mj->nmi", hs, pts)
     with np.errstate(divide="ignore", invalid="ignore"):
         x, y = q[..., 0] / q[..., 2], q[..., 1] / q[..., 2]
-    ok = (q[..., 2] > 0) & (x > -margin * w) & (x < (1 + margin) * w) & (y > -margin * h) & (y < (1 + margin) * h)
-    return ok.all(axis=1)
+    return (q[..., 2] > 0) & (x > -margin * w) & (x < (1 + margin) * w) & (y > -margin * h) & (y < (1 + margin) * h)
+
+
+def _inside(hs: np.ndarray, shape: tuple[int, ...], margin: float = 0.02) -> np.ndarray:
+    """Per homography (board -> image): do all 90 points lie in the image (within a small margin)?"""
+    return _points_inside(hs, shape, margin).all(axis=1)
+
+
+def _in_view(hs: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Per homography: may it be the board in view, cut by the picture's edge or not (see _CENTRAL_POINTS)?"""
+    return (_points_inside(hs, shape, pts_uv=_CENTRAL_POINTS).all(axis=1)
+            & (_points_inside(hs, shape).sum(axis=1) >= MIN_POINTS_IN_VIEW))
 
 
 def _segments_and_mask(resp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -720,14 +754,14 @@ def _fit_net(resp: np.ndarray, segs: np.ndarray) -> tuple[list[tuple[np.ndarray,
     scores = support_scores_batch(resp, hs)
     # the board is in view: a lattice whose points leave the frame is something else (a neighbour's board cut
     # by the frame's edge, a tablecloth's checks)
-    scores = np.where(_inside(hs, resp.shape), scores, -np.inf)
+    scores = np.where(_in_view(hs, resp.shape), scores, -np.inf)
     order = [i for i in np.argsort(-scores, kind="stable")[:6] if np.isfinite(scores[i])]
     refined = [refine(resp, hs[i]) for i in order]
     refined.sort(key=lambda h: -support_score(resp, h))
     found: list[tuple[np.ndarray, float]] = []
     for h in refined[:3]:  # the search around a fit costs more than the fit: only around the three best
         h = _polish(resp, h)
-        if _inside(h[None], resp.shape)[0]:
+        if _in_view(h[None], resp.shape)[0]:
             found.append((h, support_score(resp, h)))
     if not found:
         return [], "no 9 x 10 lattice of the grid lines lies in the frame"
@@ -761,7 +795,7 @@ def _polish(resp: np.ndarray, h: np.ndarray, rounds: int = 2) -> np.ndarray:
     """
     for _ in range(rounds):
         hs = h[None] @ _MOVES
-        scores = np.where(_inside(hs, resp.shape), support_scores_batch(resp, hs), -np.inf)
+        scores = np.where(_in_view(hs, resp.shape), support_scores_batch(resp, hs), -np.inf)
         k = int(np.argmax(scores))
         if k == _IDENTITY_MOVE or not np.isfinite(scores[k]):
             break
@@ -789,11 +823,21 @@ def _framed(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return framed, t
 
 
-def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
+def _equalised(image: np.ndarray) -> np.ndarray:
+    """The picture with its lightness equalised tile by tile (CLAHE): where glare or a sheet's veil has flattened the
+    print, the lines stand out again for the segment search (lines under the glare's white core stay lost)."""
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB)
+    clahe = cv2.createCLAHE(clipLimit=RETRY_CLAHE_CLIP, tileGridSize=(RETRY_CLAHE_TILES, RETRY_CLAHE_TILES))
+    lab[..., 0] = clahe.apply(lab[..., 0])
+    return cv2.cvtColor(lab, cv2.COLOR_LAB2BGR)
+
+
+def find_grid(image: np.ndarray, *, equalise: bool = True) -> tuple[np.ndarray, float]:
     """Markerless lattice fit: (board -> image homography in full-image pixels, support score). Not oriented.
 
     When the picture as it is shows no board, it is looked at again framed and, when small, scaled up (`_framed`):
-    a board filling the picture to its edges, or a small picture's (a screenshot's, a thumbnail's), is found there.
+    a board filling the picture to its edges, or a small picture's (a screenshot's, a thumbnail's), is found there;
+    and last both ways again with its lightness equalised (`_equalised`: heavy glare, a sheet's veil).
     """
     try:
         return _find_grid_in(image)
@@ -804,9 +848,14 @@ def find_grid(image: np.ndarray) -> tuple[np.ndarray, float]:
         try:
             hb, score = _find_grid_in(framed)
         except NoBoardFound:
-            raise first from None
+            if not equalise:
+                raise first from None
+            try:  # the print's contrast restored locally (same pixels, so the same geometry)
+                return find_grid(_equalised(image), equalise=False)
+            except NoBoardFound:
+                raise first from None
         hb = np.linalg.inv(t) @ hb
-        if not _inside(hb[None], image.shape)[0]:
+        if not _in_view(hb[None], image.shape)[0]:
             raise first from None  # a lattice in the frame's colour is not the picture's board
         return hb / hb[2, 2], score
 
@@ -861,6 +910,10 @@ def _find_grid_in(image: np.ndarray) -> tuple[np.ndarray, float]:
         sp = float(np.linalg.norm(apply_h(h, np.array([[5.0, 4.5]]))[0] - c))
         if all(np.linalg.norm(c - b[2]) > 4 * max(sp, b[3]) for b in complete):  # the same board twice is one
             complete.append((h, sc, c, sp))
+    # A board wholly in the picture is the watched one over a lattice the picture's edge cuts (the next table's
+    # board at the frame's edge); only where no board is wholly in view is a cut one taken.
+    whole = [b for b in complete if _inside(b[0][None], resp.shape)[0]]
+    complete = whole or complete
     if len(complete) > 1:
         where = " and ".join(f"({b[2][0] / scale:.0f}, {b[2][1] / scale:.0f})" for b in complete)
         raise NoBoardFound(f"{len(complete)} boards in view, centred at {where}: cannot tell which one this camera "
@@ -878,30 +931,51 @@ def _lines_missing(resp: np.ndarray, h: np.ndarray, score: float) -> str:
     """Why a fitted lattice is not a board seen whole, from the print under its 15 inner lines; "" when it is.
 
     A line may be missing where something hides it (MAX_MISSING_LINES always, up to MAX_HIDDEN_LINES where no
-    missing line has print beside it instead of on it); a lattice over clutter, over a board cut by the frame's
-    edge, or stretched has more lines without print, or lines with print beside them.
+    missing line has print beside it instead of on it); a lattice over clutter or stretched has more lines without
+    print, or lines with print beside them. A line out of the picture (a board cut by its edge, _in_view) is unseen:
+    it counts against MAX_HIDDEN_LINES with the hidden ones, so that a lattice is never taken on little evidence.
     """
     lines = line_supports(resp, h)
-    median = float(np.median(lines))
+    median = float(np.nanmedian(lines))
+    unseen = int(np.isnan(lines).sum())
     inner = lines[_INNER_LINES]
     missing = int((inner < MISSING_LINE * median).sum())
-    if missing <= MAX_MISSING_LINES:
+    if missing <= MAX_MISSING_LINES and unseen == 0:
         return ""
     contradicted = int((inner < CONTRADICTED_LINE * median).sum())
     # Glare, a shadow or a row of pieces hides neighbouring lines; every other line bare is a lattice of half the
-    # board's spacing (its extra lines in the cells), whatever hides what.
+    # board's spacing (its extra lines in the cells), whatever hides what. Two bare lines a line apart are as
+    # often glare over a board's own lines: the pattern counts from MIN_ALTERNATING bare lines.
     bare = lines < MISSING_LINE * median
-    alternating = any(bare[k] and not bare[k + 1] and bare[k + 2]
-                      for first, last in ((0, 9), (10, 18)) for k in range(first, last - 1))
-    if missing <= MAX_HIDDEN_LINES and contradicted == 0 and not alternating:
-        return ""
+    alternating = missing >= MIN_ALTERNATING and any(
+        bare[k] and not bare[k + 1] and bare[k + 2] for first, last in ((0, 9), (10, 18))
+        for k in range(first, last - 1))
+    out = (f" and {unseen} out of the picture" if unseen else "")
     if alternating:
-        return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them, "
+        return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them{out}, "
                 f"every other one {HALF_SPACING}")
     if contradicted:
-        return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them, "
+        return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them{out}, "
                 f"{contradicted} with print beside them")
-    return f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them"
+    overshoot = _bare_from_outline(bare, lines)
+    if overshoot >= MAX_BARE_FROM_OUTLINE:
+        return (f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them{out}, "
+                f"{overshoot} side by side from its outline: it reaches beyond the board")
+    if missing + unseen <= MAX_HIDDEN_LINES:
+        return ""
+    return f"the best lattice ({score:.1f}) has {missing} of its 15 inner lines without print under them{out}"
+
+
+def _bare_from_outline(bare: np.ndarray, lines: np.ndarray) -> int:
+    """The longest run of bare lines from one of the four sides inwards (lines out of the picture skipped)."""
+    longest = 0
+    for run in (range(0, 10), range(9, -1, -1), range(10, 19), range(18, 9, -1)):
+        seen = [k for k in run if np.isfinite(lines[k])]
+        n = 0
+        while n < len(seen) and bare[seen[n]]:
+            n += 1
+        longest = max(longest, n)
+    return longest
 
 
 def _best_by_landmarks(resp: np.ndarray, h: np.ndarray, score: float) -> tuple[np.ndarray, float]:
@@ -910,7 +984,7 @@ def _best_by_landmarks(resp: np.ndarray, h: np.ndarray, score: float) -> tuple[n
     best, best_s, best_total = h, score, landmark_score(resp, h, score)
     for move in _LINE_SHIFTS:
         moved = refine(resp, h @ move)
-        if not _inside(moved[None], resp.shape)[0]:
+        if not _in_view(moved[None], resp.shape)[0]:
             continue
         sc = support_score(resp, moved)
         total = landmark_score(resp, moved, sc)

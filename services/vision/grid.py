@@ -126,21 +126,11 @@ def support_score(resp: np.ndarray, h_board_to_img: np.ndarray) -> float:
     """How well a lattice hypothesis sits on the printed lines: mean response on lines minus between them.
 
     `resp` is a line-response map (float32, blurred a little so that one pixel of error does not matter).
-    The river's gap in the interior files counts as an off-line sample. Returns a contrast in response units;
-    hypotheses whose points fall outside the image get the outside samples as zero response.
+    The river's gap in the interior files counts as an off-line sample. Returns a contrast in response units.
+    Each mean is over the samples that fall inside the image: a board cut by the picture's edge is judged by what
+    the picture shows of it (which lattices may hang out of the picture, and how far, the board finder decides).
     """
-    hh, ww = resp.shape
-    vals = []
-    for uv in (ON_UV, OFF_UV, GAP_UV):
-        p = apply_h(h_board_to_img, uv)
-        x = np.round(p[:, 0]).astype(np.int64)
-        y = np.round(p[:, 1]).astype(np.int64)
-        ok = (x >= 0) & (x < ww) & (y >= 0) & (y < hh)
-        v = np.zeros(len(uv), dtype=np.float32)
-        v[ok] = resp[y[ok], x[ok]]
-        vals.append(v)
-    on, off, gap = vals
-    return float(np.mean(on) - 0.5 * np.mean(off) - 0.5 * np.mean(gap))
+    return float(support_scores_batch(resp, np.asarray(h_board_to_img, dtype=np.float64)[None])[0])
 
 
 def support_scores_batch(resp: np.ndarray, hs: np.ndarray) -> np.ndarray:
@@ -161,7 +151,7 @@ def support_scores_batch(resp: np.ndarray, hs: np.ndarray) -> np.ndarray:
         ok = (xi >= 0) & (xi < ww) & (yi >= 0) & (yi < hh)
         v = np.zeros(xi.shape, dtype=np.float32)
         v[ok] = resp[yi[ok], xi[ok]]
-        out.append(v.mean(axis=1))
+        out.append(v.sum(axis=1) / np.maximum(ok.sum(axis=1), 1))
     on, off, gap = out
     return on - 0.5 * off - 0.5 * gap
 
@@ -186,6 +176,12 @@ ON_NORMAL = _line_normals()
 
 
 def _sample(resp: np.ndarray, h_board_to_img: np.ndarray, uv: np.ndarray) -> np.ndarray:
+    """The response at board points `uv` (0 outside the image)."""
+    return _sample_inside(resp, h_board_to_img, uv)[0]
+
+
+def _sample_inside(resp: np.ndarray, h_board_to_img: np.ndarray, uv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The response at board points `uv` (0 outside the image), and which of them lie inside it."""
     hh, ww = resp.shape
     p = apply_h(h_board_to_img, uv)
     with np.errstate(invalid="ignore"):
@@ -194,7 +190,7 @@ def _sample(resp: np.ndarray, h_board_to_img: np.ndarray, uv: np.ndarray) -> np.
     ok = np.isfinite(x) & np.isfinite(y) & (x >= 0) & (x < ww) & (y >= 0) & (y < hh)
     v = np.zeros(len(uv), dtype=np.float64)
     v[ok] = resp[y[ok].astype(np.int64), x[ok].astype(np.int64)]
-    return v
+    return v, ok
 
 
 def line_supports(resp: np.ndarray, h_board_to_img: np.ndarray) -> np.ndarray:
@@ -204,13 +200,18 @@ def line_supports(resp: np.ndarray, h_board_to_img: np.ndarray) -> np.ndarray:
     middle of the cells; the other side may be the river's text or a frame). A board shows every one of its lines
     somewhere between the pieces; a lattice that is shifted, stretched, of half the spacing or laid over a board
     cut by the frame's edge has lines with nothing printed under them, or with as much beside them as on them.
+    Each mean is over the line's samples inside the picture (a line cut by its edge is judged by what shows); a
+    line wholly outside the picture is NaN.
     """
-    counts = np.bincount(ON_LINE, minlength=19)
 
-    def per_line(values: np.ndarray) -> np.ndarray:
-        return np.bincount(ON_LINE, weights=values, minlength=19) / counts
+    def per_line(uv: np.ndarray) -> np.ndarray:
+        values, ok = _sample_inside(resp, h_board_to_img, uv)
+        counts = np.bincount(ON_LINE, weights=ok.astype(np.float64), minlength=19)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(counts > 0, np.bincount(ON_LINE, weights=values, minlength=19) / counts, np.nan)
 
-    on = per_line(_sample(resp, h_board_to_img, ON_UV))
-    before = per_line(_sample(resp, h_board_to_img, ON_UV - 0.5 * ON_NORMAL))
-    after = per_line(_sample(resp, h_board_to_img, ON_UV + 0.5 * ON_NORMAL))
-    return on - np.minimum(before, after)
+    on = per_line(ON_UV)
+    before = per_line(ON_UV - 0.5 * ON_NORMAL)
+    after = per_line(ON_UV + 0.5 * ON_NORMAL)
+    # beside a line at the picture's edge may be outside it: the side inside is the quieter side then
+    return on - np.fmin(before, after)

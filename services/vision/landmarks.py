@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .grid import _sample, line_supports
+from .grid import _sample_inside, line_supports
 
 # The river's inner files are sampled over its middle, clear of the pieces standing on ranks 4 and 5 (a disc
 # reaches about 0.45 spacing from its point): 4.4 .. 4.6.
@@ -30,12 +30,19 @@ _DIAGONAL_BESIDE = 0.3
 _DIAGONALS = (((3.0, 0.0), (5.0, 2.0)), ((5.0, 0.0), (3.0, 2.0)), ((3.0, 7.0), (5.0, 9.0)), ((5.0, 7.0), (3.0, 9.0)))
 
 
+def _mean_inside(resp: np.ndarray, h: np.ndarray, uv: np.ndarray) -> float:
+    """Mean response over the samples inside the picture (NaN when none is: a board cut by the picture's edge)."""
+    values, ok = _sample_inside(resp, h, uv)
+    return float(values[ok].mean()) if ok.any() else float("nan")
+
+
 def _standing_out(resp: np.ndarray, h: np.ndarray, on: np.ndarray, across: np.ndarray) -> float:
-    """How much print lies on the samples `on` more than `across` beside them on the quieter side (mean)."""
-    mid = _sample(resp, h, on).mean()
-    left = _sample(resp, h, on - across).mean()
-    right = _sample(resp, h, on + across).mean()
-    return float(mid - min(left, right))
+    """How much print lies on the samples `on` more than `across` beside them on the quieter side (mean, over the
+    samples inside the picture; 0 where nothing of them is in it: no evidence either way)."""
+    mid = _mean_inside(resp, h, on)
+    beside = np.fmin(_mean_inside(resp, h, on - across), _mean_inside(resp, h, on + across))
+    out = mid - beside
+    return float(out) if np.isfinite(out) else 0.0
 
 
 def river_print(resp: np.ndarray, h: np.ndarray) -> float:
@@ -43,7 +50,7 @@ def river_print(resp: np.ndarray, h: np.ndarray) -> float:
 
     About 0 on the board's own lattice (the river's text stands on a few files at most); about 1 where the
     lattice's river lies over printed lines."""
-    median = float(np.median(line_supports(resp, h))) + 1e-9
+    median = float(np.nanmedian(line_supports(resp, h))) + 1e-9
     per_file = []
     for u in range(1, 8):
         on = np.array([(float(u), v) for v in _RIVER_V])
@@ -54,7 +61,7 @@ def river_print(resp: np.ndarray, h: np.ndarray) -> float:
 def palace_print(resp: np.ndarray, h: np.ndarray) -> float:
     """Print on the palaces' four diagonals (their mean) as a share of the median line: about 1 on the board's
     lattice (less where pieces or glare hide them), about 0 where the lattice's palaces lie in plain cells."""
-    median = float(np.median(line_supports(resp, h))) + 1e-9
+    median = float(np.nanmedian(line_supports(resp, h))) + 1e-9
     out = []
     for a, b in _DIAGONALS:
         a_, b_ = np.array(a), np.array(b)
@@ -67,7 +74,7 @@ def palace_print(resp: np.ndarray, h: np.ndarray) -> float:
 def beyond_print(resp: np.ndarray, h: np.ndarray) -> float:
     """Print a whole spacing beyond the outer lines, the strongest of the four sides, as a share of the median line:
     about 0 on the board's lattice, about 1 on a lattice a rank or a file short of the board's."""
-    median = float(np.median(line_supports(resp, h))) + 1e-9
+    median = float(np.nanmedian(line_supports(resp, h))) + 1e-9
     ts = np.linspace(0.1, 0.9, 9)
     sides = [
         (np.array([(u * 8, -1.0) for u in ts]), np.array([0.0, _BESIDE])),
@@ -90,7 +97,7 @@ BEYOND_WEIGHT = 0.3
 def landmark_score(resp: np.ndarray, h: np.ndarray, support: float) -> float:
     """A lattice's line support (`grid.support_score`) corrected by the landmarks, in the same units: the board's
     own lattice scores above the same lattice moved or stretched by a rank or a file."""
-    median = float(np.median(line_supports(resp, h)))
+    median = float(np.nanmedian(line_supports(resp, h)))
     evidence = (PALACE_WEIGHT * palace_print(resp, h) - RIVER_WEIGHT * max(0.0, river_print(resp, h))
                 - BEYOND_WEIGHT * max(0.0, beyond_print(resp, h)))
     return support + evidence * max(median, 0.0)

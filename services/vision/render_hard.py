@@ -24,6 +24,15 @@ The options (HARD_OPTIONS):
   things lying about (score sheets, pens, phones, cups, clocks).
 - "real tops": each piece's top face cut from a real photograph of a piece of its kind (../shared/data/piece_crops,
   CC BY 4.0), so ink, ring, wear, light and blur are real (needs `crops`, a split folder; skipped without it).
+- "heavy glare": a plastic sheet mirroring several lamps over the board's middle at once, near white, with a window
+  and many wrinkles: with the pieces standing on the lines, several inner lines show no print over half their length.
+- "paper print": a real paper board's printing: thin lines (0.6..1.5 % of a spacing), the file numbers printed
+  along both sides, a double outer border, position marks, many folds and creases, and the sheet curled (the
+  printed lines bow by up to 0.05 spacing, so the grid is no longer one homography).
+- "cut picture": the picture cut through the board: the grid spans 1.0..1.08 of the picture's tighter side and
+  is pushed towards one or two edges, so part of an outer rank or file (and the pieces on it) is out of the picture.
+- "tight crop": an app's screenshot or a thumbnail cut to the board: 200..300 pixels wide, seen straight from
+  above, the grid spanning 88..96 % of the tighter side (its outer lines a third to half a spacing from the edges).
 Pure: a seed and names in, values out; `harden` returns a new Scene.
 """
 
@@ -36,15 +45,18 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from xqarb.vision.render import RenderError, Scene, _tone
+from xqarb.vision.render_assets import BoardLook
 from xqarb.vision.render_effects import PlasticSheet, Sunlight
 
 HARD_OPTIONS = ("tall pieces", "plastic sheet", "outdoor sun", "dark inks", "light on dark", "steep camera",
-                "turned picture", "filling", "small frame", "busy background", "real tops")
+                "turned picture", "filling", "small frame", "busy background", "real tops",
+                "heavy glare", "paper print", "cut picture", "tight crop")
 
 # The preset `hard`: how often each option is on (per seed), about how often real venue and phone photos show it.
 HARD_SHARE = {"tall pieces": 0.7, "plastic sheet": 0.45, "outdoor sun": 0.25, "dark inks": 0.3,
               "light on dark": 0.15, "steep camera": 0.5, "turned picture": 0.35, "filling": 0.25,
-              "small frame": 0.2, "busy background": 0.5, "real tops": 0.5}
+              "small frame": 0.2, "busy background": 0.5, "real tops": 0.5,
+              "heavy glare": 0.15, "paper print": 0.3, "cut picture": 0.1, "tight crop": 0.1}
 PRESETS = ("hard",)
 
 
@@ -65,6 +77,9 @@ class HardOptions:
     fill: float | None = None  # the sheet over the picture's tighter side, for a small picture
     background: tuple[str, tuple[int, int, int], int] | None = None  # table kind, its base colour, clutter count
     real_tops: str | None = None  # piece_crops split folder
+    print_look: tuple[tuple[str, object], ...] | None = None  # BoardLook fields of a paper board's printing
+    cut: tuple[float, float, float] | None = None  # grid span over the tighter side, shift x, y (cut picture)
+    crop: tuple[int, int, float, float] | None = None  # width, height, grid span, tilt (tight crop)
 
 
 def _rng(name: str, seed: int) -> np.random.Generator:
@@ -89,6 +104,36 @@ def _sheet(rng: np.random.Generator) -> PlasticSheet:
                      float(wrng.uniform(0.15, 0.4)), float(wrng.uniform(-0.4, 0.4)), float(wrng.uniform(70, 170)))
                     for _ in range(int(wrng.random() < 0.6)))
     return PlasticSheet(glare, tuple(creases), haze, windows)
+
+
+def _heavy_glare(rng: np.random.Generator) -> PlasticSheet:
+    """Several lamps mirrored over the board's middle, near white (the print under their cores gone), a window,
+    many wrinkles and a strong veil: what a sheet under a room's ceiling lights shows from a phone's angle."""
+    glare = tuple((float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.1, 0.32)),
+                   float(rng.uniform(0.03, 0.08)), float(rng.uniform(0, math.pi)), float(rng.uniform(200, 255)))
+                  for _ in range(int(rng.integers(3, 7))))
+    creases = []
+    for _ in range(int(rng.integers(5, 10))):
+        x0, y0 = rng.uniform(0.15, 0.85, 2)
+        ang, ln = rng.uniform(0, math.pi), rng.uniform(0.15, 0.6)
+        creases.append((float(x0), float(y0), float(x0 + ln * math.cos(ang)), float(y0 + ln * math.sin(ang)),
+                        float(rng.uniform(-0.12, 0.12)), float(rng.uniform(80, 160))))
+    window = ((float(rng.uniform(0.35, 0.65)), float(rng.uniform(0.35, 0.65)), float(rng.uniform(0.25, 0.5)),
+               float(rng.uniform(0.2, 0.4)), float(rng.uniform(-0.4, 0.4)), float(rng.uniform(70, 140))),)
+    return PlasticSheet(glare, tuple(creases), float(rng.uniform(15, 35)), window)
+
+
+def _paper_print(rng: np.random.Generator) -> dict:
+    """BoardLook fields of a printed paper board (a magazine's, a club's cheap sheet): see HARD_OPTIONS' notes."""
+    amp = float(rng.uniform(0.02, 0.05))  # spacings: a curled sheet's lines bow by this much
+    wave = tuple((amp * float(rng.uniform(0.4, 1)), amp * float(rng.uniform(0.4, 1)), float(rng.uniform(-0.9, 0.9)),
+                  float(rng.uniform(-0.9, 0.9)), float(rng.uniform(0, 2 * math.pi))) for _ in range(2))
+    return {"material": "paper", "base": _tone(rng, (235, 242, 245), (205, 228, 238), (220, 232, 236), lo=0.85,
+                                               hi=1.04),
+            "line_width": float(rng.uniform(0.006, 0.015)), "frame_gap": float(rng.uniform(0.15, 0.45)),
+            "frame_width": float(rng.uniform(0.03, 0.07)), "double_frame": True, "numbers": True,
+            "marks": str(rng.choice(["corners", "cross"])), "creases": int(rng.integers(4, 9)),
+            "texture": float(rng.uniform(1.0, 1.6)), "wave": wave}
 
 
 def _sun(rng: np.random.Generator, seed: int) -> Sunlight:
@@ -139,6 +184,18 @@ def _draw_one(name: str, seed: int, crops: str | None) -> dict:
         return {"background": (kind, base, int(rng.integers(5, 10)))}
     if name == "real tops":
         return {"real_tops": crops} if crops else {}
+    if name == "heavy glare":
+        return {"sheet": _heavy_glare(rng)}
+    if name == "paper print":
+        return {"print_look": tuple(_paper_print(rng).items())}
+    if name == "cut picture":
+        # pushed towards a side (|shift| 0.6..1 of the room) on one axis or both
+        sx, sy = (float(rng.choice([-1, 1]) * rng.uniform(0.6, 1.0)) * (rng.random() < p) for p in (0.7, 0.7))
+        return {"cut": (float(rng.uniform(1.0, 1.08)), sx, sy if sx or sy else 1.0)}
+    if name == "tight crop":
+        w = int(rng.integers(200, 301))
+        return {"crop": (w, int(w * rng.uniform(0.85, 1.15)), float(rng.uniform(0.88, 0.96)),
+                         float(rng.uniform(0.0, 3.0)))}
     raise AssertionError(name)  # every name of HARD_OPTIONS is drawn above
 
 
@@ -169,6 +226,13 @@ def parse(text: str, seed: int, *, crops: str | None = None) -> HardOptions:
     return draw_options([t.strip() for t in text.split(",") if t.strip()], seed, crops=crops)
 
 
+def _grid_to_sheet(board: BoardLook) -> float:
+    """A camera's fill for a grid spanning the whole tighter side: fill is of the sheet's outline (the grid plus its
+    margin and 0.3 spacing more each side, render._fit_view)."""
+    m, a = board.sheet_margin + 0.3, board.aspect
+    return min((8 + 2 * m) / 8, (9 * a + 2 * m) / (9 * a))
+
+
 def harden(scene: Scene, opts: HardOptions) -> Scene:
     """`scene` with the hard options `opts` on; everything they do not touch as drawn."""
     cam, board, pieces, light = scene.camera, scene.board, scene.pieces, scene.light
@@ -196,9 +260,7 @@ def harden(scene: Scene, opts: HardOptions) -> Scene:
         # the camera rolled the other way turns the picture clockwise
         cam = replace(cam, roll_deg=cam.roll_deg - 90.0 * (opts.turn % 4))
     if opts.grid_span is not None:
-        # fill is of the sheet's outline (grid plus its margin and 0.3 spacing more each side, render._fit_view)
-        m, a = board.sheet_margin + 0.3, board.aspect
-        cam = replace(cam, fill=opts.grid_span * min((8 + 2 * m) / 8, (9 * a + 2 * m) / (9 * a)), shift=(0.0, 0.0))
+        cam = replace(cam, fill=opts.grid_span * _grid_to_sheet(board), shift=(0.0, 0.0))
     if opts.frame is not None:
         cam = replace(cam, width=opts.frame[0], height=opts.frame[1], fill=opts.fill or cam.fill, shift=(0.0, 0.0))
     if opts.background is not None:
@@ -206,6 +268,14 @@ def harden(scene: Scene, opts: HardOptions) -> Scene:
         board = replace(board, table=kind, table_base=base, clutter=clutter)
     if opts.real_tops is not None:
         out["real_tops"] = opts.real_tops
+    if opts.print_look is not None:
+        board = replace(board, **dict(opts.print_look))
+    if opts.cut is not None:
+        span, sx, sy = opts.cut
+        cam = replace(cam, fill=span * _grid_to_sheet(board), shift=(sx, sy))
+    if opts.crop is not None:
+        w, h, span, tilt = opts.crop
+        cam = replace(cam, width=w, height=h, fill=span * _grid_to_sheet(board), shift=(0.0, 0.0), tilt_deg=tilt)
     return replace(scene, camera=cam, board=board, pieces=pieces, light=light, **out)
 
 

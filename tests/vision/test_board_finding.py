@@ -10,6 +10,8 @@ import pytest
 
 from xqarb.vision.board import (
     NoBoardFound,
+    _equalised,
+    _in_view,
     _landmarks_contradict,
     _lines_missing,
     find_board,
@@ -20,6 +22,7 @@ from xqarb.vision.board import (
 from xqarb.vision.grid import POINTS_UV, apply_h, board_to_image, point_name, support_score
 from xqarb.vision.landmarks import landmark_score
 from xqarb.vision.render import finding_scene, random_scene, render_position, squares_from_fen
+from xqarb.vision.render_hard import draw_options, harden
 
 START = squares_from_fen("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1")
 
@@ -160,3 +163,82 @@ def test_a_lattice_a_line_off_scores_below_the_board_by_its_landmarks(seed) -> N
         assert "across its river" in _landmarks_contradict(resp, true_h @ np.array(_MOVED[name], np.float64), 1.0)
     for name in ("a file right", "a file left"):
         assert "no palace" in _landmarks_contradict(resp, true_h @ np.array(_MOVED[name], np.float64), 1.0)
+
+
+def test_two_bare_lines_a_line_apart_are_hidden_lines_not_half_the_spacing() -> None:
+    # glare over ranks 6 and 4 (v = 3 and 5): one printed line between two bare ones is what a lattice of half the
+    # board's spacing shows too, but that lattice leaves about half its lines bare, not two
+    corners = np.array([[100.0, 80.0], [500.0, 80.0], [500.0, 530.0], [100.0, 530.0]])
+    resp, hb = _printed(corners, (640, 640), hidden=(3, 5))
+    assert _lines_missing(resp, hb, 50.0) == ""
+    resp, hb = _printed(corners, (640, 640), hidden=(2, 4, 6))
+    assert "every other one" in _lines_missing(resp, hb, 50.0)
+
+
+def test_a_lattice_whose_lines_stop_short_of_its_outline_reaches_beyond_the_board() -> None:
+    # files a, b and c bare: a lattice laid partly over the sheet's margin or the table, not glare over the board
+    corners = np.array([[100.0, 80.0], [500.0, 80.0], [500.0, 530.0], [100.0, 530.0]])
+    resp, hb = _printed(corners, (640, 640), hidden=(10, 11, 12))
+    assert "reaches beyond the board" in _lines_missing(resp, hb, 50.0)
+    resp, hb = _printed(corners, (640, 640), hidden=(0, 1, 2))  # ranks 9, 8 and 7 the same
+    assert "reaches beyond the board" in _lines_missing(resp, hb, 50.0)
+    resp, hb = _printed(corners, (640, 640), hidden=(0, 2, 14))  # a back rank under pieces, two lines in glare
+    assert _lines_missing(resp, hb, 50.0) == ""
+
+
+def test_a_lattice_may_hang_out_of_the_picture_by_two_lines_not_three() -> None:
+    corners = np.array([[100.0, 80.0], [500.0, 80.0], [500.0, 530.0], [100.0, 530.0]])  # 50 px a spacing
+    hb = board_to_image(corners)
+    for files_out, in_view in ((0, True), (1, True), (2, True), (3, False)):
+        moved = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]) @ hb
+        moved[0] -= (100.0 + 50.0 * files_out - 10.0) * moved[2]  # files a.. left of x = 0 by 10 px
+        assert bool(_in_view(moved[None], (640, 640))[0]) is in_view, files_out
+
+
+def test_lines_out_of_the_picture_count_with_the_hidden_ones() -> None:
+    # the board cut through its files a and b by the picture's left edge: with one inner line hidden as well it is
+    # taken (3 lines unseen), with three hidden (5 unseen) it is not: too little of it shows to be sure
+    corners = np.array([[-90.0, 80.0], [310.0, 80.0], [310.0, 530.0], [-90.0, 530.0]])
+    resp, hb = _printed(corners, (640, 640), hidden=(3,))
+    assert _lines_missing(resp, hb, 50.0) == ""
+    resp, hb = _printed(corners, (640, 640), hidden=(3, 4, 6))
+    assert "2 out of the picture" in _lines_missing(resp, hb, 50.0)
+
+
+@pytest.mark.parametrize("seed", [1001, 1038])
+def test_a_board_cut_by_the_pictures_edge_is_found(seed) -> None:
+    # the grid spanning the picture's tighter side and pushed against an edge: part of an outer rank or file out
+    # of the picture; before, no lattice was looked at that left the picture (seed 1038: one a file off was taken)
+    shot = render_position(START, harden(random_scene(seed, difficulty="easy"), draw_options(["cut picture"], seed)))
+    h, w = shot.image.shape[:2]
+    assert ((shot.points < 0) | (shot.points >= [w, h])).any()
+    fit = find_board(shot.image)
+    err, where = _worst(fit.points, shot.points)
+    assert err < 0.25, f"worst point {where} off by {err:.2f} spacing"
+
+
+def test_a_board_in_view_is_taken_over_a_neighbours_cut_by_the_edge_and_two_whole_ones_are_refused() -> None:
+    shot = render_position(START, random_scene(2, difficulty="plain"))
+    img = shot.image
+    x_max = int(shot.corners[:, 0].max())
+    # the same board again on the right, its files cut by the picture's edge after about two thirds of it
+    x_min = int(shot.corners[:, 0].min())
+    cut = img[:, : x_min + int(0.65 * (x_max - x_min))]
+    fit = find_board(np.hstack([img, cut]))
+    err, where = _worst(fit.points, shot.points)
+    assert err < 0.1, f"worst point {where} off by {err:.2f} spacing"
+    with pytest.raises(NoBoardFound, match="2 boards in view"):
+        find_board(np.hstack([img, img]))
+
+
+def test_print_washed_out_by_a_veil_stands_out_again_when_equalised() -> None:
+    # lines 8 grey levels darker than paper washed near white by a sheet's glare: below the segment search's
+    # threshold (14) before, well above it after the local equalisation that the last retry looks through
+    img = np.full((400, 400, 3), 240, np.uint8)
+    for k in range(40, 400, 40):
+        cv2.line(img, (k, 0), (k, 399), (232, 232, 232), 2)
+        cv2.line(img, (0, k), (399, k), (232, 232, 232), 2)
+    noise = np.random.default_rng(0).integers(-2, 3, img.shape)  # a sensor's grain: CLAHE is not given a flat sheet
+    img = np.clip(img.astype(int) + noise, 0, 255).astype(np.uint8)
+    assert float(response_map(img).max()) < 14
+    assert float(np.percentile(response_map(_equalised(img)), 99)) > 14

@@ -183,11 +183,69 @@ def test_options_and_the_preset_are_drawn_per_seed():
     assert 0.35 <= both.piece_height <= 0.6
     assert all(draw_options(["turned picture"], s).turn in (1, 2, 3) for s in range(10))
     assert draw_options(["real tops"], 1) == HardOptions()  # no crops folder given: nothing to cut from
-    assert len(HARD_OPTIONS) == 11
+    assert len(HARD_OPTIONS) == 15
     with pytest.raises(RenderError, match="hard option"):
         parse("glossy", 1)
     with pytest.raises(RenderError, match="preset"):
         preset("brutal", 1)
+
+
+def _outside(shot) -> np.ndarray:
+    h, w = shot.image.shape[:2]
+    return (shot.points < 0).any(axis=1) | (shot.points[:, 0] >= w) | (shot.points[:, 1] >= h)
+
+
+def test_heavy_glare_washes_out_much_more_of_the_print_than_a_plain_sheet():
+    """Near-white lamps over the board's middle: the printed lines' contrast (grid.support_score on the true
+    lattice) falls below 3/4 of the board's without a sheet, and below the ordinary sheet's."""
+    from xqarb.vision.board import response_map
+    from xqarb.vision.grid import board_to_image, support_score
+
+    scene = random_scene(5, difficulty="easy")
+
+    def contrast(opts: HardOptions) -> float:
+        shot = render_position(EMPTY, harden(scene, opts))
+        return support_score(response_map(shot.image), board_to_image(shot.corners))
+
+    bare = contrast(HardOptions())
+    for s in range(3):
+        heavy = contrast(draw_options(["heavy glare"], s))
+        assert heavy < 0.75 * bare and heavy < contrast(draw_options(["plastic sheet"], s)), (s, heavy, bare)
+
+
+def test_paper_print_is_thin_lines_with_a_double_border_numbers_and_a_curled_sheet():
+    scene = random_scene(5, difficulty="easy")
+    paper = harden(scene, draw_options(["paper print"], 2))
+    look = paper.board
+    assert look.material == "paper" and look.line_width < 0.016 and look.double_frame and look.numbers
+    assert look.creases >= 4 and look.wave
+    # the curl bows the printed grid: its points are no longer one homography of the board
+    shot = render_position(EMPTY, paper)
+    from xqarb.vision.grid import POINTS_UV, apply_h, board_to_image
+
+    straight = apply_h(board_to_image(shot.corners), POINTS_UV)
+    spacing = np.linalg.norm(shot.corners[1] - shot.corners[0]) / 8
+    assert np.linalg.norm(straight - shot.points, axis=1).max() > 0.01 * spacing
+    # more print beyond the grid than the scene as drawn: the border and the numbers
+    plain_img = _grey(render_position(EMPTY, scene).image)
+    assert not np.array_equal(_grey(shot.image), plain_img)
+
+
+def test_a_cut_picture_leaves_part_of_the_board_outside_and_most_of_it_in():
+    scene = random_scene(5, difficulty="easy")
+    outside = [int(_outside(render_position(EMPTY, harden(scene, draw_options(["cut picture"], s)))).sum())
+               for s in range(6)]
+    assert all(n <= 30 for n in outside) and sum(n > 0 for n in outside) >= 5, outside
+
+
+def test_a_tight_crop_is_a_small_picture_the_grid_nearly_fills():
+    scene = random_scene(5, difficulty="easy")
+    for s in range(3):
+        shot = render_position(EMPTY, harden(scene, draw_options(["tight crop"], s)))
+        h, w = shot.image.shape[:2]
+        assert 200 <= w <= 300 and not _outside(shot).any()
+        span = np.ptp(shot.points, axis=0)
+        assert 0.85 < max(span[0] / w, span[1] / h) <= 0.97
 
 
 def test_render_command_takes_hard_options(tmp_path: Path, shared_data: Path, capsys):
