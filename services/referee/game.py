@@ -202,6 +202,13 @@ class _Decision:
         self.facts.append(fact)
         self.s = _EVOLVE[type(fact)](self.s, fact)  # evolve(self.s, fact), one call fewer (this runs per fact)
 
+    def made(self, kind: type, *fields: Any) -> None:
+        """`record(kind(*fields))`, every field given, for the facts of every move: the fact built as the tuple it
+        is (a named tuple's class call runs its `__new__`, a Python function, first)."""
+        fact = _new(kind, fields)
+        self.facts.append(fact)
+        self.s = _EVOLVE[kind](self.s, fact)
+
     # ---------------------------------------------------------------- outputs
     def emit(self, type_: str, **fields: Any) -> None:
         self.outs.append(Out.of(type_, game_id=self.s.setup.game_id, **fields))
@@ -480,8 +487,8 @@ def _accept_move(st: _Decision, move: Move, *, designated: bool = False, seen: s
         misaligned = None
     if settled:  # a piece (or point) between settled points is in play again: a new question
         settled = frozenset(pair for pair in settled if move.frm not in pair and move.to not in pair)
-    st.record(MovePlayed(side, move, record, after, after_squares, clock, press_pending, moved, offer, last_offer,
-                         misaligned, settled, seen))
+    st.made(MovePlayed, side, move, record, after, after_squares, clock, press_pending, moved, offer, last_offer,
+            misaligned, settled, seen)
     st.emit("MoveMade", ply=ply, side=side, iccs=move.iccs, wxf=record.wxf, chinese=record.chinese,
             fen_after=record.fen_after, red_ms=red_ms, black_ms=black_ms)
     _recording_after_move(st, side, ply)
@@ -861,7 +868,7 @@ def _touch(st: _Decision, side: str, point: str, source: str) -> None:
     if point in s.sides[side].adjust or any(t.point == point for t in s.sides[side].touches):
         return  # 5.6: announced adjustment; or already touched this turn
     touch = Touch(point, letter.isupper() == (side == "red"), letter, st.t, st.e.event_id)
-    st.record(Touched(side, touch))
+    st.made(Touched, side, touch, False)
     if side == s.line.position.side:
         position = s.line.position
     else:
@@ -1120,7 +1127,7 @@ def _clock_pressed(st: _Decision) -> None:
         _press_without_move(st)  # the earlier press was never followed by a move
         s = st.s
     if s.sides[side].moved:
-        st.record(PressAfterMove(side, s.clock.press(side, st.t).credit_move(side)))
+        st.made(PressAfterMove, side, s.clock.press(side, st.t).credit_move(side))
         _check_drift(st)
     else:
         st.record(PressAwaitingMove(s.clock.press(side, st.t), (side, st.e.event_id, st.t)))
@@ -1355,7 +1362,7 @@ def _hand_entered(st: _Decision) -> None:
 def _hand_seen(st: _Decision) -> None:
     """The first sign since the position last changed that a move may be under way (for 8.1.7's timing)."""
     if st.s.view.hand_seen_at is None:
-        st.record(HandSeen(st.t))
+        st.made(HandSeen, st.t)
 
 
 def _ignore(st: _Decision) -> None:
@@ -1380,6 +1387,7 @@ def _watch_answer(st: _Decision, alert: str, action: str) -> None:
 
 
 _EVOLVE = EVOLVE  # (a module global of its own: read per fact)
+_new = tuple.__new__
 _RESULT = GameState._fields.index("result")  # (read per input: by position, not through the class's descriptor)
 
 _HANDLERS: dict[str, Callable[[_Decision], None]] = {
