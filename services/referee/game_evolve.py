@@ -271,6 +271,21 @@ Fact = Any  # one of the classes above
 # positions are GameState's fields in order: setup 0, line 1, clock 2, sides 3, recording 4, fouls 5, view 6,
 # claims 7, watch 8, result 9, foul_just_given 10, out_count 11, last_at 12.
 _new = tuple.__new__
+_POSITIONS = {  # the fields those copies read or write by position (a field added or moved must be placed there)
+    GameState: ("setup", "line", "clock", "sides", "recording", "fouls", "view", "claims", "watch", "result",
+                "foul_just_given", "out_count", "last_at"),
+    Line: ("position", "squares", "moves", "hist_positions", "hist_moves"),
+    SideState: ("touches", "adjust", "illegal", "presses", "moved", "arrived", "offers"),
+    BoardView: ("last_seen", "hand_seen_at", "attention", "attention_side", "ambiguous", "misaligned",
+                "misaligned_seen", "settled_points", "nudges", "press_pending"),
+    Sides: ("red", "black"),
+    Claims: ("offer_pending", "last_offer", "false_claims", "vary_order", "vary_forced", "repetition_pending",
+             "repetition_alerted", "repetition_alert", "limit_noticed", "limit_alert"),
+}
+for _kind, _fields in _POSITIONS.items():
+    if _kind._fields != _fields:
+        raise TypeError(f"{_kind.__name__}'s fields are {_kind._fields}; game_evolve.py copies it positionally as "
+                        f"{_fields}: update those copies")
 
 
 def _parts(s: GameState, *, line: Line | None = None, clock: ClockState | None = None, sides: Sides | None = None,
