@@ -2,9 +2,10 @@
 
 CPU seconds on a shared machine vary by 10 % or more with the other work on it; the count of instructions
 executed does not. For each mix of `bench/referee_throughput.py` (replay, camera; fold alone or with the SQLite
-ledger) this runs the streams of N real games under callgrind twice, with and without the measured part, and
-prints the difference per input event. Compare two versions of the code by running it in each (a few minutes per
-mix). Needs `valgrind` on the PATH.
+ledger) this runs the streams of N real games under callgrind, counting only inside the measured call (it is made
+through `exec`, and callgrind dumps its count after each `exec`: the last dump is the measured part, the ones
+before it the imports'), and prints that count per input event. Compare two versions of the code by running it in
+each (a few minutes per mix). Needs `valgrind` on the PATH.
 
     .venv/bin/python bench/referee_instructions.py [--games 20] [--mix camera+ledger ...]
 """
@@ -16,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -36,20 +38,26 @@ def _work(mix: str, games: int, measure: bool) -> int:
     from xqarb.referee.ledger import SqliteLedger  # noqa: F401  (imported in both runs: not part of the figure)
     from xqarb.referee.service import Referee  # noqa: F401
 
-    tune_for_service()  # as the throughput bench and the service (in both runs: not part of the figure)
+    tune_for_service()  # as the throughput bench and the service (not part of the figure)
     if measure:
-        (rt.measure_with_ledger if mix.endswith("ledger") else rt.measure)(streams)
+        run = rt.measure_with_ledger if mix.endswith("ledger") else rt.measure
+        exec("run(streams)", {"run": run, "streams": streams})  # the one call counted (see the docstring)
     return sum(len(s) for s in streams)
 
 
-def _instructions(mix: str, games: int, measure: bool) -> int:
-    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__, "--inner",
-           mix, str(games), "1" if measure else "0"]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
-    found = re.search(r"Collected : (\d+)", out)
-    if found is None:
-        raise SystemExit(f"no instruction count in valgrind's output:\n{out[-2000:]}")
-    return int(found.group(1))
+def _instructions(mix: str, games: int) -> int:
+    """The instructions of the measured call alone: the count of the last of callgrind's dumps."""
+    with tempfile.TemporaryDirectory(prefix="xqarb-callgrind-") as folder:
+        out_file = Path(folder) / "cg.out"
+        cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=builtin_exec",
+               "--dump-after=builtin_exec", f"--callgrind-out-file={out_file}", sys.executable, __file__, "--inner",
+               mix, str(games), "1"]
+        run = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        dumps = sorted(Path(folder).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
+        found = re.search(r"^(?:summary|totals): (\d+)", dumps[-1].read_text(), re.M) if dumps else None
+        if run.returncode != 0 or found is None:
+            raise SystemExit(f"no instruction count from callgrind:\n{run.stderr[-2000:]}")
+        return int(found.group(1))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -65,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit("bench: valgrind is not installed (it counts the instructions)")
     for mix in opts.mix:
         events = _work(mix, opts.games, measure=False)
-        per_input = (_instructions(mix, opts.games, True) - _instructions(mix, opts.games, False)) / events
+        per_input = _instructions(mix, opts.games) / events
         print(f"  {mix:<14} {per_input:>10,.0f} instructions per input event ({events} events, {opts.games} games)",
               flush=True)
     return 0

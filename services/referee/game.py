@@ -67,9 +67,11 @@ from xqarb.referee.game_evolve import (
     VaryOrdered,
     WatchChanged,
     evolve,
+    input_taken,
 )
 from xqarb.referee.game_state import (
     SIDES,
+    BoardView,
     Foul,
     GameSetup,
     GameState,
@@ -198,7 +200,14 @@ class _Decision:
 
     def record(self, fact: Fact) -> None:
         self.facts.append(fact)
-        self.s = EVOLVE[type(fact)](self.s, fact)  # evolve(self.s, fact), one call fewer (this runs per fact)
+        self.s = _EVOLVE[type(fact)](self.s, fact)  # evolve(self.s, fact), one call fewer (this runs per fact)
+
+    def made(self, kind: type, *fields: Any) -> None:
+        """`record(kind(*fields))`, every field given, for the facts of every move: the fact built as the tuple it
+        is (a named tuple's class call runs its `__new__`, a Python function, first)."""
+        fact = _new(kind, fields)
+        self.facts.append(fact)
+        self.s = _EVOLVE[kind](self.s, fact)
 
     # ---------------------------------------------------------------- outputs
     def emit(self, type_: str, **fields: Any) -> None:
@@ -212,7 +221,7 @@ class _Decision:
     def ruling(self, kind: str, side: str | None, article: str, message: str, *, rapid_rule: bool = False,
                ply: int | None = None) -> None:
         self.emit("Ruling", kind=kind, side=side, article=article, message=message,
-                  ruleset=self.s.cfg.label(rapid_rule), ply=self.s.ply if ply is None else ply,
+                  ruleset=self.s.setup.cfg.label(rapid_rule), ply=len(self.s.line.moves) if ply is None else ply,
                   evidence=self.evidence())
 
     def attention(self, reason: str, *, fen: str | None = None) -> None:
@@ -223,16 +232,16 @@ class _Decision:
             self.emit("AttentionNeeded", reason=reason, evidence=self.evidence(), fen=fen)
 
     def art(self, concept: str) -> str:
-        a = self.s.cfg.article(concept)
+        a = self.s.setup.cfg.article(concept)
         if a is None:
             # A concept the edition has no article for: a gap in ruleset.py. Say so in the ruling rather than stop
             # the fold (tests/referee/test_fold_never_breaks.py looks for such gaps).
-            return f"(no {self.s.cfg.ruleset} article: {concept})"
+            return f"(no {self.s.setup.cfg.ruleset} article: {concept})"
         return a
 
     def end(self, result: str, article: str, reason: str, *, rapid_rule: bool = False) -> None:
         """The game ends: the GameEnded fact and output, and no more decisions (`_GameOver` to the dispatcher)."""
-        label = self.s.cfg.label(rapid_rule)
+        label = self.s.setup.cfg.label(rapid_rule)
         self.record(GameEnded(Result(result, article, label, reason), self.t))
         self.emit("GameEnded", result=result, article=article, reason=reason, ruleset=label)
         raise _GameOver
@@ -260,9 +269,10 @@ class _Decision:
 
 
 def _decided(state: GameState, event: Event) -> _Decision:
-    """The decision on one input, the one place where a result ends deciding (22.5)."""
+    """The decision on one input, the one place where a result ends deciding (22.5); its last fact, the input's
+    bookkeeping (InputTaken), is left to the caller."""
     d = _Decision(state, event)
-    if state.result is not None:
+    if state[_RESULT] is not None:
         _after_result(d)
     else:
         try:
@@ -276,20 +286,22 @@ def _decided(state: GameState, event: Event) -> _Decision:
                 handler(d)
         except _GameOver:
             pass  # 22.5: the result stands; whatever this input would still have caused is not decided
-    d.record(InputTaken(event.occurred_at, d.fouled if d.s.result is None else None, len(d.outs)))
     return d
 
 
 def decide(state: GameState, event: Event) -> tuple[tuple[Fact, ...], tuple[Out, ...]]:
     """The facts an input makes (for `evolve`, in order) and the outputs it causes; `state` is unchanged."""
     d = _decided(state, event)
+    d.record(InputTaken(event.occurred_at, d.fouled if d.s[_RESULT] is None else None, len(d.outs)))
     return tuple(d.facts), tuple(d.outs)
 
 
 def apply(state: GameState, event: Event) -> tuple[GameState, tuple[Out, ...]]:
-    """The next state of a game (its facts evolved) and the outputs an input event causes."""
+    """The next state of a game (its facts evolved) and the outputs an input event causes: `decide` and `evolve`,
+    with the last fact (InputTaken, every input's) applied by its evolve from its fields, unbuilt."""
     d = _decided(state, event)
-    return d.s, tuple(d.outs)
+    s = d.s
+    return input_taken(s, event.occurred_at, d.fouled if s[_RESULT] is None else None, len(d.outs)), tuple(d.outs)
 
 
 END_OF_INPUT = "EndOfInput"  # the type of the stand-in cause of what `finish` folds (never a real input)
@@ -339,8 +351,9 @@ def _check_time(st: _Decision) -> None:
                 period = f": {done} of the {p.moves} moves of the time period made"
         st.lose(flagged, "flag", f"{flagged}'s time ran out{period} (timeouts, {st.art('timeout_rule')})")
         return
-    running = s.clock.running
-    if (running is not None and not s.clock.paused and t - s.setup.started_at > s.clock.tc.late_forfeit_ms * 1000
+    clock = s.clock
+    running = clock.running
+    if (running is not None and not clock.paused and t - s.setup.started_at > clock.tc.late_forfeit_ms * 1000
             and not s.sides[running].arrived):
         st.lose(running, "late", f"{running} did not arrive within {s.clock.tc.late_forfeit_ms // 60000} "
                                  f"minutes of the start ({st.art('late_rule')})")
@@ -357,23 +370,24 @@ def _board_stable(st: _Decision) -> None:
         st.attention(f"BoardStable not understood: {exc}")
         return
     s = st.s
-    if squares == s.last_seen:
-        if not changes_of(s.squares, squares):
+    view = s.view  # (the parts read directly, not through the state's forwarding names: this runs per input)
+    if squares == view.last_seen:
+        if not changes_of(s.line.squares, squares):
             _set_right(st, squares)
-            if s.press_pending is not None:
+            if view.press_pending is not None:
                 _press_without_move(st)
         _settle_nudges(st, moved=False)
         _settle_misaligned(st)
         return
-    ply = s.ply
+    ply = len(s.line.moves)
     _judge_board(st, squares, seen=True)
-    _settle_nudges(st, moved=st.s.ply != ply)
+    _settle_nudges(st, moved=len(st.s.line.moves) != ply)
     _settle_misaligned(st)
 
 
 def _set_right(st: _Decision, squares: str) -> None:
     """5.10: the still board shows the piece the mover left between two points set right before the clock press."""
-    mis = st.s.misaligned
+    mis = st.s.view.misaligned
     if mis is not None and mis.stage == "fix" and "?" not in squares:
         st.record(MisalignmentOpen(None))
 
@@ -382,7 +396,7 @@ def _judge_board(st: _Decision, squares: str, *, seen: bool = False) -> None:
     """What a still board shows against the accepted position. `seen`: it is a new board from the camera (kept as
     the board last seen; with a move, as part of the move's fact)."""
     s = st.s
-    inf = infer(s.position, s.squares, squares)
+    inf = infer(s.line.position, s.line.squares, squares)
     if inf.kind == "move":
         _accept_move(st, inf.moves[0], seen=squares if seen else None)
         return
@@ -390,26 +404,29 @@ def _judge_board(st: _Decision, squares: str, *, seen: bool = False) -> None:
         st.record(BoardSeen(squares))
     if inf.kind == "unchanged":
         _set_right(st, squares)
-        if s.press_pending is not None:
-            _press_without_move(st)
-        if st.s.attention is not None or st.s.ambiguous:
+        asked = st.s.view
+        if asked.attention is not None or asked.ambiguous:
+            # The still board shows the accepted position: what was asked about the board is answered, whatever
+            # the press below decides (a second press without a move ends the game: the questions end with it).
             st.record(BoardFollowed())
+        if asked.press_pending is not None:
+            _press_without_move(st, asked)
         return
     if inf.kind == "ambiguous":
         st.record(MovesAmbiguous(inf.moves))
-        explained = any(all(m.to in pair for m in inf.moves) for pair in s.misaligned_seen)
-        if s.misaligned is None and not explained:
+        explained = any(all(m.to in pair for m in inf.moves) for pair in s.view.misaligned_seen)
+        if s.view.misaligned is None and not explained:
             st.attention(f"board change is not one move: {inf.reason} ({'; '.join(inf.changes)}); an arbiter "
-                         f"must say which (PointDesignated or PositionRestored)", fen=s.position.fen())
+                         f"must say which (PointDesignated or PositionRestored)", fen=s.line.position.fen())
         return
     if inf.kind == "illegal":
         _illegal_move(st, inf.moves[0], inf.reason)
         return
     reason = f"{inf.reason}: {'; '.join(inf.changes)}"
-    if s.attention != reason:
-        st.record(BoardUnexplained(reason, s.position.side))
+    if s.view.attention != reason:
+        st.record(BoardUnexplained(reason, s.line.position.side))
         st.attention(f"board change is no single legal move ({reason}); restore the position (5.8.2, 5.9) or "
-                     f"send PositionRestored", fen=s.position.fen())
+                     f"send PositionRestored", fen=s.line.position.fen())
 
 
 def _accept_move(st: _Decision, move: Move, *, designated: bool = False, seen: str | None = None) -> None:
@@ -470,8 +487,8 @@ def _accept_move(st: _Decision, move: Move, *, designated: bool = False, seen: s
         misaligned = None
     if settled:  # a piece (or point) between settled points is in play again: a new question
         settled = frozenset(pair for pair in settled if move.frm not in pair and move.to not in pair)
-    st.record(MovePlayed(side, move, record, after, after_squares, clock, press_pending, moved, offer, last_offer,
-                         misaligned, settled, seen))
+    st.made(MovePlayed, side, move, record, after, after_squares, clock, press_pending, moved, offer, last_offer,
+            misaligned, settled, seen)
     st.emit("MoveMade", ply=ply, side=side, iccs=move.iccs, wxf=record.wxf, chinese=record.chinese,
             fen_after=record.fen_after, red_ms=red_ms, black_ms=black_ms)
     _recording_after_move(st, side, ply)
@@ -495,16 +512,16 @@ def _press_was_for_this_move(s: GameState, pressed_at: int, seen_at: int) -> boo
     way), or if the move was seen within the time control's `press_grace_ms` of it; a move first seen later, with
     no hand seen before the press, was made after pressing.
     """
-    if s.hand_seen_at is not None and s.hand_seen_at <= pressed_at:
+    if s.view.hand_seen_at is not None and s.view.hand_seen_at <= pressed_at:
         return True
     return seen_at - pressed_at <= s.clock.tc.press_grace_ms * 1000
 
 
 def _repetition_count(s: GameState) -> int:
     """How often the position now has stood on the board since the last capture (a capture ends every cycle)."""
-    key = s.position.key
+    key = s.line.position.key
     count = 0
-    for p in reversed(s.hist_positions):
+    for p in reversed(s.line.hist_positions):
         if p.key == key:
             count += 1
         if p.plies_since_capture == 0:
@@ -523,11 +540,11 @@ def _repetition(st: _Decision) -> None:
     """
     s = st.s
     count = _repetition_count(s)
-    if s.repetition_pending != (count >= 3):
+    if s.claims.repetition_pending != (count >= 3):
         st.record(RepetitionCounted(count >= 3))
     if count < 3:
         return
-    verdict = None
+    verdict = None  # (a repeating cycle: rare; read through the state's names)
     if s.vary_order is not None:
         verdict = judge_repetition(s.hist_positions, s.hist_moves, s.cfg.ruleset, vary_order=s.vary_order)
         if verdict is not None and verdict.outcome == "loss" and verdict.side is not None:
@@ -576,11 +593,11 @@ def _natural_limit_notice(st: _Decision) -> None:
     """23.3 / 4.2.4: tell the arbiter when the natural move limit (自然限着) is coming due and when it is reached,
     once each per stretch without a capture; the draw still waits for a claim or the arbiter's confirmation."""
     s = st.s
-    cfg = s.cfg
+    cfg = s.setup.cfg
     limit = cfg.limit_rounds
-    plies = s.position.plies_since_capture
-    began, level = s.limit_noticed
-    stretch = len(s.hist_moves) - plies  # the same for every move of one stretch without a capture
+    plies = s.line.position.plies_since_capture
+    began, level = s.claims.limit_noticed
+    stretch = len(s.line.hist_moves) - plies  # the same for every move of one stretch without a capture
     if began != stretch:  # a capture began a new stretch (or the game its first): an old notice is moot
         level = 0
         st.record(LimitStretchBegun(stretch))
@@ -589,8 +606,8 @@ def _natural_limit_notice(st: _Decision) -> None:
     if level >= 2 or plies // 2 < (limit if level == 1 else due_from):
         return
     try:
-        count = natural_limit_count(s.hist_positions, s.hist_moves, None, ruleset=cfg.ruleset, rapid=cfg.rapid,
-                                    rounds=limit, checks_cap=cfg.checks_cap)
+        count = natural_limit_count(s.line.hist_positions, s.line.hist_moves, None, ruleset=cfg.ruleset,
+                                    rapid=cfg.rapid, rounds=limit, checks_cap=cfg.checks_cap)
     except (HistoryError, ValueError):
         return  # a history an arbiter cut: a claim is still checked (and says why it cannot be) when made
     new_level = 2 if count.reached else (1 if count.counted_rounds >= due_from else 0)
@@ -820,13 +837,14 @@ def _recording_after_move(st: _Decision, side: str, ply: int) -> None:
     """7.1 / 7.2: settle advance entries; count the mover's unrecorded moves and give the fouls they are worth."""
     s = st.s
     rec = s.recording
-    if len(s.hist_moves) == len(s.moves):  # entries are read against the history (cut by an arbiter's position)
-        rec = check_waiting(rec, ply, s.hist_positions, s.hist_moves)
-    if not s.recording_required:
+    line = s.line
+    if len(line.hist_moves) == len(line.moves):  # entries are read against the history (an arbiter's position cuts it)
+        rec = check_waiting(rec, ply, s.line.hist_positions, s.line.hist_moves)
+    if not s.setup.recording_required:
         if rec is not s.recording:
             st.record(RecordingChanged(rec))
         return
-    cfg = s.cfg
+    cfg = s.setup.cfg
     period = s.clock.period_index(side)
     under = cfg.suspend_recording_under_ms
     if under is not None and s.clock.remaining(side, st.t) < under:
@@ -844,18 +862,18 @@ def _recording_after_move(st: _Decision, side: str, ply: int) -> None:
 
 def _touch(st: _Decision, side: str, point: str, source: str) -> None:
     s = st.s
-    letter = s.position.piece_at(point)
+    letter = s.line.position.piece_at(point)
     if letter is None:
         return  # nothing stands there in the accepted position: the camera's report explains nothing
-    if point in s.adjust(side) or any(t.point == point for t in s.touches(side)):
+    if point in s.sides[side].adjust or any(t.point == point for t in s.sides[side].touches):
         return  # 5.6: announced adjustment; or already touched this turn
     touch = Touch(point, letter.isupper() == (side == "red"), letter, st.t, st.e.event_id)
-    st.record(Touched(side, touch))
-    if side == s.position.side:
-        position = s.position
+    st.made(Touched, side, touch, False)
+    if side == s.line.position.side:
+        position = s.line.position
     else:
         try:
-            position = Position.from_squares(s.squares, side)
+            position = Position.from_squares(s.line.squares, side)
         except FenError:
             return  # no position with that side to move (its opponent is in check): 8.1.5 cannot be judged now
     why = touch_foul(position, touch)
@@ -866,7 +884,7 @@ def _touch(st: _Decision, side: str, point: str, source: str) -> None:
 def _hand_side(s: GameState) -> str:
     # The camera cannot tell whose hand it was: it is the hand of the side whose time it is (its clock runs), the
     # side to move until it presses the clock after its move (5.1-5.5; 5.6 for touches in the other's time).
-    return s.clock.running if s.clock.running is not None and s.press_pending is None else s.position.side
+    return s.clock.running if s.clock.running is not None and s.view.press_pending is None else s.line.position.side
 
 
 def _lifted(st: _Decision) -> None:
@@ -887,7 +905,7 @@ def _nudged(st: _Decision) -> None:
 
 
 def _settle_nudges(st: _Decision, moved: bool) -> None:
-    nudges = st.s.nudges
+    nudges = st.s.view.nudges
     if not nudges:
         return
     st.record(NudgesJudged())
@@ -925,11 +943,11 @@ def _misaligned(st: _Decision) -> None:
 
 
 def _settle_misaligned(st: _Decision) -> None:
-    reported = st.s.misaligned_seen
+    reported = st.s.view.misaligned_seen
     if reported:
         st.record(MisalignmentsJudged())
     for points in reported:
-        if frozenset(points) not in st.s.settled_points:  # (settled meanwhile by the still board's move)
+        if frozenset(points) not in st.s.view.settled_points:  # (settled meanwhile by the still board's move)
             _settle_one_misaligned(st, points)
 
 
@@ -1062,22 +1080,26 @@ def _check_drift(st: _Decision) -> None:
         st.record(ClockChanged(clock._with(drifting=False)))
 
 
-def _press_without_move(st: _Decision) -> None:
-    """8.1.7: the clock pressed without a move (twice: 4.1.9; rapid play-off: at once; 2011: only a warning)."""
+def _press_without_move(st: _Decision, asked: BoardView | None = None) -> None:
+    """8.1.7: the clock pressed without a move (twice: 4.1.9; rapid play-off: at once; 2011: only a warning).
+    `asked`: the board's questions as they stood when the press was made, where a still board has just answered
+    them (the press is judged on what could be known of the board then)."""
     s = st.s
-    if s.press_pending is None:
+    w = s.view if asked is None else asked
+    if w.press_pending is None:
         return
-    side = s.press_pending[0]
-    if s.ambiguous and s.misaligned is not None and s.misaligned.stage == "designate" and s.misaligned.mover == side:
+    side = w.press_pending[0]
+    mis = w.misaligned
+    if w.ambiguous and mis is not None and mis.stage == "designate" and mis.mover == side:
         return  # 5.10: whether the press followed a move waits for the opponent's designation of the point
-    if s.attention is not None:
+    if w.attention is not None:
         # The board is in a state the referee could not follow (AttentionNeeded): whether that press followed a
         # move cannot be known until an arbiter restores the position, so it is not ruled.
         st.record(PressDropped(side, counted=False))
         return
     n = s.sides[side].presses + 1
     st.record(PressDropped(side, counted=True))
-    cfg = s.cfg
+    cfg = s.setup.cfg
     limit = cfg.presses_to_lose
     if limit is None:
         st.ruling("warning", side, st.art("clock"), f"{side} pressed the clock without having moved (6: press "
@@ -1096,20 +1118,20 @@ def _clock_pressed(st: _Decision) -> None:
     s = st.s
     if s.clock.paused or s.clock.running != side:
         return  # a stopped clock, or the side whose clock is not running: the device does nothing
-    if s.cfg.rapid and s.attention is not None and s.attention_side == side:
+    if s.setup.cfg.rapid and s.view.attention is not None and s.view.attention_side == side:
         # Rapid play-off rules: pressing the clock after knocking pieces over (碰乱棋子后按钟) loses.
-        st.lose(side, "knocked_press_loss", f"{side} pressed the clock with the board disturbed ({s.attention})",
-                rapid_rule=True)
+        st.lose(side, "knocked_press_loss",
+                f"{side} pressed the clock with the board disturbed ({s.view.attention})", rapid_rule=True)
         return
-    if s.press_pending is not None:
+    if s.view.press_pending is not None:
         _press_without_move(st)  # the earlier press was never followed by a move
         s = st.s
     if s.sides[side].moved:
-        st.record(PressAfterMove(side, s.clock.press(side, st.t).credit_move(side)))
+        st.made(PressAfterMove, side, s.clock.press(side, st.t).credit_move(side))
         _check_drift(st)
     else:
         st.record(PressAwaitingMove(s.clock.press(side, st.t), (side, st.e.event_id, st.t)))
-    mis = st.s.misaligned
+    mis = st.s.view.misaligned
     if mis is not None and mis.stage == "fix" and mis.mover == side:
         _to_designation(st, replace(mis, stage="designate"))
 
@@ -1339,8 +1361,8 @@ def _hand_entered(st: _Decision) -> None:
 
 def _hand_seen(st: _Decision) -> None:
     """The first sign since the position last changed that a move may be under way (for 8.1.7's timing)."""
-    if st.s.hand_seen_at is None:
-        st.record(HandSeen(st.t))
+    if st.s.view.hand_seen_at is None:
+        st.made(HandSeen, st.t)
 
 
 def _ignore(st: _Decision) -> None:
@@ -1363,6 +1385,10 @@ def _watch_answer(st: _Decision, alert: str, action: str) -> None:
         return
     st.record(WatchChanged(new))
 
+
+_EVOLVE = EVOLVE  # (a module global of its own: read per fact)
+_new = tuple.__new__
+_RESULT = GameState._fields.index("result")  # (read per input: by position, not through the class's descriptor)
 
 _HANDLERS: dict[str, Callable[[_Decision], None]] = {
     "BoardStable": _board_stable,

@@ -35,6 +35,8 @@ from xqarb.referee.rules import Move, Position
 from xqarb.referee.touch import Touch
 from xqarb.referee.watch import Watch
 
+_NOTHING: frozenset[str] = frozenset()
+
 # --------------------------------------------------------------------------------------------- facts
 
 
@@ -263,18 +265,48 @@ Fact = Any  # one of the classes above
 # --------------------------------------------------------------------------------------------- evolve
 
 
+# The state's and its parts' copies on the paths every input takes are built positionally from the tuple they
+# copy, by `tuple.__new__` itself: a named tuple's class call runs its `__new__` (a Python function) first, and
+# `_replace` a pass over every field by name, each several times the cost of the copy (bench/RESULTS.md). The
+# positions are GameState's fields in order: setup 0, line 1, clock 2, sides 3, recording 4, fouls 5, view 6,
+# claims 7, watch 8, result 9, foul_just_given 10, out_count 11, last_at 12.
+_new = tuple.__new__
+_POSITIONS = {  # the fields those copies read or write by position (a field added or moved must be placed there)
+    GameState: ("setup", "line", "clock", "sides", "recording", "fouls", "view", "claims", "watch", "result",
+                "foul_just_given", "out_count", "last_at"),
+    Line: ("position", "squares", "moves", "hist_positions", "hist_moves"),
+    SideState: ("touches", "adjust", "illegal", "presses", "moved", "arrived", "offers"),
+    BoardView: ("last_seen", "hand_seen_at", "attention", "attention_side", "ambiguous", "misaligned",
+                "misaligned_seen", "settled_points", "nudges", "press_pending"),
+    Sides: ("red", "black"),
+    Claims: ("offer_pending", "last_offer", "false_claims", "vary_order", "vary_forced", "repetition_pending",
+             "repetition_alerted", "repetition_alert", "limit_noticed", "limit_alert"),
+}
+for _kind, _fields in _POSITIONS.items():
+    if _kind._fields != _fields:
+        raise TypeError(f"{_kind.__name__}'s fields are {_kind._fields}; game_evolve.py copies it positionally as "
+                        f"{_fields}: update those copies")
+
+
 def _parts(s: GameState, *, line: Line | None = None, clock: ClockState | None = None, sides: Sides | None = None,
            view: BoardView | None = None, claims: Claims | None = None) -> GameState:
-    """The state with some of the parts that change in play replaced (None: kept; none of them is ever None).
-    `_replace` without its pass over every field: most facts change one part."""
-    return GameState(s.setup, s.line if line is None else line, s.clock if clock is None else clock,
-                     s.sides if sides is None else sides, s.recording, s.fouls, s.view if view is None else view,
-                     s.claims if claims is None else claims, s.watch, s.result, s.foul_just_given, s.out_count,
-                     s.last_at)
+    """The state with some of the parts that change in play replaced (None: kept; none of them is ever None)."""
+    return _new(GameState, (s[0], s[1] if line is None else line, s[2] if clock is None else clock,
+                            s[3] if sides is None else sides, s[4], s[5], s[6] if view is None else view,
+                            s[7] if claims is None else claims, *s[8:]))
+
+
+def _with_side(sides: Sides, side: str, value: SideState) -> Sides:
+    red, black = sides  # (a Sides is read by side's name: `sides[0]` is not red)
+    return _new(Sides, (value, black) if side == "red" else (red, value))
+
+
+def _with_view(s: GameState, view: BoardView) -> GameState:
+    return _new(GameState, (*s[:6], view, *s[7:]))
 
 
 def _sides(s: GameState, side: str, **changes: Any) -> Sides:
-    return s.sides.with_side(side, s.sides[side]._replace(**changes))
+    return _with_side(s.sides, side, s.sides[side]._replace(**changes))
 
 
 def _side(s: GameState, side: str, **changes: Any) -> GameState:
@@ -282,17 +314,22 @@ def _side(s: GameState, side: str, **changes: Any) -> GameState:
 
 
 def _view(s: GameState, **changes: Any) -> GameState:
-    return _parts(s, view=s.view._replace(**changes))
+    return _with_view(s, s.view._replace(**changes))
 
 
 def _claims(s: GameState, **changes: Any) -> GameState:
     return _parts(s, claims=s.claims._replace(**changes))
 
 
+def input_taken(s: GameState, at: int, fouled: str | None, outputs: int) -> GameState:
+    """InputTaken's change, from its fields (every input ends with it: the decider's `apply` calls this without
+    building the fact, which only `decide` returns)."""
+    last_at = s[12]
+    return _new(GameState, (*s[:10], fouled, s[11] + outputs, at if at > last_at else last_at))
+
+
 def _input_taken(s: GameState, f: InputTaken) -> GameState:
-    # (every input ends with this: built positionally, without `_replace`'s pass over the fields)
-    return GameState(s.setup, s.line, s.clock, s.sides, s.recording, s.fouls, s.view, s.claims, s.watch, s.result,
-                     f.fouled, s.out_count + f.outputs, f.at if f.at > s.last_at else s.last_at)
+    return input_taken(s, f[0], f[1], f[2])
 
 
 def _outputs_numbered(s: GameState, f: OutputsNumbered) -> GameState:
@@ -322,19 +359,19 @@ def _new_position(s: GameState, line: Line, **changes: Any) -> GameState:
 def _move_played(s: GameState, f: MovePlayed) -> GameState:
     # Everything a move changes, in one copy of each part (this runs for every move of every game). The side's
     # touches and announced adjustments (5.1-5.6) end with its move.
-    line = s.line
-    line = Line(f.position, f.squares, (*line.moves, f.record), (*line.hist_positions, f.position),
-                (*line.hist_moves, f.move))
-    mover = s.sides[f.side]
-    sides = s.sides.with_side(f.side, SideState((), frozenset(), mover.illegal, mover.presses, f.moved, True,
-                                                mover.offers))
-    claims = s.claims
-    if claims.offer_pending != f.offer_pending or claims.last_offer != f.last_offer:
+    line = s[1]
+    position = f.position
+    line = _new(Line, (position, f.squares, (*line[2], f.record), (*line[3], position), (*line[4], f.move)))
+    sides = s[3]
+    m = sides[f.side]
+    sides = _with_side(sides, f.side, _new(SideState, ((), _NOTHING, m[2], m[3], f.moved, True, m[6])))
+    claims = s[7]
+    if claims[0] != f.offer_pending or claims[1] != f.last_offer:
         claims = claims._replace(offer_pending=f.offer_pending, last_offer=f.last_offer)
-    w = s.view
-    view = BoardView(w.last_seen if f.seen is None else f.seen, None, None, w.attention_side, (), f.misaligned,
-                  w.misaligned_seen, f.settled_points, w.nudges, f.press_pending)
-    return _parts(s, line=line, clock=f.clock, sides=sides, claims=claims, view=view)
+    w = s[6]
+    view = _new(BoardView, (w[0] if f.seen is None else f.seen, None, None, w[3], (), f.misaligned, w[6],
+                            f.settled_points, w[8], f.press_pending))
+    return _new(GameState, (s[0], line, f.clock, sides, s[4], s[5], view, claims, *s[8:]))
 
 
 def _moves_taken_back(s: GameState, f: MovesTakenBack) -> GameState:
@@ -357,8 +394,10 @@ def _position_set(s: GameState, f: PositionSet) -> GameState:
 
 
 def _touched(s: GameState, f: Touched) -> GameState:
-    touches = s.sides[f.side].touches
-    return _side(s, f.side, touches=(f.touch, *touches) if f.first else (*touches, f.touch))
+    sides = s[3]
+    m = sides[f.side]
+    touches = (f.touch, *m[0]) if f.first else (*m[0], f.touch)
+    return _new(GameState, (*s[:3], _with_side(sides, f.side, _new(SideState, (touches, *m[1:]))), *s[4:]))
 
 
 def _touches_cleared(s: GameState, f: TouchesCleared) -> GameState:
@@ -382,9 +421,10 @@ def _illegal_counted(s: GameState, f: IllegalMoveCounted) -> GameState:
 
 
 def _press_after_move(s: GameState, f: PressAfterMove) -> GameState:
-    m = s.sides[f.side]  # (built positionally: one press per move)
-    mover = SideState(m.touches, m.adjust, m.illegal, m.presses, False, m.arrived, m.offers)
-    return _parts(s, sides=s.sides.with_side(f.side, mover), clock=f.clock)
+    sides = s[3]  # (one press per move)
+    m = sides[f.side]
+    mover = m if not m[4] else _new(SideState, (*m[:4], False, *m[5:]))
+    return _new(GameState, (s[0], s[1], f.clock, _with_side(sides, f.side, mover), *s[4:]))
 
 
 def _press_awaiting_move(s: GameState, f: PressAwaitingMove) -> GameState:
@@ -422,7 +462,8 @@ def _board_seen(s: GameState, f: BoardSeen) -> GameState:
 
 
 def _hand_seen(s: GameState, f: HandSeen) -> GameState:
-    return _view(s, hand_seen_at=f.at)
+    v = s[6]  # (one per move)
+    return _with_view(s, _new(BoardView, (v[0], f.at, *v[2:])))
 
 
 def _board_followed(s: GameState, f: BoardFollowed) -> GameState:

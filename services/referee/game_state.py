@@ -134,14 +134,16 @@ class SideState(NamedTuple):
 _NO_SIDE = SideState()
 
 
-@dataclass(frozen=True, slots=True)
-class Sides:
-    """One `SideState` per side, read as `sides["red"]` / `sides["black"]`."""
+class Sides(NamedTuple):
+    """One `SideState` per side, read as `sides["red"]` / `sides["black"]` (or `sides.red`).
+
+    A named tuple, as the other parts that change in play: a side's change makes a new pair at tuple cost (a
+    frozen dataclass's `__init__` costs several times more, and a move or a press changes a side)."""
 
     red: SideState = _NO_SIDE
     black: SideState = _NO_SIDE
 
-    def __getitem__(self, side: str) -> SideState:
+    def __getitem__(self, side: str) -> SideState:  # type: ignore[override]  # by side's name, not by position
         return self.red if side == "red" else self.black
 
     def with_side(self, side: str, value: SideState) -> Sides:
