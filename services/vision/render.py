@@ -41,6 +41,7 @@ import numpy as np
 from xqarb.vision.render_assets import (
     GLYPH_SETS,
     BoardLook,
+    FontFace,
     PieceLook,
     blank_sprite,
     cjk_fonts,
@@ -144,18 +145,8 @@ def _tone(rng: np.random.Generator, *choices: tuple[int, int, int], lo: float = 
     return tuple(int(v) for v in np.clip(col, 0, 255))  # type: ignore[return-value]
 
 
-def random_scene(seed: int, *, difficulty: str = "hard", light_on_dark: bool = False) -> Scene:
-    """A scene drawn from the range of real venues for `difficulty` ("plain": overhead, even light, clean board;
-    "easy": mild angles and light; "hard": everything real photos show, and a bit more). light_on_dark: a share
-    of the scenes (LIGHT_ON_DARK) draw light characters on dark discs; the other scenes are the same either way."""
-    if difficulty not in DIFFICULTIES:
-        raise RenderError(f"difficulty must be one of {DIFFICULTIES}, not {difficulty!r}")
-    rng = np.random.default_rng([seed, DIFFICULTIES.index(difficulty), 0x58510])
-    hard, plain = difficulty == "hard", difficulty == "plain"
-    fonts = cjk_fonts()
-    font = fonts[int(rng.integers(len(fonts)))]
-    river_font = fonts[int(rng.integers(len(fonts)))]
-
+def _random_camera(rng: np.random.Generator, hard: bool, plain: bool) -> Camera:
+    """The camera of a random scene (draws from `rng` in a fixed order: seeds keep their scenes)."""
     # Camera: phones and fixed cameras, 1280x720 to 1706x1280, up to ~35 degrees from straight above.
     if plain:
         width, height = 1280, 720
@@ -176,7 +167,11 @@ def random_scene(seed: int, *, difficulty: str = "hard", light_on_dark: bool = F
             (float(rng.uniform(-1, 1)), float(rng.uniform(-1, 1))) if hard else (0.0, 0.0),
             (float(rng.normal(0, 0.4)), float(rng.normal(0, 0.4))),
         )
+    return cam
 
+
+def _random_board(rng: np.random.Generator, seed: int, hard: bool, plain: bool, river_font: FontFace) -> BoardLook:
+    """The board sheet and the table under it of a random scene."""
     # Board sheet: paper, cloth or vinyl as often as wood; red or dark lines.
     material = "paper" if plain else str(rng.choice(["wood", "paper", "cloth", "vinyl"]))
     base = {
@@ -229,7 +224,13 @@ def random_scene(seed: int, *, difficulty: str = "hard", light_on_dark: bool = F
         board = replace(board, table_base=_tone(rng, (50, 110, 40), (90, 60, 30), (40, 40, 110), lo=0.7, hi=1.2))
     elif table == "wood":
         board = replace(board, table_base=_tone(rng, (40, 70, 110), (60, 100, 150), (30, 45, 70), lo=0.7, hi=1.2))
+    return board
 
+
+def _random_pieces(rng: np.random.Generator, seed: int, difficulty: str, font: FontFace,
+                   light_on_dark: bool) -> PieceLook:
+    """The pieces' discs and inks of a random scene."""
+    hard, plain = difficulty == "hard", difficulty == "plain"
     # Pieces: light wood or plastic discs; the only colour cue is the ink (and a ring).
     disc_kind = int(rng.integers(4))
     disc = [_tone(rng, (205, 230, 240)),  # ivory plastic
@@ -258,8 +259,11 @@ def random_scene(seed: int, *, difficulty: str = "hard", light_on_dark: bool = F
                 pieces, black_face=_tone(lrng, (35, 35, 35), (40, 70, 35), (80, 40, 25), lo=0.7, hi=1.3),
                 red_face=_tone(lrng, (40, 40, 175), (50, 45, 150)) if lrng.random() < 0.5 else None,
                 light_ink=_tone(lrng, (215, 230, 238), (120, 200, 230), (240, 240, 240)))
-    glyphs = "traditional" if plain else str(rng.choice(list(GLYPH_SETS)))
+    return pieces
 
+
+def _random_light(rng: np.random.Generator, hard: bool, plain: bool) -> Lighting:
+    """The light of a random scene."""
     # Light: indoor lamps give gradients and glare, daylight a blue cast, tungsten an orange one.
     if plain:
         light = Lighting((0.0, 0.0, 0.0), (1.0, 1.0, 1.0), 1.0, (), (), 0.8, 1.1, 0.3)
@@ -281,6 +285,27 @@ def random_scene(seed: int, *, difficulty: str = "hard", light_on_dark: bool = F
             (float(rng.uniform(0, 2 * math.pi)), float(rng.uniform(0.0, 0.45) * k), float(rng.uniform(0, 0.35) * k)),
             cast, float(rng.uniform(0.7, 1.15) if hard else rng.uniform(0.85, 1.05)), glare, shadows,
             float(rng.uniform(0, 2 * math.pi)), float(rng.uniform(0.6, 1.4)), float(rng.uniform(0.25, 0.6)))
+    return light
+
+
+def random_scene(seed: int, *, difficulty: str = "hard", light_on_dark: bool = False) -> Scene:
+    """A scene drawn from the range of real venues for `difficulty` ("plain": overhead, even light, clean board;
+    "easy": mild angles and light; "hard": everything real photos show, and a bit more). light_on_dark: a share
+    of the scenes (LIGHT_ON_DARK) draw light characters on dark discs; the other scenes are the same either way."""
+    if difficulty not in DIFFICULTIES:
+        raise RenderError(f"difficulty must be one of {DIFFICULTIES}, not {difficulty!r}")
+    rng = np.random.default_rng([seed, DIFFICULTIES.index(difficulty), 0x58510])
+    hard, plain = difficulty == "hard", difficulty == "plain"
+    fonts = cjk_fonts()
+    font = fonts[int(rng.integers(len(fonts)))]
+    river_font = fonts[int(rng.integers(len(fonts)))]
+
+    cam = _random_camera(rng, hard, plain)
+    board = _random_board(rng, seed, hard, plain, river_font)
+    pieces = _random_pieces(rng, seed, difficulty, font, light_on_dark)
+    glyphs = "traditional" if plain else str(rng.choice(list(GLYPH_SETS)))
+
+    light = _random_light(rng, hard, plain)
     skins = [(150, 180, 225), (120, 160, 210), (90, 130, 190), (60, 95, 150), (45, 70, 110), (170, 195, 235)]
     skin = (skins[int(rng.integers(len(skins)))], skins[int(rng.integers(len(skins)))])
     sleeves = ((30, 30, 30), (200, 200, 200), (120, 60, 30), (40, 40, 140), (90, 110, 60), (230, 230, 230))
