@@ -26,8 +26,8 @@ _BUILTINS = frozenset({"set", "frozenset", "slice", "complex", "bytearray"})
 _PACKAGE = "xqarb."
 # The shape of the pickled state (game_state.py), beside the fold's version: a snapshot of another shape names
 # fields this code does not have, so it is refused like another version's and the game is folded again from its
-# inputs. 2: the state grouped into parts, one SideState per side.
-STATE_SHAPE = 2
+# inputs. 2: the state grouped into parts, one SideState per side; 3: `Sides` a named tuple, not a dataclass.
+STATE_SHAPE = 3
 
 
 class SnapshotError(ValueError):
