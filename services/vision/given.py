@@ -117,15 +117,21 @@ def _check_in_view(c: np.ndarray, shape: tuple[int, ...]) -> None:
         return
     lo, hi = -MARGIN_IN_VIEW * np.array([w, h]), (1 + MARGIN_IN_VIEW) * np.array([w, h])
     where = ", ".join(f"({c[k, 0]:g}, {c[k, 1]:g})" for k in outside)
+    best_seen, central_in = 0, False
     for turn in (c, np.roll(c, -1, axis=0)):
         hb = board_to_image(turn)
-        central = apply_h(hb, _CENTRAL_POINTS)
-        seen = int(((apply_h(hb, POINTS_UV) > lo) & (apply_h(hb, POINTS_UV) < hi)).all(axis=1).sum())
-        if ((central > lo) & (central < hi)).all() and seen >= MIN_POINTS_IN_VIEW:
+        central, points = apply_h(hb, _CENTRAL_POINTS), apply_h(hb, POINTS_UV)
+        ok_central = bool(((central > lo) & (central < hi)).all())
+        seen = int(((points > lo) & (points < hi)).all(axis=1).sum())
+        if ok_central and seen >= MIN_POINTS_IN_VIEW:
             return
-    raise BadCorners(f"corner {where} lies outside the picture ({w} x {h} pixels) too far: a board cut by the "
-                     f"picture's edge needs its central points (files c..g, ranks 2..7) and {MIN_POINTS_IN_VIEW} of "
-                     f"its 90 points in the picture")
+        central_in = central_in or ok_central
+        best_seen = max(best_seen, seen if ok_central else 0)
+    why = (f"only {best_seen} of its 90 points would be in it, a board cut by the picture's edge needs "
+           f"{MIN_POINTS_IN_VIEW}" if central_in else
+           "the board's central points (files c..g, ranks 2..7) would be out of it; a board cut by the picture's "
+           "edge needs them in")
+    raise BadCorners(f"corner {where} lies outside the picture ({w} x {h} pixels) too far: {why}")
 
 
 def _clockwise(c: np.ndarray) -> np.ndarray:
