@@ -83,6 +83,15 @@ SHIFT_GAIN = 1.3
 # is seen from nearly straight above, and no shift is looked for (about 8 degrees of tilt at a venue's distance).
 SHIFT_ACROSS = 0.12
 FLAT_GRADIENT = 0.01
+# A picture may cut the board (board.py takes a lattice hanging out of it by up to two outer lines a side): a point
+# is read only when at least MIN_IN_VIEW of its disc (the top face's area, SEEN_RADIUS spacings about where the
+# fit puts it) lies inside the picture; less, and what the camera cannot see is '?' (DESIGN: '?' where unsure), never
+# '.'. 0.85: the picture's edge at least 0.58 of a radius beyond the centre, the character and most of the ring in
+# view. On 20 easy "cut picture" boards (58 points partly in view): 0.75 read one king cut to 79 % as empty, 0.8 two
+# pieces; 0.85 none wrong (20 of the 58 '?'), 0.9 none (28 '?'). Pixels outside the picture are no evidence: the warps
+# replicate the picture's edge there, and the disc and line scores are not read from them (`in_picture`).
+SEEN_RADIUS = 0.45
+MIN_IN_VIEW = 0.85
 CROP_PX = 48  # the classifier's working size: one spacing across, as it was trained
 CROP_SIDE = 1.0  # spacings; wider crops take in the neighbours' discs and read worse (1.25: -10 points)
 
@@ -185,6 +194,7 @@ class DetectReading:
     # None where built by hand
     evidence: PointEvidence | None = None
     best: BestReadings | None = None  # each point's best reading and its estimated probability
+    in_view: np.ndarray | None = None  # (90,) share of each point's disc inside the picture (`disc_in_view`)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -195,6 +205,31 @@ def top_view(image: np.ndarray, homography: np.ndarray, px: int = PX) -> np.ndar
     """The board plane seen from above: point (u, v) at ((u + TOP_MARGIN) * px, (v + TOP_MARGIN) * px)."""
     h, size = canonical_transform(homography, px, TOP_MARGIN)
     return cv2.warpPerspective(image, h, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def in_picture(image_shape: tuple[int, ...], homography: np.ndarray, px: int = PX,
+               margin: float = TOP_MARGIN) -> np.ndarray:
+    """The top view's mask (bool, as `top_view` lays it out) of the pixels that come from inside the picture."""
+    h, size = canonical_transform(homography, px, margin)
+    ones = np.ones(image_shape[:2], np.uint8)
+    return cv2.warpPerspective(ones, h, size, flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT,
+                               borderValue=0) > 0
+
+
+def disc_in_view(image_shape: tuple[int, ...], homography: np.ndarray, centres_uv: np.ndarray,
+                 radius: float = SEEN_RADIUS) -> np.ndarray:
+    """Per centre (board plane, spacings), the share of its disc of `radius` spacings that lies inside the picture
+    (sampled on a 15 x 15 grid over the disc, mapped to the picture)."""
+    g = np.linspace(-radius, radius, 15)
+    du, dv = np.meshgrid(g, g)
+    keep = du ** 2 + dv ** 2 <= radius ** 2
+    offsets = np.stack([du[keep], dv[keep]], axis=1)
+    hb = np.linalg.inv(np.asarray(homography, float))
+    c = np.asarray(centres_uv, float).reshape(-1, 2)
+    q = apply_h(hb, (c[:, None, :] + offsets[None]).reshape(-1, 2)).reshape(len(c), len(offsets), 2)
+    hh, ww = image_shape[:2]
+    inside = (q[..., 0] >= 0) & (q[..., 0] <= ww - 1) & (q[..., 1] >= 0) & (q[..., 1] <= hh - 1)
+    return inside.mean(axis=1)
 
 
 def _annulus_kernels(px: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -529,6 +564,7 @@ class PointEvidence:
     red_classifier: np.ndarray  # (90,) P(red) from the classifier's colour alone (PieceReads.clf_alone)
     unreadable: bool  # the board's types mostly do not read surely
     classified: bool  # a piece classifier read the pieces
+    in_view: np.ndarray | None = None  # (90,) share of each point's disc inside the picture (None: all of it)
 
 
 @dataclass(frozen=True)
@@ -577,6 +613,11 @@ def best_readings(e: PointEvidence) -> BestReadings:
     guess, causes = [], []
     p_point, p_type = np.zeros(90), np.zeros(90)
     for i in range(90):
+        if e.in_view is not None and e.in_view[i] < MIN_IN_VIEW:
+            # the camera does not see the point: nothing to read (DESIGN: '?' where unsure), not an empty point
+            guess.append("?")
+            causes.append(f"out of the picture ({100 * float(e.in_view[i]):.0f} % of its disc in view)")
+            continue
         d = float(e.disc[i])
         j = e.between.get(i)
         if j is not None and d < split and float(e.disc[j]) < split:
@@ -920,10 +961,11 @@ _NEIGHBOURS: dict[int, list[int]] = {
     i: [int(b) for a, b in ADJACENT if a == i] + [int(a) for a, b in ADJACENT if b == i] for i in range(90)}
 
 
-def line_contrast(view: np.ndarray, pairs: np.ndarray, px: int = PX) -> np.ndarray:
+def line_contrast(view: np.ndarray, pairs: np.ndarray, px: int = PX, seen: np.ndarray | None = None) -> np.ndarray:
     """How visible the printed line is at the middle of each segment (pairs of point indices): darkness on the line
-    against beside it (0.15 spacing either side), over the middle tenth of the segment, in grey levels."""
-    low = view.min(axis=2).astype(np.float32)
+    against beside it (0.15 spacing either side), over the middle tenth of the segment, in grey levels; nan where
+    a sample lies outside the picture (`seen`: `in_picture`'s mask; None: all of the view is the picture)."""
+    low = _masked(view, seen)
     a, b = POINTS_UV[pairs[:, 0]], POINTS_UV[pairs[:, 1]]
     along = b - a
     across = np.stack([-along[:, 1], along[:, 0]], axis=1)
@@ -936,10 +978,11 @@ def line_contrast(view: np.ndarray, pairs: np.ndarray, px: int = PX) -> np.ndarr
     return out
 
 
-def arm_contrast(view: np.ndarray, points: Sequence[int], px: int = PX) -> np.ndarray:
+def arm_contrast(view: np.ndarray, points: Sequence[int], px: int = PX, seen: np.ndarray | None = None) -> np.ndarray:
     """Per point, the best line contrast among the printed lines running out of it, 0.12-0.24 spacing from it
-    (where a piece standing on it hides them), in grey levels."""
-    low = view.min(axis=2).astype(np.float32)
+    (where a piece standing on it hides them), in grey levels; an arm reaching outside the picture (`seen`, as in
+    `line_contrast`) does not count (-inf where none is in view)."""
+    low = _masked(view, seen)
     out = np.full(len(points), -np.inf)
     for k, i in enumerate(points):
         for j in _NEIGHBOURS[i]:
@@ -948,8 +991,16 @@ def arm_contrast(view: np.ndarray, points: Sequence[int], px: int = PX) -> np.nd
             across = np.array([-along[1], along[0]])
             p = a + np.array([0.12, 0.16, 0.2, 0.24])[:, None] * along
             beside = (_sample(low, p + 0.15 * across, px) + _sample(low, p - 0.15 * across, px)) / 2
-            out[k] = max(out[k], float(np.mean(beside - _sample(low, p, px))))
+            c = float(np.mean(beside - _sample(low, p, px)))
+            if np.isfinite(c):
+                out[k] = max(out[k], c)
     return out
+
+
+def _masked(view: np.ndarray, seen: np.ndarray | None) -> np.ndarray:
+    """The view's darkest channel, nan outside the picture (the warp's replicated edge is no evidence)."""
+    low = view.min(axis=2).astype(np.float32)
+    return low if seen is None else np.where(seen, low, np.nan).astype(np.float32)
 
 
 def _sample(img: np.ndarray, uv: np.ndarray, px: int) -> np.ndarray:
@@ -959,7 +1010,8 @@ def _sample(img: np.ndarray, uv: np.ndarray, px: int) -> np.ndarray:
     return img[y, x]
 
 
-def pieces_between(score: np.ndarray, view: np.ndarray, expected: np.ndarray, piece_above: float) -> dict[int, int]:
+def pieces_between(score: np.ndarray, view: np.ndarray, expected: np.ndarray, piece_above: float,
+                   seen: np.ndarray | None = None) -> dict[int, int]:
     """Points next to a disc that stands between them and a neighbour: point -> the other point. Such a piece (5.10)
     scores as a disc at neither point, so without this both would read empty.
 
@@ -968,8 +1020,9 @@ def pieces_between(score: np.ndarray, view: np.ndarray, expected: np.ndarray, pi
     busy cells, palace crossings and clutter also score as circles, but leave the line in view)."""
     mids = (expected[ADJACENT[:, 0]] + expected[ADJACENT[:, 1]]) / 2
     found, val = find_discs(score, mids, reach=0.5 - OFF_POINT, margin=TOP_MARGIN)
-    contrast = line_contrast(view, ADJACENT)
-    visible = contrast >= 0.4 * max(float(np.median(contrast)), 1.0)
+    contrast = line_contrast(view, ADJACENT, seen=seen)
+    # a segment out of the picture (nan) is not visible: its middle's disc score is 0 there (`read_board`)
+    visible = contrast >= 0.4 * _median_seen(contrast)
     out: dict[int, int] = {}
     for (a, b), f, v, seen in zip(ADJACENT, found, val, visible, strict=True):
         if seen or v < piece_above:
@@ -978,6 +1031,12 @@ def pieces_between(score: np.ndarray, view: np.ndarray, expected: np.ndarray, pi
             out.setdefault(int(a), int(b))
             out.setdefault(int(b), int(a))
     return out
+
+
+def _median_seen(contrast: np.ndarray) -> float:
+    """The board's median segment contrast over the segments in the picture (at least 1 grey level)."""
+    c = contrast[np.isfinite(contrast)]
+    return max(float(np.median(c)), 1.0) if len(c) else 1.0
 
 
 def orientation_votes(points: Sequence[int], probs: np.ndarray, red: Sequence[bool]) -> tuple[int, int]:
@@ -1006,32 +1065,39 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
     read surely say Red sits at the other end, read again with the fit turned half a turn (`DetectReading.fit`)."""
     h = np.asarray(fit.homography, float)
     view = top_view(image, h)
-    score = circle_score(view)
-    found, disc = find_discs(score, POINTS_UV + coarse_shift(score, away_from_camera(h)), margin=TOP_MARGIN)
-    empty_below, piece_above = occupancy_bands(disc)
-    strong = disc >= piece_above
+    in_pic = in_picture(image.shape, h)
+    # no disc is scored about a centre outside the picture (the warp replicates its edge there)
+    score = np.where(in_pic, circle_score(view), 0.0).astype(np.float32)
+    shifted = POINTS_UV + coarse_shift(score, away_from_camera(h))
+    found, disc = find_discs(score, shifted, margin=TOP_MARGIN)
+    seen = disc_in_view(image.shape, h, shifted) >= MIN_IN_VIEW
+    empty_below, piece_above = occupancy_bands(disc[seen])
+    strong = (disc >= piece_above) & seen
     parallax = fit_parallax(POINTS_UV[strong], found[strong])
     expected = parallax_centres(POINTS_UV, parallax)
     # the disc again, now looked for near where the fit puts it (a neighbour's disc no longer competes)
     found, disc = find_discs(score, expected, reach=OFF_POINT + 0.05, margin=TOP_MARGIN)
-    empty_below, piece_above = occupancy_bands(disc)
+    in_view = disc_in_view(image.shape, h, expected)
+    seen = in_view >= MIN_IN_VIEW
+    empty_below, piece_above = occupancy_bands(disc[seen])
     off = np.hypot(*(found - expected).T)
     # crop on the disc found when it is close to the model's place (pieces stand a little off their points),
     # else on the model's place
     centres = np.where((off <= OFF_POINT)[:, None], found, expected)
-    between = pieces_between(score, view, expected, piece_above)
-    band = [i for i in range(90) if empty_below <= disc[i] < piece_above]
+    between = pieces_between(score, view, expected, piece_above, in_pic)
+    band = [i for i in range(90) if seen[i] and empty_below <= disc[i] < piece_above]
     lines_seen = set()
     if band:
-        ref = max(float(np.median(line_contrast(view, ADJACENT))), 1.0)
-        lines_seen = {i for i, c in zip(band, arm_contrast(view, band), strict=True) if c >= LINES_SEEN * ref}
+        ref = _median_seen(line_contrast(view, ADJACENT, seen=in_pic))
+        lines_seen = {i for i, c in zip(band, arm_contrast(view, band, seen=in_pic), strict=True)
+                      if c >= LINES_SEEN * ref}
     letters: list[str | None] = [None] * 90
     type_prob = np.zeros(90)
     raw_probs = np.zeros((90, len(TYPES)))
     red_p = np.full(90, 0.5)
     red_own = np.full(90, 0.5)
     red_clf = np.full(90, 0.5)
-    candidates = [i for i in range(90) if disc[i] >= empty_below and i not in lines_seen]
+    candidates = [i for i in range(90) if seen[i] and disc[i] >= empty_below and i not in lines_seen]
     if classifier is not None and candidates:
         reads = read_pieces(image, h, centres[candidates], classifier)
         sure = [k for k, i in enumerate(candidates) if disc[i] >= piece_above]
@@ -1075,11 +1141,11 @@ def read_board(image: np.ndarray, fit, classifier, *, turn: bool = True) -> Dete
     pieces = [i for i in candidates if disc[i] >= piece_above and off[i] <= OFF_POINT]
     n_sure = sum(1 for i in pieces if letters[i] is not None and type_prob[i] >= TYPE_SURE)
     unreadable = classifier is not None and len(pieces) >= 4 and n_sure < READABLE_SHARE * len(pieces)
-    split = otsu_split(disc)
+    split = otsu_split(disc[seen])
     evidence = PointEvidence(disc, (empty_below, piece_above, split), frozenset(lines_seen), off, between,
                              tuple(letters), type_prob, raw_probs, red_p, red_own, red_clf, unreadable,
-                             classifier is not None)
+                             classifier is not None, in_view)
     best = best_readings(evidence)
     out, reasons = printed(best)
     return DetectReading(out, disc, centres, found, parallax, tuple(letters), type_prob, red_p, reasons, fit, False,
-                         evidence, best)
+                         evidence, best, in_view)

@@ -21,7 +21,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .board import ORIENTED_VOTE, BoardFit, _exact_full, _work_image, fit_from_h, refine, response_map, rotate_half_turn
+from .board import (
+    _CENTRAL_POINTS,
+    MIN_POINTS_IN_VIEW,
+    ORIENTED_VOTE,
+    BoardFit,
+    _exact_full,
+    _work_image,
+    fit_from_h,
+    refine,
+    response_map,
+    rotate_half_turn,
+)
 from .grid import POINTS_UV, apply_h, board_to_image, support_score
 
 # The sides of the given quadrilateral must be at least this long (image pixels): a board of 8 x 9 spacings drawn
@@ -35,10 +46,16 @@ TURN_SHARE = 0.15
 # The lattice pulled onto the printed lines is kept when no point moves more than this (grid spacings): a hand
 # placed corner is off by a few pixels, a tenth of a spacing or so; a longer pull went to another line.
 MAX_PULL = 0.35
+# A camera may cut the board (a phone held close, a venue camera framed tight): corners outside the picture are
+# taken as long as the lattice they span could be the board in view, as the board finder requires of a lattice
+# (board._in_view): its central points (files c..g, ranks 2..7) inside the picture, within MARGIN_IN_VIEW of its
+# size, and at least MIN_POINTS_IN_VIEW of its 90 points. Beyond that most of the board is out of sight and the
+# corners are surely a typo (or another board).
+MARGIN_IN_VIEW = 0.02
 
 
 class BadCorners(ValueError):
-    """The corners given are not four points going round a board inside the picture; `reason` says what is wrong."""
+    """The corners given are not four points going round a board in view; `reason` says what is wrong."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -73,15 +90,12 @@ def _turns(c: np.ndarray) -> np.ndarray:
 
 
 def check_corners(corners: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """The corners as 4 x 2 floats when they go round a convex quadrilateral inside the picture; BadCorners if not."""
+    """The corners as 4 x 2 floats when they go round a convex quadrilateral whose lattice is in view (its central
+    points and MIN_POINTS_IN_VIEW of its points inside the picture: some corners may lie outside); BadCorners if
+    not."""
     c = np.asarray(corners, dtype=np.float64)
     if c.shape != (4, 2) or not np.isfinite(c).all():
         raise BadCorners(f"give four corners as [x, y] numbers, not {np.asarray(corners).tolist()!r}")
-    h, w = shape[:2]
-    outside = [k for k in range(4) if not (0 <= c[k, 0] <= w and 0 <= c[k, 1] <= h)]
-    if outside:
-        where = ", ".join(f"({c[k, 0]:g}, {c[k, 1]:g})" for k in outside)
-        raise BadCorners(f"corner {where} lies outside the picture ({w} x {h} pixels)")
     sides = np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1)
     if sides.min() < MIN_SIDE_PX:
         raise BadCorners(f"two corners lie {sides.min():.1f} pixels apart: a board's corners are at least "
@@ -90,7 +104,34 @@ def check_corners(corners: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     # going round the board, every corner turns the same way: a crossed (bow-tie) or folded path is a typo
     if not ((turns > 0).all() or (turns < 0).all()):
         raise BadCorners("the corners cross or fold: give them going round the grid in turn (a9 i9 i0 a0)")
+    _check_in_view(c, shape)
     return c
+
+
+def _check_in_view(c: np.ndarray, shape: tuple[int, ...]) -> None:
+    """BadCorners unless the lattice the corners span (either way round: ranks and files are not known yet) has its
+    central points and MIN_POINTS_IN_VIEW of its 90 points inside the picture."""
+    h, w = shape[:2]
+    outside = [k for k in range(4) if not (0 <= c[k, 0] <= w and 0 <= c[k, 1] <= h)]
+    if not outside:
+        return
+    lo, hi = -MARGIN_IN_VIEW * np.array([w, h]), (1 + MARGIN_IN_VIEW) * np.array([w, h])
+    where = ", ".join(f"({c[k, 0]:g}, {c[k, 1]:g})" for k in outside)
+    best_seen, central_in = 0, False
+    for turn in (c, np.roll(c, -1, axis=0)):
+        hb = board_to_image(turn)
+        central, points = apply_h(hb, _CENTRAL_POINTS), apply_h(hb, POINTS_UV)
+        ok_central = bool(((central > lo) & (central < hi)).all())
+        seen = int(((points > lo) & (points < hi)).all(axis=1).sum())
+        if ok_central and seen >= MIN_POINTS_IN_VIEW:
+            return
+        central_in = central_in or ok_central
+        best_seen = max(best_seen, seen if ok_central else 0)
+    why = (f"only {best_seen} of its 90 points would be in it, a board cut by the picture's edge needs "
+           f"{MIN_POINTS_IN_VIEW}" if central_in else
+           "the board's central points (files c..g, ranks 2..7) would be out of it; a board cut by the picture's "
+           "edge needs them in")
+    raise BadCorners(f"corner {where} lies outside the picture ({w} x {h} pixels) too far: {why}")
 
 
 def _clockwise(c: np.ndarray) -> np.ndarray:

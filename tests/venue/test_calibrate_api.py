@@ -121,7 +121,7 @@ def test_good_corners_are_saved_and_published(served: dict[str, Any]) -> None:
 @pytest.mark.parametrize("corners, words", [
     ([[100, 60], [540, 70], [560, 430]], "four [x, y]"),
     ([[100, 60], [540, 70], [560, 430], [90, "x"]], "four [x, y]"),
-    ([[100, 60], [540, 70], [700, 430], [90, 420]], "outside the picture (640 x 480"),
+    ([[100, 60], [540, 70], [1500, 430], [90, 420]], "outside the picture (640 x 480"),
     ([[100, 60], [560, 430], [540, 70], [90, 420]], "cross or fold"),
     ([[100, 60], [105, 60], [105, 65], [100, 65]], "pixels apart"),
 ])

@@ -420,3 +420,46 @@ def test_colours_the_rules_re_read_from_the_inks_stand_against_a_sure_looking_to
     got = D.read_board(image, find_board(image), clf).squares
     pieces = [(a, b) for a, b in zip(PURPLE_INK, got, strict=True) if a != "."]
     assert all(b not in ".?" and a.isupper() == b.isupper() for a, b in pieces), got
+
+
+def test_the_warps_replicated_edge_is_no_evidence_of_printed_lines() -> None:
+    # the picture cut at u = 7.5, just short of a piece on i9 (point 8): the warp fills the rest of the view with the
+    # picture's last column, whose rank lines run on as streaks and look like a line out of the piece's point
+    view = _top_view_board(pieces=(8,))
+    edge = round((7.5 + D.TOP_MARGIN) * D.PX)
+    view[:, edge:] = view[:, edge - 1:edge]
+    seen = np.zeros(view.shape[:2], bool)
+    seen[:, :edge] = True
+    ref = float(np.median(D.line_contrast(view, D.ADJACENT)))
+    assert D.arm_contrast(view, [8])[0] >= 0.9 * ref  # the streak, read as a line: the point would be called empty
+    assert D.arm_contrast(view, [8, 7], seen=seen)[0] == -np.inf  # no arm of i9 is in the picture
+    assert D.arm_contrast(view, [8, 7], seen=seen)[1] >= 0.9 * ref  # h9's arm towards g9 is
+    seg = D.line_contrast(view, np.array([[7, 8], [6, 7]]), seen=seen)
+    assert np.isnan(seg[0]) and seg[1] > 0.8 * ref
+
+
+def test_the_share_of_a_points_disc_inside_the_picture() -> None:
+    # the picture 100 x 100 pixels, 10 pixels per spacing (image -> board: a tenth)
+    h = np.diag([0.1, 0.1, 1.0])
+    share = D.disc_in_view((100, 100, 3), h, np.array([[5.0, 5.0], [0.0, 5.0], [-1.0, 5.0], [0.0, 0.0]]))
+    assert share[0] == 1.0 and abs(share[1] - 0.5) < 0.08 and share[2] == 0.0 and abs(share[3] - 0.25) < 0.08
+
+
+@pytest.mark.parametrize("seed", [1001, 1038])
+def test_a_board_cut_by_the_pictures_edge_reads_unseen_points_unsure_and_seen_ones_right(clf, seed: int) -> None:
+    from xqarb.vision.render_hard import draw_options, harden
+
+    shot = render.render_position(MIDDLE, harden(render.random_scene(seed, difficulty="easy"),
+                                                 draw_options(["cut picture"], seed)))
+    image = cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1], cv2.IMREAD_COLOR)
+    hh, ww = image.shape[:2]
+    out = ((shot.points < 0) | (shot.points > [ww - 1, hh - 1])).any(axis=1)
+    assert out.sum() >= 10 and any(MIDDLE[i] != "." for i in np.flatnonzero(out))
+    reading = D.read_board(image, find_board(image), clf)
+    got = reading.squares
+    # a point the camera does not see is '?' (its piece was read as empty before), saying why
+    assert all(got[i] == "?" and "out of the picture" in reading.reasons[i] for i in np.flatnonzero(out)), got
+    wrong = [(i, a, b) for i, (a, b) in enumerate(zip(MIDDLE, got, strict=True))
+             if b != "?" and a != b and not (b in "Xx" and a != "." and a.isupper() == b.isupper())]
+    assert not wrong, (wrong, got)
+    assert got.count("?") <= out.sum() + 8, got  # the rest is read

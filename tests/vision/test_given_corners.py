@@ -71,6 +71,36 @@ def test_cli_refuses_corners_that_cannot_be_a_board(photo, args, reason) -> None
     assert out.stdout == ""
 
 
+def _cut_shot(seed: int):
+    from xqarb.vision.render_hard import draw_options, harden
+
+    shot = render_position(MIDDLE, harden(random_scene(seed, difficulty="easy"), draw_options(["cut picture"], seed)))
+    return cv2.imdecode(cv2.imencode(".jpg", shot.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1], cv2.IMREAD_COLOR), shot
+
+
+@pytest.mark.parametrize("seed", [1001, 1038])
+def test_corners_outside_a_picture_that_cuts_the_board_are_taken_and_fitted(seed) -> None:
+    # a camera framed tight: one or two corners lie outside the picture, the operator gives them where they would be
+    image, shot = _cut_shot(seed)
+    h, w = image.shape[:2]
+    assert ((shot.corners < 0) | (shot.corners > [w, h])).any()
+    fit = fit_given_corners(image, shot.corners + np.array([[2.0, -1.5], [-1.0, 2.5], [1.5, 1.0], [-2.0, -2.0]]))
+    assert fit.method == "given"
+    assert np.abs(fit.points - shot.points).max() < 1.5
+
+
+def test_corners_that_put_most_of_the_board_outside_the_picture_are_refused() -> None:
+    image, shot = _cut_shot(1001)
+    h, w = image.shape[:2]
+    # the same board moved half a picture to the right: its central files leave the picture
+    with pytest.raises(BadCorners, match=r"outside the picture .* central points .* out of it"):
+        fit_given_corners(image, shot.corners + np.array([w / 2, 0.0]))
+    # two ranks and a file out (the central points in) leave fewer than 70 points in view
+    grow = shot.corners + np.array([[-0.2 * w, -0.3 * h], [0.0, -0.3 * h], [0.0, 0.0], [-0.2 * w, 0.0]])
+    with pytest.raises(BadCorners, match=r"only \d+ of its 90 points .* needs 70"):
+        fit_given_corners(image, grow)
+
+
 def test_corner_checks_say_what_is_wrong() -> None:
     assert parse_corners(["1,2", " 3.5, 4", "5,6", "7,8e0"]).tolist() == [[1, 2], [3.5, 4], [5, 6], [7, 8]]
     for bad, why in ((["1,2"] * 5, "exactly four"), (["1,2,3", "1,2", "1,2", "1,2"], "not X,Y"),
@@ -81,7 +111,10 @@ def test_corner_checks_say_what_is_wrong() -> None:
     assert check_corners(square[::-1], (120, 120, 3)).shape == (4, 2)  # the other way round is fine
     with pytest.raises(BadCorners, match="apart"):
         check_corners(np.array([[10.0, 10.0], [12.0, 10.0], [100.0, 100.0], [10.0, 100.0]]), (120, 120, 3))
-    with pytest.raises(BadCorners, match="outside"):
-        check_corners(square - 11.0, (120, 120, 3))
+    # a board cut by the picture's edge: a corner 11 pixels out (a ninth of the board) is taken, one reaching past
+    # the central points is not
+    assert check_corners(square - 11.0, (120, 120, 3)).shape == (4, 2)
+    with pytest.raises(BadCorners, match=r"outside the picture .* central points .* out of it"):
+        check_corners(square - 60.0, (120, 120, 3))
     with pytest.raises(BadCorners, match="cross"):
         check_corners(square[[0, 2, 1, 3]], (120, 120, 3))
