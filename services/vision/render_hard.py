@@ -87,40 +87,47 @@ def _rng(name: str, seed: int) -> np.random.Generator:
     return np.random.default_rng([seed, HARD_OPTIONS.index(name), 0x484152])
 
 
-def _sheet(rng: np.random.Generator) -> PlasticSheet:
-    glare = tuple((float(rng.uniform(0.25, 0.75)), float(rng.uniform(0.25, 0.75)), float(rng.uniform(0.06, 0.35)),
-                   float(rng.uniform(0.02, 0.08)), float(rng.uniform(0, math.pi)), float(rng.uniform(110, 255)))
-                  for _ in range(int(rng.integers(1, 4))))
+def _glare_spots(rng: np.random.Generator, count: tuple[int, int], centre: tuple[float, float],
+                 length: tuple[float, float], width: tuple[float, float],
+                 brightness: tuple[float, float]) -> tuple[tuple[float, ...], ...]:
+    """Lamps mirrored in a sheet: (x, y, length, width, angle, brightness) each, positions in board fractions."""
+    return tuple((float(rng.uniform(*centre)), float(rng.uniform(*centre)), float(rng.uniform(*length)),
+                  float(rng.uniform(*width)), float(rng.uniform(0, math.pi)), float(rng.uniform(*brightness)))
+                 for _ in range(int(rng.integers(*count))))
+
+
+def _creases(rng: np.random.Generator, count: tuple[int, int], length: tuple[float, float],
+             strength: tuple[float, float]) -> tuple[tuple[float, ...], ...]:
+    """Wrinkles: (x0, y0, x1, y1, bend, strength) each, straight segments in board fractions."""
     creases = []
-    for _ in range(int(rng.integers(2, 7))):
+    for _ in range(int(rng.integers(*count))):
         x0, y0 = rng.uniform(0.15, 0.85, 2)
-        ang, ln = rng.uniform(0, math.pi), rng.uniform(0.1, 0.5)
+        ang, ln = rng.uniform(0, math.pi), rng.uniform(*length)
         creases.append((float(x0), float(y0), float(x0 + ln * math.cos(ang)), float(y0 + ln * math.sin(ang)),
-                        float(rng.uniform(-0.12, 0.12)), float(rng.uniform(40, 120))))
+                        float(rng.uniform(-0.12, 0.12)), float(rng.uniform(*strength))))
+    return tuple(creases)
+
+
+def _sheet(rng: np.random.Generator) -> PlasticSheet:
+    glare = _glare_spots(rng, (1, 4), (0.25, 0.75), (0.06, 0.35), (0.02, 0.08), (110, 255))
+    creases = _creases(rng, (2, 7), (0.1, 0.5), (40, 120))
     haze = float(rng.uniform(6, 30))
     # A separate stream: the window was added after the spots and wrinkles, whose draws stay as they were.
     wrng = np.random.default_rng([int(rng.integers(2**31)), 0x57494E])
     windows = tuple((float(wrng.uniform(0.3, 0.7)), float(wrng.uniform(0.3, 0.7)), float(wrng.uniform(0.2, 0.5)),
                      float(wrng.uniform(0.15, 0.4)), float(wrng.uniform(-0.4, 0.4)), float(wrng.uniform(70, 170)))
                     for _ in range(int(wrng.random() < 0.6)))
-    return PlasticSheet(glare, tuple(creases), haze, windows)
+    return PlasticSheet(glare, creases, haze, windows)
 
 
 def _heavy_glare(rng: np.random.Generator) -> PlasticSheet:
     """Several lamps mirrored over the board's middle, near white (the print under their cores gone), a window,
     many wrinkles and a strong veil: what a sheet under a room's ceiling lights shows from a phone's angle."""
-    glare = tuple((float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.3, 0.7)), float(rng.uniform(0.1, 0.32)),
-                   float(rng.uniform(0.03, 0.08)), float(rng.uniform(0, math.pi)), float(rng.uniform(200, 255)))
-                  for _ in range(int(rng.integers(3, 7))))
-    creases = []
-    for _ in range(int(rng.integers(5, 10))):
-        x0, y0 = rng.uniform(0.15, 0.85, 2)
-        ang, ln = rng.uniform(0, math.pi), rng.uniform(0.15, 0.6)
-        creases.append((float(x0), float(y0), float(x0 + ln * math.cos(ang)), float(y0 + ln * math.sin(ang)),
-                        float(rng.uniform(-0.12, 0.12)), float(rng.uniform(80, 160))))
+    glare = _glare_spots(rng, (3, 7), (0.3, 0.7), (0.1, 0.32), (0.03, 0.08), (200, 255))
+    creases = _creases(rng, (5, 10), (0.15, 0.6), (80, 160))
     window = ((float(rng.uniform(0.35, 0.65)), float(rng.uniform(0.35, 0.65)), float(rng.uniform(0.25, 0.5)),
                float(rng.uniform(0.2, 0.4)), float(rng.uniform(-0.4, 0.4)), float(rng.uniform(70, 140))),)
-    return PlasticSheet(glare, tuple(creases), float(rng.uniform(15, 35)), window)
+    return PlasticSheet(glare, creases, float(rng.uniform(15, 35)), window)
 
 
 def _paper_print(rng: np.random.Generator) -> dict:
