@@ -327,14 +327,14 @@ class Producer:
         (the others may have been stored: the consumers' dedupe by event id makes resending the batch safe)."""
         from kafka.errors import KafkaError
 
-        pending = [(self._submit(topic, e.board_id, codec.encode(e, self.registry), None), e) for e in events]
+        pending = self.send_soon(topic, events)
         try:
             self._producer.flush(timeout=self.timeout_s)
         except KafkaError as exc:
             raise PublishError(
                 f"{topic}: {len(pending)} messages not acknowledged within {self.timeout_s} s: {exc}"
             ) from exc
-        return [self._wait(future, topic, event.board_id) for future, event in pending]
+        return self.acknowledged(pending)
 
     def send_soon(self, topic: str, events: Iterable[Event]) -> list[Pending]:
         """Hand events to the sender at once, without waiting for the broker (they go out within `linger_ms`, while
