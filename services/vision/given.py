@@ -27,6 +27,8 @@ from .board import (
     ORIENTED_VOTE,
     BoardFit,
     _exact_full,
+    _in_view,
+    _points_inside,
     _work_image,
     fit_from_h,
     refine,
@@ -48,10 +50,9 @@ TURN_SHARE = 0.15
 MAX_PULL = 0.35
 # A camera may cut the board (a phone held close, a venue camera framed tight): corners outside the picture are
 # taken as long as the lattice they span could be the board in view, as the board finder requires of a lattice
-# (board._in_view): its central points (files c..g, ranks 2..7) inside the picture, within MARGIN_IN_VIEW of its
-# size, and at least MIN_POINTS_IN_VIEW of its 90 points. Beyond that most of the board is out of sight and the
-# corners are surely a typo (or another board).
-MARGIN_IN_VIEW = 0.02
+# (board._in_view): its central points (files c..g, ranks 2..7) and at least MIN_POINTS_IN_VIEW of its 90 points
+# inside the picture. Beyond that most of the board is out of sight and the corners are surely a typo (or another
+# board).
 
 
 class BadCorners(ValueError):
@@ -109,26 +110,21 @@ def check_corners(corners: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _check_in_view(c: np.ndarray, shape: tuple[int, ...]) -> None:
-    """BadCorners unless the lattice the corners span (either way round: ranks and files are not known yet) has its
-    central points and MIN_POINTS_IN_VIEW of its 90 points inside the picture."""
+    """BadCorners unless the lattice the corners span (either way round: ranks and files are not known yet) may be
+    the board in view as the board finder takes one (board._in_view): its central points and MIN_POINTS_IN_VIEW of
+    its 90 points inside the picture."""
     h, w = shape[:2]
     outside = [k for k in range(4) if not (0 <= c[k, 0] <= w and 0 <= c[k, 1] <= h)]
     if not outside:
         return
-    lo, hi = -MARGIN_IN_VIEW * np.array([w, h]), (1 + MARGIN_IN_VIEW) * np.array([w, h])
+    hs = np.stack([board_to_image(c), board_to_image(np.roll(c, -1, axis=0))])
+    if _in_view(hs, shape).any():
+        return
+    central = _points_inside(hs, shape, pts_uv=_CENTRAL_POINTS).all(axis=1)
+    seen = _points_inside(hs, shape).sum(axis=1)
     where = ", ".join(f"({c[k, 0]:g}, {c[k, 1]:g})" for k in outside)
-    best_seen, central_in = 0, False
-    for turn in (c, np.roll(c, -1, axis=0)):
-        hb = board_to_image(turn)
-        central, points = apply_h(hb, _CENTRAL_POINTS), apply_h(hb, POINTS_UV)
-        ok_central = bool(((central > lo) & (central < hi)).all())
-        seen = int(((points > lo) & (points < hi)).all(axis=1).sum())
-        if ok_central and seen >= MIN_POINTS_IN_VIEW:
-            return
-        central_in = central_in or ok_central
-        best_seen = max(best_seen, seen if ok_central else 0)
-    why = (f"only {best_seen} of its 90 points would be in it, a board cut by the picture's edge needs "
-           f"{MIN_POINTS_IN_VIEW}" if central_in else
+    why = (f"only {int(seen[central].max())} of its 90 points would be in it, a board cut by the picture's edge "
+           f"needs {MIN_POINTS_IN_VIEW}" if central.any() else
            "the board's central points (files c..g, ranks 2..7) would be out of it; a board cut by the picture's "
            "edge needs them in")
     raise BadCorners(f"corner {where} lies outside the picture ({w} x {h} pixels) too far: {why}")
