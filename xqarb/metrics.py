@@ -46,6 +46,10 @@ CAPTURE_TO_STREAM = Histogram(
     "time from a frame's capture to its move reaching the live stream",
     buckets=_LATENCY_BUCKETS,
 )
+FRAMES_OUT_OF_ORDER = Counter(
+    "xq_vision_frames_out_of_order_total",
+    "camera frames vision skipped as not captured later than a frame of the same board (and game) already read",
+)
 RULINGS = Counter("xq_rulings_total", "rulings by article and kind", ["article", "kind"])
 GAME_EVENTS = Counter("xq_game_events_total", "events seen on xq.game-events, by type", ["type"])
 LEDGER_APPENDS = Counter("xq_ledger_appends_total", "entries appended to game ledgers")

@@ -50,6 +50,7 @@ from xqarb.referee.rules import START_FEN
 
 from .board import BoardFit, fit_from_corners
 from .evidence import EvidenceStore, sha256_hex
+from .order import FrameOrder
 from .progress import ProgressWatch
 from .quiet import CAMERA_QUIET_S, QuietReport, QuietWatch
 from .resume import (
@@ -66,6 +67,10 @@ from .resume import (
 from .tracker import Observation, Tracker, TrackerConfig, TrackerState, squares_of_fen
 
 OBSERVATION_NS = uuid.UUID("0b1c7f0e-54a4-5d8e-8f3b-7a1e9d6c2b40")
+# At most one log line this often about frames skipped as out of order (VisionCore.in_order): they come in bursts
+# (the frames acknowledged late at a roll of the frames topics, a producer's resend after a broker restart), and
+# the counter xq_vision_frames_out_of_order_total has them all.
+SKIPPED_LOG_EVERY_S = 10.0
 
 
 @dataclass
@@ -104,6 +109,7 @@ class VisionCore:
         self._now_us = now_us or (lambda: time.time_ns() // 1000)
         self.quiet = QuietWatch()  # boards whose camera went quiet (CameraQuiet)
         self.progress = ProgressWatch()  # how far each board's frames are read (CameraProgress)
+        self.order = FrameOrder()  # each board's frames stepped in capture order (order.py)
 
     def drop_partitions(self, partitions: Iterable[int]) -> None:
         gone = set(partitions)
@@ -115,6 +121,13 @@ class VisionCore:
             del self.games[key]
         self.quiet.drop(gone)
         self.progress.drop(gone)
+        self.order.drop(gone)
+
+    def in_order(self, frame: Any, partition: int = 0) -> bool:
+        """Whether a FrameCaptured is later than every frame of its board (and the game it names) read so far, and
+        so is to be handled; if so it counts as read. A frame that is not (order.py: a frame acknowledged late into
+        a rolled-away topic, a producer's resend) shows nothing the board's later frames did not: it is skipped."""
+        return self.order.admit((partition, frame.board_id), frame.data.get("game_id"), int(frame.occurred_at))
 
     def resume(self, games: Mapping[str, BoardGame], partition: int = 0) -> int:
         """Boards of a partition just assigned, with their games as the venue's topics tell them so far
@@ -483,24 +496,31 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
                             dlq_producer=producer, client_id=core.source)
     print(f"vision: consuming {', '.join(topics)} as {core.source} in group {group}", file=sys.stderr, flush=True)
     handled = 0
+    skipped = SkippedLog()
     try:
         while not stop():
             records = consumer.poll(poll_s, max_records=max_records)
             sent: list[bus.Pending] = []
+            read: list[bus.Record] = []  # the records taken (all but the frames skipped as out of order)
             for rec in records:
                 if rec.event is None:
                     continue
                 if rec.event.type != "FrameCaptured":
+                    read.append(rec)
                     if rec.offset >= folded.get((rec.topic, rec.partition), 0):
                         core.learn(rec.event, rec.partition)
                     continue
+                if not core.in_order(rec.event, rec.partition):
+                    skipped.frame(rec, time.monotonic())  # counted; its offset is committed with the batch's
+                    continue
+                read.append(rec)
                 # each frame's observations go out at once, not after the rest of the batch is read (a batch of
                 # frames queued under load takes seconds): the move reaches the referee that much sooner
                 sent += producer.send_soon(bus.OBSERVATIONS, core.handle(rec.event, rec.partition))
                 handled += 1
             sent += producer.send_soon(bus.OBSERVATIONS, [
-                *core.camera_quiet(records),  # boards gone quiet, and frames again (quiet.py)
-                *core.camera_progress(records),  # how far the boards' frames are read (progress.py)
+                *core.camera_quiet(read),  # boards gone quiet, and frames again (quiet.py)
+                *core.camera_progress(read),  # how far the boards' frames are read (progress.py)
             ])  # fmt: skip
             producer.acknowledged(sent)  # acknowledged before the offsets move on
             if records:
@@ -509,6 +529,30 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
         consumer.close()
         producer.close()
     return handled
+
+
+class SkippedLog:
+    """Frames skipped as out of order: each counted (Prometheus), a log line at most every SKIPPED_LOG_EVERY_S."""
+
+    def __init__(self, every_s: float = SKIPPED_LOG_EVERY_S) -> None:
+        self.every_s = every_s
+        self.total = 0
+        self._unsaid = 0
+        self._said_at: float | None = None
+
+    def frame(self, rec: Any, now: float) -> None:
+        from xqarb import metrics
+
+        metrics.FRAMES_OUT_OF_ORDER.inc()
+        self.total += 1
+        self._unsaid += 1
+        if self._said_at is not None and now - self._said_at < self.every_s:
+            return
+        e = rec.event
+        print(f"vision: {self._unsaid} frame(s) skipped as not later than one already read of their board, the "
+              f"last board {e.board_id} captured at {int(e.occurred_at)} us ({rec.topic}[{rec.partition}]@"
+              f"{rec.offset}); {self.total} in all", file=sys.stderr, flush=True)
+        self._said_at, self._unsaid = now, 0
 
 
 def resume(bootstrap: str, core: VisionCore, partitions: Sequence[int], folded: dict[tuple[str, int], int],

@@ -85,3 +85,79 @@ def test_serve_round_trip(tmp_path) -> None:
         assert handled == [6]
     finally:
         broker.stop()
+
+
+def test_a_frame_older_than_one_read_is_skipped_and_committed(tmp_path) -> None:
+    """A board's frame that comes after a later one (acknowledged late into a rolled-away frames topic, or sent
+    again after a broker restart) is not stepped: the board's tracker state stays as it was, the frame is counted
+    and its offset committed; a frame captured later is stepped again."""
+    from kafka import KafkaConsumer
+    from kafka import TopicPartition as KafkaTopicPartition
+    from prometheus_client import REGISTRY
+
+    from xqarb import bus
+    from xqarb.broker import BrokerError, EmbeddedBroker
+    from xqarb.events import make_event
+    from xqarb.vision.evidence import DirectoryEvidenceStore
+    from xqarb.vision.service import VisionCore, run
+
+    def frame(k: int, at_us: int, data: bytes):
+        return make_event("FrameCaptured", "board-1", source="cam-1", source_seq=k, occurred_at=at_us,
+                          received_at=at_us, camera_id="cam-1", width=1280, height=720, encoding="jpeg",
+                          image=data, game_id="g1")
+
+    def skipped() -> float:
+        return REGISTRY.get_sample_value("xq_vision_frames_out_of_order_total") or 0.0
+
+    try:
+        broker = EmbeddedBroker(log_path=tmp_path / "broker.log").start()
+    except BrokerError as exc:
+        pytest.skip(f"no embedded broker here: {exc}")
+    done = threading.Event()
+    try:
+        bus.ensure_topics(broker.bootstrap, partitions=2)
+        d = draw_board(START_SQUARES, seed=5, tilt=18, rotate=6, line_colour=(30, 30, 150), glare=False)
+        _, jpg = cv2.imencode(".jpg", d.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        prod = bus.Producer(broker.bootstrap, client_id="cam-test")
+        [first, *_] = prod.send_many(bus.FRAMES, [frame(k, k * 250_000, bytes(jpg)) for k in range(5)])
+        core = VisionCore(DirectoryEvidenceStore(tmp_path / "evidence"), source="vision-test")
+        handled: list[int] = []
+        t = threading.Thread(target=lambda: handled.append(
+            run(broker.bootstrap, "vision-test", core, stop=done.is_set, poll_s=0.5)), daemon=True)
+        t.start()
+        tp = KafkaTopicPartition(bus.FRAMES, first.partition)
+        probe = KafkaConsumer(bootstrap_servers=broker.bootstrap, group_id="vision-test", enable_auto_commit=False)
+
+        def committed_to(offset: int) -> None:
+            deadline = time.time() + 90
+            while time.time() < deadline and (probe.committed(tp) or 0) < offset:
+                time.sleep(0.2)
+            assert probe.committed(tp) == offset
+
+        committed_to(5)
+        [slot] = core.boards.values()
+        assert slot.state.known is not None  # the start position seen: the board is followed
+        state, before = slot.state, skipped()
+        # A broken frame captured between two frames already read: stepped, it would be a CameraFault
+        prod.send(bus.FRAMES, frame(5, 600_000, b"\x00broken"))
+        committed_to(6)
+        assert slot.state is state
+        assert skipped() == before + 1
+        # the same frame of the next moment is stepped (the guard lets later frames by)
+        prod.send(bus.FRAMES, frame(6, 1_250_000, b"\x00broken"))
+        committed_to(7)
+        prod.close()
+        probe.close()
+        done.set()
+        t.join(30)
+        assert handled == [6]
+        with bus.Reader(broker.bootstrap, [bus.OBSERVATIONS]) as reader:
+            seen = []
+            deadline = time.time() + 30
+            while time.time() < deadline and not any(r.event and r.event.type == "CameraFault" for r in seen):
+                seen.extend(reader.poll(1.0))
+        faults = [r.event.occurred_at for r in seen if r.event and r.event.type == "CameraFault"]
+        assert faults == [1_250_000]
+    finally:
+        done.set()
+        broker.stop()
