@@ -45,7 +45,16 @@ REFEREE_GROUP = "xq-referee"
 # alone, with the topic's own retention.
 FRAMES_ROLLED = "xq.frames.roll"
 FRAMES_ROLL_S = 60.0  # each frames topic takes new frames this long: a broker holds about one such period of frames
-ROLL_SETTLE_S = 1.0  # after a switch, frames sent just before it may still be acknowledged into the other topic
+# After a switch, frames sent just before it may still be acknowledged into the other topic: the roller
+# (xqarb.broker.FramesRoller) looks at that topic, to empty it, no sooner than this after the switch.
+ROLL_SETTLE_S = 1.0
+# After a switch, a consumer holds a board's frames of the new topic this long for frames acknowledged late into
+# the other one, so that it reads them first; one acknowledged later still is read after frames captured after it,
+# and vision skips it (services/vision/order.py: one frame of the board's stream, which the next ones cover). A
+# frame routed before the switch is stored by the time its send is acknowledged: measured (bench/roll_acks.py, 25
+# boards at 2 fps, load average 14), about one frame a switch acknowledged after it, the latest 10 ms after; an
+# ingest answer's p90 under a heavier load was 374 ms. Each frame held is a move's latency: 0.25 s of every 60 s.
+ROLL_HOLD_S = 0.25
 ROLL_CHECK_S = 0.5  # how often a consumer of rolled frames looks for a recreated topic and keeps boards in order
 ROLL_RECHECK_S = 30.0  # how often a producer of frames looks again whether the broker rolls them
 # Camera frames may be up to 4 MB (ingest's max_frame_bytes); a request carries one frame plus its envelope.
@@ -559,6 +568,9 @@ class Consumer:
         self._next_roll_check = 0.0
         self._wall_clock = wall_clock  # rolled frames: which topic takes new frames now (frames_topics_at)
         self._seen_ends: dict[Any, int] = {}  # rolled frames: each partition's end offset at the last look
+        # rolled frames: a partition of the current topic waiting, the hold over, only for the same partition of the
+        # other topic to be read up to the end seen at the last look (the other topic takes no new frames by then)
+        self._behind: dict[Any, tuple[Any, int]] = {}
         try:
             self._consumer = KafkaConsumer(**settings)
             # A rolling broker's frames are on two topics; range assignment gives partition p of both to one member.
@@ -635,21 +647,23 @@ class Consumer:
     def _follow_roll(self) -> None:
         """Rolled frames: read a frames topic that was emptied and made again from its start, and read a board's
         frames in the order they were taken: its partition of the current topic waits while the same partition
-        of the other topic still has frames, and for ROLL_SETTLE_S after each switch (late acknowledgements)."""
+        of the other topic still has frames, and for ROLL_HOLD_S after each switch (late acknowledgements)."""
         held = [tp for tp in self._consumer.assignment() if tp.topic in (FRAMES, FRAMES_ROLLED)]
         now = time.monotonic()
         # A partition just assigned is looked at at once: its end then is what tells a later emptying.
         if not held or (now < self._next_roll_check and all(tp in self._seen_ends for tp in held)):
+            self._release_caught_up()
             return
         wall = self._wall_clock()
         current, previous = frames_topics_at(wall)
         since = since_switch_s(wall)
-        settled = since >= ROLL_SETTLE_S
-        # Look again at the next switch (from when the new topic's frames wait) and at the end of the settling
-        # (from when they may be read), not up to ROLL_CHECK_S after either: frames held longer than the settling
-        # are a move's latency.
+        settled = since >= ROLL_SETTLE_S  # (the roller may have emptied the other topic since)
+        holding = since < ROLL_HOLD_S
+        # Look again at the next switch (from when the new topic's frames wait) and at the end of the hold (from
+        # when they may be read), not up to ROLL_CHECK_S after either: frames held longer than the hold are a
+        # move's latency.
         self._next_roll_check = now + min(ROLL_CHECK_S, FRAMES_ROLL_S - since,
-                                          ROLL_SETTLE_S - since if not settled else ROLL_CHECK_S)
+                                          ROLL_HOLD_S - since if holding else ROLL_CHECK_S)
         ends = self._consumer.end_offsets(held)
         positions = {}
         for tp in held:
@@ -667,17 +681,35 @@ class Consumer:
                 self._seen_ends[tp] = end
         by_key = {(tp.topic, tp.partition): tp for tp in held}
         wait, go = [], []
+        self._behind = {}
         for tp in held:
             other = by_key.get((previous, tp.partition))
             behind = other is not None and (positions[other] or 0) < ends.get(other, 0)
-            if tp.topic == current and (behind or not settled):
+            if tp.topic == current and (behind or holding):
                 wait.append(tp)
+                if behind and not holding:
+                    self._behind[tp] = (other, ends[other])
             else:
                 go.append(tp)
         if wait:
             self._consumer.pause(*wait)
         if go:
             self._consumer.resume(*go)
+
+    def _release_caught_up(self) -> None:
+        """Between two looks at the roll: resume each partition of the current topic whose partition of the other
+        topic has been read up to the end seen (`_behind`), at once and without asking the broker, rather than at
+        the next look, up to ROLL_CHECK_S later: a move's latency."""
+        if not self._behind:
+            return
+        assigned = self._consumer.assignment()
+        ready = [tp for tp, (other, end) in self._behind.items()
+                 if tp not in assigned or other not in assigned or (self._consumer.position(other) or 0) >= end]
+        for tp in ready:
+            del self._behind[tp]
+        ready = [tp for tp in ready if tp in assigned]
+        if ready:
+            self._consumer.resume(*ready)
 
     def _rewind(self, batches: Mapping[Any, list[Any]]) -> None:
         held = self._consumer.assignment()

@@ -162,8 +162,8 @@ def test_a_boards_frames_of_the_other_topic_are_read_before_those_of_the_current
         assert [int(r.value.split(b"-")[1]) for r in got] == list(range(35))
 
 
-def test_frames_held_after_a_switch_are_read_as_soon_as_the_settling_ends() -> None:
-    now = [2 * bus.FRAMES_ROLL_S + 0.2]  # 0.2 s into an even period: xq.frames takes the frames
+def test_frames_held_after_a_switch_are_read_as_soon_as_the_hold_ends() -> None:
+    now = [2 * bus.FRAMES_ROLL_S + bus.ROLL_HOLD_S / 5]  # just after a switch: xq.frames takes the frames
     with EmbeddedBroker() as broker:
         FramesRoller(broker.bootstrap, partitions=PARTITIONS).ensure_topics()
         consumer = bus.Consumer(broker.bootstrap, "test-settle", [bus.FRAMES], decode=False,
@@ -176,12 +176,39 @@ def test_frames_held_after_a_switch_are_read_as_soon_as_the_settling_ends() -> N
             produce(broker.bootstrap, bus.FRAMES, 3, 1000)
             # held: frames sent just before the switch may still be acknowledged into the other topic
             assert poll_until(consumer, 1, timeout_s=1.0) == []
-            now[0] += bus.ROLL_SETTLE_S
+            now[0] += bus.ROLL_HOLD_S
             started = time.monotonic()
             got: list[bus.Record] = []
             while len(got) < 3 and time.monotonic() - started < 20:
                 got += consumer.poll(10.0)  # a consumer's long poll does not keep them waiting
             assert len(got) == 3
             assert time.monotonic() - started < 5.0
+        finally:
+            consumer.close()
+
+
+def test_a_boards_frames_wait_for_the_other_topics_backlog_only_until_it_is_read(monkeypatch) -> None:
+    # The hold over, a board's frames of the current topic wait only while its partition of the other topic has
+    # frames to read; once they are read they come at the next poll, not at the next look at the roll.
+    monkeypatch.setattr(bus, "ROLL_CHECK_S", 60.0)
+    now = [bus.FRAMES_ROLL_S + RESTING_ROLL]  # an odd period: xq.frames.roll takes the frames, xq.frames rests
+    with EmbeddedBroker() as broker:
+        FramesRoller(broker.bootstrap, partitions=PARTITIONS).ensure_topics()
+        producer = KafkaProducer(bootstrap_servers=broker.bootstrap)
+        for seq in range(30):  # one batch each, as frames sent one by one are: the broker's end is the true end
+            producer.send(bus.FRAMES, key=b"b1", value=b"old-%d" % seq)
+            producer.flush()
+        for seq in range(30, 35):
+            producer.send(bus.FRAMES_ROLLED, key=b"b1", value=b"new-%d" % seq)
+        producer.flush()
+        producer.close()
+        consumer = bus.Consumer(broker.bootstrap, GROUP, [bus.FRAMES], decode=False, wall_clock=lambda: now[0])
+        try:
+            got: list[bus.Record] = []
+            started = time.monotonic()
+            while len(got) < 35 and time.monotonic() - started < 30:
+                got += consumer.poll(0.2, max_records=4)
+            assert [int(r.value.split(b"-")[1]) for r in got] == list(range(35))
+            assert time.monotonic() - started < 20  # (the next look is a minute away)
         finally:
             consumer.close()
