@@ -592,7 +592,7 @@ class Consumer:
         try:
             if self._rolled:
                 self._follow_roll()
-                # back by the next look at the roll: a board's frames held for the settling are read as soon as it
+                # back by the next look at the roll: a board's frames held after a switch are read as soon as the hold
                 # ends, not after a whole poll spent waiting on paused partitions
                 # (none planned where no frames partition is held: then the poll is as asked)
                 due = self._next_roll_check - time.monotonic()
