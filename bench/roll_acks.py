@@ -13,7 +13,8 @@ what vision's order guard (services/vision/order.py) skips.
 
 Reported (JSON): switches seen; frames acknowledged into the topic switched away from, after the switch (the
 lateness is the acknowledgement's time after the switch: when it was stored at the latest); frames read out of
-order; how long the consumer held frames.
+order; from each frame's send to the consumer's poll, for the frames sent in the second after a switch and the
+others (run with another checkout's Python to compare its roll: bus.ROLL_HOLD_S only set where it exists).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def sender(producer: bus.Producer, board: str, stop: threading.Event, late: list
         wait = due - time.time()
         if wait > 0 and stop.wait(wait):
             return
-        delivery = producer.send_raw(bus.FRAMES, board, b"%d:" % seq + payload)
+        delivery = producer.send_raw(bus.FRAMES, board, b"%d:%.6f:" % (seq, time.time()) + payload)
         acked = time.time()
         if delivery.topic != bus.frames_topics_at(acked)[0]:  # stored into the topic switched away from
             late.append(bus.since_switch_s(acked))
@@ -47,9 +48,20 @@ def sender(producer: bus.Producer, board: str, stop: threading.Event, late: list
         seq += 1
 
 
+def spread(values: list[float]) -> dict[str, float | int]:
+    """n, p50, p99 and max of durations (s), in ms."""
+    values = sorted(values)
+    if not values:
+        return {"n": 0}
+    return {"n": len(values), "p50": round(statistics.median(values) * 1000),
+            "p99": round(values[min(len(values) - 1, int(0.99 * len(values)))] * 1000),
+            "max": round(values[-1] * 1000)}
+
+
 def main() -> int:
     bus.FRAMES_ROLL_S = ARGS.roll_s
-    bus.ROLL_HOLD_S = ARGS.hold_s
+    if hasattr(bus, "ROLL_HOLD_S"):
+        bus.ROLL_HOLD_S = ARGS.hold_s
     broker_module.ROLL_LEAD_S = min(broker_module.ROLL_LEAD_S, ARGS.roll_s * 0.3)
     with broker_module.EmbeddedBroker() as broker:
         bus.ensure_topics(broker.bootstrap, partitions=12)
@@ -68,6 +80,8 @@ def main() -> int:
         for t in threads:
             t.start()
         last: dict[str, int] = {}
+        after_switch: list[float] = []
+        others: list[float] = []
         read = out_of_order = 0
         switches = 0
         period = int(time.time() // ARGS.roll_s)
@@ -76,7 +90,10 @@ def main() -> int:
             if time.time() >= end:
                 stop.set()
             for r in consumer.poll(0.2):
-                seq = int(r.value.split(b":", 1)[0])
+                seq_text, sent_text, _ = r.value.split(b":", 2)
+                seq, sent_at = int(seq_text), float(sent_text)
+                # from the send to the consumer's poll: the frames sent in the second after a switch apart
+                (after_switch if bus.since_switch_s(sent_at) < 1.0 else others).append(time.time() - sent_at)
                 read += 1
                 if r.key in last and seq <= last[r.key]:
                     out_of_order += 1
@@ -96,12 +113,14 @@ def main() -> int:
     result = {
         "load_average_1m_at_start": LOAD_AT_START,
         "boards": ARGS.boards, "fps": ARGS.fps, "kb": ARGS.kb, "seconds": ARGS.seconds, "roll_s": ARGS.roll_s,
-        "hold_s": ARGS.hold_s, "switches": switches, "frames_sent": sent[0], "frames_read": read,
+        "hold_s": getattr(bus, "ROLL_HOLD_S", None), "settle_s": bus.ROLL_SETTLE_S, "switches": switches,
+        "frames_sent": sent[0], "frames_read": read,
         "late_acks": len(late), "late_acks_per_switch": round(len(late) / max(1, switches), 2),
         "late_ms_median": round(statistics.median(late) * 1000, 1) if late else None,
         "late_ms_max": round(late[-1] * 1000, 1) if late else None,
         "late_ms_all": [round(x * 1000, 1) for x in late],
         "read_out_of_order": out_of_order,
+        "send_to_read_ms": {"sent_in_the_second_after_a_switch": spread(after_switch), "other_frames": spread(others)},
         "frames_expired_by_roller": roller.expired,
     }
     print(json.dumps(result), flush=True)
