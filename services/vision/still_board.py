@@ -518,8 +518,8 @@ class Tracker:
         hand = True
         # A hand moves. A large change that stands still is the board's (a piece moved next to another, a
         # vacated edge point with its shadow), unless it was a moving hand a moment ago: a hand resting on a
-        # piece (5.1 touch) stays a hand for `hand_rest_us`, or `hand_still_us` while it reaches in over the
-        # edge of the board.
+        # piece (5.1 touch) stays a hand for `hand_rest_us` (its frames' times give or take `frame_jitter_us`), or
+        # `hand_still_us` while it reaches in over the edge of the board.
         # (or, where a hand was over the board a frame ago, anything on the board moved as a hand moves: the
         # mask's share alone is diluted where the mask is larger than the hand. e.g. a camera
         # shifted by under a pixel made the hand's mask 68 cells, the fingers over g0 and h0 at the corner
@@ -532,9 +532,10 @@ class Tracker:
             hand = False
         else:
             rest = t_us - state.hand_moved_at
-            if rest >= cfg.hand_still_us or (rest >= cfg.hand_rest_us and not _reaches_in(hand_mask, cfg)):
+            resting = rest >= cfg.hand_rest_us - cfg.frame_jitter_us
+            if rest >= cfg.hand_still_us or (resting and not _reaches_in(hand_mask, cfg)):
                 hand = False
-            elif rest >= cfg.hand_rest_us and state.ref_view is not None:
+            elif resting and state.ref_view is not None:
                 # A camera shifted by under a pixel while the hand was over the board (too little to follow
                 # from frame to frame) changes every line against the last still board, and those changes
                 # join the move's into one blob over the edge that stays "an arm" (e.g. 0.8
@@ -656,9 +657,10 @@ class Tracker:
         hand's last motion, `quick_stable_us` ago; a still board to compare with (not the game's first, nor one
         read again from the anchor), and not already read early in this still time."""
         cfg = self.config
+        least = cfg.quick_stable_us - cfg.frame_jitter_us
         return (cfg.quick_stable_us < cfg.stable_us and state.quiet_since is not None
-                and t_us - state.quiet_since >= cfg.quick_stable_us and state.still_since is not None
-                and t_us - state.still_since >= cfg.quick_stable_us and state.quick_tried != state.still_since
+                and t_us - state.quiet_since >= least and state.still_since is not None
+                and t_us - state.still_since >= least and state.quick_tried != state.still_since
                 and state.known is not None and state.ref_view is not None and state.held is None)
 
     def _quick_unclear(self, before: TrackerState, read: TrackerState, obs: list[Observation]) -> str | None:

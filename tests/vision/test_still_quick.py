@@ -119,22 +119,23 @@ def bench_frames():
     return frames, moves, game["start_fen"]
 
 
-def _still_rule(frames, tracker) -> tuple[dict[int, float], list[str], list[str]]:
+def _still_rule(frames, tracker, scale: float = 1.0) -> tuple[dict[int, float], list[str], list[str]]:
     """Per move (ply), seconds from its first still frame without the hand to its BoardStable; the squares of
-    every BoardStable; the types of every observation."""
+    every BoardStable; the types of every observation. `scale`: the frames' times multiplied by it."""
     state = tracker.initial()
     first: dict[int, int] = {}
     waits: dict[int, float] = {}
     boards, types = [], []
     for f in frames:
+        t_us = round(f.t_us * scale)
         if f.truth.stable and not f.truth.hand_present:
-            first.setdefault(f.truth.ply, f.t_us)
-        state, obs = tracker.step(state, f.image, f.t_us)
+            first.setdefault(f.truth.ply, t_us)
+        state, obs = tracker.step(state, f.image, t_us)
         for o in obs:
             types.append(o.type)
             if o.type == "BoardStable":
                 boards.append(o.fields["squares"])
-                waits.setdefault(f.truth.ply, (f.t_us - first[f.truth.ply]) / 1e6)
+                waits.setdefault(f.truth.ply, round((t_us - first[f.truth.ply]) / 1e6, 3))
     return waits, boards, types
 
 
@@ -177,3 +178,16 @@ def test_an_early_reading_not_clear_changes_nothing(bench_frames, monkeypatch) -
     waits, boards, types = _still_rule(frames, Tracker())
     assert len(tried) == 2  # the two moves from an edge point were read early
     assert (waits, boards, types) == _still_rule(frames, Tracker(TrackerConfig(quick_stable_us=10**9)))
+
+
+def test_frames_a_little_early_end_the_wait_on_the_frame_meant(bench_frames) -> None:
+    """Frames' capture times stray from their rate (a loaded sender): frames 480 ms apart instead of 500 ended the
+    resting hand's 0.5 s and the quick still board's one frame later, by 20 ms (1.0 s instead of 0.5 s). Met
+    `frame_jitter_us` early, both end on the second still frame."""
+    from xqarb.vision.tracker import Tracker, TrackerConfig
+
+    frames, _, _ = bench_frames
+    waits, _, _ = _still_rule(frames, Tracker(), scale=0.96)
+    assert waits == {0: 0.96, 1: 0.48, 2: 0.48, 3: 0.48}
+    late, _, _ = _still_rule(frames, Tracker(TrackerConfig(frame_jitter_us=0)), scale=0.96)
+    assert late == {0: 0.96, 1: 0.48, 2: 0.96, 3: 0.96}
