@@ -136,7 +136,8 @@ def main() -> int:
 
     def sample() -> None:
         progress = next((line for line in reversed(lines) if line.startswith("frames in")), "")
-        print(json.dumps({"min": round((time.monotonic() - t0) / 60, 1), "rss_mb": round(rss_mb(pid), 1),
+        print(json.dumps({"min": round((time.monotonic() - t0) / 60, 1),
+                          "utc": time.strftime("%H:%M:%S", time.gmtime()), "rss_mb": round(rss_mb(pid), 1),
                           "rss_max_mb": round(max(highest, rss_mb(pid)), 1),
                           "topics": topic_sizes(bootstrap, frozenset({bus.FRAMES, bus.FRAMES_ROLLED})),
                           "tap": {"observations": len(tap.seen), "progress": tap.progress, "by_topic": tap.topics},

@@ -4,8 +4,9 @@
         [--minutes 10] [--every-s 60] [--skip xq.frames,xq.frames.roll]
 
 Every `--every-s` one JSON line: minutes since the start, the broker's VmRSS (MB) where its pid is given, and for
-each topic the records it holds now and their bytes, read from every partition's start with a group-less
-consumer (the embedded broker's ListOffsets is not exact, so the records are read, not the offsets subtracted).
+each topic the records it holds now and their bytes, read from every partition's start up to its end as reported
+at the start of the read, with a group-less consumer (the embedded broker's ListOffsets is not exact: the records
+are read, not the offsets subtracted).
 Topics in `--skip` (the rolled camera frames: large, and bounded on their own) are counted by offsets only.
 """
 
@@ -19,7 +20,7 @@ from typing import Any
 
 from probe import rss_mb
 
-READ_IDLE_S = 1.0  # a topic is read to its end when a poll this long brings nothing more
+READ_MAX_S = 30.0  # reading every topic once takes at most this long (a loaded machine: a few seconds)
 
 
 def topic_sizes(bootstrap: str, skip: frozenset[str] = frozenset()) -> dict[str, dict[str, int]]:
@@ -38,13 +39,14 @@ def topic_sizes(bootstrap: str, skip: frozenset[str] = frozenset()) -> dict[str,
         for tp, end in consumer.end_offsets(counted).items():
             out[tp.topic]["records"] += int(end or 0)
         if read:
+            # Read up to the ends as they are now (records produced meanwhile are the next line's): this broker
+            # reports the last batch's first offset + 1 as the end, and batches come whole, so the last is read too.
+            ends = {tp: int(end or 0) for tp, end in consumer.end_offsets(read).items()}
             consumer.assign(read)
             consumer.seek_to_beginning(*read)
-            idle_since = time.monotonic()
-            while time.monotonic() - idle_since < READ_IDLE_S:
+            deadline = time.monotonic() + READ_MAX_S
+            while time.monotonic() < deadline and any(consumer.position(tp) < end for tp, end in ends.items()):
                 batches = consumer.poll(timeout_ms=200, max_records=10_000)
-                if batches:
-                    idle_since = time.monotonic()
                 for tp, records in batches.items():
                     size = out[tp.topic]
                     for r in records:
