@@ -48,6 +48,16 @@ FRAMES_ROLL_S = 60.0  # each frames topic takes new frames this long: a broker h
 ROLL_SETTLE_S = 1.0  # after a switch, frames sent just before it may still be acknowledged into the other topic
 ROLL_CHECK_S = 0.5  # how often a consumer of rolled frames looks for a recreated topic and keeps boards in order
 ROLL_RECHECK_S = 30.0  # how often a producer of frames looks again whether the broker rolls them
+# Observations roll the same way (the referee group reads them; xqarb.broker.TopicRoller empties one only once that
+# group committed all of it, never dropping any): vision reports each board about once a second (CameraProgress)
+# beside its still boards and hands, some 75 small records a board-minute that the broker would keep forever. A
+# period this long holds a few MB for a venue of a few boards, and the settling after a switch (ROLL_SETTLE_S) delays
+# observations at most once in it.
+OBSERVATIONS_ROLLED = "xq.observations.roll"
+OBSERVATIONS_ROLL_S = 300.0
+# A rolled topic -> its second topic, and how long each of the two takes new records in turn.
+ROLLED: dict[str, str] = {FRAMES: FRAMES_ROLLED, OBSERVATIONS: OBSERVATIONS_ROLLED}
+ROLL_PERIODS_S: dict[str, float] = {FRAMES: FRAMES_ROLL_S, OBSERVATIONS: OBSERVATIONS_ROLL_S}
 # Camera frames may be up to 4 MB (ingest's max_frame_bytes); a request carries one frame plus its envelope.
 MAX_REQUEST_BYTES = 5 * 1024 * 1024
 # The largest fetch answer a consumer takes. The embedded broker answers a fetch with all it has, whatever the
@@ -124,19 +134,31 @@ class Record:
         return TopicPartition(self.topic, self.partition)
 
 
-def frames_topics_at(now_s: float) -> tuple[str, str]:
-    """(the frames topic that takes new frames at wall-clock time `now_s`, the other one) on a rolling broker.
+def rolled_topics_at(topic: str, now_s: float) -> tuple[str, str]:
+    """(the topic of the rolled pair of `topic` (a key of ROLLED) that takes new records at wall-clock time
+    `now_s`, the other one) on a rolling broker.
 
     Wall-clock periods need no message between producers, consumers and the roller (they share the machine's
-    clock: rolling is only for the embedded broker): even periods write xq.frames, odd ones xq.frames.roll."""
-    if int(now_s // FRAMES_ROLL_S) % 2 == 0:
-        return FRAMES, FRAMES_ROLLED
-    return FRAMES_ROLLED, FRAMES
+    clock: rolling is only for the embedded broker): even periods write `topic`, odd ones its second topic."""
+    if int(now_s // ROLL_PERIODS_S[topic]) % 2 == 0:
+        return topic, ROLLED[topic]
+    return ROLLED[topic], topic
 
 
-def since_switch_s(now_s: float) -> float:
-    """Seconds since the frames last switched topic."""
-    return now_s % FRAMES_ROLL_S
+def frames_topics_at(now_s: float) -> tuple[str, str]:
+    """(the frames topic that takes new frames at wall-clock time `now_s`, the other one) on a rolling broker:
+    even periods write xq.frames, odd ones xq.frames.roll."""
+    return rolled_topics_at(FRAMES, now_s)
+
+
+def since_switch_s(now_s: float, topic: str = FRAMES) -> float:
+    """Seconds since the rolled pair of `topic` (the frames by default) last switched topic."""
+    return now_s % ROLL_PERIODS_S[topic]
+
+
+def base_topic(topic: str) -> str:
+    """The topic a rolled pair's second topic stands for (xq.frames.roll -> xq.frames); others as they are."""
+    return next((base for base, second in ROLLED.items() if second == topic), topic)
 
 
 def _servers(bootstrap: str | Sequence[str]) -> list[str]:
@@ -255,7 +277,7 @@ class Producer:
         }
         settings.update(config)
         self._bootstrap = bootstrap
-        self._frames_rolled = False
+        self._rolling: frozenset[str] = frozenset()  # the topics of ROLLED whose second topic the broker has
         self._rolled_checked_at: float | None = None
         self._topics_probe: Any = None
         self._rolled_lock = threading.Lock()
@@ -266,6 +288,11 @@ class Producer:
 
     def frames_rolled(self) -> bool:
         """Whether the broker rolls frames (xq.frames.roll exists), looked up again every ROLL_RECHECK_S."""
+        return self.rolls(FRAMES)
+
+    def rolls(self, topic: str) -> bool:
+        """Whether the broker rolls `topic` (its second topic of ROLLED exists), looked up again every
+        ROLL_RECHECK_S."""
         from kafka import KafkaConsumer
         from kafka.errors import KafkaError
 
@@ -281,18 +308,19 @@ class Producer:
                             enable_auto_commit=False, allow_auto_create_topics=False,
                         )  # fmt: skip
                     topics = self._topics_probe.topics()
-                    if FRAMES in topics:  # else the answer is not complete: look again at the next send
-                        self._frames_rolled = FRAMES_ROLLED in topics
+                    if topic in topics:  # else the answer is not complete: look again at the next send
+                        self._rolling = frozenset(base for base, second in ROLLED.items() if second in topics)
                         self._rolled_checked_at = now
                 except (KafkaError, OSError) as exc:  # keep the last answer; the send reports a dead broker
                     log.warning("could not look up whether the broker rolls frames: %s", exc)
                     self._rolled_checked_at = now
-            return self._frames_rolled
+            return topic in self._rolling
 
     def _route(self, topic: str) -> str:
-        """xq.frames goes to the topic of the current period where the broker rolls frames."""
-        if topic == FRAMES and self.frames_rolled():
-            return frames_topics_at(time.time())[0]
+        """A rolled topic (xq.frames, xq.observations) goes to the topic of the current period where the broker
+        rolls it."""
+        if topic in ROLLED and self.rolls(topic):
+            return rolled_topics_at(topic, time.time())[0]
         return topic
 
     def _submit(self, topic: str, key: str | None, value: bytes, headers: Mapping[str, bytes] | None) -> Any:
@@ -561,10 +589,13 @@ class Consumer:
         self._seen_ends: dict[Any, int] = {}  # rolled frames: each partition's end offset at the last look
         try:
             self._consumer = KafkaConsumer(**settings)
-            # A rolling broker's frames are on two topics; range assignment gives partition p of both to one member.
-            self._rolled = FRAMES in self.topics and FRAMES_ROLLED in self._consumer.topics()
-            subscribed = list(self.topics) + ([FRAMES_ROLLED] if self._rolled and FRAMES_ROLLED not in self.topics
-                                              else [])
+            # A rolling broker's frames (observations) are on two topics; range assignment gives partition p of both
+            # to one member. Rolled topic -> its second topic, for those of this consumer the broker rolls.
+            existing = self._consumer.topics()
+            self._pairs = {base: second for base, second in ROLLED.items() if base in self.topics
+                           and second in existing}  # fmt: skip
+            self._rolled = bool(self._pairs)
+            subscribed = list(self.topics) + [second for second in self._pairs.values() if second not in self.topics]
             self._consumer.subscribe(subscribed, listener=self._listener.as_kafka_listener())
         except (KafkaError, OSError) as exc:
             raise BusError(f"cannot join group {group_id!r} on Kafka at {bootstrap}: {exc}") from exc
@@ -616,15 +647,16 @@ class Consumer:
         return records
 
     def _hold_current_frames(self, on_assigned: PartitionsCallback | None) -> PartitionsCallback:
-        """Rolled frames: newly assigned partitions of the current frames topic wait until `_follow_roll` has
-        looked at the other topic (the same poll would otherwise fetch both, a board's frames out of order)."""
+        """Rolled frames (observations): newly assigned partitions of the current topic wait until `_follow_roll`
+        has looked at the other topic (the same poll would otherwise fetch both, a board's frames out of order)."""
 
         def assigned(parts: list[TopicPartition]) -> None:
             if self._rolled:
                 from kafka import TopicPartition as KafkaTopicPartition
 
-                current = frames_topics_at(self._wall_clock())[0]
-                held = [KafkaTopicPartition(tp.topic, tp.partition) for tp in parts if tp.topic == current]
+                wall = self._wall_clock()
+                current = {rolled_topics_at(base, wall)[0] for base in self._pairs}
+                held = [KafkaTopicPartition(tp.topic, tp.partition) for tp in parts if tp.topic in current]
                 if held:
                     self._consumer.pause(*held)
             if on_assigned is not None:
@@ -633,24 +665,45 @@ class Consumer:
         return assigned
 
     def _follow_roll(self) -> None:
-        """Rolled frames: read a frames topic that was emptied and made again from its start, and read a board's
-        frames in the order they were taken: its partition of the current topic waits while the same partition
-        of the other topic still has frames, and for ROLL_SETTLE_S after each switch (late acknowledgements)."""
-        held = [tp for tp in self._consumer.assignment() if tp.topic in (FRAMES, FRAMES_ROLLED)]
+        """Rolled frames (observations): read a topic of a rolled pair that was emptied and made again from its
+        start, and read a board's frames in the order they were taken: its partition of the current topic waits
+        while the same partition of the other topic still has frames, and for ROLL_SETTLE_S after each switch
+        (late acknowledgements)."""
+        names = {topic for pair in self._pairs.items() for topic in pair}
+        held = [tp for tp in self._consumer.assignment() if tp.topic in names]
         now = time.monotonic()
         # A partition just assigned is looked at at once: its end then is what tells a later emptying.
         if not held or (now < self._next_roll_check and all(tp in self._seen_ends for tp in held)):
             return
         wall = self._wall_clock()
-        current, previous = frames_topics_at(wall)
-        since = since_switch_s(wall)
-        settled = since >= ROLL_SETTLE_S
         # Look again at the next switch (from when the new topic's frames wait) and at the end of the settling
         # (from when they may be read), not up to ROLL_CHECK_S after either: frames held longer than the settling
         # are a move's latency.
-        self._next_roll_check = now + min(ROLL_CHECK_S, FRAMES_ROLL_S - since,
-                                          ROLL_SETTLE_S - since if not settled else ROLL_CHECK_S)
+        bases = sorted({base_topic(tp.topic) for tp in held})
+        due = ROLL_CHECK_S
+        for base in bases:
+            since = since_switch_s(wall, base)
+            due = min(due, ROLL_PERIODS_S[base] - since)
+            if since < ROLL_SETTLE_S:
+                due = min(due, ROLL_SETTLE_S - since)
+        self._next_roll_check = now + due
         ends = self._consumer.end_offsets(held)
+        wait: list[Any] = []
+        go: list[Any] = []
+        for base in bases:
+            pair = [tp for tp in held if base_topic(tp.topic) == base]
+            self._follow_pair(base, pair, ends, wall, wait, go)
+        if wait:
+            self._consumer.pause(*wait)
+        if go:
+            self._consumer.resume(*go)
+
+    def _follow_pair(self, base: str, held: list[Any], ends: Mapping[Any, int], wall: float, wait: list[Any],
+                     go: list[Any]) -> None:
+        """`_follow_roll` for the held partitions of one rolled pair: those to pause go to `wait`, the others to
+        `go`."""
+        current, previous = rolled_topics_at(base, wall)
+        settled = since_switch_s(wall, base) >= ROLL_SETTLE_S
         positions = {}
         for tp in held:
             positions[tp] = self._consumer.position(tp)
@@ -666,7 +719,6 @@ class Consumer:
             if end is not None:
                 self._seen_ends[tp] = end
         by_key = {(tp.topic, tp.partition): tp for tp in held}
-        wait, go = [], []
         for tp in held:
             other = by_key.get((previous, tp.partition))
             behind = other is not None and (positions[other] or 0) < ends.get(other, 0)
@@ -674,10 +726,6 @@ class Consumer:
                 wait.append(tp)
             else:
                 go.append(tp)
-        if wait:
-            self._consumer.pause(*wait)
-        if go:
-            self._consumer.resume(*go)
 
     def _rewind(self, batches: Mapping[Any, list[Any]]) -> None:
         held = self._consumer.assignment()
