@@ -7,10 +7,11 @@ In-memory storage: stopping the broker loses every topic, which is what tests an
 
 Bounded memory: Tansu 0.6 (this wheel) keeps every record until its topic is deleted. It was built with memory and
 S3 storage only (sqlite://, slatedb://, turso://, postgres:// answer "FeatureNotEnabled"), has no retention, and its
-DeleteRecords is not implemented (the handler panics). Deleting a topic frees its memory. So `FramesRoller` rolls
+DeleteRecords is not implemented (the handler panics). Deleting a topic frees its memory. So `TopicRoller` rolls
 the camera frames, the bulk of what the broker holds, between two topics (xq.frames and xq.frames.roll, a period
-each, see `xqarb.bus.frames_topics_at`): the topic that rests is deleted and made again once the vision group has
-committed all of it.
+each, see `xqarb.bus.rolled_topics_at`): the topic that rests is deleted and made again once the vision group has
+committed all of it. The observations roll the same way (xq.observations and xq.observations.roll, read by the
+referee group), except that none is ever dropped: a resting topic not yet committed is kept until it is.
 """
 
 from __future__ import annotations
@@ -107,6 +108,9 @@ FRAMES_EMPTIED = Counter("xq_broker_frames_emptied_total", "camera frames remove
 FRAMES_EXPIRED = Counter(
     "xq_broker_frames_expired_total", "camera frames removed from the embedded broker before every group read them"
 )
+# The same for the other rolled topics (never removed before every group read them).
+RECORDS_EMPTIED = Counter("xq_broker_records_emptied_total", "records of rolled topics other than the frames "
+                          "removed from the embedded broker once every group read them", ["topic"])
 
 # A frames topic still not consumed this long before producers come back to it is emptied anyway (its frames are
 # dropped, counted): making it again takes about a second, and a frame that waited a whole period is stale.
@@ -116,15 +120,26 @@ READ_LAST_S = 5.0  # at most this long to read the last batch of each partition 
 FETCH_MAX_BYTES = 64 * 1024 * 1024  # the roller's fetch answers: every partition's last batch of frames at once
 
 
-class FramesRoller:
-    """Keeps the camera frames held by a broker without retention to about one period (`bus.FRAMES_ROLL_S`).
+def rolled_groups() -> dict[str, tuple[str, ...]]:
+    """Each rolled topic (`bus.ROLLED`) -> the consumer groups that read it: all must have committed a resting
+    topic before it is emptied. Not rolled: xq.clock and xq.arbiter (ingest's outbox checks their logs for a
+    broker that lost what it acknowledged; vision reads xq.arbiter from its start), xq.game-events (vision and the
+    live stream read it from its start, and stream ids are its offsets) and xq.dlq (nobody commits it)."""
+    from xqarb import bus
 
-    Makes xq.frames.roll beside xq.frames (producers and consumers in `xqarb.bus` see it and roll), then, each
-    period, deletes the resting frames topic and makes it again, empty, as soon as every group in `groups` has
-    committed all of it (ROLL_SETTLE_S after the switch at the earliest, so that late acknowledgements are in);
-    frames still not committed ROLL_LEAD_S before producers come back to it are dropped and counted in `expired`.
-    Nothing else is deleted: clock presses, arbiter actions, observations and rulings are small, and the live
-    stream reads xq.game-events from its start.
+    return {bus.FRAMES: (bus.VISION_GROUP,), bus.OBSERVATIONS: (bus.REFEREE_GROUP,)}
+
+
+class TopicRoller:
+    """Keeps a rolled topic (`bus.ROLLED`: the frames, the observations) held by a broker without retention to
+    about one period (`bus.ROLL_PERIODS_S`).
+
+    Makes the second topic beside the first (xq.frames.roll beside xq.frames; producers and consumers in
+    `xqarb.bus` see it and roll), then, each period, deletes the resting topic and makes it again, empty, as soon as
+    every group in `groups` has committed all of it (ROLL_SETTLE_S after the switch at the earliest, so that late
+    acknowledgements are in). Frames still not committed ROLL_LEAD_S before producers come back to it are dropped
+    and counted in `expired`; any other topic is kept until every group committed it, never emptied within
+    ROLL_LEAD_S of producers coming back to it (see `rolled_groups` for what is not rolled, and why).
     """
 
     def __init__(
@@ -132,6 +147,7 @@ class FramesRoller:
         bootstrap: str,
         *,
         partitions: int,
+        topic: str | None = None,
         groups: tuple[str, ...] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -139,11 +155,15 @@ class FramesRoller:
 
         self.bootstrap = bootstrap
         self.partitions = partitions
-        self.groups = groups if groups is not None else (bus.VISION_GROUP,)
+        self.topic = topic or bus.FRAMES
+        if self.topic not in bus.ROLLED:
+            raise BrokerError(f"{self.topic} is not a rolled topic (those are {', '.join(bus.ROLLED)})")
+        self.groups = groups if groups is not None else rolled_groups()[self.topic]
+        self.droppable = self.topic == bus.FRAMES  # a frame that waited a whole period is stale
         self.clock = clock
         self.rolls = 0  # resting topics emptied
         self.expired = 0  # frames emptied before every group had committed them
-        self.freed = 0  # frames emptied in all
+        self.freed = 0  # records emptied in all
         self._emptied: tuple[str, int] | None = None  # (topic, period) last emptied
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -151,14 +171,15 @@ class FramesRoller:
         self._ends: Any = None
 
     def ensure_topics(self) -> None:
-        """The two frames topics (after a broker restart too), with the partition count of the other topics."""
+        """The two topics (after a broker restart too), with the partition count of the other topics."""
         from xqarb import bus
 
-        bus.ensure_topics(self.bootstrap, [bus.FRAMES, bus.FRAMES_ROLLED], partitions=self.partitions)
+        bus.ensure_topics(self.bootstrap, [self.topic, bus.ROLLED[self.topic]], partitions=self.partitions)
 
-    def start(self) -> FramesRoller:
+    def start(self) -> TopicRoller:
         self.ensure_topics()
-        self._thread = threading.Thread(target=self._run, name="xq-frames-roller", daemon=True)
+        name = "xq-frames-roller" if self.droppable else f"xq-roller-{self.topic}"
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
         return self
 
@@ -184,7 +205,7 @@ class FramesRoller:
             try:
                 self.tick()
             except (KafkaError, BusError, BrokerError, OSError) as exc:  # the broker away or restarting: later
-                log.warning("frames roller: %s", exc)
+                log.warning("%s roller: %s", "frames" if self.droppable else self.topic, exc)
                 self._close_clients()
 
     def _true_ends(self, parts: list[Any]) -> dict[Any, int]:
@@ -199,15 +220,17 @@ class FramesRoller:
         return ends
 
     def tick(self) -> bool:
-        """One look at the resting frames topic; True when it was emptied now."""
+        """One look at the resting topic; True when it was emptied now."""
         from kafka import KafkaConsumer, TopicPartition
 
         from xqarb import bus
 
         now = self.clock()
-        _, resting = bus.frames_topics_at(now)
-        period = int(now // bus.FRAMES_ROLL_S)
-        if self._emptied == (resting, period) or bus.since_switch_s(now) < bus.ROLL_SETTLE_S:
+        _, resting = bus.rolled_topics_at(self.topic, now)
+        period_s = bus.ROLL_PERIODS_S[self.topic]
+        period = int(now // period_s)
+        since = bus.since_switch_s(now, self.topic)
+        if self._emptied == (resting, period) or since < bus.ROLL_SETTLE_S:
             return False
         if self._ends is None:
             # Large fetches: this broker answers a fetch with whole batches of frames, beyond the 1 MB default.
@@ -230,19 +253,34 @@ class FramesRoller:
             (sum(max(0, ends[tp] - (probe.committed(tp) or 0)) for tp in parts) for probe in self._probes.values()),
             default=0,
         )
-        if unread and bus.since_switch_s(now) < bus.FRAMES_ROLL_S - ROLL_LEAD_S:
+        if unread and since < period_s - ROLL_LEAD_S:
             return False  # still being consumed
+        if not self.droppable and (unread or since >= period_s - ROLL_LEAD_S):
+            return False  # kept until every group committed it; not made again as producers come back to it
         _admin_request(self.bootstrap, _delete_topics_request(resting))
         bus.ensure_topics(self.bootstrap, [resting], partitions=len(parts) or self.partitions)
         self._emptied = (resting, period)
         self.rolls += 1
         self.freed += held
         self.expired += unread
-        FRAMES_EMPTIED.inc(held)
-        FRAMES_EXPIRED.inc(unread)
+        if self.droppable:
+            FRAMES_EMPTIED.inc(held)
+            FRAMES_EXPIRED.inc(unread)
+        else:
+            RECORDS_EMPTIED.labels(self.topic).inc(held)
         if unread:
             log.warning("frames roller: %d frames of %s dropped unread by %s", unread, resting, self.groups)
         return True
+
+
+FramesRoller = TopicRoller  # the frames' roller (the default topic)
+
+
+def topic_rollers(bootstrap: str, *, partitions: int) -> list[TopicRoller]:
+    """A roller for every rolled topic (`bus.ROLLED`), not started: what keeps the embedded broker's memory bounded."""
+    from xqarb import bus
+
+    return [TopicRoller(bootstrap, partitions=partitions, topic=topic) for topic in bus.ROLLED]
 
 
 def _read_last_offsets(consumer: Any, starts: dict[Any, int], timeout_s: float) -> dict[Any, int]:
@@ -455,10 +493,10 @@ def _run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, on_signal)
     try:
         with EmbeddedBroker(args.port or None, log_path=args.log) as broker:
-            roller = None
+            rollers: list[TopicRoller] = []
             if not args.no_topics:
                 bus.ensure_topics(broker.bootstrap, partitions=args.partitions)
-                roller = FramesRoller(broker.bootstrap, partitions=args.partitions).start()  # bounded memory
+                rollers = [r.start() for r in topic_rollers(broker.bootstrap, partitions=args.partitions)]  # memory
             print(f"broker: listening on {broker.bootstrap} (log {broker.log_path}); Ctrl-C stops it", flush=True)
             try:
                 while not stop.wait(0.5):
@@ -468,7 +506,7 @@ def _run(args: argparse.Namespace) -> int:
             except KeyboardInterrupt:
                 pass
             print("broker: stopping", flush=True)
-            if roller is not None:
+            for roller in rollers:
                 roller.stop()
     except BrokerError as exc:
         print(f"xqarb broker: {exc}", file=sys.stderr)

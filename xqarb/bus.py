@@ -52,11 +52,22 @@ ROLL_SETTLE_S = 1.0
 # the other one, so that it reads them first; one acknowledged later still is read after frames captured after it,
 # and vision skips it (services/vision/order.py: one frame of the board's stream, which the next ones cover). A
 # frame routed before the switch is stored by the time its send is acknowledged: measured (bench/roll_acks.py, 25
-# boards at 2 fps, load average 14), about one frame a switch acknowledged after it, the latest 10 ms after; an
+# boards at 2 fps, load average 14-24), about one frame a switch acknowledged after it, the latest 22 ms after; an
 # ingest answer's p90 under a heavier load was 374 ms. Each frame held is a move's latency: 0.25 s of every 60 s.
+# Frames only: the referee has no such guard for observations, which keep ROLL_SETTLE_S (once in 300 s).
 ROLL_HOLD_S = 0.25
 ROLL_CHECK_S = 0.5  # how often a consumer of rolled frames looks for a recreated topic and keeps boards in order
 ROLL_RECHECK_S = 30.0  # how often a producer of frames looks again whether the broker rolls them
+# Observations roll the same way (the referee group reads them; xqarb.broker.TopicRoller empties one only once that
+# group committed all of it, never dropping any): vision reports each board about once a second (CameraProgress)
+# beside its still boards and hands, some 75 small records a board-minute that the broker would keep forever. A
+# period this long holds a few MB for a venue of a few boards, and the settling after a switch (ROLL_SETTLE_S) delays
+# observations at most once in it.
+OBSERVATIONS_ROLLED = "xq.observations.roll"
+OBSERVATIONS_ROLL_S = 300.0
+# A rolled topic -> its second topic, and how long each of the two takes new records in turn.
+ROLLED: dict[str, str] = {FRAMES: FRAMES_ROLLED, OBSERVATIONS: OBSERVATIONS_ROLLED}
+ROLL_PERIODS_S: dict[str, float] = {FRAMES: FRAMES_ROLL_S, OBSERVATIONS: OBSERVATIONS_ROLL_S}
 # Camera frames may be up to 4 MB (ingest's max_frame_bytes); a request carries one frame plus its envelope.
 MAX_REQUEST_BYTES = 5 * 1024 * 1024
 # The largest fetch answer a consumer takes. The embedded broker answers a fetch with all it has, whatever the
@@ -133,19 +144,31 @@ class Record:
         return TopicPartition(self.topic, self.partition)
 
 
-def frames_topics_at(now_s: float) -> tuple[str, str]:
-    """(the frames topic that takes new frames at wall-clock time `now_s`, the other one) on a rolling broker.
+def rolled_topics_at(topic: str, now_s: float) -> tuple[str, str]:
+    """(the topic of the rolled pair of `topic` (a key of ROLLED) that takes new records at wall-clock time
+    `now_s`, the other one) on a rolling broker.
 
     Wall-clock periods need no message between producers, consumers and the roller (they share the machine's
-    clock: rolling is only for the embedded broker): even periods write xq.frames, odd ones xq.frames.roll."""
-    if int(now_s // FRAMES_ROLL_S) % 2 == 0:
-        return FRAMES, FRAMES_ROLLED
-    return FRAMES_ROLLED, FRAMES
+    clock: rolling is only for the embedded broker): even periods write `topic`, odd ones its second topic."""
+    if int(now_s // ROLL_PERIODS_S[topic]) % 2 == 0:
+        return topic, ROLLED[topic]
+    return ROLLED[topic], topic
 
 
-def since_switch_s(now_s: float) -> float:
-    """Seconds since the frames last switched topic."""
-    return now_s % FRAMES_ROLL_S
+def frames_topics_at(now_s: float) -> tuple[str, str]:
+    """(the frames topic that takes new frames at wall-clock time `now_s`, the other one) on a rolling broker:
+    even periods write xq.frames, odd ones xq.frames.roll."""
+    return rolled_topics_at(FRAMES, now_s)
+
+
+def since_switch_s(now_s: float, topic: str = FRAMES) -> float:
+    """Seconds since the rolled pair of `topic` (the frames by default) last switched topic."""
+    return now_s % ROLL_PERIODS_S[topic]
+
+
+def base_topic(topic: str) -> str:
+    """The topic a rolled pair's second topic stands for (xq.frames.roll -> xq.frames); others as they are."""
+    return next((base for base, second in ROLLED.items() if second == topic), topic)
 
 
 def _servers(bootstrap: str | Sequence[str]) -> list[str]:
@@ -264,7 +287,7 @@ class Producer:
         }
         settings.update(config)
         self._bootstrap = bootstrap
-        self._frames_rolled = False
+        self._rolling: frozenset[str] = frozenset()  # the topics of ROLLED whose second topic the broker has
         self._rolled_checked_at: float | None = None
         self._topics_probe: Any = None
         self._rolled_lock = threading.Lock()
@@ -275,6 +298,11 @@ class Producer:
 
     def frames_rolled(self) -> bool:
         """Whether the broker rolls frames (xq.frames.roll exists), looked up again every ROLL_RECHECK_S."""
+        return self.rolls(FRAMES)
+
+    def rolls(self, topic: str) -> bool:
+        """Whether the broker rolls `topic` (its second topic of ROLLED exists), looked up again every
+        ROLL_RECHECK_S."""
         from kafka import KafkaConsumer
         from kafka.errors import KafkaError
 
@@ -290,18 +318,19 @@ class Producer:
                             enable_auto_commit=False, allow_auto_create_topics=False,
                         )  # fmt: skip
                     topics = self._topics_probe.topics()
-                    if FRAMES in topics:  # else the answer is not complete: look again at the next send
-                        self._frames_rolled = FRAMES_ROLLED in topics
+                    if topic in topics:  # else the answer is not complete: look again at the next send
+                        self._rolling = frozenset(base for base, second in ROLLED.items() if second in topics)
                         self._rolled_checked_at = now
                 except (KafkaError, OSError) as exc:  # keep the last answer; the send reports a dead broker
                     log.warning("could not look up whether the broker rolls frames: %s", exc)
                     self._rolled_checked_at = now
-            return self._frames_rolled
+            return topic in self._rolling
 
     def _route(self, topic: str) -> str:
-        """xq.frames goes to the topic of the current period where the broker rolls frames."""
-        if topic == FRAMES and self.frames_rolled():
-            return frames_topics_at(time.time())[0]
+        """A rolled topic (xq.frames, xq.observations) goes to the topic of the current period where the broker
+        rolls it."""
+        if topic in ROLLED and self.rolls(topic):
+            return rolled_topics_at(topic, time.time())[0]
         return topic
 
     def _submit(self, topic: str, key: str | None, value: bytes, headers: Mapping[str, bytes] | None) -> Any:
@@ -573,10 +602,13 @@ class Consumer:
         self._behind: dict[Any, tuple[Any, int]] = {}
         try:
             self._consumer = KafkaConsumer(**settings)
-            # A rolling broker's frames are on two topics; range assignment gives partition p of both to one member.
-            self._rolled = FRAMES in self.topics and FRAMES_ROLLED in self._consumer.topics()
-            subscribed = list(self.topics) + ([FRAMES_ROLLED] if self._rolled and FRAMES_ROLLED not in self.topics
-                                              else [])
+            # A rolling broker's frames (observations) are on two topics; range assignment gives partition p of both
+            # to one member. Rolled topic -> its second topic, for those of this consumer the broker rolls.
+            existing = self._consumer.topics()
+            self._pairs = {base: second for base, second in ROLLED.items() if base in self.topics
+                           and second in existing}  # fmt: skip
+            self._rolled = bool(self._pairs)
+            subscribed = list(self.topics) + [second for second in self._pairs.values() if second not in self.topics]
             self._consumer.subscribe(subscribed, listener=self._listener.as_kafka_listener())
         except (KafkaError, OSError) as exc:
             raise BusError(f"cannot join group {group_id!r} on Kafka at {bootstrap}: {exc}") from exc
@@ -628,15 +660,16 @@ class Consumer:
         return records
 
     def _hold_current_frames(self, on_assigned: PartitionsCallback | None) -> PartitionsCallback:
-        """Rolled frames: newly assigned partitions of the current frames topic wait until `_follow_roll` has
-        looked at the other topic (the same poll would otherwise fetch both, a board's frames out of order)."""
+        """Rolled frames (observations): newly assigned partitions of the current topic wait until `_follow_roll`
+        has looked at the other topic (the same poll would otherwise fetch both, a board's frames out of order)."""
 
         def assigned(parts: list[TopicPartition]) -> None:
             if self._rolled:
                 from kafka import TopicPartition as KafkaTopicPartition
 
-                current = frames_topics_at(self._wall_clock())[0]
-                held = [KafkaTopicPartition(tp.topic, tp.partition) for tp in parts if tp.topic == current]
+                wall = self._wall_clock()
+                current = {rolled_topics_at(base, wall)[0] for base in self._pairs}
+                held = [KafkaTopicPartition(tp.topic, tp.partition) for tp in parts if tp.topic in current]
                 if held:
                     self._consumer.pause(*held)
             if on_assigned is not None:
@@ -645,26 +678,49 @@ class Consumer:
         return assigned
 
     def _follow_roll(self) -> None:
-        """Rolled frames: read a frames topic that was emptied and made again from its start, and read a board's
-        frames in the order they were taken: its partition of the current topic waits while the same partition
-        of the other topic still has frames, and for ROLL_HOLD_S after each switch (late acknowledgements)."""
-        held = [tp for tp in self._consumer.assignment() if tp.topic in (FRAMES, FRAMES_ROLLED)]
+        """Rolled frames (observations): read a topic of a rolled pair that was emptied and made again from its
+        start, and read a board's frames in the order they were taken: its partition of the current topic waits
+        while the same partition of the other topic still has frames, and for ROLL_HOLD_S after each switch
+        (late acknowledgements)."""
+        names = {topic for pair in self._pairs.items() for topic in pair}
+        held = [tp for tp in self._consumer.assignment() if tp.topic in names]
         now = time.monotonic()
         # A partition just assigned is looked at at once: its end then is what tells a later emptying.
         if not held or (now < self._next_roll_check and all(tp in self._seen_ends for tp in held)):
             self._release_caught_up()
             return
         wall = self._wall_clock()
-        current, previous = frames_topics_at(wall)
-        since = since_switch_s(wall)
-        settled = since >= ROLL_SETTLE_S  # (the roller may have emptied the other topic since)
-        holding = since < ROLL_HOLD_S
         # Look again at the next switch (from when the new topic's frames wait) and at the end of the hold (from
         # when they may be read), not up to ROLL_CHECK_S after either: frames held longer than the hold are a
         # move's latency.
-        self._next_roll_check = now + min(ROLL_CHECK_S, FRAMES_ROLL_S - since,
-                                          ROLL_HOLD_S - since if holding else ROLL_CHECK_S)
+        bases = sorted({base_topic(tp.topic) for tp in held})
+        due = ROLL_CHECK_S
+        for base in bases:
+            since, hold = since_switch_s(wall, base), _hold_s(base)
+            due = min(due, ROLL_PERIODS_S[base] - since)
+            if since < hold:
+                due = min(due, hold - since)
+        self._next_roll_check = now + due
+        self._behind = {}
         ends = self._consumer.end_offsets(held)
+        wait: list[Any] = []
+        go: list[Any] = []
+        for base in bases:
+            pair = [tp for tp in held if base_topic(tp.topic) == base]
+            self._follow_pair(base, pair, ends, wall, wait, go)
+        if wait:
+            self._consumer.pause(*wait)
+        if go:
+            self._consumer.resume(*go)
+
+    def _follow_pair(self, base: str, held: list[Any], ends: Mapping[Any, int], wall: float, wait: list[Any],
+                     go: list[Any]) -> None:
+        """`_follow_roll` for the held partitions of one rolled pair: those to pause go to `wait`, the others to
+        `go`."""
+        current, previous = rolled_topics_at(base, wall)
+        since = since_switch_s(wall, base)
+        settled = since >= ROLL_SETTLE_S  # (the roller may have emptied the other topic since)
+        holding = since < _hold_s(base)
         positions = {}
         for tp in held:
             positions[tp] = self._consumer.position(tp)
@@ -680,8 +736,6 @@ class Consumer:
             if end is not None:
                 self._seen_ends[tp] = end
         by_key = {(tp.topic, tp.partition): tp for tp in held}
-        wait, go = [], []
-        self._behind = {}
         for tp in held:
             other = by_key.get((previous, tp.partition))
             behind = other is not None and (positions[other] or 0) < ends.get(other, 0)
@@ -691,10 +745,6 @@ class Consumer:
                     self._behind[tp] = (other, ends[other])
             else:
                 go.append(tp)
-        if wait:
-            self._consumer.pause(*wait)
-        if go:
-            self._consumer.resume(*go)
 
     def _release_caught_up(self) -> None:
         """Between two looks at the roll: resume each partition of the current topic whose partition of the other
@@ -780,6 +830,12 @@ class Consumer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _hold_s(base: str) -> float:
+    """How long after a switch a consumer holds the new topic of a rolled pair: ROLL_HOLD_S for frames (vision
+    skips a late one), ROLL_SETTLE_S for the others (nothing downstream skips them)."""
+    return ROLL_HOLD_S if base == FRAMES else ROLL_SETTLE_S
 
 
 def _record(m: Any) -> Record:

@@ -95,7 +95,7 @@ class System:
 
     def start(self) -> str:
         from xqarb import bus, metrics
-        from xqarb.broker import EmbeddedBroker, FramesRoller
+        from xqarb.broker import EmbeddedBroker, topic_rollers
         from xqarb.config import ledger_target
         from xqarb.ingest.app import Ingest
         from xqarb.ingest.config import generate_config, load_config, parse_config
@@ -117,17 +117,17 @@ class System:
         self.say(f"broker: {bootstrap}{' (embedded)' if self.broker else ''}")
 
         partitions = args.partitions or bus.DEFAULT_PARTITIONS
-        # The embedded broker keeps every record: camera frames roll between two topics, emptied once consumed.
-        roller = None if self.broker is None else FramesRoller(bootstrap, partitions=partitions)
+        # The embedded broker keeps every record: camera frames and observations roll between two topics each,
+        # emptied once consumed.
+        rollers = [] if self.broker is None else topic_rollers(bootstrap, partitions=partitions)
 
         def ensure_topics(servers: str) -> None:
             bus.ensure_topics(servers, partitions=partitions)
-            if roller is not None:
+            for roller in rollers:
                 roller.ensure_topics()
 
         ensure_topics(bootstrap)
-        if roller is not None:
-            self.services.append(roller.start())
+        self.services += [roller.start() for roller in rollers]
         self.supervisor = Supervisor(
             [],
             say=self.say,
@@ -189,7 +189,7 @@ class System:
             metrics.kafka_lag(
                 bootstrap,
                 [bus.VISION_GROUP, bus.REFEREE_GROUP],
-                [bus.FRAMES, bus.FRAMES_ROLLED, bus.OBSERVATIONS, bus.CLOCK, bus.ARBITER],
+                [bus.FRAMES, bus.FRAMES_ROLLED, bus.OBSERVATIONS, bus.OBSERVATIONS_ROLLED, bus.CLOCK, bus.ARBITER],
             )
         )
         self.services.append(sampler.start())

@@ -392,10 +392,13 @@ class RefereeService:
         from xqarb.referee.ordering import EventTimeOrder
 
         self.referee = Referee(ledger, flag_warning_ms=flag_warning_ms)
-        # The observations topic is the first of the input topics (DESIGN's order: observations, clock, arbiter).
+        # The observations topic is the first of the input topics (DESIGN's order: observations, clock, arbiter),
+        # with its second topic where the embedded broker rolls it (bus.ROLLED).
         # The venue's camera boards hold their presses for the camera from the first input on, after a restart too.
-        self.order = EventTimeOrder(frozenset(topics[:1]), hold_s=hold_s, camera_boards=frozenset(camera_boards))
+        cameras = frozenset(topics[:1]) | frozenset(bus.ROLLED[t] for t in topics[:1] if t in bus.ROLLED)
+        self.order = EventTimeOrder(cameras, hold_s=hold_s, camera_boards=frozenset(camera_boards))
         self._next_offset: dict[tuple[str, int], int] = {}
+        self._committed: dict[tuple[str, int], int] = {}  # what this member committed last, per partition
         self.game_events_topic = game_events_topic
         self.poll_timeout_s = poll_timeout_s
         self.on_outputs = on_outputs
@@ -426,6 +429,7 @@ class RefereeService:
             self.order.drop(topic, parts)
             for p in parts:
                 self._next_offset.pop((topic, p), None)
+                self._committed.pop((topic, p), None)
         log.info("referee: revoked %s", ", ".join(f"{p.topic}[{p.partition}]" for p in partitions))
 
     def run_once(self) -> int:
@@ -434,8 +438,11 @@ class RefereeService:
 
         polled = self.consumer.poll(self.poll_timeout_s)
         for r in polled:
+            # (records come in offset order: a rolled topic emptied and made again counts from 0 again)
             key = (r.topic, r.partition)
-            self._next_offset[key] = max(self._next_offset.get(key, 0), r.offset + 1)
+            if r.offset < self._committed.get(key, 0):
+                del self._committed[key]  # read from before the last commit: the topic was made again
+            self._next_offset[key] = r.offset + 1
         # A board's clock and arbiter inputs wait until its camera has seen the board at their time (ordering.py).
         self.order.add(polled, time.monotonic())
         records = self.order.release(time.monotonic())
@@ -461,11 +468,14 @@ class RefereeService:
             # DESIGN: offsets are committed only after the ledger append (and the publication); never past an
             # input still held for ordering.
             held = self.order.held_from()
+            offsets = {key: min(next_offset, held.get(key, next_offset))
+                       for key, next_offset in self._next_offset.items()}
+            # Only what moved on: a rolled topic that was consumed, emptied and made again (bus.ROLLED) must not get
+            # its old offset back, which would tell the roller that its next records were read.
+            moved = {key: offset for key, offset in offsets.items() if self._committed.get(key) != offset}
             try:
-                self.consumer.commit({
-                    bus.TopicPartition(topic, partition): min(next_offset, held.get((topic, partition), next_offset))
-                    for (topic, partition), next_offset in self._next_offset.items()
-                })  # fmt: skip
+                self.consumer.commit({bus.TopicPartition(*key): offset for key, offset in moved.items()})
+                self._committed.update(moved)
             except bus.CommitFailed as exc:
                 # The group gave this member's partitions to another while it did not answer (paused or starved
                 # past its session timeout): what it appended is in the ledger, and the new owner reads on from

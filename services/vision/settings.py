@@ -215,6 +215,21 @@ class TrackerConfig:
     lines_to: float = 0.46  # ... to this ...
     lines_step: float = 0.04  # ... every this
     lines_least_bare: int = 5  # at least this many empty points clear of the hand to judge hidden lines by
+    # -- the quick still board (still_board.py, still_clear.py): BoardStable before `stable_us` where the evidence
+    # is clear. The full wait guards against a hand resting a moment, a shadow leaving, a piece settling; where the
+    # board already shows one move plainly and nothing else, waiting longer tells nothing new
+    quick_stable_us: int = 500_000  # the view unchanged from frame to frame this long, the hand gone, and the hand's
+    # last motion as long ago: the still board may be taken (two frames at 2 a second, three at 4; one frame shows
+    # no stillness). At least `hand_rest_us`, so that a hand resting on a piece is no longer taken for the board's
+    frame_jitter_us: int = 150_000  # frames' capture times stray this much from their rate (a loaded sender sent
+    # 2 fps frames up to 130 ms late on the e2e bench): `quick_stable_us` and a resting hand's `hand_rest_us`, waits
+    # of whole frames, are met this much early, so that they end on the frame meant and not one later, half the
+    # time, by a few ms (under a frame: at 4 fps, 250 ms apart, the same frames as without it)
+    quick_reach: float = 1.0  # ... only where everything that changed against the last still board lies within
+    # this (spacings) of the move's two points: a piece's disc with its shadow, widened by the change map's blur
+    # (rendered moves: up to 0.89-0.95); fingers, a hand over the board, a shadow leaving reach farther
+    quick_stray_cells: float = 0.1  # ... a change elsewhere of this many cells (area) at most: specks of the camera's
+    # noise that survived the opening (a fingertip is about a third of a cell)
 
 
 DEFAULTS = TrackerConfig()  # the settings a pure function uses where its caller passes none

@@ -58,7 +58,7 @@ from .frames import (
     _view_support,
     eighth,
 )
-from .grid import neighbours, point_name
+from .grid import neighbours, point_index, point_name
 from .hand import (
     _blobs_moved,
     _changed,
@@ -96,6 +96,7 @@ from .point_evidence import (
 )
 from .settings import TrackerConfig
 from .squares import _agrees, _require_90
+from .still_clear import unclear
 
 # the step's emitter: an observation's type and its fields
 Emit = Callable[..., None]
@@ -175,6 +176,10 @@ class TrackerState:
     hand: bool = False
     hand_moved_at: int | None = None  # the last frame in which the hand blob moved
     still_since: int | None = None
+    # the first frame since which the view has not changed from frame to frame (the hand's last motion, a piece
+    # set down, the hand leaving): the quick still board (`quick_stable_us`) counts from it
+    quiet_since: int | None = None
+    quick_tried: int | None = None  # the still time (`still_since`) whose board was read early and was not clear
     pending: bool = True  # something may have changed since the last BoardStable
     lifted: frozenset[int] = frozenset()
     maybe_lifted: frozenset[int] = frozenset()  # seen gone in the last frame with the hand: lifted if seen again
@@ -257,6 +262,7 @@ class Tracker:
             left=state.known if state.known is not None else state.left,
             last_small=state.last_small, last_view=state.last_view, last_full=state.last_full,
             still_since=None if state.hand else state.still_since, pending=True, fault=state.fault,
+            quiet_since=None if state.hand else state.quiet_since,
             last_find=state.last_find, recent=state.recent, frames=state.frames, skipped=state.skipped)
 
     def adopt(self, state: TrackerState, squares: str, *, restored: bool = False) -> TrackerState:
@@ -451,7 +457,8 @@ class Tracker:
             tip = _hand_tip(hand_mask, cfg)
             tips = (state.hand_tips if state.hand else ()) + ((tip,) if tip is not None else ())
             lifted, maybe = self._lifts(state, view, hand_mask, emit)
-            state = replace(state, hand=True, still_since=None, pending=True, lifted=frozenset(lifted),
+            state = replace(state, hand=True, still_since=None, quiet_since=state.hand_moved_at, pending=True,
+                            lifted=frozenset(lifted),
                             maybe_lifted=frozenset(maybe), hand_tips=tips,
                             last_small=small, last_view=nv, last_full=view)
             return state, obs
@@ -460,11 +467,12 @@ class Tracker:
             emit("HandLeft")
             # 5.7: the board has been still since the hand last moved
             left = state.hand_moved_at if state.hand_moved_at is not None else t_us
-            state = replace(state, hand=False, still_since=left, hand_moved_at=None, maybe_lifted=frozenset())
+            state = replace(state, hand=False, still_since=left, hand_moved_at=None, maybe_lifted=frozenset(),
+                            quiet_since=t_us if moving else left)
         elif moving and state.still_since is not None:
-            state = replace(state, still_since=t_us, pending=True)
+            state = replace(state, still_since=t_us, quiet_since=t_us, pending=True)
         elif state.still_since is None:
-            state = replace(state, still_since=t_us)
+            state = replace(state, still_since=t_us, quiet_since=t_us)
         state = replace(state, last_small=small, last_view=nv, last_full=view)
         return self._maybe_stable(state, view, t_us, emit, obs)
 
@@ -475,7 +483,7 @@ class Tracker:
             emit("CameraFault", reason=reason)
         # (and the board is looked at again once the camera sees it: a move made while it could not, a hand's
         # work under a blurred view, is found then; e.g. the last move made during 2.5 s of blur)
-        return replace(state, fault=reason, last_small=None, still_since=None, pending=True), obs
+        return replace(state, fault=reason, last_small=None, still_since=None, quiet_since=None, pending=True), obs
 
     def _calibrate(self, state: TrackerState, image: np.ndarray, small: np.ndarray, t_us: int, emit: Emit,
                    obs: list[Observation]) -> tuple[TrackerState, list[Observation]]:
@@ -499,7 +507,7 @@ class Tracker:
              homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
         state = replace(state, fit=fit, calibrated=True, calib_support=_view_support(view),
                         calib_sharpness=sharp, fault=None, last_small=small, last_view=_norm(view),
-                        still_since=t_us, pending=True,
+                        still_since=t_us, quiet_since=t_us, pending=True,
                         ref_view=None, hand=False, last_full=view)
         return self._maybe_stable(state, view, t_us, emit, obs)
 
@@ -510,8 +518,8 @@ class Tracker:
         hand = True
         # A hand moves. A large change that stands still is the board's (a piece moved next to another, a
         # vacated edge point with its shadow), unless it was a moving hand a moment ago: a hand resting on a
-        # piece (5.1 touch) stays a hand for `hand_rest_us`, or `hand_still_us` while it reaches in over the
-        # edge of the board.
+        # piece (5.1 touch) stays a hand for `hand_rest_us` (its frames' times give or take `frame_jitter_us`), or
+        # `hand_still_us` while it reaches in over the edge of the board.
         # (or, where a hand was over the board a frame ago, anything on the board moved as a hand moves: the
         # mask's share alone is diluted where the mask is larger than the hand. e.g. a camera
         # shifted by under a pixel made the hand's mask 68 cells, the fingers over g0 and h0 at the corner
@@ -524,9 +532,10 @@ class Tracker:
             hand = False
         else:
             rest = t_us - state.hand_moved_at
-            if rest >= cfg.hand_still_us or (rest >= cfg.hand_rest_us and not _reaches_in(hand_mask, cfg)):
+            resting = rest >= cfg.hand_rest_us - cfg.frame_jitter_us
+            if rest >= cfg.hand_still_us or (resting and not _reaches_in(hand_mask, cfg)):
                 hand = False
-            elif rest >= cfg.hand_rest_us and state.ref_view is not None:
+            elif resting and state.ref_view is not None:
                 # A camera shifted by under a pixel while the hand was over the board (too little to follow
                 # from frame to frame) changes every line against the last still board, and those changes
                 # join the move's into one blob over the edge that stays "an arm" (e.g. 0.8
@@ -626,10 +635,51 @@ class Tracker:
     # -----------------------------------------------------------------------------------------------------------
     def _maybe_stable(self, state: TrackerState, view: np.ndarray | None, t_us: int, emit,
                       obs: list[Observation]) -> tuple[TrackerState, list[Observation]]:
-        cfg = self.config
-        if (state.hand or not state.pending or state.still_since is None or state.fit is None
-                or t_us - state.still_since < cfg.stable_us):
+        """The still board read once the board has been still for `stable_us` since the hand's last motion (5.7),
+        or already after `quick_stable_us` where what it shows is clear (`still_clear`): else nothing yet."""
+        if state.hand or not state.pending or state.still_since is None or state.fit is None:
             return state, obs
+        if t_us - state.still_since >= self.config.stable_us:
+            return self._stable(state, view, t_us, emit, obs)
+        if not self._may_be_quick(state, t_us):
+            return state, obs
+        # read now: taken where the evidence is clear, else forgotten (read again at the full still time, from the
+        # state as it was: what it finds then is what it would have found without this look)
+        mark = len(obs)
+        read, _ = self._stable(state, view, t_us, emit, obs)
+        if self._quick_unclear(state, read, obs[mark:]) is None:
+            return read, obs
+        del obs[mark:]
+        return replace(state, quick_tried=state.still_since), obs
+
+    def _may_be_quick(self, state: TrackerState, t_us: int) -> bool:
+        """Whether the still board may be read before `stable_us`: the view unchanged from frame to frame, and the
+        hand's last motion, `quick_stable_us` ago; a still board to compare with (not the game's first, nor one
+        read again from the anchor), and not already read early in this still time."""
+        cfg = self.config
+        least = cfg.quick_stable_us - cfg.frame_jitter_us
+        return (cfg.quick_stable_us < cfg.stable_us and state.quiet_since is not None
+                and t_us - state.quiet_since >= least and state.still_since is not None
+                and t_us - state.still_since >= least and state.quick_tried != state.still_since
+                and state.known is not None and state.ref_view is not None and state.held is None)
+
+    def _quick_unclear(self, before: TrackerState, read: TrackerState, obs: list[Observation]) -> str | None:
+        """Why the still board read early (`read`, with its observations `obs`) is not to be taken yet; None where
+        its evidence is clear (`still_clear.unclear`)."""
+        stable = [o for o in obs if o.type == "BoardStable"]
+        if (not stable or before.known is None or before.ref_reading is None or read.ref_view is None
+                or read.ref_reading is None):
+            return "nothing new"
+        placed = [point_index(o.fields["point"]) for o in obs if o.type == "PiecePlaced"]
+        touched = any(o.type in ("PieceNudged", "PieceMisaligned") for o in obs)
+        changed = _norm_change(self._ref_norm(before), _norm(read.ref_view))
+        return unclear(before.known, stable[-1].fields["squares"], placed, touched, read.ref_reading,
+                       before.ref_reading, changed, self.config)
+
+    def _stable(self, state: TrackerState, view: np.ndarray | None, t_us: int, emit,
+                obs: list[Observation]) -> tuple[TrackerState, list[Observation]]:
+        """The still board read: what changed against the last one, reported (PiecePlaced ... BoardStable)."""
+        cfg = self.config
         if view is None:
             # the frame did not change but the still time is up: the last full view stands
             view = state.last_full

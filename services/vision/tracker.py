@@ -2,6 +2,7 @@
 
 - `still_board`: the state machine (`Tracker.step`, `TrackerState`): calibration, faults, the hand, lifts, the
   still board (5.7) and what the referee's positions tell it;
+- `still_clear`: whether a still board read before the full still time is clear enough to be taken;
 - `hand`: a hand or an arm over the board, what moved since the last frame, where the fingertips went;
 - `frames`: whole-frame measures of the top view (the 1/8-scale picture, sharpness, line support, shifts);
 - `point_evidence`: per-point evidence against the last still board (change, ink, round outlines, printed lines);

@@ -13,7 +13,7 @@ MOST_LINES = 150
 LONG_ELSEWHERE: set[tuple[str, str]] = set()
 # the tracker's modules (tracker.py's docstring names them): their thresholds live in settings.py
 TRACKER = ("tracker.py", "still_board.py", "hand.py", "frames.py", "point_evidence.py", "move_checks.py",
-           "interpret.py", "squares.py")
+           "interpret.py", "squares.py", "still_clear.py")
 # numbers that are no threshold: nothing, one, halves and doubles of geometry (a midpoint, a half-scale shift)
 PLAIN = {0, 1, 2}
 # whole numbers a count may be compared with that are no threshold: a pair, the board's files, ranks and points
