@@ -12,19 +12,14 @@ Per game as well as per board: a camera replaced between games may keep a clock 
 next game's frames are not judged by the last game's times; the last game's frames still on their way are judged
 by that game's own.
 
-A batch of frames read at once (a poll under load holds seconds of several boards' frames, grouped by partition as
-the broker hands them over) is worked oldest first across boards (`oldest_first`): a board's newest frames do not
-wait behind another partition's backlog captured after them, and a board's own frames come in capture order.
-
 Pure: capture times in, verdicts out; no clock is read.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 # Games remembered per board: the one played and the last few before it, whose frames may still be on their way
 # (a board plays one game after another; a late frame of a game older than these is not looked for).
@@ -63,15 +58,3 @@ class FrameOrder:
         gone = set(partitions)
         for board in [b for b in self._last if b[0] in gone]:
             del self._last[board]
-
-
-def oldest_first(records: Sequence[Any]) -> list[Any]:
-    """The records of a batch (bus.Record) with its frames (FrameCaptured) in capture order across boards, each in
-    one of the places the batch's frames held (equal times keep their order); other records stay where they were
-    (a board's games and positions reach vision on other topics, in no common order with its frames)."""
-    places = [i for i, r in enumerate(records) if r.event is not None and r.event.type == "FrameCaptured"]
-    frames = sorted((records[i] for i in places), key=lambda r: int(r.event.occurred_at))
-    out = list(records)
-    for i, frame in zip(places, frames, strict=True):
-        out[i] = frame
-    return out

@@ -50,7 +50,7 @@ from xqarb.referee.rules import START_FEN
 
 from .board import BoardFit, fit_from_corners
 from .evidence import EvidenceStore, sha256_hex
-from .order import FrameOrder, oldest_first
+from .order import FrameOrder
 from .progress import ProgressWatch
 from .quiet import CAMERA_QUIET_S, QuietReport, QuietWatch
 from .resume import (
@@ -499,8 +499,7 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
     skipped = SkippedLog()
     try:
         while not stop():
-            # oldest first across the batch's boards: none waits behind another partition's frames captured later
-            records = oldest_first(consumer.poll(poll_s, max_records=max_records))
+            records = consumer.poll(poll_s, max_records=max_records)
             sent: list[bus.Pending] = []
             read: list[bus.Record] = []  # the records taken (all but the frames skipped as out of order)
             for rec in records:

@@ -51,25 +51,3 @@ def test_released_partitions_start_again() -> None:
     order.drop([0])
     assert order.admit((0, "7"), "g1", T0)  # assigned again: a fresh tracker, its frames from the committed offset
     assert not order.admit((1, "8"), "g1", T0)
-
-
-def test_a_batch_is_worked_oldest_frame_first_across_boards() -> None:
-    from types import SimpleNamespace
-
-    from xqarb.events import make_event
-    from xqarb.vision.order import oldest_first
-
-    def frame(board: str, at: int) -> SimpleNamespace:
-        return SimpleNamespace(event=make_event(
-            "FrameCaptured", board, source=f"cam-{board}", source_seq=at, occurred_at=T0 + at, received_at=T0 + at,
-            camera_id=f"cam-{board}", width=1280, height=720, encoding="jpeg", image=b""), name=f"{board}@{at}")
-
-    started = SimpleNamespace(event=SimpleNamespace(type="GameStarted", board_id="8"), name="started")
-    broken = SimpleNamespace(event=None, name="undecodable")
-    # as a poll hands them over: board 7's backlog (partition 1), then board 8's newer frames (partition 2), with a
-    # late frame of board 8 last
-    batch = [frame("7", 0), frame("7", 500), frame("7", 1000), started, frame("8", 250), broken, frame("8", 750),
-             frame("8", 100)]
-    assert [r.name for r in oldest_first(batch)] == [
-        "7@0", "8@100", "8@250", "started", "7@500", "undecodable", "8@750", "7@1000"]
-    assert oldest_first([]) == []
