@@ -83,7 +83,7 @@ from .movefit import (
     start_following,
     unlike_then,
 )
-from .occupancy import PointReading, S, orientation_vote, read_view, warp_board
+from .occupancy import POINTS_PX, PointReading, S, orientation_vote, read_view, warp_board
 from .point_evidence import (
     Outlines,
     _change_level,
@@ -96,6 +96,7 @@ from .point_evidence import (
 )
 from .settings import TrackerConfig
 from .squares import _agrees, _require_90
+from .tops import half_turned, marks_at, measure_tops, tops_h
 
 # the step's emitter: an observation's type and its fields
 Emit = Callable[..., None]
@@ -202,6 +203,9 @@ class TrackerState:
     # the position the last game left on the board, while a new game's start is awaited (`new_game`): a still
     # board is the new game's first only where it shows the start, not the last game's pieces before they were set up
     left: str | None = None
+    # the pieces' top faces' homothety where tall pieces seen steeply stand far off their points (`tops.py`): the
+    # view is then taken through their plane
+    tops: tuple[float, float, float] | None = None
 
 
 class Tracker:
@@ -362,7 +366,7 @@ class Tracker:
         if state.fit is None or not state.calibrated:
             return self._calibrate(state, image, small, t_us, emit, obs)
 
-        view = warp_board(image, state.fit.homography).bgr
+        view = warp_board(image, tops_h(state.fit.homography, state.tops)).bgr
         sharp = _sharpness(view)
         if sharp < cfg.blur_ratio * state.calib_sharpness:
             return fault(f"blurred frame (sharpness {sharp:.0f}, calibrated at {state.calib_sharpness:.0f}): "
@@ -383,7 +387,7 @@ class Tracker:
             dx, dy, resp = _half_scale_shift(last_view, nv)
             if resp > cfg.bump_response and cfg.shift_least_px < np.hypot(dx, dy) < cfg.shift_most * S:
                 fit = _shift_fit(state.fit, dx, dy)
-                view = warp_board(image, fit.homography).bgr
+                view = warp_board(image, tops_h(fit.homography, state.tops)).bgr
                 nv = _norm(view)
                 step_change = step_map(nv)
                 state = replace(state, fit=fit)
@@ -396,7 +400,7 @@ class Tracker:
         changed = ref_map(nv)
         hand_mask = _hand_mask(changed, cfg) if changed is not None else None
         hand = hand_mask is not None and bool(hand_mask.any())
-        support = _view_support(view)
+        support = _view_support(view, state.tops)
         # (what moved on the board, for stillness: the camera's specks of noise left out)
         moved = _solid(step_change, cfg) if step_change is not None else None
         still = moved is not None and not _changed(moved, cfg)
@@ -410,7 +414,7 @@ class Tracker:
             if realigned is not None:
                 fit, view, nv = realigned
                 state = replace(state, fit=fit)
-                support = _view_support(view)
+                support = _view_support(view, state.tops)
                 step_change = step_map(nv)
                 moved = _solid(step_change, cfg) if step_change is not None else None
                 changed = ref_map(nv)
@@ -424,11 +428,11 @@ class Tracker:
             except NoBoardFound as exc:
                 return fault(f"board lost: the camera or the board moved ({exc.reason})")
             fit = _keep_orientation(state.fit, fit)
-            view = warp_board(image, fit.homography).bgr
+            view = warp_board(image, tops_h(fit.homography, state.tops)).bgr
             emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
                  homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
-            state = replace(state, fit=fit, calib_support=_view_support(view), calib_sharpness=_sharpness(view),
-                            fault=None, still_since=t_us)
+            state = replace(state, fit=fit, calib_support=_view_support(view, state.tops),
+                            calib_sharpness=_sharpness(view), fault=None, still_since=t_us)
             # the reference must be re-taken in the new geometry: keep the known squares, re-read at stability
             # (and the anchor's view is of the old one: no looking again from it until the referee's next move)
             state = replace(state, ref_view=None, pending=True, anchor=None, held=None)
@@ -494,10 +498,14 @@ class Tracker:
             except NoBoardFound as exc:
                 return self._fault(state, f"no board found: {exc.reason}", emit, obs)
         view = warp_board(image, fit.homography).bgr
+        # tall pieces seen steeply: their top faces stand far off their points; read through their plane
+        tops = measure_tops(view, fit.homography, cfg)
+        if tops is not None:
+            view = warp_board(image, tops_h(fit.homography, tops)).bgr
         sharp = _sharpness(view)
         emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
              homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
-        state = replace(state, fit=fit, calibrated=True, calib_support=_view_support(view),
+        state = replace(state, fit=fit, calibrated=True, calib_support=_view_support(view, tops), tops=tops,
                         calib_sharpness=sharp, fault=None, last_small=small, last_view=_norm(view),
                         still_since=t_us, pending=True,
                         ref_view=None, hand=False, last_full=view)
@@ -546,7 +554,7 @@ class Tracker:
         lifted = set(state.lifted)
         maybe: set[int] = set()
         if state.known is not None and state.ref_reading is not None:
-            reading = read_view(view, quick=True)
+            reading = read_view(view, quick=True, tops=state.tops)
             # a piece next to the hand is partly hidden by it: only points well clear of the hand count
             # (and an arm is one: the hull of all its blobs, for its middle over plain board changes too little
             # to show and may split it in two; e.g. pieces under a forearm between the fist and the
@@ -591,9 +599,11 @@ class Tracker:
                         # c6 was lifted, the lines there 0.00 of the empty points' median)
                         if grey is None:
                             grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
-                            bare = [_line_contrast(grey, k, cfg=cfg) for k in range(90)
+                            crossings = marks_at(POINTS_PX, state.tops)
+                            bare = [_line_contrast(grey, k, cfg=cfg, at=crossings[k]) for k in range(90)
                                     if state.known[k] == "." and not under_hand(k)]
-                        if _lines_hidden(_line_contrast(grey, i, cfg=cfg), bare, cfg.lift_lines, cfg=cfg):
+                        if _lines_hidden(_line_contrast(grey, i, cfg=cfg, at=crossings[i]), bare, cfg.lift_lines,
+                                         cfg=cfg):
                             continue
                         lifted.add(i)
                         emit("PieceLifted", point=point_name(i))
@@ -618,8 +628,8 @@ class Tracker:
         if resp < cfg.realign_response or not cfg.shift_least_px < np.hypot(dx, dy) < cfg.shift_most * S:
             return None
         fit = _shift_fit(state.fit, dx, dy)
-        view = warp_board(image, fit.homography).bgr
-        if _view_support(view) < self.config.support_ratio * state.calib_support:
+        view = warp_board(image, tops_h(fit.homography, state.tops)).bgr
+        if _view_support(view, state.tops) < self.config.support_ratio * state.calib_support:
             return None
         return fit, view, _norm(view)
 
@@ -642,7 +652,7 @@ class Tracker:
             if shift is not None:
                 view = _shifted(view, *shift)
                 state = replace(state, fit=_shift_fit(state.fit, *shift))
-        reading = read_view(view, self.classifier)
+        reading = read_view(view, self.classifier, tops=state.tops)
         weighed_now = False  # the change to this still board was weighed in looking again (the anchor's trail)
         if state.held is not None and state.anchor is not None and isinstance(self.move_model, MoveModel):
             looked, weighed = self._look_again(state, view, reading, emit)
@@ -677,7 +687,8 @@ class Tracker:
                 fit = fit_from_h(rotate_half_turn(fit.board_to_image), fit.method, fit.score)
                 emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
                      homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
-                return replace(state, fit=fit, pending=True, ref_view=None, last_full=None), obs
+                return replace(state, fit=fit, pending=True, ref_view=None, last_full=None,
+                               tops=half_turned(state.tops)), obs
             if squares is None:
                 squares = reading.squares()
             placed, nudged, misaligned, doubted, unsure_of, ink_only = [], [], [], {}, {}, []
