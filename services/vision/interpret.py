@@ -1267,9 +1267,14 @@ def _touches_that_moved(w: _Work) -> None:
         # touched, not moved (e.g. the pawn g5 pushed towards f5, its disc 0.18 off g5; where a piece
         # went to the neighbour, its disc stands there, and its old point may still show an outline within 0.3 by
         # the moved disc's edge: e.g.)
+        # (but not where all the ink its piece showed is gone from its point: a piece pushed keeps its character
+        # there, and a circle of the board's printed marks may stand where it stood; e.g. a pawn with a real
+        # top's faint ink gone from its point on a small picture, its point's position marks scoring 0.86 as a
+        # circle)
         s, a = vacated[0], arrived[0]
         standing = pieces_but(s)
-        if _stands_on(outlines, s, standing, cfg=cfg) and not _stands_on(outlines, a, standing, cfg=cfg):
+        if (_stands_on(outlines, s, standing, cfg=cfg) and not _stands_on(outlines, a, standing, cfg=cfg)
+                and w.dens[s] >= cfg.ink_all_gone * w.ref_dens[s]):
             vacated, arrived, leaning = [], [], [*leaning, a]
             nudged = sorted({*nudged, s})
     w.arrived, w.fresh, w.leaning, w.nudged, w.unexplained = arrived, fresh, leaning, nudged, unexplained
