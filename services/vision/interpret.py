@@ -1407,7 +1407,8 @@ def _set_onto_by_outline(known: str, squares: str, placed: list[int], unsure_of:
 def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointReading, doubted: dict[int, str],
                   unsure_of: dict[int, str], between: list[tuple[int, int]],
                   settled: frozenset[int] = frozenset(),
-                  cfg: TrackerConfig = DEFAULTS) -> tuple[str, dict[int, str], dict[int, str], list[int]]:
+                  cfg: TrackerConfig = DEFAULTS, changed: frozenset[int] | None = None,
+                  ) -> tuple[str, dict[int, str], dict[int, str], list[int]]:
     """A snapshot's `squares` (interpreted against the `known` board) corrected where they contradict what the board
     plainly shows, and have on the last still board too (`doubted`, what it showed there; once may be a shadow):
     (squares, what they contradict now and were not corrected for, the points left unsure with the letter of the
@@ -1424,6 +1425,12 @@ def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointRe
     if len(left) == 1:
         unsure_of.update({i: known[left[0]] for pair in between for i in pair if known[i] != "?"})
     seen, ink_only = plainly_seen(squares, outlines, reading, unsure_of, settled, cfg=cfg)
+    if changed is not None:
+        # A piece comes to a point known empty only by changing it: a move missed changed its arrival at the still
+        # board where it was missed. Where the point did not change (`changed`: by half the level or more), a
+        # piece seen there is the board's print read as one (a paper board's marks, its curled lines off the mask;
+        # e.g. the red palace's middle read as a dark piece from the start on), first doubted no more.
+        seen = {i: c for i, c in seen.items() if c == "." or squares[i] != "." or i in changed or i in doubted}
     again = {i: c for i, c in seen.items() if doubted.get(i) == c}
     if again:
         squares = as_plainly_seen(squares, again, reading, cfg=cfg)

@@ -725,9 +725,11 @@ class Tracker:
                              or (squares[i] == "?" and any(k in placed and unsure_of.get(k) == c
                                                            for k in neighbours(i)))}
                 settled = frozenset(i for i in state.ink_only if change[i] <= lvl and squares[i] == state.known[i])
+            changed = (frozenset(i for i in range(90) if change[i] >= cfg.change_half * lvl)
+                       if change is not None else None)
             squares, doubted, unsure_of, ink_only = as_seen_twice(state.known, squares, outlines, reading,
                                                                   dict(state.doubted), unsure_of, misaligned, settled,
-                                                                  cfg=cfg)
+                                                                  cfg=cfg, changed=changed)
             ref_circles = outlines.computed()
         for p in placed:
             emit("PiecePlaced", point=point_name(p))
