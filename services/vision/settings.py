@@ -221,6 +221,8 @@ class TrackerConfig:
     # each point reach 0.3 (disc_reach_on), and flat pieces seen at up to 36 degrees stand under 0.25 off
     tops_least: int = 8  # ... measured on the calibration frame's pieces whose round outlines stand out, at least
     # this many (an empty board or a few pieces leave the board's plane)
+    in_view_least: float = 0.85  # a point is seen where this share of its top face's disc (0.45 spacing about where
+    # the top stands) lies inside the picture (a picture cutting the board: detect.MIN_IN_VIEW); the others are '?'
 
 
 DEFAULTS = TrackerConfig()  # the settings a pure function uses where its caller passes none

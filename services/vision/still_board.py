@@ -96,7 +96,7 @@ from .point_evidence import (
 )
 from .settings import TrackerConfig
 from .squares import _agrees, _require_90
-from .tops import half_turned, marks_at, measure_tops, tops_h
+from .tops import half_turned, marks_at, measure_tops, tops_h, unseen_points
 
 # the step's emitter: an observation's type and its fields
 Emit = Callable[..., None]
@@ -206,6 +206,9 @@ class TrackerState:
     # the pieces' top faces' homothety where tall pieces seen steeply stand far off their points (`tops.py`): the
     # view is then taken through their plane
     tops: tuple[float, float, float] | None = None
+    # the points the picture does not show (it cuts the board: `tops.unseen_points`): reported '?', their letters
+    # kept as known (the start, the referee's positions)
+    unseen: frozenset[int] = frozenset()
 
 
 class Tracker:
@@ -432,7 +435,8 @@ class Tracker:
             emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
                  homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
             state = replace(state, fit=fit, calib_support=_view_support(view, state.tops),
-                            calib_sharpness=_sharpness(view), fault=None, still_since=t_us)
+                            calib_sharpness=_sharpness(view), fault=None, still_since=t_us,
+                            unseen=unseen_points(image.shape, fit.homography, state.tops, cfg))
             # the reference must be re-taken in the new geometry: keep the known squares, re-read at stability
             # (and the anchor's view is of the old one: no looking again from it until the referee's next move)
             state = replace(state, ref_view=None, pending=True, anchor=None, held=None)
@@ -505,7 +509,9 @@ class Tracker:
         sharp = _sharpness(view)
         emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
              homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
+        unseen = unseen_points(image.shape, fit.homography, tops, cfg)
         state = replace(state, fit=fit, calibrated=True, calib_support=_view_support(view, tops), tops=tops,
+                        unseen=unseen,
                         calib_sharpness=sharp, fault=None, last_small=small, last_view=_norm(view),
                         still_since=t_us, pending=True,
                         ref_view=None, hand=False, last_full=view)
@@ -572,7 +578,8 @@ class Tracker:
             grey: np.ndarray | None = None  # (the view in grey and the empty points' printed lines: once asked)
             bare: list[float] = []
             for i in range(90):
-                if state.known[i] in ".?" or i in lifted:  # only a piece known to stand there is lifted
+                if state.known[i] in ".?" or i in lifted or i in state.unseen:  # only a piece known to stand there
+                    # (and seen) is lifted
                     continue
                 if under_hand(i):
                     continue  # under the hand: nothing can be told
@@ -663,7 +670,8 @@ class Tracker:
             state, weighed_now = replace(state, held=None, anchor=weighed), True
         if state.known is None:
             start = state.start or cfg.start_squares
-            squares = self._first_squares(reading, start, cfg, oriented=state.fit_given, view=view)
+            squares = self._first_squares(reading, start, cfg, oriented=state.fit_given, view=view,
+                                          unseen=state.unseen)
             if state.left is not None:
                 # a new game (`new_game`): the start, or nothing yet (the pieces are still being set up)
                 if squares is None or start is None or _ink_order(reading, start) < _ink_order(reading, state.left):
@@ -731,6 +739,12 @@ class Tracker:
                                                                   dict(state.doubted), unsure_of, misaligned, settled,
                                                                   cfg=cfg, changed=changed)
             ref_circles = outlines.computed()
+        if state.unseen and state.known is not None:
+            # what the picture does not show is as it was known (a move there is seen where it leaves or arrives)
+            squares = "".join(state.known[i] if i in state.unseen else c for i, c in enumerate(squares))
+            placed = [i for i in placed if i not in state.unseen]
+            nudged = [i for i in nudged if i not in state.unseen]
+            misaligned = [(a, b) for a, b in misaligned if a not in state.unseen and b not in state.unseen]
         for p in placed:
             emit("PiecePlaced", point=point_name(p))
         for p in nudged:
@@ -742,7 +756,7 @@ class Tracker:
         for a, b in misaligned:
             emit("PieceMisaligned", points=[point_name(a), point_name(b)])
         if squares != state.known or state.ref_view is None or placed or nudged or misaligned:
-            emit("BoardStable", squares=squares)
+            emit("BoardStable", squares="".join("?" if i in state.unseen else c for i, c in enumerate(squares)))
         new_known = "".join(("?" if c == "?" else c) for c in squares)
         # (the start is the referee's position too: the first anchor)
         if state.known is None:
@@ -824,24 +838,27 @@ class Tracker:
                        unsure_of=tuple((i, c) for i, c in state.unsure_of if known[i] == "?")), weighed
 
     def _first_squares(self, reading: PointReading, start: str | None, cfg: TrackerConfig, *,
-                       oriented: bool = False, view: np.ndarray | None = None) -> str | None:
+                       oriented: bool = False, view: np.ndarray | None = None,
+                       unseen: frozenset[int] = frozenset()) -> str | None:
         """The `start` position when the first board seen has its occupancy (colours decide which end is Red, unless
         the fit is `oriented`: given by hand with Red's corners named). `view`: the canonical view read, for the
-        pieces' outlines where their inks do not tell."""
+        pieces' outlines where their inks do not tell. The points `unseen` (outside the picture) are not compared."""
         if start is None:
             return None
-        occ = reading.occupied > cfg.ink_piece
-        want = np.array([c != "." for c in start])
+        seen = np.array([i not in unseen for i in range(90)])
+        occ = (reading.occupied > cfg.ink_piece)[seen]
+        want = np.array([c != "." for c in start])[seen]
+        dens = reading.density[seen]
         # a few points misread (glare, a shadow) do not make it another position: the game starts from the start.
         # Where the reading's scale is off (wood grain, a dim and blurred view), the points with the most ink
         # still are the start's: the strongest as many as the start has pieces, against the start's points
         n = int(want.sum())
-        strongest = np.zeros(90, bool)
-        strongest[np.argsort(-reading.density, kind="stable")[:n]] = True
+        strongest = np.zeros(len(dens), bool)
+        strongest[np.argsort(-dens, kind="stable")[:n]] = True
         # Where the edge points read like pieces (a board's frame, its printed numbers) and the corner pieces
         # faintly, the start is still told by the order of the inks: nearly every start point shows more ink than
         # nearly every other point (a random lattice or cloth orders them by chance, about half the pairs).
-        order = float(np.mean(reading.density[want][:, None] > reading.density[~want][None, :]))
+        order = float(np.mean(dens[want][:, None] > dens[~want][None, :]))
         if (min(int((occ != want).sum()), int((strongest != want).sum())) > cfg.start_tolerance
                 and order < cfg.start_order):
             # The inks do not tell (a blurred board whose characters wash out, while the frame and the river's
@@ -850,7 +867,7 @@ class Tracker:
             # at most, where the inks ordered 81 % of the pairs)
             if view is None:
                 return None
-            disc = _outline_scores(view, cfg=cfg)
+            disc = _outline_scores(view, cfg=cfg)[seen]
             if float(np.mean(disc[want][:, None] > disc[~want][None, :])) < cfg.start_order:
                 return None
         if oriented:

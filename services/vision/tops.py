@@ -23,6 +23,7 @@ from .detect import (
     away_from_camera,
     circle_score,
     coarse_shift,
+    disc_in_view,
     find_discs,
     fit_parallax,
     occupancy_bands,
@@ -50,6 +51,15 @@ def measure_tops(view: np.ndarray, homography: np.ndarray, cfg: TrackerConfig) -
     tops = fit_parallax(POINTS_UV[strong], found[strong])
     off = np.hypot(*(parallax_centres(POINTS_UV, tops) - POINTS_UV).T)
     return tops if float(off.max()) >= cfg.tops_from else None
+
+
+def unseen_points(image_shape: tuple[int, ...], homography: np.ndarray, tops: Tops | None,
+                  cfg: TrackerConfig) -> frozenset[int]:
+    """The points whose top faces the picture does not show (under `in_view_least` of the disc about where the top
+    stands lies inside it): a picture that cuts the board. What stands there cannot be told."""
+    centres = POINTS_UV if tops is None else parallax_centres(POINTS_UV, tops)
+    share = disc_in_view(image_shape, homography, centres)
+    return frozenset(int(i) for i in np.flatnonzero(share < cfg.in_view_least))
 
 
 def half_turned(tops: Tops | None) -> Tops | None:
