@@ -919,7 +919,9 @@ def _went_nowhere_sure(w: _Work) -> None:
                 unexplained.extend(bare[:cfg.unexplained_most])
         elif (len(vacated) == 1 and occ[vacated[0]] < cfg.ink_trace
               and (dens[vacated[0]] < cfg.ink_all_gone * ref_dens[vacated[0]]
-                   or (dens[vacated[0]] < cfg.ink_most_gone * ref_dens[vacated[0]] and ref_view is not None
+                   or ((dens[vacated[0]] < cfg.ink_most_gone * ref_dens[vacated[0]]
+                        or w.ref_occ[vacated[0]] < cfg.ink_none)
+                       and ref_view is not None
                        and _outline_gone(outlines.discs(), vacated[0], pieces_but(vacated[0]), cfg=cfg)))
               and len(dests := sorted((i for i in range(90) if i not in taken and i not in vacated
                                        and ((known[i] in ".?" and _reaches(known, vacated[0], i))
@@ -930,7 +932,8 @@ def _went_nowhere_sure(w: _Work) -> None:
                                           else cfg.dest_margin) * change[j] for j in dests[1:]
                       if j not in neighbours(vacated[0]))):
             # The point left lost all its ink (not pushed: a piece pushed outwards from an edge point keeps some
-            # of it, and changes no other point), or all but a quarter of it with its round outline gone (e.g.
+            # of it, and changes no other point), or all but a quarter of it with its round outline gone, or its
+            # piece's ink never read (a small, blurred picture: no character shows) and its outline is gone (e.g.
             #  the red rook h6, read faintly, took the black rook h9 and read black there; h6's ink fell
             # from 0.060 to 0.009, its outline 0.74 -> 0.32, h9 changed 0.071 at the level 0.090), and one point it
             # could have gone to (empty, or holding a piece of the other side) changed clearly more than every

@@ -44,3 +44,4 @@ def test_points_outside_a_cut_picture_are_reported_unsure() -> None:
     out = {point_index(f"{f}{r}") for f in "hi" for r in range(10)}
     assert state.unseen == out
     assert stable == ["".join("?" if i in out else c for i, c in enumerate(START_SQUARES))]
+
