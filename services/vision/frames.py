@@ -9,6 +9,7 @@ import numpy as np
 from .board import BoardFit, fit_from_h
 from .occupancy import MARGIN, POINTS_PX, S
 from .settings import DEFAULTS, TrackerConfig
+from .tops import Tops, marks_at
 
 
 def eighth(image: np.ndarray) -> np.ndarray:
@@ -74,13 +75,21 @@ _ON_Y = np.array([round((v + MARGIN) * S) for v in range(10) for u in range(8)])
 _OFF = np.array([k for k, v in enumerate(np.repeat(np.arange(10), 8)) if v < 9 and v != 4])
 
 
-def _view_support(view: np.ndarray) -> float:
-    """Printed-line contrast at the known line positions of the canonical view (the cheap per-frame re-check)."""
+def _view_support(view: np.ndarray, tops: Tops | None = None) -> float:
+    """Printed-line contrast at the known line positions of the canonical view (the cheap per-frame re-check).
+    `tops`: the view is taken through the plane of the pieces' top faces (`tops.py`), where the lines are seen
+    moved."""
     g = view[:, :, 1]
     bh = cv2.morphologyEx(g, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (7, 7)))
+    on_x, on_y, off_x, off_y = _ON_X, _ON_Y, _ON_X[_OFF], _ON_Y[_OFF] + S // 2
+    if tops is not None:
+        hi = np.array(g.shape[::-1]) - 2
+        on = np.clip(np.rint(marks_at(np.stack([on_x, on_y], 1), tops)).astype(int), 1, hi)
+        off = np.clip(np.rint(marks_at(np.stack([off_x, off_y], 1), tops)).astype(int), 1, hi)
+        on_x, on_y, off_x, off_y = on[:, 0], on[:, 1], off[:, 0], off[:, 1]
     # one array lookup instead of 144 small ones: the line's peak within a pixel of where it is printed
-    on = np.maximum(np.maximum(bh[_ON_Y - 1, _ON_X], bh[_ON_Y, _ON_X]), bh[_ON_Y + 1, _ON_X])
-    off = bh[_ON_Y[_OFF] + S // 2, _ON_X[_OFF]]
+    on = np.maximum(np.maximum(bh[on_y - 1, on_x], bh[on_y, on_x]), bh[on_y + 1, on_x])
+    off = bh[off_y, off_x]
     return float(on.mean(dtype=np.float64) - off.mean(dtype=np.float64))
 
 

@@ -919,7 +919,9 @@ def _went_nowhere_sure(w: _Work) -> None:
                 unexplained.extend(bare[:cfg.unexplained_most])
         elif (len(vacated) == 1 and occ[vacated[0]] < cfg.ink_trace
               and (dens[vacated[0]] < cfg.ink_all_gone * ref_dens[vacated[0]]
-                   or (dens[vacated[0]] < cfg.ink_most_gone * ref_dens[vacated[0]] and ref_view is not None
+                   or ((dens[vacated[0]] < cfg.ink_most_gone * ref_dens[vacated[0]]
+                        or w.ref_occ[vacated[0]] < cfg.ink_none)
+                       and ref_view is not None
                        and _outline_gone(outlines.discs(), vacated[0], pieces_but(vacated[0]), cfg=cfg)))
               and len(dests := sorted((i for i in range(90) if i not in taken and i not in vacated
                                        and ((known[i] in ".?" and _reaches(known, vacated[0], i))
@@ -930,7 +932,8 @@ def _went_nowhere_sure(w: _Work) -> None:
                                           else cfg.dest_margin) * change[j] for j in dests[1:]
                       if j not in neighbours(vacated[0]))):
             # The point left lost all its ink (not pushed: a piece pushed outwards from an edge point keeps some
-            # of it, and changes no other point), or all but a quarter of it with its round outline gone (e.g.
+            # of it, and changes no other point), or all but a quarter of it with its round outline gone, or its
+            # piece's ink never read (a small, blurred picture: no character shows) and its outline is gone (e.g.
             #  the red rook h6, read faintly, took the black rook h9 and read black there; h6's ink fell
             # from 0.060 to 0.009, its outline 0.74 -> 0.32, h9 changed 0.071 at the level 0.090), and one point it
             # could have gone to (empty, or holding a piece of the other side) changed clearly more than every
@@ -1267,9 +1270,14 @@ def _touches_that_moved(w: _Work) -> None:
         # touched, not moved (e.g. the pawn g5 pushed towards f5, its disc 0.18 off g5; where a piece
         # went to the neighbour, its disc stands there, and its old point may still show an outline within 0.3 by
         # the moved disc's edge: e.g.)
+        # (but not where all the ink its piece showed is gone from its point: a piece pushed keeps its character
+        # there, and a circle of the board's printed marks may stand where it stood; e.g. a pawn with a real
+        # top's faint ink gone from its point on a small picture, its point's position marks scoring 0.86 as a
+        # circle)
         s, a = vacated[0], arrived[0]
         standing = pieces_but(s)
-        if _stands_on(outlines, s, standing, cfg=cfg) and not _stands_on(outlines, a, standing, cfg=cfg):
+        if (_stands_on(outlines, s, standing, cfg=cfg) and not _stands_on(outlines, a, standing, cfg=cfg)
+                and w.dens[s] >= cfg.ink_all_gone * w.ref_dens[s]):
             vacated, arrived, leaning = [], [], [*leaning, a]
             nudged = sorted({*nudged, s})
     w.arrived, w.fresh, w.leaning, w.nudged, w.unexplained = arrived, fresh, leaning, nudged, unexplained
@@ -1402,7 +1410,8 @@ def _set_onto_by_outline(known: str, squares: str, placed: list[int], unsure_of:
 def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointReading, doubted: dict[int, str],
                   unsure_of: dict[int, str], between: list[tuple[int, int]],
                   settled: frozenset[int] = frozenset(),
-                  cfg: TrackerConfig = DEFAULTS) -> tuple[str, dict[int, str], dict[int, str], list[int]]:
+                  cfg: TrackerConfig = DEFAULTS, changed: frozenset[int] | None = None,
+                  ) -> tuple[str, dict[int, str], dict[int, str], list[int]]:
     """A snapshot's `squares` (interpreted against the `known` board) corrected where they contradict what the board
     plainly shows, and have on the last still board too (`doubted`, what it showed there; once may be a shadow):
     (squares, what they contradict now and were not corrected for, the points left unsure with the letter of the
@@ -1419,6 +1428,12 @@ def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointRe
     if len(left) == 1:
         unsure_of.update({i: known[left[0]] for pair in between for i in pair if known[i] != "?"})
     seen, ink_only = plainly_seen(squares, outlines, reading, unsure_of, settled, cfg=cfg)
+    if changed is not None:
+        # A piece comes to a point known empty only by changing it: a move missed changed its arrival at the still
+        # board where it was missed. Where the point did not change (`changed`: by half the level or more), a
+        # piece seen there is the board's print read as one (a paper board's marks, its curled lines off the mask;
+        # e.g. the red palace's middle read as a dark piece from the start on), first doubted no more.
+        seen = {i: c for i, c in seen.items() if c == "." or squares[i] != "." or i in changed or i in doubted}
     again = {i: c for i, c in seen.items() if doubted.get(i) == c}
     if again:
         squares = as_plainly_seen(squares, again, reading, cfg=cfg)

@@ -77,16 +77,22 @@ def _mask_for(size: tuple[int, int]) -> np.ndarray:
     return _MASKS[size]
 
 
-_VISIBLE: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+_VISIBLE: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _visible_for(size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+def _visible_for(size: tuple[int, int],
+                 tops: tuple[float, float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Where ink counts in a canonical view of `size` (1 off the printed marks and within the frame, else 0) and
-    that weight blurred as the ink is (the density's denominator). A cache like _mask_for's (read-only)."""
-    if size not in _VISIBLE:
+    that weight blurred as the ink is (the density's denominator). A cache like _mask_for's (read-only). `tops`:
+    the view is taken through the plane of the pieces' top faces (`tops.py`), where the printed marks are seen
+    moved; the frame stays about the points, where the top faces are."""
+    key = (size, tops)
+    if key not in _VISIBLE:
+        from .tops import warp_marks
+
         # ink fraction among the pixels not masked as printed marks (so that a point on the palace diagonals or at
         # the edge is not judged by less of its disc); outside the outer lines only board frames and clutter lie
-        visible = (1.0 - _mask_for(size)).astype(np.float32)
+        visible = (1.0 - warp_marks(_mask_for(size), tops)).astype(np.float32)
         lo, hi_u, hi_v = round((MARGIN - 0.15) * S), round((MARGIN + 8.15) * S), round((MARGIN + 9.15) * S)
         frame = np.zeros_like(visible)
         frame[lo:hi_v + 1, lo:hi_u + 1] = 1.0
@@ -94,8 +100,8 @@ def _visible_for(size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
         visible.setflags(write=False)
         den = np.maximum(cv2.GaussianBlur(visible, (0, 0), 0.2 * S), 0.05)
         den.setflags(write=False)
-        _VISIBLE[size] = (visible, den)
-    return _VISIBLE[size]
+        _VISIBLE[key] = (visible, den)
+    return _VISIBLE[key]
 
 
 @dataclass(frozen=True)
@@ -195,16 +201,18 @@ def _blur_at_points(img: np.ndarray, sigma: float) -> np.ndarray:
     return (down[:, xs[:, None] + np.arange(2 * r + 1)] @ k).reshape(90)  # (10, 9): and the 9 columns
 
 
-def read_view(bgr: np.ndarray, classifier=None, *, quick: bool = False) -> PointReading:
+def read_view(bgr: np.ndarray, classifier=None, *, quick: bool = False,
+              tops: tuple[float, float, float] | None = None) -> PointReading:
     """Read the 90 points of a canonical view. `quick`: occupancy only (no piece centres, colours or types), for
-    the frames with a hand over the board, where only a lifted piece is looked for."""
+    the frames with a hand over the board, where only a lifted piece is looked for. `tops`: the view is taken
+    through the plane of the pieces' top faces (`tops.py`): the printed marks masked where it shows them."""
     if quick:  # occupancy only: the ink, not its colour
         ink, redness, absorbed_total = _ink(bgr)[0], None, None
     else:
         ink, redness, absorbed_total = ink_maps(bgr)
     h, w = ink.shape
     # ink fraction among the pixels that are no printed mark and lie within the frame (_visible_for)
-    visible, den = _visible_for((w, h))
+    visible, den = _visible_for((w, h), tops)
     pts = POINTS_PX
     if quick:
         # (only the 90 points' densities are asked: the blur is taken at them alone, 0.1 ms instead of 1.2)

@@ -108,12 +108,14 @@ def _line_arms(i: int) -> list[tuple[int, int]]:
     return arms
 
 
-def _line_contrast(grey: np.ndarray, i: int, cfg: TrackerConfig = DEFAULTS) -> float:
+def _line_contrast(grey: np.ndarray, i: int, cfg: TrackerConfig = DEFAULTS,
+                   at: tuple[float, float] | None = None) -> float:
     """How plainly point i shows the board's printed lines in the view `grey`: the wood beside its lines (22.5
     degrees off each, clear of the palace's diagonals) less the lines themselves, 0.22-0.46 of a spacing out, where a
     piece on the point covers them and a lifted one leaves them bare (median grey levels; about 0 where a piece,
-    a hand or glare covers the point)."""
-    x0, y0 = POINTS_PX[i]
+    a hand or glare covers the point). `at`: where the view shows the point's printed crossing, where not at the
+    point (a view through the pieces' top faces, `tops.py`)."""
+    x0, y0 = POINTS_PX[i] if at is None else at
     h, w = grey.shape[:2]
     on, off = [], []
     c, s = float(np.cos(np.pi / 8)), float(np.sin(np.pi / 8))

@@ -230,6 +230,15 @@ class TrackerConfig:
     # (rendered moves: up to 0.89-0.95); fingers, a hand over the board, a shadow leaving reach farther
     quick_stray_cells: float = 0.1  # ... a change elsewhere of this many cells (area) at most: specks of the camera's
     # noise that survived the opening (a fingertip is about a third of a cell)
+    # -- tall pieces seen steeply (tops.py): the view taken through the plane of the top faces
+    tops_from: float = 0.3  # where some piece's top face stands this far off its point (spacings; the camera's
+    # parallax, a homothety over the board) the tracker reads the view through the tops' plane: the readings about
+    # each point reach 0.3 (disc_reach_on); flat pieces seen at up to 36 degrees stand up to about 0.25 off, and
+    # the board's plane, which the tracker was tuned on, serves them (0.25 changed a hard game's pair at 0.248)
+    tops_least: int = 8  # ... measured on the calibration frame's pieces whose round outlines stand out, at least
+    # this many (an empty board or a few pieces leave the board's plane)
+    in_view_least: float = 0.85  # a point is seen where this share of its top face's disc (0.45 spacing about where
+    # the top stands) lies inside the picture (a picture cutting the board: detect.MIN_IN_VIEW); the others are '?'
 
 
 DEFAULTS = TrackerConfig()  # the settings a pure function uses where its caller passes none

@@ -83,7 +83,7 @@ from .movefit import (
     start_following,
     unlike_then,
 )
-from .occupancy import PointReading, S, orientation_vote, read_view, warp_board
+from .occupancy import POINTS_PX, PointReading, S, orientation_vote, read_view, warp_board
 from .point_evidence import (
     Outlines,
     _change_level,
@@ -97,6 +97,7 @@ from .point_evidence import (
 from .settings import TrackerConfig
 from .squares import _agrees, _require_90
 from .still_clear import unclear
+from .tops import half_turned, marks_at, measure_tops, tops_h, unseen_points
 
 # the step's emitter: an observation's type and its fields
 Emit = Callable[..., None]
@@ -207,6 +208,12 @@ class TrackerState:
     # the position the last game left on the board, while a new game's start is awaited (`new_game`): a still
     # board is the new game's first only where it shows the start, not the last game's pieces before they were set up
     left: str | None = None
+    # the pieces' top faces' homothety where tall pieces seen steeply stand far off their points (`tops.py`): the
+    # view is then taken through their plane
+    tops: tuple[float, float, float] | None = None
+    # the points the picture does not show (it cuts the board: `tops.unseen_points`): reported '?', their letters
+    # kept as known (the start, the referee's positions)
+    unseen: frozenset[int] = frozenset()
 
 
 class Tracker:
@@ -368,7 +375,7 @@ class Tracker:
         if state.fit is None or not state.calibrated:
             return self._calibrate(state, image, small, t_us, emit, obs)
 
-        view = warp_board(image, state.fit.homography).bgr
+        view = warp_board(image, tops_h(state.fit.homography, state.tops)).bgr
         sharp = _sharpness(view)
         if sharp < cfg.blur_ratio * state.calib_sharpness:
             return fault(f"blurred frame (sharpness {sharp:.0f}, calibrated at {state.calib_sharpness:.0f}): "
@@ -389,7 +396,7 @@ class Tracker:
             dx, dy, resp = _half_scale_shift(last_view, nv)
             if resp > cfg.bump_response and cfg.shift_least_px < np.hypot(dx, dy) < cfg.shift_most * S:
                 fit = _shift_fit(state.fit, dx, dy)
-                view = warp_board(image, fit.homography).bgr
+                view = warp_board(image, tops_h(fit.homography, state.tops)).bgr
                 nv = _norm(view)
                 step_change = step_map(nv)
                 state = replace(state, fit=fit)
@@ -402,7 +409,7 @@ class Tracker:
         changed = ref_map(nv)
         hand_mask = _hand_mask(changed, cfg) if changed is not None else None
         hand = hand_mask is not None and bool(hand_mask.any())
-        support = _view_support(view)
+        support = _view_support(view, state.tops)
         # (what moved on the board, for stillness: the camera's specks of noise left out)
         moved = _solid(step_change, cfg) if step_change is not None else None
         still = moved is not None and not _changed(moved, cfg)
@@ -416,7 +423,7 @@ class Tracker:
             if realigned is not None:
                 fit, view, nv = realigned
                 state = replace(state, fit=fit)
-                support = _view_support(view)
+                support = _view_support(view, state.tops)
                 step_change = step_map(nv)
                 moved = _solid(step_change, cfg) if step_change is not None else None
                 changed = ref_map(nv)
@@ -430,11 +437,12 @@ class Tracker:
             except NoBoardFound as exc:
                 return fault(f"board lost: the camera or the board moved ({exc.reason})")
             fit = _keep_orientation(state.fit, fit)
-            view = warp_board(image, fit.homography).bgr
+            view = warp_board(image, tops_h(fit.homography, state.tops)).bgr
             emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
                  homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
-            state = replace(state, fit=fit, calib_support=_view_support(view), calib_sharpness=_sharpness(view),
-                            fault=None, still_since=t_us)
+            state = replace(state, fit=fit, calib_support=_view_support(view, state.tops),
+                            calib_sharpness=_sharpness(view), fault=None, still_since=t_us,
+                            unseen=unseen_points(image.shape, fit.homography, state.tops, cfg))
             # the reference must be re-taken in the new geometry: keep the known squares, re-read at stability
             # (and the anchor's view is of the old one: no looking again from it until the referee's next move)
             state = replace(state, ref_view=None, pending=True, anchor=None, held=None)
@@ -502,10 +510,16 @@ class Tracker:
             except NoBoardFound as exc:
                 return self._fault(state, f"no board found: {exc.reason}", emit, obs)
         view = warp_board(image, fit.homography).bgr
+        # tall pieces seen steeply: their top faces stand far off their points; read through their plane
+        tops = measure_tops(view, fit.homography, cfg)
+        if tops is not None:
+            view = warp_board(image, tops_h(fit.homography, tops)).bgr
         sharp = _sharpness(view)
         emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
              homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
-        state = replace(state, fit=fit, calibrated=True, calib_support=_view_support(view),
+        unseen = unseen_points(image.shape, fit.homography, tops, cfg)
+        state = replace(state, fit=fit, calibrated=True, calib_support=_view_support(view, tops), tops=tops,
+                        unseen=unseen,
                         calib_sharpness=sharp, fault=None, last_small=small, last_view=_norm(view),
                         still_since=t_us, quiet_since=t_us, pending=True,
                         ref_view=None, hand=False, last_full=view)
@@ -555,7 +569,7 @@ class Tracker:
         lifted = set(state.lifted)
         maybe: set[int] = set()
         if state.known is not None and state.ref_reading is not None:
-            reading = read_view(view, quick=True)
+            reading = read_view(view, quick=True, tops=state.tops)
             # a piece next to the hand is partly hidden by it: only points well clear of the hand count
             # (and an arm is one: the hull of all its blobs, for its middle over plain board changes too little
             # to show and may split it in two; e.g. pieces under a forearm between the fist and the
@@ -573,7 +587,8 @@ class Tracker:
             grey: np.ndarray | None = None  # (the view in grey and the empty points' printed lines: once asked)
             bare: list[float] = []
             for i in range(90):
-                if state.known[i] in ".?" or i in lifted:  # only a piece known to stand there is lifted
+                if state.known[i] in ".?" or i in lifted or i in state.unseen:  # only a piece known to stand there
+                    # (and seen) is lifted
                     continue
                 if under_hand(i):
                     continue  # under the hand: nothing can be told
@@ -600,9 +615,11 @@ class Tracker:
                         # c6 was lifted, the lines there 0.00 of the empty points' median)
                         if grey is None:
                             grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
-                            bare = [_line_contrast(grey, k, cfg=cfg) for k in range(90)
+                            crossings = marks_at(POINTS_PX, state.tops)
+                            bare = [_line_contrast(grey, k, cfg=cfg, at=crossings[k]) for k in range(90)
                                     if state.known[k] == "." and not under_hand(k)]
-                        if _lines_hidden(_line_contrast(grey, i, cfg=cfg), bare, cfg.lift_lines, cfg=cfg):
+                        if _lines_hidden(_line_contrast(grey, i, cfg=cfg, at=crossings[i]), bare, cfg.lift_lines,
+                                         cfg=cfg):
                             continue
                         lifted.add(i)
                         emit("PieceLifted", point=point_name(i))
@@ -627,8 +644,8 @@ class Tracker:
         if resp < cfg.realign_response or not cfg.shift_least_px < np.hypot(dx, dy) < cfg.shift_most * S:
             return None
         fit = _shift_fit(state.fit, dx, dy)
-        view = warp_board(image, fit.homography).bgr
-        if _view_support(view) < self.config.support_ratio * state.calib_support:
+        view = warp_board(image, tops_h(fit.homography, state.tops)).bgr
+        if _view_support(view, state.tops) < self.config.support_ratio * state.calib_support:
             return None
         return fit, view, _norm(view)
 
@@ -692,7 +709,7 @@ class Tracker:
             if shift is not None:
                 view = _shifted(view, *shift)
                 state = replace(state, fit=_shift_fit(state.fit, *shift))
-        reading = read_view(view, self.classifier)
+        reading = read_view(view, self.classifier, tops=state.tops)
         weighed_now = False  # the change to this still board was weighed in looking again (the anchor's trail)
         if state.held is not None and state.anchor is not None and isinstance(self.move_model, MoveModel):
             looked, weighed = self._look_again(state, view, reading, emit)
@@ -703,7 +720,8 @@ class Tracker:
             state, weighed_now = replace(state, held=None, anchor=weighed), True
         if state.known is None:
             start = state.start or cfg.start_squares
-            squares = self._first_squares(reading, start, cfg, oriented=state.fit_given, view=view)
+            squares = self._first_squares(reading, start, cfg, oriented=state.fit_given, view=view,
+                                          unseen=state.unseen)
             if state.left is not None:
                 # a new game (`new_game`): the start, or nothing yet (the pieces are still being set up)
                 if squares is None or start is None or _ink_order(reading, start) < _ink_order(reading, state.left):
@@ -727,7 +745,8 @@ class Tracker:
                 fit = fit_from_h(rotate_half_turn(fit.board_to_image), fit.method, fit.score)
                 emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
                      homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
-                return replace(state, fit=fit, pending=True, ref_view=None, last_full=None), obs
+                return replace(state, fit=fit, pending=True, ref_view=None, last_full=None,
+                               tops=half_turned(state.tops)), obs
             if squares is None:
                 squares = reading.squares()
             placed, nudged, misaligned, doubted, unsure_of, ink_only = [], [], [], {}, {}, []
@@ -764,10 +783,18 @@ class Tracker:
                              or (squares[i] == "?" and any(k in placed and unsure_of.get(k) == c
                                                            for k in neighbours(i)))}
                 settled = frozenset(i for i in state.ink_only if change[i] <= lvl and squares[i] == state.known[i])
+            changed = (frozenset(i for i in range(90) if change[i] >= cfg.change_half * lvl)
+                       if change is not None else None)
             squares, doubted, unsure_of, ink_only = as_seen_twice(state.known, squares, outlines, reading,
                                                                   dict(state.doubted), unsure_of, misaligned, settled,
-                                                                  cfg=cfg)
+                                                                  cfg=cfg, changed=changed)
             ref_circles = outlines.computed()
+        if state.unseen and state.known is not None:
+            # what the picture does not show is as it was known (a move there is seen where it leaves or arrives)
+            squares = "".join(state.known[i] if i in state.unseen else c for i, c in enumerate(squares))
+            placed = [i for i in placed if i not in state.unseen]
+            nudged = [i for i in nudged if i not in state.unseen]
+            misaligned = [(a, b) for a, b in misaligned if a not in state.unseen and b not in state.unseen]
         for p in placed:
             emit("PiecePlaced", point=point_name(p))
         for p in nudged:
@@ -779,7 +806,7 @@ class Tracker:
         for a, b in misaligned:
             emit("PieceMisaligned", points=[point_name(a), point_name(b)])
         if squares != state.known or state.ref_view is None or placed or nudged or misaligned:
-            emit("BoardStable", squares=squares)
+            emit("BoardStable", squares="".join("?" if i in state.unseen else c for i, c in enumerate(squares)))
         new_known = "".join(("?" if c == "?" else c) for c in squares)
         # (the start is the referee's position too: the first anchor)
         if state.known is None:
@@ -861,24 +888,27 @@ class Tracker:
                        unsure_of=tuple((i, c) for i, c in state.unsure_of if known[i] == "?")), weighed
 
     def _first_squares(self, reading: PointReading, start: str | None, cfg: TrackerConfig, *,
-                       oriented: bool = False, view: np.ndarray | None = None) -> str | None:
+                       oriented: bool = False, view: np.ndarray | None = None,
+                       unseen: frozenset[int] = frozenset()) -> str | None:
         """The `start` position when the first board seen has its occupancy (colours decide which end is Red, unless
         the fit is `oriented`: given by hand with Red's corners named). `view`: the canonical view read, for the
-        pieces' outlines where their inks do not tell."""
+        pieces' outlines where their inks do not tell. The points `unseen` (outside the picture) are not compared."""
         if start is None:
             return None
-        occ = reading.occupied > cfg.ink_piece
-        want = np.array([c != "." for c in start])
+        seen = np.array([i not in unseen for i in range(90)])
+        occ = (reading.occupied > cfg.ink_piece)[seen]
+        want = np.array([c != "." for c in start])[seen]
+        dens = reading.density[seen]
         # a few points misread (glare, a shadow) do not make it another position: the game starts from the start.
         # Where the reading's scale is off (wood grain, a dim and blurred view), the points with the most ink
         # still are the start's: the strongest as many as the start has pieces, against the start's points
         n = int(want.sum())
-        strongest = np.zeros(90, bool)
-        strongest[np.argsort(-reading.density, kind="stable")[:n]] = True
+        strongest = np.zeros(len(dens), bool)
+        strongest[np.argsort(-dens, kind="stable")[:n]] = True
         # Where the edge points read like pieces (a board's frame, its printed numbers) and the corner pieces
         # faintly, the start is still told by the order of the inks: nearly every start point shows more ink than
         # nearly every other point (a random lattice or cloth orders them by chance, about half the pairs).
-        order = float(np.mean(reading.density[want][:, None] > reading.density[~want][None, :]))
+        order = float(np.mean(dens[want][:, None] > dens[~want][None, :]))
         if (min(int((occ != want).sum()), int((strongest != want).sum())) > cfg.start_tolerance
                 and order < cfg.start_order):
             # The inks do not tell (a blurred board whose characters wash out, while the frame and the river's
@@ -887,7 +917,7 @@ class Tracker:
             # at most, where the inks ordered 81 % of the pairs)
             if view is None:
                 return None
-            disc = _outline_scores(view, cfg=cfg)
+            disc = _outline_scores(view, cfg=cfg)[seen]
             if float(np.mean(disc[want][:, None] > disc[~want][None, :])) < cfg.start_order:
                 return None
         if oriented:

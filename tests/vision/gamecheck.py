@@ -8,8 +8,8 @@ differs only by `?` shows a move only where some `?` is new (the point was not u
 point left unsure and seen again is no move.
 
 Run: `python tests/vision/gamecheck.py [--start 0] --games 200 --moves 40 [--difficulty hard] [--truth-fit]
-[--causes] [--adopt moves|restored]` (prints the figures; `--start K` begins at the K-th game, scene seed
-`--seed0` + K, so that games tuned on and games held out can be run apart). `--truth-fit` calibrates each board
+[--causes] [--adopt moves|restored] [--hard OPTIONS]` (prints the figures; `--start K` begins at the K-th game, scene
+seed `--seed0` + K, so that games tuned on and games held out can be run apart). `--truth-fit` calibrates each board
 with the renderer's true corners, so that the figures are the tracker's own, board finding aside; `--causes`
 prints, for every snapshot that fits no move, how it differs from the true board (empty / occupied, colour, type,
 '?', a hand in view, a snapshot missing between two moves); `--adopt` feeds the accepted positions back to the
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -113,7 +114,8 @@ def diagnose(squares: str, truth: FrameTruth, known: str) -> list[str]:
 def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "hard", fps: float = 4.0,
                misplace_rate: float = 0.05, nudge_rate: float = 0.03, truth_fit: bool = False,
                referee: bool = False, adopt: str = "none", adopt_lag: int = 2,
-               movefit: bool = True, from_ply: int = 0, stable_us: int | None = None) -> GameResult:
+               movefit: bool = True, from_ply: int = 0, stable_us: int | None = None, hard: str | None = None,
+               piece_crops: str | None = None) -> GameResult:
     """One rendered game through the tracker. `truth_fit`: calibrate the tracker with the renderer's true corners
     (as an operator would by hand) instead of letting it find the board, so that the figures are the tracker's own.
     `referee`: judge each snapshot with the referee's own inference (`xqarb.referee.inference.infer`), which is more
@@ -127,6 +129,9 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     later (the round trip through Kafka and the referee).
     `movefit`: the tracker with its move fit (as the service runs it), or its rules alone.
     `stable_us`: the still-board time (TrackerConfig.stable_us) where not the default.
+    `hard`: the renderer's hard options (`render_hard.parse`: a preset's name or option names separated by commas),
+    drawn for `seed` over the scene of `difficulty`; `piece_crops` the real crops' split folder for "real tops".
+    Without it the videos are the plain `render_game` ones, frame for frame.
     `from_ply`: the video from the board left still after that many moves (`render_game`'s `from_ply`: the same
     frames as the whole video's from there), the tracker told that position as the game's start
     (`Tracker.expect_start`, as the service does with a GameStarted's start position); the moves before count as
@@ -165,8 +170,14 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     # AttentionNeeded, with the FEN it holds)
     held: list[tuple[int, str, str]] = []
     last_sq: str | None = None  # the last BoardStable's squares
+    scene = None
+    if hard is not None:
+        from xqarb.vision.render import random_scene
+        from xqarb.vision.render_hard import harden, parse
+
+        scene = harden(random_scene(seed, difficulty=difficulty), parse(hard, seed, crops=piece_crops))
     for frame in render_game(start_fen, moves, seed, fps=fps, difficulty=difficulty, misplace_rate=misplace_rate,
-                             nudge_rate=nudge_rate, from_ply=from_ply):
+                             nudge_rate=nudge_rate, from_ply=from_ply, scene=scene):
         res.frames += 1
         tr = frame.truth
         if tr.misaligned:
@@ -303,6 +314,12 @@ def load_games(path: Path, n: int, max_moves: int) -> list[tuple[str, list[str]]
     return out
 
 
+def shared_dir() -> Path:
+    """The shared data folder: $XQARB_SHARED, else ../shared beside the checkout (as the tests find it)."""
+    env = os.environ.get("XQARB_SHARED")
+    return Path(env) if env else HERE.parents[1].parent / "shared"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=200)
@@ -310,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="first game (its index in the data file's usable games; scene seed is seed0 + index)")
     ap.add_argument("--moves", type=int, default=40, help="moves per game (the first N of each game)")
     ap.add_argument("--difficulty", default="hard")
-    ap.add_argument("--data", default=str(HERE.parents[1].parent / "shared" / "data" / "games" / "ccpd_dev.jsonl"))
+    ap.add_argument("--data", default=str(shared_dir() / "data" / "games" / "ccpd_dev.jsonl"))
     ap.add_argument("--seed0", type=int, default=1000)
     ap.add_argument("--truth-fit", action="store_true",
                     help="calibrate with the renderer's true corners (the tracker's own accuracy, board finding aside)")
@@ -325,6 +342,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fps", type=float, default=4.0, help="frames per second of the rendered videos")
     ap.add_argument("--stable-ms", type=int, default=None, help="the still-board time (default: the tracker's)")
     ap.add_argument("--no-movefit", action="store_true", help="the tracker's rules alone, without its move fit")
+    ap.add_argument("--hard", default=None, metavar="OPTIONS",
+                    help="the renderer's hard options over each scene: a preset's name (hard) or option names "
+                         "separated by commas (render_hard.HARD_OPTIONS)")
+    crops = shared_dir() / "data" / "piece_crops" / "valid"
+    ap.add_argument("--piece-crops", default=str(crops) if crops.is_dir() else None, metavar="DIR",
+                    help="the real crops' split folder for the option 'real tops' (default: shared valid split)")
     args = ap.parse_args(argv)
     games = load_games(Path(args.data), args.start + args.games, args.moves)[args.start:]
     tot = GameResult()
@@ -332,7 +355,8 @@ def main(argv: list[str] | None = None) -> int:
     for k, (fen, mv) in enumerate(games, start=args.start):
         r = check_game(fen, mv, args.seed0 + k, difficulty=args.difficulty, truth_fit=args.truth_fit,
                        referee=args.referee, adopt=args.adopt, adopt_lag=args.adopt_lag, movefit=not args.no_movefit,
-                       fps=args.fps, stable_us=None if args.stable_ms is None else args.stable_ms * 1000)
+                       fps=args.fps, stable_us=None if args.stable_ms is None else args.stable_ms * 1000,
+                       hard=args.hard, piece_crops=args.piece_crops)
         for why in r.causes:
             # one count per kind of error per failed snapshot (a bad frame's twenty points are one cause)
             counts.update({w.rsplit(" ", 2)[0] if "(" in w else w for w in why} or {"no difference"})

@@ -529,6 +529,31 @@ def test_a_move_missed_is_corrected_once_the_board_has_shown_it_twice(views, aft
                          {}, [])[:3] == (START_SQUARES, {}, {})
 
 
+def test_a_piece_is_seen_come_only_where_its_point_changed(after_seen) -> None:
+    """A piece plainly seen on a point known empty came there by a move only where the point changed: at the still
+    board where the move was missed, by half the level or more. Where it did not, what reads as a piece is the
+    board's print (a paper board's marks read as a dark piece on every still board): it is not even doubted, and a
+    piece known gone there (h2) is doubted as before."""
+    from xqarb.vision.tracker import Outlines, as_seen_twice
+
+    _, view, reading = after_seen
+    outlines = Outlines(view, None)
+    h2, e2 = point_index("h2"), point_index("e2")
+    _, doubted, _, _ = as_seen_twice(START_SQUARES, START_SQUARES, outlines, reading, {}, {}, [],
+                                     changed=frozenset({h2}))
+    assert doubted == {h2: "."}
+    squares, doubted, _, _ = as_seen_twice(START_SQUARES, START_SQUARES, outlines, reading, doubted, {}, [],
+                                           changed=frozenset())
+    assert squares == _unsure(START_SQUARES, "h2", mark=".") and doubted == {}
+    # changed where the move was missed: doubted, then moved with its letter at the next still board
+    _, doubted, _, _ = as_seen_twice(START_SQUARES, START_SQUARES, outlines, reading, {}, {}, [],
+                                     changed=frozenset({h2, e2}))
+    assert doubted == {h2: ".", e2: "X"}
+    squares, _, _, _ = as_seen_twice(START_SQUARES, START_SQUARES, outlines, reading, doubted, {}, [],
+                                     changed=frozenset())
+    assert squares == _moved(START_SQUARES, "h2", "e2")
+
+
 def test_a_piece_left_unsure_keeps_its_letter_when_plainly_seen_again(after_seen) -> None:
     """The cannon h2 went to e2 but was reported between e2 and f2 (both unsure): the tracker keeps its letter for
     those points. Seen plainly on e2 on two still boards, e2 is the cannon again (not the ink's colour, which can
