@@ -13,12 +13,12 @@ import pytest
 from kafka import KafkaConsumer
 from kafka import TopicPartition as KafkaTopicPartition
 
+from tests.referee.test_service import MOVES, T0, _game_inputs
 from xqarb import broker as broker_module
 from xqarb import bus
 from xqarb.broker import ROLL_LEAD_S, EmbeddedBroker, TopicRoller, topic_rollers
 from xqarb.events import Event, make_event
 from xqarb.referee.ledger import SqliteLedger
-from xqarb.referee.rules import START_FEN, Move, Position
 from xqarb.referee.service import RefereeService
 
 PARTITIONS = 2
@@ -26,9 +26,6 @@ GROUP = "test-referee"
 PERIOD = bus.OBSERVATIONS_ROLL_S
 # A wall-clock time in an even period, 2 s after its switch: xq.observations takes them, xq.observations.roll rests.
 RESTING_ROLL = 2.0
-# The first moves of a real game (liu_dahua_iccs.pgn, Jiafun Cup 1997).
-MOVES = ["h2e2", "b9c7", "h0g2", "h7f7", "g3g4", "h9g7", "b2c2", "i9h9", "b0a2", "a9b9"]
-T0 = 1_764_460_800_000_000  # µs
 
 
 @pytest.fixture()
@@ -126,24 +123,6 @@ def test_observations_nobody_committed_are_kept_and_emptied_once_committed(fresh
         roller.stop()
 
 
-def _game(board: str, game_id: str) -> tuple[Event, list[Event]]:
-    started = make_event(
-        "GameStarted", board, source="arbiter-desk", source_seq=1, occurred_at=T0, received_at=T0,
-        game_id=game_id, red_player="LIU DianZhong", black_player="LIU DaHua",
-        time_control={"scheme": "increment", "base_ms": 3_600_000, "increment_ms": 30_000},
-        recording_required=False,
-    )
-    position = Position.from_fen(START_FEN)
-    observations = []
-    for ply, move in enumerate(MOVES, start=1):
-        position = position.play(Move.parse(move))
-        observations.append(make_event(
-            "BoardStable", board, source=f"camera-{board}", source_seq=ply, occurred_at=T0 + ply * 20_000_000,
-            received_at=T0 + ply * 20_000_000 + 5_000, squares=position.squares(), frame_sha256="0" * 64,
-        ))
-    return started, observations
-
-
 def test_the_referee_follows_a_game_whose_observations_roll_and_are_emptied_under_it(
     fresh_broker: EmbeddedBroker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -153,7 +132,7 @@ def test_the_referee_follows_a_game_whose_observations_roll_and_are_emptied_unde
     bootstrap = fresh_broker.bootstrap
     bus.ensure_topics(bootstrap, partitions=PARTITIONS)
     roller = TopicRoller(bootstrap, partitions=PARTITIONS, topic=bus.OBSERVATIONS).start()
-    started, observations = _game("7", "g-roll")
+    started, observations = _game_inputs("7", "g-roll")
     stop = threading.Event()
 
     def camera() -> None:  # a move every 0.8 s: the game spans two switches and an emptying or more
