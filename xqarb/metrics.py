@@ -50,6 +50,11 @@ FRAMES_OUT_OF_ORDER = Counter(
     "xq_vision_frames_out_of_order_total",
     "camera frames vision skipped as not captured later than a frame of the same board (and game) already read",
 )
+CAMERA_CLOCK_STEPS = Counter(
+    "xq_vision_camera_clock_steps_total",
+    "new camera frames (a later sequence number or epoch) captured before the board's last frame read: a camera "
+    "clock stepped back or a camera restarted; the board's time line goes on from its last frame",
+)
 RULINGS = Counter("xq_rulings_total", "rulings by article and kind", ["article", "kind"])
 GAME_EVENTS = Counter("xq_game_events_total", "events seen on xq.game-events, by type", ["type"])
 LEDGER_APPENDS = Counter("xq_ledger_appends_total", "entries appended to game ledgers")
