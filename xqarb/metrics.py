@@ -48,7 +48,8 @@ CAPTURE_TO_STREAM = Histogram(
 )
 FRAMES_OUT_OF_ORDER = Counter(
     "xq_vision_frames_out_of_order_total",
-    "camera frames vision skipped as not captured later than a frame of the same board (and game) already read",
+    "camera frames vision skipped as late or repeated: taken (by their camera's count, or else their capture "
+    "time) not after a frame of the same board (and game) already read",
 )
 CAMERA_CLOCK_STEPS = Counter(
     "xq_vision_camera_clock_steps_total",

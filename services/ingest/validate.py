@@ -266,7 +266,7 @@ def json_post(
 
     The server stamps `received_at` and `source` (the token's owner: a device cannot speak for another). A device
     must give `source_seq` and `occurred_at`; for an arbiter entering something by hand they default to now. An
-    optional `source_epoch` starts a new run of the source's sequence numbers (part of the event on a frame only).
+    optional `source_epoch` (not part of the event) starts a new run of the source's sequence numbers.
     """
     if not isinstance(obj, Mapping):
         raise Refusal(400, "bad_json", f"the body must be one JSON object (an event), not {type(obj).__name__}")
@@ -301,8 +301,6 @@ def json_post(
     if not isinstance(epoch, int) or isinstance(epoch, bool):
         raise Refusal(400, "invalid_field", f"source_epoch must be an integer, not {epoch!r}")
     check_counter(epoch, "source_epoch")
-    if event_type == "FrameCaptured":
-        body["source_epoch"] = epoch  # a frame carries it (vision orders a camera's frames by it, order.py)
     seq_given = "source_seq" in body
     for name in ("source_seq", "occurred_at"):
         if name not in body:

@@ -587,8 +587,10 @@ class SkippedLog:
         if self._said_at is not None and now - self._said_at < self.every_s:
             return
         e = rec.event
-        print(f"vision: {self._unsaid} frame(s) skipped as not later than one already read of their board, the "
-              f"last board {e.board_id} captured at {int(e.occurred_at)} us ({rec.topic}[{rec.partition}]@"
+        print(f"vision: {self._unsaid} frame(s) skipped as late or repeated (their camera's count, or their time, "
+              f"not after a frame of their board already read), the last board {e.board_id} camera {e.source} "
+              f"number {e.data.get('source_epoch') or 0}/{int(e.source_seq)} captured at {int(e.occurred_at)} us "
+              f"({rec.topic}[{rec.partition}]@"
               f"{rec.offset}); {self.total} in all", file=sys.stderr, flush=True)
         self._said_at, self._unsaid = now, 0
 
