@@ -20,7 +20,15 @@ one of an earlier or the same (epoch, sequence) is late or repeated. A new frame
 one read continues the board's time line: the camera's times from then on are shifted by an offset (per board,
 game and camera) that puts this frame one frame interval of that camera after the last frame read, so that the
 tracker sees increasing times and the board never goes back in time. A camera whose clock never steps back keeps
-an offset of 0: its times are its capture times.
+an offset of 0: its times are its capture times. The offset goes on into the board's next game (the same camera's
+clock is as far behind as it was), and is given back once the camera's clock goes forward again (the step
+corrected): a frame is never placed after the time ingest received it (`received_at`, ingest's clock) for the sake
+of an offset, so that offsets do not pile up over an event's steps back and forth.
+
+What the observations carry: the time on the board's time line (services/vision/service.py, VisionCore.handle),
+the same as the capture time unless the camera's clock stepped back; the referee folds a board's observations and
+clock presses in event time, which the camera's raw times after a step back would disorder. A vision process that
+starts afresh (a restart, a rebalance) knows no offset: it reads the camera's times as they come, as before.
 
 Per game as well as per board: a camera replaced between games may keep a clock behind the last one's, and the
 next game's frames are not judged by the last game's times; the last game's frames still on their way are judged
@@ -58,12 +66,12 @@ class Placed:
     """The verdict on one frame: `kind` NEW (later than every frame read: stepped at its time), STEPPED (a new
     frame of its camera's count, its clock behind the board's time line: stepped at `at_us`, one frame interval
     after the last frame read) or LATE (late or repeated: skipped). `at_us`: its time on the board's time line
-    (its capture time plus its camera's offset); `step_us`: how far its camera's clock was found behind, where
-    STEPPED (the offset grew by it), else 0."""
+    (its capture time plus its camera's offset); `step_us`: how much its camera's offset changed: how far its
+    clock was found behind, where STEPPED; how much was given back where the clock went forward again (< 0)."""
 
     kind: str
     at_us: int
-    step_us: int = 0
+    step_us: int = 0  # < 0 where NEW: the offset given back (the camera's clock went forward again)
 
     @property
     def admitted(self) -> bool:
@@ -97,34 +105,45 @@ class FrameOrder:
     _lines: dict[Board, OrderedDict[str | None, _Line]] = field(default_factory=dict)
 
     def place(self, board: Board, game: str | None, captured_us: int, *, source: str | None = None,
-              seq: int | None = None, epoch: int = 0) -> Placed:
+              seq: int | None = None, epoch: int = 0, received_us: int | None = None) -> Placed:
         """The verdict on a frame captured at `captured_us` by camera `source` as number `seq` of its count's run
-        `epoch`; an admitted frame is taken as read. Without a camera and number (`source` or `seq` None) a frame
-        is judged by its capture time alone: later than every frame of its board and game read, or late."""
+        `epoch`, received by ingest at `received_us` (ingest's clock; None: not known); an admitted frame is taken
+        as read. Without a camera and number (`source` or `seq` None) a frame is judged by its capture time alone:
+        later than every frame of its board and game read, or late."""
         games = self._lines.setdefault(board, OrderedDict())
         line = games.get(game)
-        camera = line.cameras.get(source) if line is not None and source is not None and seq is not None else None
+        counted = source is not None and seq is not None
+        camera = line.cameras.get(source) if line is not None and counted else None
         if camera is not None and (epoch, seq) <= (camera.epoch, camera.seq):
             return Placed(LATE, captured_us + camera.offset_us)  # the camera's count says: read already, or late
-        offset = camera.offset_us if camera is not None else 0
+        # (a camera's first frame of a game goes on with the offset it had on the board's last game: its clock is
+        # as far behind as it was)
+        offset = camera.offset_us if camera is not None else _offset_before(games, source) if counted else 0
         at = captured_us + offset
         step = 0
+        gap = (camera.gap_us if camera is not None else None) or FRAME_GAP_US
         if line is not None and at <= line.last_us:
             if camera is None:
                 return Placed(LATE, at)  # nothing of its camera's count read on this game: its time alone tells
             # a new frame of the camera, its clock behind the board's time: the time line goes on from its last
             # frame read by one frame interval of the camera
-            step = line.last_us + (camera.gap_us or FRAME_GAP_US) - at
-            offset, at = offset + step, at + step
+            step = line.last_us + gap - at
+        elif offset > 0 and received_us is not None and at > received_us:
+            # placed after ingest received it: the camera's clock went forward again (the step corrected); the
+            # offset is given back down to the time it was received, the time line still going forward
+            step = -min(offset, at - max(received_us, line.last_us + gap if line is not None else received_us))
+            step = min(step, 0)
+        offset, at = offset + step, at + step
         if line is None:
             line = games[game] = _Line(at)
         line.last_us = at
-        if source is not None and seq is not None:
+        if counted:
+            assert source is not None and seq is not None
             line.cameras[source] = _Camera(epoch, seq, captured_us, offset, _gap(camera, epoch, seq, captured_us))
         games.move_to_end(game)
         while len(games) > self.games_kept:
             games.popitem(last=False)
-        return Placed(STEPPED if step else NEW, at, step)
+        return Placed(STEPPED if step > 0 else NEW, at, step)
 
     def admit(self, board: Board, game: str | None, captured_us: int) -> bool:
         """Whether a frame captured at `captured_us` is later than every frame of its board and game read so far,
@@ -141,6 +160,15 @@ class FrameOrder:
         gone = set(partitions)
         for board in [b for b in self._lines if b[0] in gone]:
             del self._lines[board]
+
+
+def _offset_before(games: OrderedDict[str | None, _Line], source: str | None) -> int:
+    """The offset a camera had on the board's most recent game it was read on (0: none)."""
+    for line in reversed(games.values()):
+        camera = line.cameras.get(source) if source is not None else None
+        if camera is not None:
+            return camera.offset_us
+    return 0
 
 
 def _gap(camera: _Camera | None, epoch: int, seq: int, captured_us: int) -> int | None:

@@ -131,7 +131,7 @@ class VisionCore:
         restarted) is handled at the board's time: its capture time plus the camera's offset."""
         return self.order.place((partition, frame.board_id), frame.data.get("game_id"), int(frame.occurred_at),
                                 source=str(frame.source), seq=int(frame.source_seq),
-                                epoch=int(frame.data.get("source_epoch") or 0))
+                                epoch=int(frame.data.get("source_epoch") or 0), received_us=int(frame.received_at))
 
     def in_order(self, frame: Any, partition: int = 0) -> bool:
         """Whether a FrameCaptured is to be handled (`place`); if so it counts as read."""
@@ -557,16 +557,21 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
 
 def clock_stepped(rec: Any, placed: Placed) -> None:
     """A new frame of a camera captured before its board's last frame read (order.py: a clock stepped back, a
-    camera restarted): counted (Prometheus) and said, each (a rare event an operator wants to see)."""
+    camera restarted): counted (Prometheus) and said, each (a rare event an operator wants to see); and the
+    camera's clock gone forward again (its offset given back): said."""
     from xqarb import metrics
 
-    metrics.CAMERA_CLOCK_STEPS.inc()
     e = rec.event
     captured = int(e.occurred_at)
-    print(f"vision: board {e.board_id} camera {e.source}: clock {placed.step_us / 1e6:.3f} s behind the board's "
-          f"last frame read (frame {e.data.get('source_epoch') or 0}/{int(e.source_seq)} captured at {captured} "
-          f"us); its frames go on at the board's time, {(placed.at_us - captured) / 1e6:.3f} s after their capture "
-          f"times ({rec.topic}[{rec.partition}]@{rec.offset})", file=sys.stderr, flush=True)
+    if placed.step_us > 0:
+        metrics.CAMERA_CLOCK_STEPS.inc()
+        what = f"clock {placed.step_us / 1e6:.3f} s behind the board's last frame read"
+    else:
+        what = f"clock gone forward again, {-placed.step_us / 1e6:.3f} s of its offset given back"
+    print(f"vision: board {e.board_id} camera {e.source}: {what} (frame {e.data.get('source_epoch') or 0}/"
+          f"{int(e.source_seq)} captured at {captured} us); its frames go on at the board's time, "
+          f"{(placed.at_us - captured) / 1e6:.3f} s after their capture times ({rec.topic}[{rec.partition}]@"
+          f"{rec.offset})", file=sys.stderr, flush=True)
 
 
 class SkippedLog:

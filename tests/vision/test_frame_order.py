@@ -134,3 +134,36 @@ def test_replaying_the_same_frames_gives_the_same_verdicts_and_times() -> None:
     assert [kind for kind, _, _ in first].count("stepped") == 1
     times = [at for kind, at, _ in first if kind != "late"]
     assert times == sorted(times) and len(set(times)) == len(times)  # the board never goes back in time
+
+
+def test_a_clock_that_goes_forward_again_gives_its_offset_back() -> None:
+    """The step corrected (the camera's clock 5 s forward again): its frames would be placed after ingest received
+    them; the offset is given back down to the time received, and the time line still goes forward."""
+    order = FrameOrder()
+
+    def frame(k: int, behind_us: int) -> tuple[str, int, int]:
+        true_us = T0 + k * 500_000
+        p = order.place((0, "7"), "g1", true_us - behind_us, source="cam-7", seq=k, received_us=true_us + 40_000)
+        return p.kind, p.at_us - true_us, p.step_us
+
+    assert frame(0, 0) == ("new", 0, 0)
+    assert frame(1, 0) == ("new", 0, 0)
+    assert frame(2, 5_000_000) == ("stepped", 0, 5_000_000)  # (one interval after the last: its true time)
+    assert frame(3, 5_000_000) == ("new", 0, 0)
+    assert frame(4, 0) == ("new", 40_000, -4_960_000)  # forward again: at the time ingest received it
+    assert frame(5, 0) == ("new", 40_000, 0)
+    # a camera whose clock is ahead of ingest's never had an offset: nothing is given back, none taken
+    assert order.place((0, "8"), "g1", T0 + 2_000_000, source="cam-8", seq=1, received_us=T0).at_us == T0 + 2_000_000
+
+
+def test_a_camera_offset_goes_on_into_the_board_next_game() -> None:
+    """The same camera on the board's next game: its clock is as far behind as it was, its frames stay on the
+    board's time; the last game's frames still on their way are judged by that game's own."""
+    order = FrameOrder()
+    order.place((0, "7"), "g1", T0, source="cam-7", seq=1)
+    order.place((0, "7"), "g1", T0 + 500_000, source="cam-7", seq=2)
+    assert order.place((0, "7"), "g1", T0 - 4_000_000, source="cam-7", seq=3).at_us == T0 + 1_000_000
+    assert order.place((0, "7"), "g2", T0 - 3_500_000, source="cam-7", seq=4).at_us == T0 + 1_500_000
+    other = order.place((0, "7"), "g2", T0 + 2_000_000, source="cam-other", seq=9)  # another camera: its own times
+    assert (other.kind, other.at_us) == ("new", T0 + 2_000_000)
+    assert not order.place((0, "7"), "g1", T0 - 4_000_000, source="cam-7", seq=3).admitted
