@@ -5,8 +5,10 @@ the frame."""
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -18,6 +20,27 @@ STEP = 250_000  # 4 frames per second
 MOVES = ["h2e2", "h9g7", "h0g2", "i9h9"]  # cannon to the centre, horses out, a rook
 BEHIND_US = 5_000_000  # the camera's clock steps back 5 s (within ingest's allowed skew)
 T0 = 1_764_460_800_000_000
+
+
+@functools.cache
+def _game(restart: bool) -> tuple[list[Any], list[Event], int]:
+    """The game's frames (their truths, the FrameCaptured events, the index of the first frame after the step): the
+    camera's clock 5 s back as the hand comes for ply 3, or the camera restarted then (count from 0, epoch 1)."""
+    from xqarb.vision.render import jpeg, render_game
+
+    video = list(render_game(START_FEN, MOVES, 11, fps=1e6 / STEP, difficulty="plain", misplace_rate=0.0,
+                             nudge_rate=0.0))
+    step_at = next(k for k in range(1, len(video))  # the hand comes for ply 3
+                   if video[k].truth.ply == 2 and video[k].truth.hand_present and video[k - 1].truth.stable)
+    frames = []
+    for k, f in enumerate(video):
+        stepped = k >= step_at
+        seq, epoch = (k - step_at, 1) if restart and stepped else (k, 0)
+        frames.append(make_event(
+            "FrameCaptured", BOARD, source="cam-5", source_seq=seq, occurred_at=T0 + k * STEP - BEHIND_US * stepped,
+            received_at=T0 + k * STEP, camera_id="cam-5", width=f.image.shape[1], height=f.image.shape[0],
+            encoding="jpeg", image=jpeg(f.image), game_id="g1", source_epoch=epoch))
+    return [f.truth for f in video], frames, step_at
 
 
 def _steps() -> float:
@@ -39,32 +62,20 @@ def test_a_game_whose_camera_clock_steps_back_mid_game_is_followed_move_for_move
     from xqarb.referee.service import RefereeService
     from xqarb.vision.evidence import MemoryEvidenceStore
     from xqarb.vision.order import FrameOrder
-    from xqarb.vision.render import jpeg, render_game
     from xqarb.vision.service import VisionCore, run
 
-    video = list(render_game(START_FEN, MOVES, 11, fps=1e6 / STEP, difficulty="plain", misplace_rate=0.0,
-                             nudge_rate=0.0))
-    step_at = next(k for k in range(1, len(video))  # the hand comes for ply 3
-                   if video[k].truth.ply == 2 and video[k].truth.hand_present and video[k - 1].truth.stable)
-    frames = []
-    for k, f in enumerate(video):
-        stepped = k >= step_at
-        seq, epoch = (k - step_at, 1) if restart and stepped else (k, 0)
-        frames.append(make_event(
-            "FrameCaptured", BOARD, source="cam-5", source_seq=seq, occurred_at=T0 + k * STEP - BEHIND_US * stepped,
-            received_at=T0 + k * STEP, camera_id="cam-5", width=f.image.shape[1], height=f.image.shape[0],
-            encoding="jpeg", image=jpeg(f.image), game_id="g1", source_epoch=epoch))
+    truths, frames, step_at = _game(restart)
     # (the case: by capture time alone the 5 s of frames after the step are skipped, ply 3's still board in them)
     by_time = FrameOrder()
     admitted = [by_time.admit((0, BOARD), "g1", int(e.occurred_at)) for e in frames]
     assert admitted == [not step_at <= k < step_at + BEHIND_US // STEP for k in range(len(frames))]
-    assert not any(ok for ok, f in zip(admitted, video, strict=True) if f.truth.ply == 3 and f.truth.stable)
+    assert not any(ok for ok, truth in zip(admitted, truths, strict=True) if truth.ply == 3 and truth.stable)
 
     try:
         broker = EmbeddedBroker(log_path=tmp_path / "broker.log").start()
     except BrokerError as exc:
         pytest.skip(f"no embedded broker here: {exc}")
-    referee = None
+    referee = vision = None
     done = threading.Event()
     steps_before = _steps()
     try:
@@ -79,8 +90,9 @@ def test_a_game_whose_camera_clock_steps_back_mid_game_is_followed_move_for_move
                 time_control={"scheme": "sudden_death", "base_ms": 3_600_000}))
             producer.send_many(bus.FRAMES, frames)
         core = VisionCore(MemoryEvidenceStore(), source="vision-test")
-        threading.Thread(target=lambda: run(broker.bootstrap, "vision-clock-test", core, stop=done.is_set,
-                                            poll_s=0.2), daemon=True).start()
+        vision = threading.Thread(target=lambda: run(broker.bootstrap, "vision-clock-test", core, stop=done.is_set,
+                                                     poll_s=0.2), daemon=True)
+        vision.start()
         got: list[Event] = []
         seen: list[Event] = []
         with bus.Reader(broker.bootstrap, [bus.GAME_EVENTS, bus.OBSERVATIONS]) as reader:
@@ -102,6 +114,8 @@ def test_a_game_whose_camera_clock_steps_back_mid_game_is_followed_move_for_move
         assert core.order.last((0, BOARD), "g1") == end
     finally:
         done.set()
+        if vision is not None:
+            vision.join(30)  # (its producer closed while the broker answers)
         if referee is not None:
             referee.stop()
         broker.stop()
@@ -122,3 +136,31 @@ def test_ingest_puts_the_camera_epoch_on_its_frames() -> None:
 
     assert posted({"X-Sequence-Epoch": "2"}).data["source_epoch"] == 2
     assert posted({}).data["source_epoch"] == 0
+
+
+def test_the_same_frames_give_the_same_observations_at_the_board_time() -> None:
+    """Determinism: the stepped game's frames read twice by fresh vision cores give the same observation events,
+    byte for byte (ids, times, fields). Their times are the board's time line: after the step, the capture time
+    plus the camera's 5 s (here the frames' true times), never going back."""
+    from xqarb import codec
+    from xqarb.vision.evidence import MemoryEvidenceStore
+    from xqarb.vision.service import VisionCore
+
+    _, frames, step_at = _game(False)
+
+    def observations() -> list[Event]:
+        core = VisionCore(MemoryEvidenceStore(), source="vision-test", now_us=lambda: 1)
+        out: list[Event] = []
+        for frame in frames:
+            placed = core.place(frame)
+            assert placed.admitted
+            out += core.handle(frame, at_us=placed.at_us)
+        return out
+
+    first = observations()
+    assert [codec.encode(e) for e in first] == [codec.encode(e) for e in observations()]
+    assert "BoardStable" in [e.type for e in first]
+    times = [int(e.occurred_at) for e in first]
+    assert times == sorted(times)
+    after = [e for e in first if e.source_seq // 16 >= step_at]
+    assert after and all(int(e.occurred_at) == T0 + (e.source_seq // 16) * STEP for e in after)
