@@ -67,7 +67,7 @@ from .resume import (
 from .tracker import Observation, Tracker, TrackerConfig, TrackerState, squares_of_fen
 
 OBSERVATION_NS = uuid.UUID("0b1c7f0e-54a4-5d8e-8f3b-7a1e9d6c2b40")
-# At most one log line this often about frames skipped as out of order (VisionCore.in_order): they come in bursts
+# At most one log line this often about frames skipped as out of order (VisionCore.place): they come in bursts
 # (the frames acknowledged late at a roll of the frames topics, a producer's resend after a broker restart), and
 # the counter xq_vision_frames_out_of_order_total has them all.
 SKIPPED_LOG_EVERY_S = 10.0
