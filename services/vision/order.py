@@ -131,8 +131,8 @@ class FrameOrder:
         elif offset > 0 and received_us is not None and at > received_us:
             # placed after ingest received it: the camera's clock went forward again (the step corrected); the
             # offset is given back down to the time it was received, the time line still going forward
-            step = -min(offset, at - max(received_us, line.last_us + gap if line is not None else received_us))
-            step = min(step, 0)
+            floor = received_us if line is None else max(received_us, line.last_us + gap)
+            step = -min(offset, max(0, at - floor))
         offset, at = offset + step, at + step
         if line is None:
             line = games[game] = _Line(at)
