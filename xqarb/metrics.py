@@ -48,7 +48,13 @@ CAPTURE_TO_STREAM = Histogram(
 )
 FRAMES_OUT_OF_ORDER = Counter(
     "xq_vision_frames_out_of_order_total",
-    "camera frames vision skipped as not captured later than a frame of the same board (and game) already read",
+    "camera frames vision skipped as late or repeated: taken (by their camera's count, or else their capture "
+    "time) not after a frame of the same board (and game) already read",
+)
+CAMERA_CLOCK_STEPS = Counter(
+    "xq_vision_camera_clock_steps_total",
+    "new camera frames (a later sequence number or epoch) captured before the board's last frame read: a camera "
+    "clock stepped back or a camera restarted; the board's time line goes on from its last frame",
 )
 RULINGS = Counter("xq_rulings_total", "rulings by article and kind", ["article", "kind"])
 GAME_EVENTS = Counter("xq_game_events_total", "events seen on xq.game-events, by type", ["type"])

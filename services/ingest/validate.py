@@ -243,6 +243,8 @@ def frame_event(req: FrameRequest, *, now_us: int, max_skew_s: float) -> Posted:
             image=req.body,
             frame_sha256=hashlib.sha256(req.body).hexdigest(),
             game_id=game_id,
+            # the camera's own order (with source_seq), which vision trusts over a clock that may step back
+            source_epoch=epoch,
         )
     except EventError as exc:
         raise Refusal(400, "invalid_field", str(exc)) from None

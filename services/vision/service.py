@@ -50,7 +50,7 @@ from xqarb.referee.rules import START_FEN
 
 from .board import BoardFit, fit_from_corners
 from .evidence import EvidenceStore, sha256_hex
-from .order import FrameOrder
+from .order import FrameOrder, Placed
 from .progress import ProgressWatch
 from .quiet import CAMERA_QUIET_S, QuietReport, QuietWatch
 from .resume import (
@@ -67,7 +67,7 @@ from .resume import (
 from .tracker import Observation, Tracker, TrackerConfig, TrackerState, squares_of_fen
 
 OBSERVATION_NS = uuid.UUID("0b1c7f0e-54a4-5d8e-8f3b-7a1e9d6c2b40")
-# At most one log line this often about frames skipped as out of order (VisionCore.in_order): they come in bursts
+# At most one log line this often about frames skipped as out of order (VisionCore.place): they come in bursts
 # (the frames acknowledged late at a roll of the frames topics, a producer's resend after a broker restart), and
 # the counter xq_vision_frames_out_of_order_total has them all.
 SKIPPED_LOG_EVERY_S = 10.0
@@ -123,11 +123,19 @@ class VisionCore:
         self.progress.drop(gone)
         self.order.drop(gone)
 
+    def place(self, frame: Any, partition: int = 0) -> Placed:
+        """Whether a FrameCaptured is to be handled, and at which time of its board's time line (order.py); if so
+        it counts as read. A frame its camera took before the last one read of its board and game, or the same one
+        again (a frame acknowledged late into a rolled-away topic, a producer's resend), shows nothing the board's
+        later frames did not: it is skipped. A new frame of its camera's count whose clock stepped back (or that
+        restarted) is handled at the board's time: its capture time plus the camera's offset."""
+        return self.order.place((partition, frame.board_id), frame.data.get("game_id"), int(frame.occurred_at),
+                                source=str(frame.source), seq=int(frame.source_seq),
+                                epoch=int(frame.data.get("source_epoch") or 0), received_us=int(frame.received_at))
+
     def in_order(self, frame: Any, partition: int = 0) -> bool:
-        """Whether a FrameCaptured is later than every frame of its board (and the game it names) read so far, and
-        so is to be handled; if so it counts as read. A frame that is not (order.py: a frame acknowledged late into
-        a rolled-away topic, a producer's resend) shows nothing the board's later frames did not: it is skipped."""
-        return self.order.admit((partition, frame.board_id), frame.data.get("game_id"), int(frame.occurred_at))
+        """Whether a FrameCaptured is to be handled (`place`); if so it counts as read."""
+        return self.place(frame, partition).admitted
 
     def resume(self, games: Mapping[str, BoardGame], partition: int = 0) -> int:
         """Boards of a partition just assigned, with their games as the venue's topics tell them so far
@@ -152,8 +160,14 @@ class VisionCore:
             seeded += 1
         return seeded
 
-    def handle(self, frame: Any, partition: int = 0) -> list[Any]:
-        """One FrameCaptured event -> the observation events it gives (xqarb.events.Event values)."""
+    def handle(self, frame: Any, partition: int = 0, at_us: int | None = None) -> list[Any]:
+        """One FrameCaptured event -> the observation events it gives (xqarb.events.Event values). `at_us`: the
+        frame's time on its board's time line (`place`; None: its capture time). The tracker steps at that time,
+        and the observations carry it as their occurred_at: it is the capture time, except after the camera's
+        clock stepped back, where it is the capture time plus the camera's offset (order.py). The referee folds a
+        board's observations and clock presses in event time (services/referee/ordering.py): the camera's raw
+        times after a step back would put the next move's still board before the clock press that ended the last
+        move, and its watermark (CameraProgress) would stand still until the camera's clock caught up."""
         import cv2
         import numpy as np
 
@@ -167,15 +181,16 @@ class VisionCore:
                                                                      self.starts.get(key)),
                                                 game=frame.data.get("game_id") or self.games.get(key))
         named = frame.data.get("game_id")
+        at = int(frame.occurred_at) if at_us is None else at_us
         if named and slot.game and named != slot.game:
             # the camera names the board's next game: it begins with this frame, its GameStarted before or after
             # it (the frames and the venue's events reach this process on topics of their own, in no common order)
             if slot.next_game is None or slot.next_game[0] != named:
                 slot.next_game = (named, self.starts.get(key) if self.games.get(key) == named else None, 0)
             self._begin_next_game(slot)
-        elif not named and slot.next_game is not None and int(frame.occurred_at) >= slot.next_game[2]:
+        elif not named and slot.next_game is not None and at >= slot.next_game[2]:
             self._begin_next_game(slot)  # (a camera that does not name games: the game's start time tells)
-        slot.seen_until, slot.named = int(frame.occurred_at), bool(named)
+        slot.seen_until, slot.named = at, bool(named)
         data = bytes(frame.data["image"])
         sha = frame.data.get("frame_sha256") or sha256_hex(data)
         slot.frames[sha] = data
@@ -195,7 +210,7 @@ class VisionCore:
         if recalibrate and image is not None:
             slot.state, slot.corners = _given_state(slot.state, wanted, image), wanted
         first = slot.state.known is None
-        slot.state, observations = self.tracker.step(slot.state, image, int(frame.occurred_at), sha, small=small)
+        slot.state, observations = self.tracker.step(slot.state, image, at, sha, small=small)
         if slot.resumed is not None and first and slot.state.known is not None:
             observations = self._resumed_at(slot, observations)
         out = []
@@ -206,7 +221,7 @@ class VisionCore:
                     self.evidence.put(jpeg)
             out.append(make_event(
                 obs.type, board, source=self.source, source_seq=int(frame.source_seq) * 16 + k,
-                occurred_at=int(frame.occurred_at), received_at=self._now_us(),
+                occurred_at=at, received_at=self._now_us(),
                 event_id=str(uuid.uuid5(OBSERVATION_NS, f"{frame.event_id}/{k}/{obs.type}")),
                 **_fields(obs, frame)))
         return out
@@ -332,9 +347,10 @@ class VisionCore:
         return [dataclass_replace(obs, fields={**obs.fields, "squares": moved}) if obs.type == "BoardStable"
                 else obs for obs in observations]
 
-    def camera_quiet(self, records: Iterable[Any]) -> list[Any]:
+    def camera_quiet(self, records: Iterable[Any], at: Mapping[str, int] | None = None) -> list[Any]:
         """CameraQuiet observations (quiet.py) after one poll's records (frames, GameStarted and GameEnded): a
-        board whose camera has sent no frame for the setting, and the first frame of one reported so."""
+        board whose camera has sent no frame for the setting, and the first frame of one reported so. `at`: the
+        frames' times on their boards' time lines by event id (`place`; a frame not there: its capture time)."""
         from xqarb.events import make_event
 
         now = self._now_us() / 1e6
@@ -346,7 +362,8 @@ class VisionCore:
                 continue
             if e.type == "FrameCaptured":
                 game = e.data.get("game_id") or self.games.get(key)
-                back = self.quiet.frame(key, e.event_id, int(e.source_seq), int(e.occurred_at), game, now)
+                captured = (at or {}).get(e.event_id, int(e.occurred_at))
+                back = self.quiet.frame(key, e.event_id, int(e.source_seq), captured, game, now)
                 reports.extend([back] if back is not None else [])
             elif e.type in ("GameStarted", "GameEnded") and e.data.get("game_id"):
                 self.quiet.game(key, str(e.data["game_id"]), e.type == "GameEnded", now)
@@ -358,9 +375,10 @@ class VisionCore:
             since=r.since, quiet_ms=round(self.quiet.quiet_s * 1000), back=r.back, game_id=r.game)
             for r in reports]
 
-    def camera_progress(self, records: Iterable[Any]) -> list[Any]:
+    def camera_progress(self, records: Iterable[Any], at: Mapping[str, int] | None = None) -> list[Any]:
         """CameraProgress observations (progress.py) after one poll's records: how far each board's frames are
-        read, about once a second of its frames, so that the referee holds its clock presses until then."""
+        read, about once a second of its frames, so that the referee holds its clock presses until then. `at`: the
+        frames' times on their boards' time lines by event id (`place`; a frame not there: its capture time)."""
         from xqarb.events import make_event
 
         for rec in records:
@@ -368,7 +386,8 @@ class VisionCore:
             if e is not None and e.type == "FrameCaptured":
                 key = (rec.partition, e.board_id)
                 game = e.data.get("game_id") or self.games.get(key)
-                self.progress.frame(key, int(e.occurred_at), e.event_id, int(e.source_seq), game)
+                self.progress.frame(key, (at or {}).get(e.event_id, int(e.occurred_at)), e.event_id,
+                                    int(e.source_seq), game)
         return [make_event(
             "CameraProgress", r.key[1], source=self.source, source_seq=r.frame_seq * 16 + 13, occurred_at=r.at,
             received_at=self._now_us(), event_id=str(uuid.uuid5(OBSERVATION_NS, f"{r.frame_event_id}/progress")),
@@ -502,6 +521,7 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
             records = consumer.poll(poll_s, max_records=max_records)
             sent: list[bus.Pending] = []
             read: list[bus.Record] = []  # the records taken (all but the frames skipped as out of order)
+            times: dict[str, int] = {}  # frame event id -> its time on its board's time line (order.py)
             for rec in records:
                 if rec.event is None:
                     continue
@@ -510,17 +530,21 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
                     if rec.offset >= folded.get((rec.topic, rec.partition), 0):
                         core.learn(rec.event, rec.partition)
                     continue
-                if not core.in_order(rec.event, rec.partition):
+                placed = core.place(rec.event, rec.partition)
+                if not placed.admitted:
                     skipped.frame(rec, time.monotonic())  # counted; its offset is committed with the batch's
                     continue
+                if placed.step_us:
+                    clock_stepped(rec, placed)
                 read.append(rec)
+                times[rec.event.event_id] = placed.at_us
                 # each frame's observations go out at once, not after the rest of the batch is read (a batch of
                 # frames queued under load takes seconds): the move reaches the referee that much sooner
-                sent += producer.send_soon(bus.OBSERVATIONS, core.handle(rec.event, rec.partition))
+                sent += producer.send_soon(bus.OBSERVATIONS, core.handle(rec.event, rec.partition, placed.at_us))
                 handled += 1
             sent += producer.send_soon(bus.OBSERVATIONS, [
-                *core.camera_quiet(read),  # boards gone quiet, and frames again (quiet.py)
-                *core.camera_progress(read),  # how far the boards' frames are read (progress.py)
+                *core.camera_quiet(read, times),  # boards gone quiet, and frames again (quiet.py)
+                *core.camera_progress(read, times),  # how far the boards' frames are read (progress.py)
             ])  # fmt: skip
             producer.acknowledged(sent)  # acknowledged before the offsets move on
             if records:
@@ -529,6 +553,25 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
         consumer.close()
         producer.close()
     return handled
+
+
+def clock_stepped(rec: Any, placed: Placed) -> None:
+    """A new frame of a camera captured before its board's last frame read (order.py: a clock stepped back, a
+    camera restarted): counted (Prometheus) and said, each (a rare event an operator wants to see); and the
+    camera's clock gone forward again (its offset given back): said."""
+    from xqarb import metrics
+
+    e = rec.event
+    captured = int(e.occurred_at)
+    if placed.step_us > 0:
+        metrics.CAMERA_CLOCK_STEPS.inc()
+        what = f"clock {placed.step_us / 1e6:.3f} s behind the board's last frame read"
+    else:
+        what = f"clock gone forward again, {-placed.step_us / 1e6:.3f} s of its offset given back"
+    print(f"vision: board {e.board_id} camera {e.source}: {what} (frame {e.data.get('source_epoch') or 0}/"
+          f"{int(e.source_seq)} captured at {captured} us); its frames go on at the board's time, "
+          f"{(placed.at_us - captured) / 1e6:.3f} s after their capture times ({rec.topic}[{rec.partition}]@"
+          f"{rec.offset})", file=sys.stderr, flush=True)
 
 
 class SkippedLog:
@@ -549,8 +592,10 @@ class SkippedLog:
         if self._said_at is not None and now - self._said_at < self.every_s:
             return
         e = rec.event
-        print(f"vision: {self._unsaid} frame(s) skipped as not later than one already read of their board, the "
-              f"last board {e.board_id} captured at {int(e.occurred_at)} us ({rec.topic}[{rec.partition}]@"
+        print(f"vision: {self._unsaid} frame(s) skipped as late or repeated (their camera's count, or their time, "
+              f"not after a frame of their board already read), the last board {e.board_id} camera {e.source} "
+              f"number {e.data.get('source_epoch') or 0}/{int(e.source_seq)} captured at {int(e.occurred_at)} us "
+              f"({rec.topic}[{rec.partition}]@"
               f"{rec.offset}); {self.total} in all", file=sys.stderr, flush=True)
         self._said_at, self._unsaid = now, 0
 

@@ -119,7 +119,8 @@ def test_a_frame_older_than_one_read_is_skipped_and_committed(tmp_path) -> None:
         d = draw_board(START_SQUARES, seed=5, tilt=18, rotate=6, line_colour=(30, 30, 150), glare=False)
         _, jpg = cv2.imencode(".jpg", d.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
         prod = bus.Producer(broker.bootstrap, client_id="cam-test")
-        [first, *_] = prod.send_many(bus.FRAMES, [frame(k, k * 250_000, bytes(jpg)) for k in range(5)])
+        # (the camera numbers its frames 0, 2, 4, ...: the frame numbered between two of them comes late)
+        [first, *_] = prod.send_many(bus.FRAMES, [frame(2 * k, k * 250_000, bytes(jpg)) for k in range(5)])
         core = VisionCore(DirectoryEvidenceStore(tmp_path / "evidence"), source="vision-test")
         handled: list[int] = []
         t = threading.Thread(target=lambda: handled.append(
@@ -139,12 +140,12 @@ def test_a_frame_older_than_one_read_is_skipped_and_committed(tmp_path) -> None:
         assert slot.state.known is not None  # the start position seen: the board is followed
         state, before = slot.state, skipped()
         # A broken frame captured between two frames already read: stepped, it would be a CameraFault
-        prod.send(bus.FRAMES, frame(5, 600_000, b"\x00broken"))
+        prod.send(bus.FRAMES, frame(5, 600_000, b"\x00broken"))  # (its number: between two frames read)
         committed_to(6)
         assert slot.state is state
         assert skipped() == before + 1
         # the same frame of the next moment is stepped (the guard lets later frames by)
-        prod.send(bus.FRAMES, frame(6, 1_250_000, b"\x00broken"))
+        prod.send(bus.FRAMES, frame(10, 1_250_000, b"\x00broken"))
         committed_to(7)
         prod.close()
         probe.close()
