@@ -8,7 +8,13 @@ referee API's boards complete them where given), so that a game in progress is f
 partitions drop their state after the last offsets are committed. Offsets are committed only after the
 observations of the frames were acknowledged by the broker, so a crash replays frames rather than losing them; the
 event ids of observations are derived from the frame's event id, so a replay of the same frame gives the same
-ids where it gives the same observations.
+ids where it gives the same observations. A commit the group refuses (a broker restarted empty, this process paused
+past its session timeout) is said and the process polls on: kafka-python rejoins the group at the next poll.
+
+Frames may be lost by design (refused by ingest under pressure, lost with a broker that restarted empty), but not
+silently: the numbers missing from a camera's count between two of its frames read (order.py) are counted
+(xq_vision_frames_missed_total) and each gap said. A partition given back to this process with nobody reading it
+meanwhile keeps its cameras' counts across the rejoin, so the frames lost with a broker are counted too.
 
 It also reads the positions the rest of the system holds for its boards: the referee's MoveMade (xq.game-events)
 and the arbiters' PositionRestored (xq.arbiter). A board's tracker takes them as its known board (`learn`), so a
