@@ -600,8 +600,8 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
 def unread_since(consumer: Any, partitions: Iterable[Any], committed_to: Mapping[tuple[str, int], int]) -> list[int]:
     """The partitions (numbers) just assigned whose frames no other process read since this one last committed
     them: the group's committed offset on each of their frames topics is the one this process committed last, or
-    none at all (a broker that restarted empty lost them with its frames). A partition this process never
-    committed, or that the broker does not answer for, is not among them (its cameras' counts start afresh)."""
+    none at all (a broker that restarted empty lost them with its frames). A partition whose group offset another
+    process moved, or that the broker does not answer for, is not among them (its cameras' counts start afresh)."""
     from kafka.errors import KafkaError
 
     from xqarb import bus
