@@ -503,7 +503,11 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
         result["acked"] = dict(Counter(inputs.acked.values()))
         result["lost"] = sorted(f"{inputs.acked[e]} {e}" for e in inputs.acked if e not in watch.ledger_seen)
         result["refused"] = dict(inputs.refused)
-        result["frames"] = {"acked": inputs.frames_acked, "refused": inputs.frames_refused}
+        # frames never read by vision (xq_vision_frames_missed_total, said once per gap in vision.log): refused,
+        # lost with the broker, or dropped; by design, but counted
+        gaps = [int(n) for n in re.findall(r"(\d+) frame\(s\) never read", (data / "vision.log").read_text())]
+        result["frames"] = {"acked": inputs.frames_acked, "refused": inputs.frames_refused,
+                            "missed_by_vision": sum(gaps), "missed_gaps": len(gaps)}
         result["observations_published"] = {"once": inputs.observations, "again_after_broker_restart":
                                              inputs.observed_again}
         result["acked_ids"] = set(inputs.acked)

@@ -781,7 +781,12 @@ class Consumer:
 
     def commit(self, offsets: Mapping[TopicPartition, int] | None = None) -> None:
         """Commit `offsets` (partition -> the next offset to read, i.e. last processed + 1), or, without
-        arguments, the position after everything `poll()` returned (and dead-lettered)."""
+        arguments, the position after everything `poll()` returned (and dead-lettered).
+
+        `CommitFailed` where the group no longer knows this member (kafka-python's CommitFailedError: a broker
+        restarted empty, or this process paused past its session timeout) is not the end of the consumer: the
+        next `poll()` rejoins, calling `on_revoked` and then `on_assigned`, and each partition assigned goes on
+        from the group's committed offset (none: `auto_offset_reset`). Callers say so and poll on."""
         from kafka import TopicPartition as KafkaTopicPartition
         from kafka.errors import KafkaError
         from kafka.structs import OffsetAndMetadata

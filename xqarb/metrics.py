@@ -51,6 +51,12 @@ FRAMES_OUT_OF_ORDER = Counter(
     "camera frames vision skipped as late or repeated: taken (by their camera's count, or else their capture "
     "time) not after a frame of the same board (and game) already read",
 )
+FRAMES_MISSED = Counter(
+    "xq_vision_frames_missed_total",
+    "camera frames never read by vision, whatever the cause (refused by ingest, lost by a broker restart, or "
+    "dropped): numbers missing from a camera's count (X-Sequence, within one epoch) between two of its frames "
+    "vision read; compare with xq_frames_dropped_total and xq_frames_refused_total, which count ingest's refusals",
+)
 CAMERA_CLOCK_STEPS = Counter(
     "xq_vision_camera_clock_steps_total",
     "new camera frames (a later sequence number or epoch) captured before the board's last frame read: a camera "

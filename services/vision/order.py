@@ -34,6 +34,15 @@ Per game as well as per board: a camera replaced between games may keep a clock 
 next game's frames are not judged by the last game's times; the last game's frames still on their way are judged
 by that game's own.
 
+Frames never read: a camera numbers every frame it posts (X-Sequence), so a frame whose number is more than one
+after the last one of the same camera and run (epoch) that reached this board's reader says that the frames
+between never reached it, whatever the cause (refused by ingest, lost by a broker that restarted, dropped under
+pressure): the verdict counts them (`Placed.missed`), for the service to count and say. The camera's last number is
+kept per board whatever the game (the count runs on across games), and a late or repeated frame counts nothing.
+A new run of the count (a later epoch) starts a new count: where it begins is not known. Partitions released give
+their cameras' counts back (`drop`): a process that is given the same partitions again, with no other reader
+between, takes them back (`recount`) to count what went missing meanwhile.
+
 Pure: capture times and counts in, verdicts out; no clock is read. The same frames in the same order give the same
 verdicts and times (the offsets follow from the frames alone).
 """
@@ -57,6 +66,8 @@ FRAME_GAP_US = 500_000
 FRAME_GAP_MAX_US = 1_000_000
 
 Board = tuple[int, str]  # (partition, board id)
+# Each board's cameras: camera -> the (epoch, sequence) of its last frame that reached the reader.
+CameraCounts = dict[Board, dict[str, tuple[int, int]]]
 
 NEW, LATE, STEPPED = "new", "late", "stepped"  # what a frame is (Placed.kind)
 
@@ -72,6 +83,7 @@ class Placed:
     kind: str
     at_us: int
     step_us: int = 0  # < 0 where NEW: the offset given back (the camera's clock went forward again)
+    missed: int = 0  # frames of its camera's count (same epoch) just before it that never reached the reader
 
     @property
     def admitted(self) -> bool:
@@ -103,6 +115,7 @@ class FrameOrder:
 
     games_kept: int = GAMES_KEPT
     _lines: dict[Board, OrderedDict[str | None, _Line]] = field(default_factory=dict)
+    _counts: CameraCounts = field(default_factory=dict)
 
     def place(self, board: Board, game: str | None, captured_us: int, *, source: str | None = None,
               seq: int | None = None, epoch: int = 0, received_us: int | None = None) -> Placed:
@@ -113,6 +126,7 @@ class FrameOrder:
         games = self._lines.setdefault(board, OrderedDict())
         line = games.get(game)
         counted = source is not None and seq is not None
+        missed = self._count(board, source, epoch, seq) if counted else 0
         camera = line.cameras.get(source) if line is not None and counted else None
         if camera is not None and (epoch, seq) <= (camera.epoch, camera.seq):
             return Placed(LATE, captured_us + camera.offset_us)  # the camera's count says: read already, or late
@@ -124,7 +138,8 @@ class FrameOrder:
         gap = (camera.gap_us if camera is not None else None) or FRAME_GAP_US
         if line is not None and at <= line.last_us:
             if camera is None:
-                return Placed(LATE, at)  # nothing of its camera's count read on this game: its time alone tells
+                # nothing of its camera's count read on this game: its time alone tells
+                return Placed(LATE, at, missed=missed)
             # a new frame of the camera, its clock behind the board's time: the time line goes on from its last
             # frame read by one frame interval of the camera
             step = line.last_us + gap - at
@@ -143,7 +158,20 @@ class FrameOrder:
         games.move_to_end(game)
         while len(games) > self.games_kept:
             games.popitem(last=False)
-        return Placed(STEPPED if step > 0 else NEW, at, step)
+        return Placed(STEPPED if step > 0 else NEW, at, step, missed)
+
+    def _count(self, board: Board, source: str | None, epoch: int, seq: int | None) -> int:
+        """How many frames of the camera's count (its run `epoch`) came between its last frame that reached this
+        board's reader and this one, never reaching it; the camera's last frame is then this one, where later."""
+        assert source is not None and seq is not None
+        cameras = self._counts.setdefault(board, {})
+        last = cameras.get(source)
+        if last is not None and (epoch, seq) <= last:
+            return 0  # late or repeated: its place in the count was passed already
+        cameras[source] = (epoch, seq)
+        if last is None or last[0] != epoch:
+            return 0  # the first frame of the camera seen, or of a new run of its count: where it starts is unknown
+        return seq - last[1] - 1
 
     def admit(self, board: Board, game: str | None, captured_us: int) -> bool:
         """Whether a frame captured at `captured_us` is later than every frame of its board and game read so far,
@@ -155,11 +183,22 @@ class FrameOrder:
         line = self._lines.get(board, {}).get(game)
         return line.last_us if line is not None else None
 
-    def drop(self, partitions: Iterable[int]) -> None:
-        """Partitions released: their boards start again from their next frames (as their trackers do)."""
+    def drop(self, partitions: Iterable[int]) -> CameraCounts:
+        """Partitions released: their boards start again from their next frames (as their trackers do). Returns
+        their cameras' counts (for `recount`)."""
         gone = set(partitions)
         for board in [b for b in self._lines if b[0] in gone]:
             del self._lines[board]
+        return {board: self._counts.pop(board) for board in [b for b in self._counts if b[0] in gone]}
+
+    def recount(self, counts: CameraCounts) -> None:
+        """Cameras' counts given back by `drop`, taken again where no frame of theirs was read since: only for
+        partitions whose frames nobody else read in between (else their frames read elsewhere would count as
+        never read)."""
+        for board, cameras in counts.items():
+            mine = self._counts.setdefault(board, {})
+            for source, last in cameras.items():
+                mine[source] = max(last, mine.get(source, last))
 
 
 def _offset_before(games: OrderedDict[str | None, _Line], source: str | None) -> int:

@@ -8,7 +8,13 @@ referee API's boards complete them where given), so that a game in progress is f
 partitions drop their state after the last offsets are committed. Offsets are committed only after the
 observations of the frames were acknowledged by the broker, so a crash replays frames rather than losing them; the
 event ids of observations are derived from the frame's event id, so a replay of the same frame gives the same
-ids where it gives the same observations.
+ids where it gives the same observations. A commit the group refuses (a broker restarted empty, this process paused
+past its session timeout) is said and the process polls on: kafka-python rejoins the group at the next poll.
+
+Frames may be lost by design (refused by ingest under pressure, lost with a broker that restarted empty), but not
+silently: the numbers missing from a camera's count between two of its frames read (order.py) are counted
+(xq_vision_frames_missed_total) and each gap said. A partition given back to this process with nobody reading it
+meanwhile keeps its cameras' counts across the rejoin, so the frames lost with a broker are counted too.
 
 It also reads the positions the rest of the system holds for its boards: the referee's MoveMade (xq.game-events)
 and the arbiters' PositionRestored (xq.arbiter). A board's tracker takes them as its known board (`learn`), so a
@@ -50,7 +56,7 @@ from xqarb.referee.rules import START_FEN
 
 from .board import BoardFit, fit_from_corners
 from .evidence import EvidenceStore, sha256_hex
-from .order import FrameOrder, Placed
+from .order import CameraCounts, FrameOrder, Placed
 from .progress import ProgressWatch
 from .quiet import CAMERA_QUIET_S, QuietReport, QuietWatch
 from .resume import (
@@ -110,6 +116,8 @@ class VisionCore:
         self.quiet = QuietWatch()  # boards whose camera went quiet (CameraQuiet)
         self.progress = ProgressWatch()  # how far each board's frames are read (CameraProgress)
         self.order = FrameOrder()  # each board's frames stepped in capture order (order.py)
+        # partition -> its cameras' counts when it was released (order.py: given back by `recount`)
+        self.released_counts: dict[int, CameraCounts] = {}
 
     def drop_partitions(self, partitions: Iterable[int]) -> None:
         gone = set(partitions)
@@ -121,7 +129,18 @@ class VisionCore:
             del self.games[key]
         self.quiet.drop(gone)
         self.progress.drop(gone)
-        self.order.drop(gone)
+        for board, cameras in self.order.drop(gone).items():
+            self.released_counts.setdefault(board[0], {})[board] = cameras
+
+    def recount(self, partitions: Iterable[int], unread: Iterable[int]) -> None:
+        """Partitions just assigned: the cameras' counts this process had when it released them are taken again
+        for those in `unread` (no other process read their frames since: order.py, FrameOrder.recount), so that
+        the frames that never reached it meanwhile are counted; the others' are forgotten."""
+        keep = set(unread)
+        for p in set(partitions):
+            counts = self.released_counts.pop(p, None)
+            if counts and p in keep:
+                self.order.recount(counts)
 
     def place(self, frame: Any, partition: int = 0) -> Placed:
         """Whether a FrameCaptured is to be handled, and at which time of its board's time line (order.py); if so
@@ -489,11 +508,22 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
     producer = bus.Producer(bootstrap, client_id=core.source)
     consumer: bus.Consumer | None = None
 
+    # (topic, partition) of the frames topics -> the offset after the last record polled, and that offset as this
+    # process last committed it: a partition given back whose group offset is still that one (or none: a broker
+    # that restarted empty) was read by no other process meanwhile (VisionCore.recount)
+    read_to: dict[tuple[str, int], int] = {}
+    committed_to: dict[tuple[str, int], int] = {}
+
+    def commit() -> None:
+        assert consumer is not None
+        consumer.commit()
+        committed_to.update(read_to)
+
     def revoked(partitions: Iterable[bus.TopicPartition]) -> None:
         parts = list(partitions)
         if consumer is not None:
             try:
-                consumer.commit()
+                commit()
             except bus.CommitFailed as exc:
                 print(f"vision: commit before release failed ({exc}); the next owner replays", file=sys.stderr)
         core.drop_partitions(tp.partition for tp in parts)
@@ -507,6 +537,7 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
         core.drop_partitions(parts)  # start fresh: calibrate from the next frames, with each board's game and
         if parts:  # position as the venue has them
             resume(bootstrap, core, parts, folded, state_url)
+            core.recount(parts, unread_since(consumer, partitions, committed_to))
 
     # xq.game-events and xq.arbiter too: the positions the referee accepted and the arbiters restored (learn).
     # Range assignment gives this process partition p of every topic, so those of the boards whose frames it reads.
@@ -523,6 +554,8 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
             read: list[bus.Record] = []  # the records taken (all but the frames skipped as out of order)
             times: dict[str, int] = {}  # frame event id -> its time on its board's time line (order.py)
             for rec in records:
+                if bus.base_topic(rec.topic) == bus.FRAMES:
+                    read_to[(rec.topic, rec.partition)] = rec.offset + 1
                 if rec.event is None:
                     continue
                 if rec.event.type != "FrameCaptured":
@@ -531,6 +564,8 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
                         core.learn(rec.event, rec.partition)
                     continue
                 placed = core.place(rec.event, rec.partition)
+                if placed.missed:
+                    frames_missed(rec, placed.missed)
                 if not placed.admitted:
                     skipped.frame(rec, time.monotonic())  # counted; its offset is committed with the batch's
                     continue
@@ -548,11 +583,55 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
             ])  # fmt: skip
             producer.acknowledged(sent)  # acknowledged before the offsets move on
             if records:
-                consumer.commit()
+                try:
+                    commit()
+                except bus.CommitFailed as exc:
+                    # The group no longer knows this member (a broker restarted, this process paused past its
+                    # session timeout): kafka-python rejoins at the next poll, which releases the partitions and
+                    # takes those assigned again from their committed offsets: these frames are read again (or, on
+                    # a broker restarted empty, were lost with it), never a stopped process.
+                    print(f"vision: {exc}; rejoining the group", file=sys.stderr, flush=True)
     finally:
         consumer.close()
         producer.close()
     return handled
+
+
+def unread_since(consumer: Any, partitions: Iterable[Any], committed_to: Mapping[tuple[str, int], int]) -> list[int]:
+    """The partitions (numbers) just assigned whose frames no other process read since this one last committed
+    them: the group's committed offset on each of their frames topics is the one this process committed last, or
+    none at all (a broker that restarted empty lost them with its frames). A partition whose group offset another
+    process moved, or that the broker does not answer for, is not among them (its cameras' counts start afresh)."""
+    from kafka.errors import KafkaError
+
+    from xqarb import bus
+
+    frames = [tp for tp in partitions if bus.base_topic(tp.topic) == bus.FRAMES]
+    unread = {tp.partition for tp in frames}
+    for tp in frames:
+        try:
+            offset = consumer.committed(tp)
+        except (KafkaError, OSError) as exc:  # the counts then start afresh: nothing else depends on them
+            print(f"vision: the committed offset of {tp.topic}[{tp.partition}] was not read ({exc})",
+                  file=sys.stderr, flush=True)
+            unread.discard(tp.partition)
+            continue
+        if offset is not None and offset != committed_to.get((tp.topic, tp.partition)):
+            unread.discard(tp.partition)
+    return sorted(unread)
+
+
+def frames_missed(rec: Any, missed: int) -> None:
+    """Frames of a camera's count that never reached vision (order.py: between its last frame read and this one):
+    counted (Prometheus) and said, one line per gap."""
+    from xqarb import metrics
+
+    metrics.FRAMES_MISSED.inc(missed)
+    e = rec.event
+    seq, epoch = int(e.source_seq), e.data.get("source_epoch") or 0
+    print(f"vision: board {e.board_id} camera {e.source}: {missed} frame(s) never read, numbers {epoch}/"
+          f"{seq - missed}..{epoch}/{seq - 1} (refused by ingest, lost by the broker, or dropped; {rec.topic}"
+          f"[{rec.partition}]@{rec.offset})", file=sys.stderr, flush=True)
 
 
 def clock_stepped(rec: Any, placed: Placed) -> None:
