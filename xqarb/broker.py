@@ -122,24 +122,28 @@ FETCH_MAX_BYTES = 64 * 1024 * 1024  # the roller's fetch answers: every partitio
 
 def rolled_groups() -> dict[str, tuple[str, ...]]:
     """Each rolled topic (`bus.ROLLED`) -> the consumer groups that read it: all must have committed a resting
-    topic before it is emptied. Not rolled: xq.clock and xq.arbiter (ingest's outbox checks their logs for a
-    broker that lost what it acknowledged; vision reads xq.arbiter from its start), xq.game-events (vision and the
-    live stream read it from its start, and stream ids are its offsets) and xq.dlq (nobody commits it)."""
+    topic before it is emptied. Readers without a group read both topics of a pair and live with what was emptied:
+    the live stream (its ids name the period, services/referee/api.py: a client behind an emptied topic is told to
+    reset), vision's resume (completed by the API's boards) and ingest's outbox (an emptied log the referee group
+    had committed is no loss). Not rolled: xq.dlq (nobody commits it; kept for the operators)."""
     from xqarb import bus
 
-    return {bus.FRAMES: (bus.VISION_GROUP,), bus.OBSERVATIONS: (bus.REFEREE_GROUP,)}
+    return {bus.FRAMES: (bus.VISION_GROUP,), bus.OBSERVATIONS: (bus.REFEREE_GROUP,),
+            bus.GAME_EVENTS: (bus.VISION_GROUP,), bus.CLOCK: (bus.REFEREE_GROUP,),
+            bus.ARBITER: (bus.REFEREE_GROUP, bus.VISION_GROUP)}
 
 
 class TopicRoller:
-    """Keeps a rolled topic (`bus.ROLLED`: the frames, the observations) held by a broker without retention to
-    about one period (`bus.ROLL_PERIODS_S`).
+    """Keeps a rolled topic (`bus.ROLLED`: the frames, the observations, the game events, clock presses and arbiter
+    actions) held by a broker without retention to about one period (`bus.ROLL_PERIODS_S`), two for game events.
 
     Makes the second topic beside the first (xq.frames.roll beside xq.frames; producers and consumers in
     `xqarb.bus` see it and roll), then, each period, deletes the resting topic and makes it again, empty, as soon as
-    every group in `groups` has committed all of it (ROLL_SETTLE_S after the switch at the earliest, so that late
-    acknowledgements are in). Frames still not committed ROLL_LEAD_S before producers come back to it are dropped
-    and counted in `expired`; any other topic is kept until every group committed it, never emptied within
-    ROLL_LEAD_S of producers coming back to it (see `rolled_groups` for what is not rolled, and why).
+    every group in `groups` has committed all of it (`bus.roll_keep_s` after the switch at the earliest: late
+    acknowledgements, ingest's outbox, the live stream's resumes). Frames still not committed ROLL_LEAD_S before
+    producers come back to it are dropped and counted in `expired`; any other topic is kept until every group
+    committed it, never emptied within ROLL_LEAD_S of producers coming back to it (see `rolled_groups` for who
+    reads what).
     """
 
     def __init__(
@@ -230,8 +234,8 @@ class TopicRoller:
         period_s = bus.ROLL_PERIODS_S[self.topic]
         period = int(now // period_s)
         since = bus.since_switch_s(now, self.topic)
-        if self._emptied == (resting, period) or since < bus.ROLL_SETTLE_S:
-            return False
+        if self._emptied == (resting, period) or since < bus.roll_keep_s(self.topic):
+            return False  # (kept at least this long: bus.ROLL_KEEP_S)
         if self._ends is None:
             # Large fetches: this broker answers a fetch with whole batches of frames, beyond the 1 MB default.
             self._ends = KafkaConsumer(bootstrap_servers=self.bootstrap, client_id="xq-roller",

@@ -201,7 +201,9 @@ def read_history(bootstrap: str, topics: Sequence[str], partitions: Sequence[int
     from xqarb import bus
 
     records: list[Any] = []
-    with bus.Reader(bootstrap, topics, partitions=partitions, client_id=client_id, timeout_s=timeout_s) as reader:
+    # (rolled: both topics of a pair the embedded broker rolls, bus.ROLLED)
+    with bus.Reader(bootstrap, topics, partitions=partitions, client_id=client_id, timeout_s=timeout_s,
+                    rolled=True) as reader:
         ends = reader.end_offsets()
         deadline = time.monotonic() + timeout_s
         while any(reader.position(tp) < end for tp, end in ends.items()):
