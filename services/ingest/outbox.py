@@ -222,8 +222,10 @@ def kafka_log_commits(bootstrap: str, group: str = bus.REFEREE_GROUP,
     from kafka import KafkaConsumer, TopicPartition
     from kafka.errors import KafkaError
 
+    # (never joins the group: its session settings only have to be consistent with a short request timeout)
     consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False,
-                             client_id="xq-ingest-outbox-commits", request_timeout_ms=int(timeout_s * 1000) + 1)
+                             client_id="xq-ingest-outbox-commits", request_timeout_ms=int(timeout_s * 1000) + 1,
+                             session_timeout_ms=int(timeout_s * 1000), heartbeat_interval_ms=int(timeout_s * 300))
 
     def commits(keys: Sequence[TopicPartitionKey]) -> Mapping[TopicPartitionKey, int | None]:
         try:
