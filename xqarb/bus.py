@@ -66,13 +66,13 @@ ROLL_RECHECK_S = 30.0  # how often a producer of frames looks again whether the 
 OBSERVATIONS_ROLLED = "xq.observations.roll"
 OBSERVATIONS_ROLL_S = 300.0
 # The referee's outputs roll too (xq.game-events / xq.game-events.roll; the vision group reads them): some 2.8 MB a
-# board-hour. A resting topic of game events is kept until the last GAME_EVENTS_LAST_S of its rest, so the broker holds
-# between one and two periods of them: a live-stream client may fall this far behind and still resume without a
-# reset after the API process itself restarted (a running API keeps its own buffer of the stream, StreamHub), and a
-# vision process that restarts reads the games in progress from them (their older starts come from the API's boards,
-# services/vision/resume.py).
+# board-hour at the demo's pace. A resting topic of game events is kept until the last GAME_EVENTS_LAST_S of its rest,
+# so the broker holds between one and two periods of them (8 boards: 4-7 MB): a live-stream client may fall one period
+# behind and still resume without a reset even after the API process restarted (a running API serves resumes from its
+# own buffer of the stream, StreamHub, whatever the broker emptied); a vision process that restarts reads the games in
+# progress from them, the starts of longer games from the API's boards (services/vision/resume.py).
 GAME_EVENTS_ROLLED = "xq.game-events.roll"
-GAME_EVENTS_ROLL_S = 1800.0
+GAME_EVENTS_ROLL_S = 600.0
 GAME_EVENTS_LAST_S = 60.0  # the part of a rest of game events in which the roller may empty it (before ROLL_LEAD_S)
 # Clock presses and arbiter actions roll (read by the referee group; xq.arbiter by the vision group too): 0.7 and
 # 0.04 MB a board-hour. A resting topic of these is kept at least INPUT_REST_KEEP_S: ingest's outbox looks every
@@ -81,7 +81,7 @@ GAME_EVENTS_LAST_S = 60.0  # the part of a rest of game events in which the roll
 CLOCK_ROLLED = "xq.clock.roll"
 ARBITER_ROLLED = "xq.arbiter.roll"
 CLOCK_ROLL_S = 300.0
-ARBITER_ROLL_S = 1800.0  # few actions: one roll per half hour holds some 20 KB a board
+ARBITER_ROLL_S = 600.0  # few actions: a period holds some 7 KB a board
 INPUT_REST_KEEP_S = 30.0
 # A rolled topic -> its second topic, and how long each of the two takes new records in turn.
 ROLLED: dict[str, str] = {FRAMES: FRAMES_ROLLED, OBSERVATIONS: OBSERVATIONS_ROLLED, GAME_EVENTS: GAME_EVENTS_ROLLED,

@@ -22,7 +22,7 @@ from xqarb.referee.stream_roll import GENERATION_STRIDE, generation_of, stream_o
 
 PARTITIONS = 2
 PERIOD = bus.GAME_EVENTS_ROLL_S
-EVEN = 1_000_000  # an even period (xq.game-events takes its events): its start is some 2027-01-15
+EVEN = 2 * int(1.8e9 / PERIOD / 2)  # an even period (xq.game-events takes its events), in 2027
 T_EVEN = EVEN * PERIOD
 
 
