@@ -345,7 +345,11 @@ class OutboxPublisher:
                 delivery = self._delivered.pop(entry_id, None)
             finally:
                 self._waiting.discard(entry_id)
-        return None if delivery is None else (delivery.partition, delivery.offset)  # (only frames roll)
+        if delivery is None:
+            return None
+        if delivery.topic != topic:  # the topic of the period where the broker rolls it (bus.ROLLED)
+            return Stored(delivery.partition, delivery.offset, delivery.topic)
+        return delivery.partition, delivery.offset
 
     def _publish_frame(self, topic: str, event: Event, timeout: float) -> Stored | tuple[int, int] | None:
         if not self.healthy:

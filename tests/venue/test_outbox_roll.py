@@ -39,8 +39,11 @@ def test_the_outbox_tells_a_roll_of_the_clock_topic_from_a_broker_that_lost_it(t
                                 log_commits=commits, keep_acked_s=3600,
                                 wall_clock=lambda: time.time() + ahead[0]).start()
     try:
-        partition, offset = publisher.publish(bus.CLOCK, press(1), timeout=5) or (None, None)
+        stored = publisher.publish(bus.CLOCK, press(1), timeout=5)
+        assert stored is not None
+        partition, offset = stored[0], stored[1]
         [(topic, _)] = list(publisher._acked)  # the topic of the period the press went to
+        assert getattr(stored, "topic", bus.CLOCK) == topic  # (the 202 names the topic where it is another)
         if bus.rolled_topics_at(bus.CLOCK, time.time())[0] == topic:
             ahead[0] = bus.CLOCK_ROLL_S  # the pair switched: that topic rests
         # The referee reads it and commits, the outbox sees it; then the roller empties and makes the topic again.
