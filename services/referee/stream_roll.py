@@ -62,7 +62,12 @@ class RollOrder:
         parts = list(assigned)
         resting = [tp for tp in parts if tp.topic == previous]
         if time.monotonic() - self._ends_at >= bus.ROLL_CHECK_S and resting:
-            self._ends = {tp: int(end or 0) for tp, end in self.consumer.end_offsets(resting).items()}
+            from kafka.errors import KafkaError
+
+            try:
+                self._ends = {tp: int(end or 0) for tp, end in self.consumer.end_offsets(resting).items()}
+            except KafkaError:  # the roller deleting and making it again just now: the ends as last seen
+                return
             self._ends_at = time.monotonic()
             for tp in resting:
                 if self._ends.get(tp) == 0 and (self.consumer.position(tp) or 0) > 0:

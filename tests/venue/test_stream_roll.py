@@ -150,3 +150,15 @@ def test_a_resting_topic_of_game_events_is_kept_for_resumes_and_while_the_vision
         assert roller.tick() is True and roller.freed == 4 and roller.expired == 0
     finally:
         roller.stop()
+
+
+def test_an_event_acknowledged_late_into_the_resting_topic_is_streamed_not_dropped() -> None:
+    hub = StreamHub()
+    even = stream_offset(bus.GAME_EVENTS, 0, int(T_EVEN * 1000))
+    for n in range(2):
+        hub.add(0, even + n, attention(n, "even"))
+    hub.add(0, even + GENERATION_STRIDE, attention(0, "odd"))  # the next generation read already
+    late = hub.add(0, even + 2, attention(2, "even"))  # sent before the switch, read after
+    assert late is not None and [i.event.data["reason"] for i in hub.items] == ["even-0", "even-1", "odd-0", "even-2"]
+    assert hub.position() == {0: even + GENERATION_STRIDE + 1}  # the position does not go back
+    assert hub.add(0, even + 1, attention(1, "even")) is None  # one read twice is still no new event
