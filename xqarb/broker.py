@@ -11,7 +11,9 @@ DeleteRecords is not implemented (the handler panics). Deleting a topic frees it
 the camera frames, the bulk of what the broker holds, between two topics (xq.frames and xq.frames.roll, a period
 each, see `xqarb.bus.rolled_topics_at`): the topic that rests is deleted and made again once the vision group has
 committed all of it. The observations roll the same way (xq.observations and xq.observations.roll, read by the
-referee group), except that none is ever dropped: a resting topic not yet committed is kept until it is.
+referee group), except that none is ever dropped: a resting topic not yet committed is kept until it is; so do
+the game events, clock presses and arbiter actions (`rolled_groups`: who reads them, and how the group-less readers
+live with it), a resting topic of game events kept nearly a whole period for the live stream's resumes.
 """
 
 from __future__ import annotations

@@ -16,7 +16,10 @@ A client that reconnects with it gets exactly the events it had not seen, in the
 process restarted (it rebuilds its buffer from the topic). Offsets alone would not survive the topic itself
 starting over (the embedded broker keeps its topics in memory): the digest is checked against the event now at
 that place, and where it is not the same event (or no event is there) the client gets a `reset` event telling it
-to re-read the state, then every event the server holds, instead of silently nothing.
+to re-read the state, then every event the server holds, instead of silently nothing. Where the embedded broker
+rolls xq.game-events (two topics, each emptied every other period), the offsets in ids are stream offsets that
+name the generation (stream_roll.py): ids keep their meaning across rolls, and one of a generation emptied since is
+answered with the reset.
 """
 
 from __future__ import annotations
