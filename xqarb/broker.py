@@ -171,6 +171,7 @@ class TopicRoller:
         self.expired = 0  # frames emptied before every group had committed them
         self.freed = 0  # records emptied in all
         self._emptied: tuple[str, int] | None = None  # (topic, period) last emptied
+        self._read_since: tuple[str, int, float] | None = None  # (topic, period, when) first seen read by every group
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._probes: dict[str, Any] = {}
@@ -262,7 +263,12 @@ class TopicRoller:
         if unread and since < period_s - ROLL_LEAD_S:
             return False  # still being consumed
         if not self.droppable and (unread or since >= period_s - ROLL_LEAD_S):
+            self._read_since = None
             return False  # kept until every group committed it; not made again as producers come back to it
+        if self._read_since is None or self._read_since[:2] != (resting, period):
+            self._read_since = (resting, period, now)
+        if now - self._read_since[2] < bus.ROLL_READ_KEEP_S.get(self.topic, 0.0):
+            return False  # read, and kept a little longer (ingest's outbox looks at the commits first)
         _admin_request(self.bootstrap, _delete_topics_request(resting))
         bus.ensure_topics(self.bootstrap, [resting], partitions=len(parts) or self.partitions)
         self._emptied = (resting, period)

@@ -83,6 +83,10 @@ ARBITER_ROLLED = "xq.arbiter.roll"
 CLOCK_ROLL_S = 300.0
 ARBITER_ROLL_S = 600.0  # few actions: a period holds some 7 KB a board
 INPUT_REST_KEEP_S = 30.0
+# ...and emptied only once every group has committed all of it for this long: a loaded referee commits a resting
+# topic late, and the roller, which looks twice a second, would otherwise empty it before the outbox (once a second,
+# a look that may fail under load) saw the commit, and the outbox would send again what nobody lost.
+ROLL_READ_KEEP_S: dict[str, float] = {CLOCK: 10.0, ARBITER: 10.0}
 # A rolled topic -> its second topic, and how long each of the two takes new records in turn.
 ROLLED: dict[str, str] = {FRAMES: FRAMES_ROLLED, OBSERVATIONS: OBSERVATIONS_ROLLED, GAME_EVENTS: GAME_EVENTS_ROLLED,
                           CLOCK: CLOCK_ROLLED, ARBITER: ARBITER_ROLLED}

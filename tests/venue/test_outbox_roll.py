@@ -8,7 +8,7 @@ import signal
 import time
 from pathlib import Path
 
-from kafka import KafkaConsumer
+from kafka import KafkaConsumer, KafkaProducer
 from kafka import TopicPartition as KafkaTopicPartition
 from kafka.structs import OffsetAndMetadata
 
@@ -74,3 +74,29 @@ def test_the_outbox_tells_a_roll_of_the_clock_topic_from_a_broker_that_lost_it(t
         close_ends()
         close_commits()
         broker.stop()
+
+
+def test_a_resting_clock_topic_is_emptied_only_a_while_after_the_referee_group_read_it() -> None:
+    # (a loaded referee commits late; ingest's outbox, looking once a second, must see the commit before the emptying)
+    with EmbeddedBroker() as broker:
+        now = [bus.CLOCK_ROLL_S * 6_000_000 + bus.CLOCK_ROLL_S + 60.0]  # an odd period, 60 s on: xq.clock rests
+        resting = bus.rolled_topics_at(bus.CLOCK, now[0])[1]
+        roller = TopicRoller(broker.bootstrap, partitions=PARTITIONS, topic=bus.CLOCK, clock=lambda: now[0])
+        roller.ensure_topics()
+        producer = KafkaProducer(bootstrap_servers=broker.bootstrap)
+        producer.send(resting, b"press", key=b"7", partition=0)
+        producer.flush()
+        producer.close()
+        try:
+            assert roller.tick() is False  # not read yet
+            group = KafkaConsumer(bootstrap_servers=broker.bootstrap, group_id=bus.REFEREE_GROUP,
+                                  enable_auto_commit=False)
+            group.commit({KafkaTopicPartition(resting, 0): OffsetAndMetadata(1, "", -1)})
+            group.close()
+            assert roller.tick() is False  # read just now
+            now[0] += bus.ROLL_READ_KEEP_S[bus.CLOCK] - 0.5
+            assert roller.tick() is False
+            now[0] += 1.0
+            assert roller.tick() is True and roller.rolls == 1 and roller.freed == 1
+        finally:
+            roller.stop()
