@@ -174,7 +174,7 @@ def breakdown(data: Path, boards: list[Board], arrivals: dict[tuple[str, int], i
     moves: dict[tuple[str, int], tuple[int, int]] = {}  # (board, ply) -> (occurred_at us, sent us)
     # (the embedded broker rolls observations between two topics and empties the one the referee has read: a run
     # past a switch keeps only the observations since the last emptying, bus.OBSERVATIONS_ROLL_S)
-    with bus.Reader(bootstrap.group(1), [bus.OBSERVATIONS, bus.OBSERVATIONS_ROLLED, bus.GAME_EVENTS]) as reader:
+    with bus.Reader(bootstrap.group(1), [bus.OBSERVATIONS, bus.GAME_EVENTS], rolled=True) as reader:
         ends = reader.end_offsets()
         while any(reader.position(tp) < end for tp, end in ends.items()):
             for r in reader.poll(1.0):

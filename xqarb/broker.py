@@ -11,7 +11,9 @@ DeleteRecords is not implemented (the handler panics). Deleting a topic frees it
 the camera frames, the bulk of what the broker holds, between two topics (xq.frames and xq.frames.roll, a period
 each, see `xqarb.bus.rolled_topics_at`): the topic that rests is deleted and made again once the vision group has
 committed all of it. The observations roll the same way (xq.observations and xq.observations.roll, read by the
-referee group), except that none is ever dropped: a resting topic not yet committed is kept until it is.
+referee group), except that none is ever dropped: a resting topic not yet committed is kept until it is; so do
+the game events, clock presses and arbiter actions (`rolled_groups`: who reads them, and how the group-less readers
+live with it), a resting topic of game events kept nearly a whole period for the live stream's resumes.
 """
 
 from __future__ import annotations
@@ -122,24 +124,28 @@ FETCH_MAX_BYTES = 64 * 1024 * 1024  # the roller's fetch answers: every partitio
 
 def rolled_groups() -> dict[str, tuple[str, ...]]:
     """Each rolled topic (`bus.ROLLED`) -> the consumer groups that read it: all must have committed a resting
-    topic before it is emptied. Not rolled: xq.clock and xq.arbiter (ingest's outbox checks their logs for a
-    broker that lost what it acknowledged; vision reads xq.arbiter from its start), xq.game-events (vision and the
-    live stream read it from its start, and stream ids are its offsets) and xq.dlq (nobody commits it)."""
+    topic before it is emptied. Readers without a group read both topics of a pair and live with what was emptied:
+    the live stream (its ids name the period, services/referee/api.py: a client behind an emptied topic is told to
+    reset), vision's resume (completed by the API's boards) and ingest's outbox (an emptied log the referee group
+    had committed is no loss). Not rolled: xq.dlq (nobody commits it; kept for the operators)."""
     from xqarb import bus
 
-    return {bus.FRAMES: (bus.VISION_GROUP,), bus.OBSERVATIONS: (bus.REFEREE_GROUP,)}
+    return {bus.FRAMES: (bus.VISION_GROUP,), bus.OBSERVATIONS: (bus.REFEREE_GROUP,),
+            bus.GAME_EVENTS: (bus.VISION_GROUP,), bus.CLOCK: (bus.REFEREE_GROUP,),
+            bus.ARBITER: (bus.REFEREE_GROUP, bus.VISION_GROUP)}
 
 
 class TopicRoller:
-    """Keeps a rolled topic (`bus.ROLLED`: the frames, the observations) held by a broker without retention to
-    about one period (`bus.ROLL_PERIODS_S`).
+    """Keeps a rolled topic (`bus.ROLLED`: the frames, the observations, the game events, clock presses and arbiter
+    actions) held by a broker without retention to about one period (`bus.ROLL_PERIODS_S`), two for game events.
 
     Makes the second topic beside the first (xq.frames.roll beside xq.frames; producers and consumers in
     `xqarb.bus` see it and roll), then, each period, deletes the resting topic and makes it again, empty, as soon as
-    every group in `groups` has committed all of it (ROLL_SETTLE_S after the switch at the earliest, so that late
-    acknowledgements are in). Frames still not committed ROLL_LEAD_S before producers come back to it are dropped
-    and counted in `expired`; any other topic is kept until every group committed it, never emptied within
-    ROLL_LEAD_S of producers coming back to it (see `rolled_groups` for what is not rolled, and why).
+    every group in `groups` has committed all of it (`bus.roll_keep_s` after the switch at the earliest: late
+    acknowledgements, ingest's outbox, the live stream's resumes). Frames still not committed ROLL_LEAD_S before
+    producers come back to it are dropped and counted in `expired`; any other topic is kept until every group
+    committed it, never emptied within ROLL_LEAD_S of producers coming back to it (see `rolled_groups` for who
+    reads what).
     """
 
     def __init__(
@@ -165,6 +171,7 @@ class TopicRoller:
         self.expired = 0  # frames emptied before every group had committed them
         self.freed = 0  # records emptied in all
         self._emptied: tuple[str, int] | None = None  # (topic, period) last emptied
+        self._read_since: tuple[str, int, float] | None = None  # (topic, period, when) first seen read by every group
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._probes: dict[str, Any] = {}
@@ -230,8 +237,8 @@ class TopicRoller:
         period_s = bus.ROLL_PERIODS_S[self.topic]
         period = int(now // period_s)
         since = bus.since_switch_s(now, self.topic)
-        if self._emptied == (resting, period) or since < bus.ROLL_SETTLE_S:
-            return False
+        if self._emptied == (resting, period) or since < bus.roll_keep_s(self.topic):
+            return False  # (kept at least this long: bus.ROLL_KEEP_S)
         if self._ends is None:
             # Large fetches: this broker answers a fetch with whole batches of frames, beyond the 1 MB default.
             self._ends = KafkaConsumer(bootstrap_servers=self.bootstrap, client_id="xq-roller",
@@ -256,7 +263,12 @@ class TopicRoller:
         if unread and since < period_s - ROLL_LEAD_S:
             return False  # still being consumed
         if not self.droppable and (unread or since >= period_s - ROLL_LEAD_S):
+            self._read_since = None
             return False  # kept until every group committed it; not made again as producers come back to it
+        if self._read_since is None or self._read_since[:2] != (resting, period):
+            self._read_since = (resting, period, now)
+        if now - self._read_since[2] < bus.ROLL_READ_KEEP_S.get(self.topic, 0.0):
+            return False  # read, and kept a little longer (ingest's outbox looks at the commits first)
         _admin_request(self.bootstrap, _delete_topics_request(resting))
         bus.ensure_topics(self.bootstrap, [resting], partitions=len(parts) or self.partitions)
         self._emptied = (resting, period)

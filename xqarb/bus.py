@@ -65,9 +65,37 @@ ROLL_RECHECK_S = 30.0  # how often a producer of frames looks again whether the 
 # observations at most once in it.
 OBSERVATIONS_ROLLED = "xq.observations.roll"
 OBSERVATIONS_ROLL_S = 300.0
+# The referee's outputs roll too (xq.game-events / xq.game-events.roll; the vision group reads them): some 2.8 MB a
+# board-hour at the demo's pace. A resting topic of game events is kept until the last GAME_EVENTS_LAST_S of its rest,
+# so the broker holds between one and two periods of them (8 boards: 4-7 MB): a live-stream client may fall one period
+# behind and still resume without a reset even after the API process restarted (a running API serves resumes from its
+# own buffer of the stream, StreamHub, whatever the broker emptied); a vision process that restarts reads the games in
+# progress from them, the starts of longer games from the API's boards (services/vision/resume.py).
+GAME_EVENTS_ROLLED = "xq.game-events.roll"
+GAME_EVENTS_ROLL_S = 600.0
+GAME_EVENTS_LAST_S = 60.0  # the part of a rest of game events in which the roller may empty it (before ROLL_LEAD_S)
+# Clock presses and arbiter actions roll (read by the referee group; xq.arbiter by the vision group too): 0.7 and
+# 0.04 MB a board-hour. A resting topic of these is kept at least INPUT_REST_KEEP_S: ingest's outbox looks every
+# second at the logs it was acknowledged in, and at which of its entries the referee group committed, and must see
+# the commit before the log is emptied to tell an emptying from a broker that lost them (services/ingest/outbox.py).
+CLOCK_ROLLED = "xq.clock.roll"
+ARBITER_ROLLED = "xq.arbiter.roll"
+CLOCK_ROLL_S = 300.0
+ARBITER_ROLL_S = 600.0  # few actions: a period holds some 7 KB a board
+INPUT_REST_KEEP_S = 30.0
+# ...and emptied only once every group has committed all of it for this long: a loaded referee commits a resting
+# topic late, and the roller, which looks twice a second, would otherwise empty it before the outbox (once a second,
+# a look that may fail under load) saw the commit, and the outbox would send again what nobody lost.
+ROLL_READ_KEEP_S: dict[str, float] = {CLOCK: 10.0, ARBITER: 10.0}
 # A rolled topic -> its second topic, and how long each of the two takes new records in turn.
-ROLLED: dict[str, str] = {FRAMES: FRAMES_ROLLED, OBSERVATIONS: OBSERVATIONS_ROLLED}
-ROLL_PERIODS_S: dict[str, float] = {FRAMES: FRAMES_ROLL_S, OBSERVATIONS: OBSERVATIONS_ROLL_S}
+ROLLED: dict[str, str] = {FRAMES: FRAMES_ROLLED, OBSERVATIONS: OBSERVATIONS_ROLLED, GAME_EVENTS: GAME_EVENTS_ROLLED,
+                          CLOCK: CLOCK_ROLLED, ARBITER: ARBITER_ROLLED}
+ROLL_PERIODS_S: dict[str, float] = {FRAMES: FRAMES_ROLL_S, OBSERVATIONS: OBSERVATIONS_ROLL_S,
+                                    GAME_EVENTS: GAME_EVENTS_ROLL_S, CLOCK: CLOCK_ROLL_S, ARBITER: ARBITER_ROLL_S}
+# How long after a switch a resting topic is kept at least before the roller may empty it (the settling of late
+# acknowledgements where not given).
+ROLL_KEEP_S: dict[str, float] = {GAME_EVENTS: GAME_EVENTS_ROLL_S - GAME_EVENTS_LAST_S, CLOCK: INPUT_REST_KEEP_S,
+                                 ARBITER: INPUT_REST_KEEP_S}
 # Camera frames may be up to 4 MB (ingest's max_frame_bytes); a request carries one frame plus its envelope.
 MAX_REQUEST_BYTES = 5 * 1024 * 1024
 # The largest fetch answer a consumer takes. The embedded broker answers a fetch with all it has, whatever the
@@ -164,6 +192,30 @@ def frames_topics_at(now_s: float) -> tuple[str, str]:
 def since_switch_s(now_s: float, topic: str = FRAMES) -> float:
     """Seconds since the rolled pair of `topic` (the frames by default) last switched topic."""
     return now_s % ROLL_PERIODS_S[topic]
+
+
+def roll_keep_s(topic: str) -> float:
+    """How long after a switch the resting topic of `topic`'s pair is kept at least (ROLL_KEEP_S)."""
+    return max(ROLL_SETTLE_S, ROLL_KEEP_S.get(topic, ROLL_SETTLE_S))
+
+
+def with_rolled(topics: Iterable[str], existing: Iterable[str]) -> list[str]:
+    """`topics` and, for those a broker rolls (their second topic is among `existing`), their second topics: what a
+    reader of whole topics (no consumer group) reads to see every record."""
+    have = set(existing)
+    wanted = list(topics)
+    return wanted + [ROLLED[t] for t in wanted if t in ROLLED and ROLLED[t] in have and ROLLED[t] not in wanted]
+
+
+def generation(topic: str, timestamp_ms: int) -> int:
+    """The period (`int(time // period)`) whose producers wrote into the topic of a rolled pair a record stamped
+    `timestamp_ms`: its own period where that period writes `topic` (xq.game-events in even periods, its second
+    topic in odd ones), else the one before (acknowledged after the switch, sent before it: producers stamp a
+    record after choosing its topic)."""
+    base = base_topic(topic)
+    period = int(timestamp_ms / 1000.0 // ROLL_PERIODS_S[base])
+    writes_base = period % 2 == 0
+    return period if writes_base == (topic == base) else period - 1
 
 
 def base_topic(topic: str) -> str:
@@ -872,9 +924,11 @@ class Reader:
         client_id: str = "xqarb-reader",
         timeout_s: float = 30.0,
         partitions: Sequence[int] | None = None,
+        rolled: bool = False,
         **config: Any,
     ) -> None:
-        """`partitions`: only these partition numbers of each topic (None: all of them)."""
+        """`partitions`: only these partition numbers of each topic (None: all of them). `rolled`: the second topics
+        of those of `topics` the broker rolls too (`with_rolled`), so that every record is read."""
         from kafka import KafkaConsumer
         from kafka import TopicPartition as KafkaTopicPartition
         from kafka.errors import KafkaError
@@ -896,6 +950,8 @@ class Reader:
             self._consumer = KafkaConsumer(**settings)
             assigned: list[Any] = []
             deadline = time.monotonic() + timeout_s
+            if rolled:
+                topics = with_rolled(topics, self._consumer.topics())
             for topic in topics:
                 ids = self._consumer.partitions_for_topic(topic)
                 while not ids and time.monotonic() < deadline:

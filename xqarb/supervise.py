@@ -581,6 +581,7 @@ class StreamReader:
         self._generation = 0
         self._poll: Callable[[], Any] | None = make()
         self._base: dict[int, int] = {}
+        self._shift: dict[int, int] = {}  # partition -> what its offsets are moved on by since the renewal
         self._paused = False
 
     def pause(self) -> None:
@@ -615,6 +616,7 @@ class StreamReader:
 
         with self._lock:
             generation, poll, base, paused = self._generation, self._poll, self._base, self._paused
+            shift = self._shift
         if paused:
             time.sleep(PAUSED_POLL_S)
             return []
@@ -625,7 +627,8 @@ class StreamReader:
                 with self._lock:
                     if generation != self._generation:
                         return []
-                    self._poll, self._base = poll, base
+                    self._poll, self._base, self._shift = poll, base, {}
+                    shift = self._shift
             items = poll()
         except (KafkaError, OSError) as exc:
             # The hub's thread must not die of it (the venue would serve stale boards): said, and tried again.
@@ -635,4 +638,12 @@ class StreamReader:
         with self._lock:
             if generation != self._generation:
                 return []
-        return [(p, offset + base.get(p, 0), event) for p, offset, event in items]
+        out = []
+        for p, offset, event in items:
+            if p not in shift:
+                # Past everything streamed: by the hub's position at the renewal less the first offset read after
+                # it (0 on a topic that starts over; a rolled topic's stream offsets name their generation, so
+                # only those of the same generation as before move on, stream_roll.py).
+                shift[p] = max(0, base.get(p, 0) - offset)
+            out.append((p, offset + shift[p], event))
+        return out

@@ -189,7 +189,8 @@ class System:
             metrics.kafka_lag(
                 bootstrap,
                 [bus.VISION_GROUP, bus.REFEREE_GROUP],
-                [bus.FRAMES, bus.FRAMES_ROLLED, bus.OBSERVATIONS, bus.OBSERVATIONS_ROLLED, bus.CLOCK, bus.ARBITER],
+                [bus.FRAMES, bus.FRAMES_ROLLED, bus.OBSERVATIONS, bus.OBSERVATIONS_ROLLED, bus.CLOCK, bus.CLOCK_ROLLED,
+                 bus.ARBITER, bus.ARBITER_ROLLED, bus.GAME_EVENTS, bus.GAME_EVENTS_ROLLED],
             )
         )
         self.services.append(sampler.start())

@@ -192,6 +192,8 @@ def publish_once(
 
 TopicPartitionKey = tuple[str, int]
 LogEnds = Callable[[Sequence[TopicPartitionKey]], Mapping[TopicPartitionKey, int]]
+# The referee group's committed offset (the next offset it will read) of each (topic, partition); None: none.
+LogCommits = Callable[[Sequence[TopicPartitionKey]], Mapping[TopicPartitionKey, int | None]]
 
 
 def kafka_log_ends(bootstrap: str, timeout_s: float = 3.0) -> tuple[LogEnds, Callable[[], None]]:
@@ -214,6 +216,32 @@ def kafka_log_ends(bootstrap: str, timeout_s: float = 3.0) -> tuple[LogEnds, Cal
     return ends, consumer.close
 
 
+def kafka_log_commits(bootstrap: str, group: str = bus.REFEREE_GROUP,
+                      timeout_s: float = 3.0) -> tuple[LogCommits, Callable[[], None]]:
+    """(log_commits, close): `group`'s committed offset of each (topic, partition) now (without joining it)."""
+    from kafka import KafkaConsumer, TopicPartition
+    from kafka.errors import KafkaError
+
+    # (never joins the group: its session settings only have to be consistent with a short request timeout)
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False,
+                             client_id="xq-ingest-outbox-commits", request_timeout_ms=int(timeout_s * 1000) + 1,
+                             session_timeout_ms=int(timeout_s * 1000), heartbeat_interval_ms=int(timeout_s * 300))
+
+    def commits(keys: Sequence[TopicPartitionKey]) -> Mapping[TopicPartitionKey, int | None]:
+        try:
+            return {(t, p): consumer.committed(TopicPartition(t, p)) for t, p in keys}
+        except (KafkaError, AssertionError, KeyError) as exc:
+            raise bus.BusError(f"cannot read {group}'s commits of {list(keys)}: {exc}") from exc
+
+    return commits, consumer.close
+
+
+def resting(topic: str, now: float) -> bool:
+    """Whether `topic` is the resting topic of a rolled pair at wall-clock `now` (the roller may empty it)."""
+    base = bus.base_topic(topic)
+    return base in bus.ROLLED and bus.rolled_topics_at(base, now)[1] == topic
+
+
 class OutboxPublisher:
     """Ingest's `Publisher`: events into the outbox (then 202), frames straight to Kafka, dead letters through
     `direct`. A thread publishes the outbox; start it with `start()`, stop with `close()`."""
@@ -228,6 +256,7 @@ class OutboxPublisher:
         confirm_wait_s: float = CONFIRM_WAIT_S,
         max_backlog: int = MAX_BACKLOG,
         log_ends: LogEnds | None = None,
+        log_commits: LogCommits | None = None,
         keep_acked_s: float = KEEP_ACKED_S,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
@@ -238,11 +267,16 @@ class OutboxPublisher:
         self.confirm_wait_s = confirm_wait_s
         self.max_backlog = max_backlog
         self.log_ends = log_ends  # where the broker's logs end now; None: never checked (no resend)
+        # The referee group's commits: a resting log of a rolled pair (bus.ROLLED) that it had committed past what was
+        # acknowledged there may be emptied by the roller (xqarb.broker.TopicRoller), which is no loss. None: every
+        # log that starts over is a loss.
+        self.log_commits = log_commits
         self.keep_acked_s = keep_acked_s
         self.wall_clock = wall_clock
         self.resent = 0  # acknowledged entries sent again because the broker lost them
         self._acked: dict[TopicPartitionKey, int] = {}  # the highest offset acknowledged per partition, kept
         self._ends: dict[TopicPartitionKey, int] = {}  # where those logs ended at the last check
+        self._consumed: set[TopicPartitionKey] = set()  # of those, the ones the referee group committed past it
         self._check_log = True  # ask the broker where its logs end before the next round
         self._next_check = 0.0
         self._close_log_ends: Callable[[], None] | None = None
@@ -267,9 +301,15 @@ class OutboxPublisher:
         sender = bus.Producer(bootstrap, client_id="xq-ingest-outbox", timeout_s=ack_timeout_s)
         outbox = Outbox(path)
         ends, close_ends = kafka_log_ends(bootstrap)
-        publisher = cls(outbox, sender, direct, log_ends=ends)
+        commits, close_commits = kafka_log_commits(bootstrap)
+        publisher = cls(outbox, sender, direct, log_ends=ends, log_commits=commits)
         publisher._own_sender = sender
-        publisher._close_log_ends = close_ends
+
+        def close_checks() -> None:
+            close_ends()
+            close_commits()
+
+        publisher._close_log_ends = close_checks
         return publisher.start()
 
     # --- the Publisher protocol ---------------------------------------------------------------------------------
@@ -305,7 +345,11 @@ class OutboxPublisher:
                 delivery = self._delivered.pop(entry_id, None)
             finally:
                 self._waiting.discard(entry_id)
-        return None if delivery is None else (delivery.partition, delivery.offset)  # (only frames roll)
+        if delivery is None:
+            return None
+        if delivery.topic != topic:  # the topic of the period where the broker rolls it (bus.ROLLED)
+            return Stored(delivery.partition, delivery.offset, delivery.topic)
+        return delivery.partition, delivery.offset
 
     def _publish_frame(self, topic: str, event: Event, timeout: float) -> Stored | tuple[int, int] | None:
         if not self.healthy:
@@ -365,7 +409,8 @@ class OutboxPublisher:
         now = self.wall_clock()
         if self.log_ends is not None and self._acked and (self._check_log or now >= self._next_check):
             try:
-                self._resend_if_lost(self.log_ends(sorted(self._acked)))
+                self._note_consumed(now)
+                self._resend_if_lost(self.log_ends(sorted(self._acked)), now)
                 self._check_log = False
             except bus.BusError as exc:
                 if self._check_log:
@@ -382,9 +427,11 @@ class OutboxPublisher:
             key = (delivery.topic, delivery.partition)
             lost = lost or delivery.offset <= self._acked.get(key, -1)  # the log counts from 0 again
             self._acked[key] = max(delivery.offset, self._acked.get(key, -1))
+            self._consumed.discard(key)  # (consumed up to an earlier entry: asked again)
         if kept == 0:
             self._acked.clear()
             self._ends.clear()
+            self._consumed.clear()
         with self._wake:
             self._backlog = max(0, self._backlog - len(done))
             OUTBOX_PENDING.set(self._backlog)
@@ -395,24 +442,46 @@ class OutboxPublisher:
             self._wake.notify_all()
         OUTBOX_PUBLISHED.inc(len(done))
         if lost:
-            self._resend_if_lost(None)
+            self._resend_if_lost(None, now)
         if failure is not None:
             self._check_log = True  # the broker went away: did it keep what it acknowledged?
         return failure
 
-    def _resend_if_lost(self, ends: Mapping[TopicPartitionKey, int] | None) -> None:
+    def _note_consumed(self, now: float) -> None:
+        """Ask the referee group's commits of the resting logs of rolled pairs that hold acknowledged entries not yet
+        known consumed (the roller empties a resting log only once every group that reads it committed all of it,
+        bus.ROLL_KEEP_S after the switch at the earliest: this looks every CHECK_LOG_S before)."""
+        if self.log_commits is None:
+            return
+        keys = [key for key in sorted(self._acked) if key not in self._consumed and resting(key[0], now)]
+        if not keys:
+            return
+        for key, committed in self.log_commits(keys).items():
+            if committed is not None and committed > self._acked.get(key, -1):
+                self._consumed.add(key)
+
+    def _resend_if_lost(self, ends: Mapping[TopicPartitionKey, int] | None, now: float) -> None:
         """Send the kept acknowledged entries again when a log they were acknowledged in is empty or ends before
         where it ended at the last check (`ends` None: known lost). Not "ends at or before the offset
         acknowledged": the embedded broker reports a log's end as its last batch's first offset + 1, short of
-        the true end when that batch held several messages."""
+        the true end when that batch held several messages. Not lost: a resting log of a rolled pair whose entries
+        the referee group had committed (`_note_consumed`): the roller emptied it; those entries are forgotten."""
         if ends is not None:
             lost = [key for key in self._acked if ends.get(key, 0) == 0 or ends.get(key, 0) < self._ends.get(key, 0)]
-            if not lost:
+            emptied = [key for key in lost if key in self._consumed and resting(key[0], now)]
+            for key in emptied:
+                del self._acked[key]
+                self._ends.pop(key, None)
+                self._consumed.discard(key)
+            if emptied:
+                log.info("ingest outbox: %s emptied by the roller after the referee group read them", emptied)
+            if len(lost) == len(emptied):
                 self._ends.update({key: ends[key] for key in self._acked})
                 return
         count = self.outbox.resend_kept()
         self._acked.clear()
         self._ends.clear()
+        self._consumed.clear()
         self.resent += count
         OUTBOX_RESENT.inc(count)
         with self._wake:

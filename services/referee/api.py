@@ -16,7 +16,10 @@ A client that reconnects with it gets exactly the events it had not seen, in the
 process restarted (it rebuilds its buffer from the topic). Offsets alone would not survive the topic itself
 starting over (the embedded broker keeps its topics in memory): the digest is checked against the event now at
 that place, and where it is not the same event (or no event is there) the client gets a `reset` event telling it
-to re-read the state, then every event the server holds, instead of silently nothing.
+to re-read the state, then every event the server holds, instead of silently nothing. Where the embedded broker
+rolls xq.game-events (two topics, each emptied every other period), the offsets in ids are stream offsets that
+name the generation (stream_roll.py): ids keep their meaning across rolls, and one of a generation emptied since is
+answered with the reset.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from flask import Blueprint, Response, request, send_file
 from xqarb import metrics
 from xqarb.events import Event
 from xqarb.referee.http_json import ApiError, error_response, int_arg, json_response
+from xqarb.referee.stream_roll import generation_of
 
 log = logging.getLogger(__name__)
 
@@ -162,17 +166,24 @@ class StreamHub:
     def add(self, partition: int, offset: int, event: Event) -> StreamItem | None:
         digest = event_digest(event.event_id)
         with self._cond:
+            late = False
             if offset < self._position.get(partition, 0):
                 held = self._find(partition, offset)
-                if held is None or held.digest == digest:
+                # An event of an older generation than the partition's position (stream_roll.py): acknowledged late
+                # into the resting topic of a rolled pair, read after newer ones. Streamed where it is read (the
+                # position does not go back: a client resuming from an id between them does not get it again).
+                late = held is None and generation_of(offset) < generation_of(self._position[partition])
+                if not late and (held is None or held.digest == digest):
                     return None  # read twice (a reconnect of the reader): already buffered
-                # Another event where one was read before: the topic started over (a broker that kept it in
-                # memory restarted). Offsets count from there again; ids given before no longer match (reset).
-                log.warning("stream: %s partition %d starts over (offset %d holds another event now)",
-                            GAME_EVENTS_TOPIC, partition, offset)
-                self._position.clear()
-                self._since = self.dropped + len(self.items)
-            self._position[partition] = offset + 1
+                if not late:
+                    # Another event where one was read before: the topic started over (a broker that kept it in
+                    # memory restarted). Offsets count from there again; ids given before no longer match (reset).
+                    log.warning("stream: %s partition %d starts over (offset %d holds another event now)",
+                                GAME_EVENTS_TOPIC, partition, offset)
+                    self._position.clear()
+                    self._since = self.dropped + len(self.items)
+            if not late:
+                self._position[partition] = offset + 1
             item = StreamItem(
                 index=self.dropped + len(self.items),
                 partition=partition,
@@ -291,31 +302,41 @@ class StreamHub:
             self._cond.notify_all()
 
 
-def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC) -> Callable[[], list[tuple[int, int, Event]]]:
+def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC, *,
+                      wall_clock: Callable[[], float] = time.time) -> Callable[[], list[tuple[int, int, Event]]]:
     """A `poll` for StreamHub.run: reads every partition of xq.game-events from the beginning (no consumer group:
-    every API process keeps the whole stream). Messages that do not decode are skipped with a note (the referee's
-    own output; the referee already keeps the ledger)."""
+    every API process keeps the whole stream), and of its second topic where the broker rolls it (stream_roll.py:
+    the offsets returned are then stream offsets, naming the generation). Messages that do not decode are skipped
+    with a note (the referee's own output; the referee already keeps the ledger)."""
     from kafka import KafkaConsumer, TopicPartition
 
-    from xqarb.bus import FETCH_MAX_WAIT_MS
+    from xqarb import bus
     from xqarb.codec import CodecError, decode
+    from xqarb.referee.stream_roll import RollOrder, stream_offset
 
     # earliest: when the broker starts over (its topics were in memory), read its new log from the beginning
     # rather than from its end, so no event published meanwhile is skipped (StreamHub.add notices the restart).
     consumer = KafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None, client_id="xq-api-stream",
-        auto_offset_reset="earliest", fetch_max_wait_ms=FETCH_MAX_WAIT_MS,  # a move's latency to the screen
+        auto_offset_reset="earliest", fetch_max_wait_ms=bus.FETCH_MAX_WAIT_MS,  # a move's latency to the screen
+        receive_message_max_bytes=bus.FETCH_RESPONSE_MAX_BYTES,
     )
-    assigned: set[int] = set()
+    assigned: set[Any] = set()
     caught_up = threading.Event()
+    order = RollOrder(consumer, topic, wall_clock)
+    rolled = [False]  # the broker rolls the topic: its second topic exists
 
     def refresh() -> None:
-        parts = consumer.partitions_for_topic(topic) or set()
-        if parts - assigned:
-            assigned.update(parts)
-            tps = [TopicPartition(topic, p) for p in sorted(assigned)]
-            consumer.assign(tps)
-            consumer.seek_to_beginning(*[tp for tp in tps if tp.partition in parts])
+        names = [topic]
+        if topic in bus.ROLLED and bus.ROLLED[topic] in consumer.topics():
+            names.append(bus.ROLLED[topic])
+        tps = {TopicPartition(name, p) for name in names for p in consumer.partitions_for_topic(name) or ()}
+        new = tps - assigned
+        if new:
+            assigned.update(new)
+            consumer.assign(sorted(assigned))
+            consumer.seek_to_beginning(*new)
+            rolled[0] = len(names) > 1
 
     last_refresh = 0.0
 
@@ -327,17 +348,21 @@ def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC) -> Callabl
         if not assigned:
             time.sleep(0.2)
             return []
+        if rolled[0]:
+            order.order(assigned)
         out = []
         batches = consumer.poll(timeout_ms=200)
+        order.seen(batches)
         if not batches:
             caught_up.set()  # a poll with nothing to read: the topic's end was reached
         for tp, records in batches.items():
             for rec in records:
+                offset = stream_offset(tp.topic, rec.offset, rec.timestamp) if rolled[0] else rec.offset
                 try:
-                    out.append((tp.partition, rec.offset, decode(rec.value)))
+                    out.append((tp.partition, offset, decode(rec.value)))
                 except CodecError as exc:
-                    print(f"api: skipping undecodable message {tp.partition}:{rec.offset} on {topic}: {exc}")
-        return out
+                    print(f"api: skipping undecodable message {tp.partition}:{rec.offset} on {tp.topic}: {exc}")
+        return sorted(out, key=lambda item: (item[0], item[1]))  # a partition's events in stream order
 
     poll.ready = lambda: bool(assigned)  # type: ignore[attr-defined]  # for StreamHub.readiness (/readyz)
     poll.caught_up = caught_up.is_set  # type: ignore[attr-defined]  # for StreamHub.resume_index

@@ -68,10 +68,11 @@ def test_every_rolled_topic_pairs_with_its_second_and_switches_on_its_own_period
     assert bus.base_topic(bus.OBSERVATIONS_ROLLED) == bus.OBSERVATIONS
     assert bus.base_topic(bus.CLOCK) == bus.CLOCK
     rollers = topic_rollers("127.0.0.1:1", partitions=PARTITIONS)
-    assert {r.topic: r.groups for r in rollers} == {bus.FRAMES: (bus.VISION_GROUP,),
-                                                     bus.OBSERVATIONS: (bus.REFEREE_GROUP,)}
+    assert {r.topic: r.groups for r in rollers} == {
+        bus.FRAMES: (bus.VISION_GROUP,), bus.OBSERVATIONS: (bus.REFEREE_GROUP,), bus.GAME_EVENTS: (bus.VISION_GROUP,),
+        bus.CLOCK: (bus.REFEREE_GROUP,), bus.ARBITER: (bus.REFEREE_GROUP, bus.VISION_GROUP)}
     with pytest.raises(broker_module.BrokerError, match="not a rolled topic"):
-        TopicRoller("127.0.0.1:1", partitions=PARTITIONS, topic=bus.GAME_EVENTS)
+        TopicRoller("127.0.0.1:1", partitions=PARTITIONS, topic=bus.DLQ)
 
 
 def test_a_producer_sends_observations_to_the_topic_of_the_period(fresh_broker: EmbeddedBroker) -> None:
