@@ -659,23 +659,44 @@ def test_a_handicap_start_announced_by_the_venue_is_read_as_such() -> None:
         tracker.initial(start=handicap[:89])
 
 
+def _rendered_from(fen: str, moves: list[str], seed: int, first: int):
+    """(index, frame) of the hard video of `moves` (scene `seed`, as gamecheck renders it), from frame `first` (counted
+    from 0) on. Only the frames from the last still board at or before `first` are drawn (`render_game`'s
+    `from_ply`: byte for byte the whole video's frames; its plan, without pixels, tells where each still board
+    begins): a stretch late in a game costs its own frames, not the whole game's before it."""
+    from xqarb.vision.render import game_truth, render_game
+
+    plan = game_truth(fen, moves, seed, difficulty="hard", misplace_rate=0.05, nudge_rate=0.03)
+    starts = [next(i for i, (_, t) in enumerate(plan) if t.ply >= ply and not t.hand_present)
+              for ply in range(len(moves) + 1)]
+    ply = max(p for p, i in enumerate(starts) if i <= first)
+    video = render_game(fen, moves, seed, difficulty="hard", misplace_rate=0.05, nudge_rate=0.03, from_ply=ply)
+    for k, frame in enumerate(video, start=starts[ply]):
+        assert frame.t_us == plan[k][0]  # (the frame the plan has at that index)
+        if k >= first:
+            yield k, frame
+
+
 def _game_stills(shared_data, game: int, plies: tuple[int, ...]):
     """Hard game `game` of the games file rendered as gamecheck renders it (scene 1000 + game, 40 moves): the
     true calibration, the position after each of `plies` moves and the still frames (hand away) that show it."""
     from gamecheck import load_games
 
     from xqarb.referee.rules import Move, Position
-    from xqarb.vision.render import render_game
+    from xqarb.vision.render import game_truth
 
     fen, moves = load_games(shared_data / "games" / "ccpd_dev.jsonl", game + 1, 40)[game]
     positions = [Position.from_fen(fen)]
     for m in moves[:max(plies)]:
         positions.append(positions[-1].play(Move.parse(m)))
     still: dict[int, list] = {p: [] for p in plies}
-    fit = None
-    for frame in render_game(fen, moves, 1000 + game, difficulty="hard", misplace_rate=0.05, nudge_rate=0.03):
+    # the calibration of the video's first frame (its truth alone: no pixels drawn); the frames from the first
+    # still board of min(plies) on, the first that can show it
+    plan = game_truth(fen, moves, 1000 + game, difficulty="hard", misplace_rate=0.05, nudge_rate=0.03)
+    fit = _given_fit(plan[0][1])
+    first = next(i for i, (_, t) in enumerate(plan) if t.ply >= min(plies) and not t.hand_present)
+    for _, frame in _rendered_from(fen, moves, 1000 + game, first):
         t = frame.truth
-        fit = fit or _given_fit(t)
         if t.ply in still and not t.hand_present and t.event is None:
             still[t.ply].append(frame.image)
         if t.ply > max(plies) or len(still[max(plies)]) >= 6:
@@ -690,19 +711,16 @@ def _rendered_stretch(shared_data, games: str, game: int, seed: int, plies: int,
     from gamecheck import load_games
 
     from xqarb.referee.rules import Move, Position
-    from xqarb.vision.render import render_game
 
     fen, moves = load_games(shared_data / "games" / games, game + 1, 40)[game]
     position = Position.from_fen(fen)
     for m in moves[:plies]:
         position = position.play(Move.parse(m))
     frames, truths = [], []
-    for k, frame in enumerate(render_game(fen, moves, seed, difficulty="hard", misplace_rate=0.05,
-                                          nudge_rate=0.03), start=1):
-        if k >= first:
-            frames.append(frame.image)
-            truths.append(frame.truth)
-        if k == last:
+    for k, frame in _rendered_from(fen, moves, seed, first - 1):
+        frames.append(frame.image)
+        truths.append(frame.truth)
+        if k == last - 1:
             break
     return _given_fit(truths[0]), position, moves, frames, truths
 
