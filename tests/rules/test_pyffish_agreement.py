@@ -114,7 +114,7 @@ def test_legal_moves_of_real_game_positions_match_pyffish(shared_data: Path) -> 
     text = (shared_data / "games" / "ccpd_dev.pgn").read_text(encoding="utf-8")
     games = read_pgn(text)
     positions = 0
-    for i in range(0, len(games), 12):  # every 12th game: openings, middlegames and endings of ~84 games
+    for i in range(0, len(games), 24):  # every 24th game: openings, middlegames and endings of 42 games
         for pos in replay(games[i], i).positions:
             fen = pos.fen()
             assert sorted(_uci(str(m)) for m in pos.legal_moves()) == _reference(fen), fen

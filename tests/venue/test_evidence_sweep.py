@@ -24,8 +24,15 @@ from xqarb.vision.sweep import EvidenceSweeper, open_venue_store, venue_frame_lo
 
 S = 1_000_000
 # The game began just before the test: its frames are stored now (the stores' own clock), and the ledger's last
-# entry, 10 minutes on, is past the policy's thin_after_s for all of them.
+# entry, 10 minutes on, is past the policy's thin_after_s for all of them. Set again as each test starts (below):
+# taken once at import, it lay minutes before a test run late in a long suite, whose frames were then too recent.
 T0 = (time.time_ns() // 1000 // S // 60 - 1) * 60 * S  # (on a minute: 30 s windows start with it)
+
+
+@pytest.fixture(autouse=True)
+def _game_began_just_before_the_test() -> None:
+    global T0
+    T0 = (time.time_ns() // 1000 // S // 60 - 1) * 60 * S
 BOARD, GAME = "b1", "g-sweep"
 SQ = "." * 90
 FEN_AFTER = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"

@@ -115,7 +115,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                misplace_rate: float = 0.05, nudge_rate: float = 0.03, truth_fit: bool = False,
                referee: bool = False, adopt: str = "none", adopt_lag: int = 2,
                movefit: bool = True, from_ply: int = 0, stable_us: int | None = None, hard: str | None = None,
-               piece_crops: str | None = None) -> GameResult:
+               piece_crops: str | None = None, until_ply: int | None = None) -> GameResult:
     """One rendered game through the tracker. `truth_fit`: calibrate the tracker with the renderer's true corners
     (as an operator would by hand) instead of letting it find the board, so that the figures are the tracker's own.
     `referee`: judge each snapshot with the referee's own inference (`xqarb.referee.inference.infer`), which is more
@@ -136,6 +136,10 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     frames as the whole video's from there), the tracker told that position as the game's start
     (`Tracker.expect_start`, as the service does with a GameStarted's start position); the moves before count as
     `given`, and the figures are the video's from there.
+    `until_ply`: the video up to the frame before the one where the move after `until_ply` moves is set down (the
+    board's still time after the `until_ply`-th move and the next hand's coming drawn, the rest not): the figures are
+    the whole video's over its first `until_ply` moves (the video, the scene and the tracker's frames up to there
+    are the whole game's), at the cost of those moves alone.
     """
     from xqarb.referee.inference import infer
     from xqarb.referee.rules import Move, Position
@@ -144,6 +148,9 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     from xqarb.vision.render import render_game
     from xqarb.vision.tracker import Tracker
 
+    end = len(moves) if until_ply is None else until_ply
+    if not from_ply <= end <= len(moves):
+        raise ValueError(f"until_ply must be within {from_ply}..{len(moves)}, not {until_ply}")
     res = GameResult(given=from_ply)
     t0 = time.time()
     from xqarb.vision.settings import TrackerConfig
@@ -178,8 +185,10 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
         scene = harden(random_scene(seed, difficulty=difficulty), parse(hard, seed, crops=piece_crops))
     for frame in render_game(start_fen, moves, seed, fps=fps, difficulty=difficulty, misplace_rate=misplace_rate,
                              nudge_rate=nudge_rate, from_ply=from_ply, scene=scene):
-        res.frames += 1
         tr = frame.truth
+        if tr.ply > end:
+            break  # the move after `until_ply` set down: the rest of the video is not looked at
+        res.frames += 1
         if tr.misaligned:
             truth_misaligned.setdefault(tuple(sorted(tr.misaligned)), tr.ply)
         if tr.lifted:
@@ -287,7 +296,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                     pending_designation = cands
         # a lifted piece put back on its point is no move; a snapshot matched nothing is reported above
     del pending_designation
-    res.moves = len(moves) - from_ply
+    res.moves = end - from_ply
     res.misaligned_truth = len(truth_misaligned)
     res.misaligned_reported = len(truth_misaligned.keys() & reported_misaligned)
     res.misaligned_false_pairs = [f"ply {k} {a}/{b}" for (a, b), k in reported_misaligned.items()
@@ -296,8 +305,8 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     res.misaligned_missed = [f"ply {k} {a}/{b}" for (a, b), k in truth_misaligned.items()
                              if (a, b) not in reported_misaligned]
     res.seconds = time.time() - t0
-    if ply < len(moves) and not res.wrong:
-        res.wrong.append(f"only {ply} of {len(moves)} moves inferred")
+    if ply < end and not res.wrong:
+        res.wrong.append(f"only {ply} of {end} moves inferred")
     return res
 
 

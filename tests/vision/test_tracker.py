@@ -659,23 +659,44 @@ def test_a_handicap_start_announced_by_the_venue_is_read_as_such() -> None:
         tracker.initial(start=handicap[:89])
 
 
+def _rendered_from(fen: str, moves: list[str], seed: int, first: int):
+    """(index, frame) of the hard video of `moves` (scene `seed`, as gamecheck renders it), from frame `first` (counted
+    from 0) on. Only the frames from the last still board at or before `first` are drawn (`render_game`'s
+    `from_ply`: byte for byte the whole video's frames; its plan, without pixels, tells where each still board
+    begins): a stretch late in a game costs its own frames, not the whole game's before it."""
+    from xqarb.vision.render import game_truth, render_game
+
+    plan = game_truth(fen, moves, seed, difficulty="hard", misplace_rate=0.05, nudge_rate=0.03)
+    starts = [next(i for i, (_, t) in enumerate(plan) if t.ply >= ply and not t.hand_present)
+              for ply in range(len(moves) + 1)]
+    ply = max(p for p, i in enumerate(starts) if i <= first)
+    video = render_game(fen, moves, seed, difficulty="hard", misplace_rate=0.05, nudge_rate=0.03, from_ply=ply)
+    for k, frame in enumerate(video, start=starts[ply]):
+        assert frame.t_us == plan[k][0]  # (the frame the plan has at that index)
+        if k >= first:
+            yield k, frame
+
+
 def _game_stills(shared_data, game: int, plies: tuple[int, ...]):
     """Hard game `game` of the games file rendered as gamecheck renders it (scene 1000 + game, 40 moves): the
     true calibration, the position after each of `plies` moves and the still frames (hand away) that show it."""
     from gamecheck import load_games
 
     from xqarb.referee.rules import Move, Position
-    from xqarb.vision.render import render_game
+    from xqarb.vision.render import game_truth
 
     fen, moves = load_games(shared_data / "games" / "ccpd_dev.jsonl", game + 1, 40)[game]
     positions = [Position.from_fen(fen)]
     for m in moves[:max(plies)]:
         positions.append(positions[-1].play(Move.parse(m)))
     still: dict[int, list] = {p: [] for p in plies}
-    fit = None
-    for frame in render_game(fen, moves, 1000 + game, difficulty="hard", misplace_rate=0.05, nudge_rate=0.03):
+    # the calibration of the video's first frame (its truth alone: no pixels drawn); the frames from the first
+    # still board of min(plies) on, the first that can show it
+    plan = game_truth(fen, moves, 1000 + game, difficulty="hard", misplace_rate=0.05, nudge_rate=0.03)
+    fit = _given_fit(plan[0][1])
+    first = next(i for i, (_, t) in enumerate(plan) if t.ply >= min(plies) and not t.hand_present)
+    for _, frame in _rendered_from(fen, moves, 1000 + game, first):
         t = frame.truth
-        fit = fit or _given_fit(t)
         if t.ply in still and not t.hand_present and t.event is None:
             still[t.ply].append(frame.image)
         if t.ply > max(plies) or len(still[max(plies)]) >= 6:
@@ -690,19 +711,16 @@ def _rendered_stretch(shared_data, games: str, game: int, seed: int, plies: int,
     from gamecheck import load_games
 
     from xqarb.referee.rules import Move, Position
-    from xqarb.vision.render import render_game
 
     fen, moves = load_games(shared_data / "games" / games, game + 1, 40)[game]
     position = Position.from_fen(fen)
     for m in moves[:plies]:
         position = position.play(Move.parse(m))
     frames, truths = [], []
-    for k, frame in enumerate(render_game(fen, moves, seed, difficulty="hard", misplace_rate=0.05,
-                                          nudge_rate=0.03), start=1):
-        if k >= first:
-            frames.append(frame.image)
-            truths.append(frame.truth)
-        if k == last:
+    for k, frame in _rendered_from(fen, moves, seed, first - 1):
+        frames.append(frame.image)
+        truths.append(frame.truth)
+        if k == last - 1:
             break
     return _given_fit(truths[0]), position, moves, frames, truths
 
@@ -775,9 +793,10 @@ def test_fingers_moving_at_the_corner_under_a_shifted_camera_are_a_hand_moving(s
     from gamecheck import check_game, load_games
 
     fen, moves = load_games(shared_data / "games" / "liu_dahua_iccs.jsonl", 255, 40)[254]
-    res = check_game(fen, moves, 7254, difficulty="hard", truth_fit=True, adopt="moves")
+    # (the 40 moves' video, played to three moves after the case)
+    res = check_game(fen, moves, 7254, difficulty="hard", truth_fit=True, adopt="moves", until_ply=27)
     assert res.false_touched == []
-    assert res.inferred_ok == 40, res.wrong
+    assert res.inferred_ok == 27, res.wrong
 
 
 def test_a_still_change_at_the_edge_is_the_boards_after_five_frames_whatever_their_jitter(shared_data) -> None:
@@ -790,8 +809,9 @@ def test_a_still_change_at_the_edge_is_the_boards_after_five_frames_whatever_the
 
     fen, moves = load_games(shared_data / "games" / "ccpd_dev.jsonl", 836, 40)[835]
     assert moves[33:35] == ["d9e8", "e2h2"]
-    res = check_game(fen, moves, 1835, difficulty="hard", truth_fit=True, adopt="moves")
-    assert res.inferred_ok == 40, res.wrong
+    # (the 40 moves' video, played to two moves after the case)
+    res = check_game(fen, moves, 1835, difficulty="hard", truth_fit=True, adopt="moves", until_ply=36)
+    assert res.inferred_ok == 36, res.wrong
 
 
 def test_a_piece_set_down_beside_another_does_not_touch_it(shared_data) -> None:
@@ -820,9 +840,10 @@ def test_a_taker_set_down_short_of_half_way_stands_on_the_point_it_took(shared_d
 
     fen, moves = load_games(shared_data / "games" / "liu_dahua_iccs.jsonl", 336, 40)[335]
     assert moves[15] == "c9c5"
-    res = check_game(fen, moves, 7335, difficulty="hard", truth_fit=True, adopt="moves")
+    # (the 40 moves' video, played to eight moves after the case: past the six moves on where it told)
+    res = check_game(fen, moves, 7335, difficulty="hard", truth_fit=True, adopt="moves", until_ply=23)
     assert res.misaligned_false_pairs == []
-    assert res.inferred_ok == 40, res.wrong
+    assert res.inferred_ok == 23, res.wrong
 
 
 def test_a_faint_capture_told_by_the_emptied_point_and_the_prey_that_changed(shared_data) -> None:
@@ -926,8 +947,9 @@ def test_a_move_told_by_a_round_outline_come_to_stand_on_its_point(shared_data) 
 
     fen, moves = load_games(shared_data / "games" / "liu_dahua_iccs.jsonl", 55, 40)[54]
     assert moves[22] == "e3e4"
-    res = check_game(fen, moves, 7054, difficulty="hard", truth_fit=True, adopt="moves")
-    first_lost = min((int(w.split(":")[0].split()[1]) for w in res.wrong if w.startswith("ply ")), default=40)
+    # (the 40 moves' video, played to one move after ply 34)
+    res = check_game(fen, moves, 7054, difficulty="hard", truth_fit=True, adopt="moves", until_ply=35)
+    first_lost = min((int(w.split(":")[0].split()[1]) for w in res.wrong if w.startswith("ply ")), default=35)
     assert first_lost >= 34, res.wrong
 
 
@@ -980,21 +1002,24 @@ def _no_refit(*_args: object) -> None:
     return None
 
 
-def _first_moves(shared_data, game: int, n: int, since: int = 0):
+def _first_moves(shared_data, game: int, n: int, since: int = 0, until: int | None = None):
     """Hard game `game`'s first `n` moves through gamecheck (scene 1000 + game, the board calibrated as given). The
     video is that of the `n` moves (the scene's light and shadows depend on them); `since`: only its frames from
     the board left still after that many moves are drawn and tracked, the tracker told that position as the
-    game's start (gamecheck's `from_ply`): a case at a late move is played from a move or two before it."""
+    game's start (gamecheck's `from_ply`): a case at a late move is played from a move or two before it. `until`:
+    only the video's first `until` moves are played (gamecheck's `until_ply`: the same frames as the whole video's up
+    to there): a case early in a long video is played to a move or two after it."""
     from gamecheck import check_game, load_games
 
     fen, moves = load_games(shared_data / "games" / "ccpd_dev.jsonl", game + 1, n)[game]
-    return check_game(fen, moves, 1000 + game, difficulty="hard", truth_fit=True, from_ply=since)
+    return check_game(fen, moves, 1000 + game, difficulty="hard", truth_fit=True, from_ply=since, until_ply=until)
 
 
-def _first_moves_inferred(shared_data, game: int, n: int, since: int = 0) -> tuple[int, list[str]]:
+def _first_moves_inferred(shared_data, game: int, n: int, since: int = 0,
+                          until: int | None = None) -> tuple[int, list[str]]:
     """How many of hard game `game`'s first `n` moves the check followed (the `since` given at the start and those
     inferred from the snapshots), and what went wrong."""
-    res = _first_moves(shared_data, game, n, since)
+    res = _first_moves(shared_data, game, n, since, until)
     return res.followed, res.wrong
 
 
@@ -1087,8 +1112,8 @@ def test_a_move_goes_to_one_point_though_a_shadow_changed_another_piece(shared_d
     on h4 read plainly; the king's point changed as much as a capture does, and was taken for one: two targets, both
     reported as pieces of unknown type, and no move fitted (the game was lost from there). The king's point did not
     turn to red: the rook arrived, the king stays. (The whole game's video: the scene drawn depends on the moves.)"""
-    inferred, wrong = _first_moves_inferred(shared_data, 276, 40, 10)
-    assert inferred == 40, wrong
+    inferred, wrong = _first_moves_inferred(shared_data, 276, 40, 10, until=15)  # (to two moves after it)
+    assert inferred == 15, wrong
 
 
 def test_a_piece_half_way_beside_where_its_ink_reads_names_both(shared_data) -> None:
@@ -1106,8 +1131,8 @@ def test_a_piece_still_half_way_is_not_taken_as_set_right(shared_data) -> None:
     outline lies within 0.3, but its disc is 0.54 off the point: it still stands between the two, and the letter the
     tracker kept for the pair is not put on g8 (that lost the whole game while the correction by sight took any
     plain reading for the piece set right)."""
-    res = _first_moves(shared_data, 101, 40)
-    assert res.inferred_ok == 40, res.wrong
+    res = _first_moves(shared_data, 101, 40, until=4)  # (the 40 moves' video, played to two moves after it)
+    assert res.inferred_ok == 4, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
 
 
@@ -1165,8 +1190,8 @@ def test_a_touched_piece_whose_ink_never_reads_is_not_gone(shared_data) -> None:
     reported again with each later still board, which read as the rook moving to i9. Before, the game was lost at
     move 9; now at move 33 (the rook leaves the pair for h1, where its ink does not read). The whole game's video:
     the scene drawn depends on the moves."""
-    inferred, wrong = _first_moves_inferred(shared_data, 329, 40)
-    assert inferred >= 33, wrong
+    inferred, wrong = _first_moves_inferred(shared_data, 329, 40, until=33)  # (played to move 33)
+    assert inferred == 33, wrong
 
 
 def test_a_piece_pushed_towards_its_neighbour_still_stands_on_its_point(shared_data, monkeypatch) -> None:
@@ -1227,8 +1252,8 @@ def test_only_a_known_pieces_outline_can_leave(shared_data) -> None:
     outline fell by 0.41, an empty point's (a4) by 0.21: no fall was clearly most, and the capture was missed (the
     game lost from there). Only a piece's outline can leave. (The whole game's video: the scene depends on the
     moves.)"""
-    inferred, wrong = _first_moves_inferred(shared_data, 36, 40, 24)
-    assert inferred == 40, wrong
+    inferred, wrong = _first_moves_inferred(shared_data, 36, 40, 24, until=28)  # (to two moves after it)
+    assert inferred == 28, wrong
 
 
 def test_a_piece_between_two_points_set_onto_one_keeps_its_letter(shared_data, monkeypatch) -> None:
@@ -1332,15 +1357,15 @@ def test_a_piece_under_glare_is_not_taken_off_the_board(shared_data) -> None:
     printed lines it covers stay unseen there too (grey spread 6 against the empty points' 60-75); a piece is
     plainly gone only where they show. The horse's move b9-a7, its black ink reading faintly, is found by the
     outline that came at a7."""
-    inferred, wrong = _first_moves_inferred(shared_data, 212, 40)
-    assert inferred >= 29, wrong
+    inferred, wrong = _first_moves_inferred(shared_data, 212, 40, until=29)  # (played to move 29)
+    assert inferred == 29, wrong
 
 
 def test_the_source_of_a_capture_is_the_piece_whose_outline_left(shared_data) -> None:
     """Hard game 229, move 27: the black pawn c4 took c3, whose red ink turned only half-way. c3 changed most (0.19
     against 0.15) and was taken for the source: no capture fitted, and the game was lost from there."""
-    inferred, wrong = _first_moves_inferred(shared_data, 229, 40, 19)
-    assert inferred == 40, wrong
+    inferred, wrong = _first_moves_inferred(shared_data, 229, 40, 19, until=29)  # (to two moves after it)
+    assert inferred == 29, wrong
 
 
 def test_an_arrival_where_the_piece_that_left_cannot_go_is_the_boards(shared_data) -> None:
@@ -1364,8 +1389,8 @@ def test_a_piece_between_two_points_found_and_followed_by_its_disc_where_inks_do
 def test_a_piece_moved_to_its_neighbour_and_left_half_way_back_names_both(shared_data) -> None:
     """Hard game 20, move 32: the rook a3-b3 left half-way between the two; a3 still read 0.90 occupied and b3
     0.42, and the move was reported as made, the piece between two points not at all. Its disc stands half-way."""
-    res = _first_moves(shared_data, 20, 40, 30)
-    assert res.followed == 40 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
+    res = _first_moves(shared_data, 20, 40, 30, until=34)  # (to two moves after it)
+    assert res.followed == 34 and res.misaligned_reported == res.misaligned_truth == 1, res.wrong
 
 
 def test_a_piece_left_half_way_back_whose_old_point_reads_another_colour_names_both(shared_data) -> None:
@@ -1390,8 +1415,8 @@ def test_a_piece_half_way_whose_ink_leans_part_way_and_a_rook_leaving_a_corner(s
     names both points. Move 14, the rook a9-a8: the corner a9 kept the frame's ink, so the piece that left was known
     only after the rules for two arrivals had made a8 and b8 (the rook's ink leaning, changed under the level) both
     unsure, and the rook's letter was lost."""
-    res = _first_moves(shared_data, 481, 40, 6)
-    assert res.followed == 40 and not res.wrong, res.wrong
+    res = _first_moves(shared_data, 481, 40, 6, until=16)  # (to two moves after the second case)
+    assert res.followed == 16 and not res.wrong, res.wrong
     assert (res.misaligned_truth, res.misaligned_reported) == (1, 1)
 
 
@@ -1408,7 +1433,7 @@ def test_no_disc_came_where_the_view_did_not_change(shared_data) -> None:
     The circle score beside e6 rose on the blurred view where the point changed no more than the board's median, and
     the move was inferred as e6-e5: a silent wrong move. Not now (the move is still not found: the arbiter is
     called)."""
-    res = _first_moves(shared_data, 496, 40, 21)
+    res = _first_moves(shared_data, 496, 40, 21, until=25)  # (to two moves after it)
     assert res.followed == 22, res.wrong
     assert not [w for w in res.wrong if "inferred" in w], res.wrong
 
