@@ -267,8 +267,8 @@ class System:
 
     def _broker_back(self) -> None:
         """The embedded broker came back empty (memory storage) with its topics created again: the live stream
-        reads them afresh. The referee and vision, stopped while it was down, are started again by the supervisor
-        (the referee rebuilds its boards from the ledger)."""
+        reads them afresh. The referee and vision kept running and rejoin their groups by themselves; one that died
+        while it was down is started again by the supervisor (the referee rebuilds its boards from the ledger)."""
         if self.stream_reader is not None:
             self.stream_reader.renew()
 
