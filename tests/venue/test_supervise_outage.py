@@ -84,3 +84,33 @@ def test_a_healthy_dependent_runs_on_and_a_dead_one_waits_for_the_broker(tmp_pat
             for child in (healthy, dying):
                 child.halt()
             broker.stop()
+
+
+class EmptyBrokerConsumer:
+    """kafka-python's consumer on a broker restarted empty, before `up` made its topics again: end_offsets raises
+    KeyError for the partitions it does not know (kafka-python 2.3)."""
+
+    def __init__(self, held: list[object]) -> None:
+        self.held = held
+        self.asked = 0
+
+    def assignment(self) -> set[object]:
+        return set(self.held)
+
+    def end_offsets(self, partitions: list[object]) -> dict[object, int]:
+        self.asked += 1
+        raise KeyError(partitions[0])
+
+
+def test_a_consumer_of_rolled_topics_lives_on_when_their_ends_are_not_known_yet() -> None:
+    from kafka import TopicPartition
+
+    from xqarb import bus
+
+    consumer = bus.Consumer.__new__(bus.Consumer)  # its rolled-topic state only, without a broker
+    kafka = EmptyBrokerConsumer([TopicPartition(bus.FRAMES, 1), TopicPartition(bus.ROLLED[bus.FRAMES], 1)])
+    consumer._consumer, consumer.group_id = kafka, "xq-vision"
+    consumer._pairs, consumer._seen_ends, consumer._behind = {bus.FRAMES: bus.ROLLED[bus.FRAMES]}, {}, {}
+    consumer._next_roll_check, consumer._wall_clock = 0.0, time.time
+    consumer._follow_roll()  # (it raised KeyError, which ended vision and the referee after a broker restart)
+    assert kafka.asked == 1 and 0 < consumer._next_roll_check - time.monotonic() <= bus.ROLL_CHECK_S
