@@ -20,6 +20,10 @@ consumer rejoin its group: services/vision/service.py, services/referee/service.
 cameras' counts and counts the frames lost with the broker, and nothing waits for a fresh process to start and
 rejoin. One that dies while the part it needs is down is started again only once that part is back (a process
 started against a dead broker would only die again: no restart storm), after its backoff as for any crash.
+A part added with `renew` (`up`'s referee thread) is still stopped while the part it needs is down and started
+afresh once it is back: it rebuilds its boards from the ledger in a second, while a referee left running was seen
+to take 60-80 s to be given its partitions again by the restarted embedded broker (its group, with the second
+referee of bench/faults.py, rebalancing over and over), with acknowledged presses waiting.
 """
 
 from __future__ import annotations
@@ -117,6 +121,19 @@ def started(state: PartState, now: float) -> PartState:
 def due(state: PartState, now: float) -> bool:
     """True when a part that is down should be started now."""
     return state.status == DOWN and state.restart_at is not None and now >= state.restart_at
+
+
+def held(state: PartState, now: float, reason: str) -> PartState:
+    """The part was stopped at `now` because a part it needs went down (a part renewed with it): not a crash."""
+    return dataclasses.replace(
+        state, status=WAITING, down_since=now if state.down_since is None else state.down_since,
+        restart_at=None, last_exit=reason,
+    )  # fmt: skip
+
+
+def released(state: PartState, now: float) -> PartState:
+    """The part it needs is back: a part held for it is started now."""
+    return dataclasses.replace(state, status=DOWN, restart_at=now) if state.status == WAITING else state
 
 
 def startable(state: PartState, now: float, need: PartState | None) -> bool:
@@ -387,7 +404,8 @@ class Supervisor:
     `when_down[name]` runs when that part was seen down, `after_restart[name]` after it was started again (the
     broker: the live stream's reader waits, then starts over on the new, empty topics). `needs[name]` names the
     part that one needs: when it goes down, the parts needing it keep running (they reconnect by themselves; the
-    log says which), and one of them that dies meanwhile is started again only after it is back (`startable`).
+    log says which), and one of them that dies meanwhile is started again only after it is back (`startable`);
+    those added with `renew` are stopped (WAITING) and started afresh once it is back.
     Stopping them instead (as this did first, when a member that kept its old group generation was seen polling
     nothing until it tried to commit; the consumers now rejoin on a refused commit) lost what a running process
     knew: a fresh vision process cannot count the frames the broker lost, and took 24.6 s to work again.
@@ -411,14 +429,18 @@ class Supervisor:
         self.after_restart = dict(after_restart or {})
         self.when_down = dict(when_down or {})
         self.needs = dict(needs or {})
+        self.renew: set[str] = set()  # parts stopped when the part they need goes down, started afresh after
         self.states = {p.name: PartState(p.name) for p in self.parts}
         self._lock = threading.Lock()  # tick() in the main thread, parts() in HTTP threads
 
-    def add(self, part: Part, needs: str | None = None) -> None:
-        """A part started outside (first start): supervised from now on; `needs`: the part it cannot do without."""
+    def add(self, part: Part, needs: str | None = None, *, renew: bool = False) -> None:
+        """A part started outside (first start): supervised from now on; `needs`: the part it cannot do without;
+        `renew`: stopped when that one goes down and started afresh once it is back, rather than left running."""
         self.parts.append(part)
         if needs is not None:
             self.needs[part.name] = needs
+        if renew:
+            self.renew.add(part.name)
         with self._lock:
             self.states[part.name] = started(PartState(part.name), self.clock())
         _gauges(part.name, self.states[part.name])
@@ -448,7 +470,7 @@ class Supervisor:
                 hook = self.when_down.get(part.name)
                 if hook is not None:
                     hook()
-                self._say_dependents(part.name)
+                self._needed_part_down(part.name)
             elif startable(state, now, self._need(part.name)):
                 self._restart(part)
 
@@ -461,8 +483,18 @@ class Supervisor:
     def _dependents(self, name: str) -> list[Part]:
         return [p for p in self.parts if self.needs.get(p.name) == name]
 
-    def _say_dependents(self, name: str) -> None:
-        """The parts that need `name`, which just went down, keep running: said, so the log tells the story."""
+    def _needed_part_down(self, name: str) -> None:
+        """The parts that need `name`, which just went down: those renewed with it are stopped until it is back,
+        the others keep running; said, so the log tells the story."""
+        renewed = [p for p in self._dependents(name)
+                   if p.name in self.renew and self.states[p.name].status in (UP, DOWN)]
+        for part in renewed:
+            part.halt()
+            with self._lock:
+                state = self.states[part.name] = held(self.states[part.name], self.clock(), f"{name} went down")
+            _gauges(part.name, state)
+        if renewed:
+            self.say(f"xqarb up: {', '.join(p.name for p in renewed)} stopped until {name} is back")
         running = [p.name for p in self._dependents(name) if self.states[p.name].status == UP]
         if running:
             self.say(f"xqarb up: {', '.join(running)} keep running and reconnect once {name} is back")
@@ -473,7 +505,7 @@ class Supervisor:
         now = self.clock()
         for part in self._dependents(name):
             with self._lock:
-                state = self.states[part.name]
+                state = self.states[part.name] = released(self.states[part.name], now)
             if startable(state, now, self._need(part.name)):
                 self._restart(part)
 

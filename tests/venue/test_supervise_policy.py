@@ -212,25 +212,31 @@ def test_parts_that_need_the_broker_keep_running_while_it_is_down_and_after() ->
     broker, referee, vision = FakePart("broker-test-c"), FakePart("referee-test-c"), FakePart("vision-test-c")
     sup = Supervisor([], POLICY, clock=clock, say=said.append)
     sup.add(broker)
-    sup.add(referee, needs="broker-test-c")
+    sup.add(referee, needs="broker-test-c", renew=True)
     sup.add(vision, needs="broker-test-c")
     referee.running = vision.running = True  # started outside (`add`)
     broker.running = False  # killed
     broker.fail_starts = 1  # and its first restart fails
     sup.tick()
-    # Not stopped: they reconnect by themselves (a stopped vision process forgets its cameras' counts).
-    assert (referee.halts, vision.halts) == (0, 0) and referee.running and vision.running
+    # vision is not stopped: it reconnects by itself (a stopped vision process forgets its cameras' counts); the
+    # referee, renewed with the broker, is stopped and not counted as a crash of its own
+    assert (referee.halts, vision.halts) == (1, 0) and vision.running and not referee.running
     view = {p["part"]: p for p in sup.parts_view()}
-    assert [view[n]["status"] for n in ("broker-test-c", "referee-test-c", "vision-test-c")] == [DOWN, UP, UP]
-    assert said[-1] == "xqarb up: referee-test-c, vision-test-c keep running and reconnect once broker-test-c is back"
+    assert [view[n]["status"] for n in ("broker-test-c", "referee-test-c", "vision-test-c")] == [DOWN, "waiting", UP]
+    assert view["referee-test-c"]["last_exit"] == "broker-test-c went down"
+    assert view["referee-test-c"]["crashes_in_a_row"] == 0
+    assert said[-2:] == ["xqarb up: referee-test-c stopped until broker-test-c is back",
+                         "xqarb up: vision-test-c keep running and reconnect once broker-test-c is back"]
     clock.t += 0.5
     sup.tick()
+    assert broker.starts == 1 and referee.starts == 0  # never before the broker
     clock.t += 1.0
     sup.tick()
-    assert broker.running and broker.starts == 2
-    assert [p["restarts"] for p in sup.parts_view()] == [1, 0, 0]
-    assert (referee.starts, vision.starts) == (0, 0)
-    assert said[-1] == "xqarb up: broker-test-c restarted (pid 4242) after 1.5 s down (restart 1)"
+    assert broker.running and broker.starts == 2 and referee.running and referee.starts == 1
+    assert [p["restarts"] for p in sup.parts_view()] == [1, 1, 0]
+    assert vision.starts == 0
+    assert said[-2:] == ["xqarb up: broker-test-c restarted (pid 4242) after 1.5 s down (restart 1)",
+                         "xqarb up: referee-test-c restarted (pid 4242) after 1.5 s down (restart 1)"]
 
 
 def test_a_part_that_dies_while_the_broker_is_down_waits_for_it_then_starts() -> None:
