@@ -14,12 +14,12 @@ A part that keeps crashing is restarted after growing delays (initial, times fac
 `xq_part_crash_loop` gauge), and after `give_up_after` the supervisor gives up: `up` then stops everything and
 exits non-zero rather than staying half up.
 
-A part that needs another (the referee and vision need the broker) is not stopped when that one goes down: both
-reconnect by themselves to a broker restarted on the same address (a refused commit or heartbeat makes their
-consumer rejoin its group: services/vision/service.py, services/referee/service.py), so a vision process keeps its
-cameras' counts and counts the frames lost with the broker, and nothing waits for a fresh process to start and
-rejoin. One that dies while the part it needs is down is started again only once that part is back (a process
-started against a dead broker would only die again: no restart storm), after its backoff as for any crash.
+A part that needs another (vision needs the broker) is not stopped when that one goes down: it reconnects by
+itself to a broker restarted on the same address (a refused commit or heartbeat makes its consumer rejoin its
+group: services/vision/service.py), so a vision process keeps its cameras' counts and counts the frames lost with
+the broker, and nothing waits for a fresh process to start and rejoin. One that dies while the part it needs is
+down is started again only once that part is back (a process started against a dead broker would only die again:
+no restart storm), after its backoff as for any crash.
 A part added with `renew` (`up`'s referee thread) is still stopped while the part it needs is down and started
 afresh once it is back: it rebuilds its boards from the ledger in a second, while a referee left running was seen
 to take 60-80 s to be given its partitions again by the restarted embedded broker (its group, with the second
@@ -65,7 +65,7 @@ class Backoff:
 UP = "up"
 DOWN = "down"  # waiting for its restart
 FAILED = "failed"  # given up on
-WAITING = "waiting"  # down while a part it needs is down too: started again once that part is back
+WAITING = "waiting"  # down (or stopped: `renew`) while a part it needs is down: started again once it is back
 STARTING = "starting"
 
 
