@@ -23,7 +23,8 @@ Reported per run: acknowledged inputs (202) by type, and those not in the ledger
 per game, the moves, rulings and result against the clean run's (differing games: must be 0), and the input
 event ids acknowledged; per fault, the time until every partition works again: a probe posted on a probe board
 of each partition (boards without games) every second, vision: a probe frame committed by xq-vision, referee and
-broker: a probe clock press in the ledger; beside the probes' latency without a fault.
+broker: a probe clock press in the ledger, and for the broker also a probe frame committed by xq-vision ("broker
+SIGKILL (vision)"); beside the probes' latency without a fault.
 """
 
 from __future__ import annotations
@@ -519,6 +520,9 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
         result["recovery_s"] = {name: (round(r, 1) if (r := recovery(at, probes, watch,
                                                                        "vision" if "vision" in name else "ledger"))
                                        is not None else None) for name, at in marks.items()}
+        if "broker SIGKILL" in marks:  # vision's side of it as well: a probe frame committed by xq-vision
+            r = recovery(marks["broker SIGKILL"], probes, watch, "vision")
+            result["recovery_s"]["broker SIGKILL (vision)"] = None if r is None else round(r, 1)
         result["faults_at_s"] = {name: round(at - t0, 1) for name, at in marks.items()}
         result["parts"] = {name: {k: p.get(k) for k in ("status", "restarts")} for name, p in venue.parts().items()}
     finally:

@@ -13,6 +13,17 @@ A part that keeps crashing is restarted after growing delays (initial, times fac
 `crash_loop_after` crashes in a row it is reported as a crash loop (log line, `crash_loop` in the API and the
 `xq_part_crash_loop` gauge), and after `give_up_after` the supervisor gives up: `up` then stops everything and
 exits non-zero rather than staying half up.
+
+A part that needs another (vision needs the broker) is not stopped when that one goes down: it reconnects by
+itself to a broker restarted on the same address (a refused commit or heartbeat makes its consumer rejoin its
+group: services/vision/service.py), so a vision process keeps its cameras' counts and counts the frames lost with
+the broker, and nothing waits for a fresh process to start and rejoin. One that dies while the part it needs is
+down is started again only once that part is back (a process started against a dead broker would only die again:
+no restart storm), after its backoff as for any crash.
+A part added with `renew` (`up`'s referee thread) is still stopped while the part it needs is down and started
+afresh once it is back: it rebuilds its boards from the ledger in a second, while a referee left running was seen
+to take 60-80 s to be given its partitions again by the restarted embedded broker (its group, with the second
+referee of bench/faults.py, rebalancing over and over), with acknowledged presses waiting.
 """
 
 from __future__ import annotations
@@ -54,7 +65,7 @@ class Backoff:
 UP = "up"
 DOWN = "down"  # waiting for its restart
 FAILED = "failed"  # given up on
-WAITING = "waiting"  # stopped because a part it needs went down; started again once that part is back
+WAITING = "waiting"  # down (or stopped: `renew`) while a part it needs is down: started again once it is back
 STARTING = "starting"
 
 
@@ -113,7 +124,7 @@ def due(state: PartState, now: float) -> bool:
 
 
 def held(state: PartState, now: float, reason: str) -> PartState:
-    """The part was stopped at `now` because a part it needs went down: not a crash of its own."""
+    """The part was stopped at `now` because a part it needs went down (a part renewed with it): not a crash."""
     return dataclasses.replace(
         state, status=WAITING, down_since=now if state.down_since is None else state.down_since,
         restart_at=None, last_exit=reason,
@@ -121,8 +132,21 @@ def held(state: PartState, now: float, reason: str) -> PartState:
 
 
 def released(state: PartState, now: float) -> PartState:
-    """The part it needs is back: start it now."""
+    """The part it needs is back: a part held for it is started now."""
     return dataclasses.replace(state, status=DOWN, restart_at=now) if state.status == WAITING else state
+
+
+def startable(state: PartState, now: float, need: PartState | None) -> bool:
+    """True when a part that is down should be started now: its backoff is over, and the part it needs (if any)
+    is up. While that one is down, a part that died waits for it (WAITING), however long its own backoff."""
+    return due(state, now) and (need is None or need.status == UP)
+
+
+def shown_status(state: PartState, need: PartState | None) -> str:
+    """The status said on `/api/venue/parts`: a part down whose restart waits for the part it needs is WAITING."""
+    if state.status == DOWN and need is not None and need.status != UP:
+        return WAITING
+    return state.status
 
 
 def settled(state: PartState, now: float, policy: Backoff) -> PartState:
@@ -379,9 +403,12 @@ class Supervisor:
 
     `when_down[name]` runs when that part was seen down, `after_restart[name]` after it was started again (the
     broker: the live stream's reader waits, then starts over on the new, empty topics). `needs[name]` names the
-    part that one needs: when it goes down, the parts needing it are stopped (WAITING) and started again once it
-    is back. Their Kafka consumer groups cannot outlive a restarted in-memory broker: a member that kept its old
-    generation was seen polling nothing, silently, until it tried to commit.
+    part that one needs: when it goes down, the parts needing it keep running (they reconnect by themselves; the
+    log says which), and one of them that dies meanwhile is started again only after it is back (`startable`);
+    those added with `renew` are stopped (WAITING) and started afresh once it is back.
+    Stopping them instead (as this did first, when a member that kept its old group generation was seen polling
+    nothing until it tried to commit; the consumers now rejoin on a refused commit) lost what a running process
+    knew: a fresh vision process cannot count the frames the broker lost, and took 24.6 s to work again.
     """
 
     def __init__(
@@ -402,14 +429,18 @@ class Supervisor:
         self.after_restart = dict(after_restart or {})
         self.when_down = dict(when_down or {})
         self.needs = dict(needs or {})
+        self.renew: set[str] = set()  # parts stopped when the part they need goes down, started afresh after
         self.states = {p.name: PartState(p.name) for p in self.parts}
         self._lock = threading.Lock()  # tick() in the main thread, parts() in HTTP threads
 
-    def add(self, part: Part, needs: str | None = None) -> None:
-        """A part started outside (first start): supervised from now on; `needs`: the part it cannot do without."""
+    def add(self, part: Part, needs: str | None = None, *, renew: bool = False) -> None:
+        """A part started outside (first start): supervised from now on; `needs`: the part it cannot do without;
+        `renew`: stopped when that one goes down and started afresh once it is back, rather than left running."""
         self.parts.append(part)
         if needs is not None:
             self.needs[part.name] = needs
+        if renew:
+            self.renew.add(part.name)
         with self._lock:
             self.states[part.name] = started(PartState(part.name), self.clock())
         _gauges(part.name, self.states[part.name])
@@ -439,30 +470,44 @@ class Supervisor:
                 hook = self.when_down.get(part.name)
                 if hook is not None:
                     hook()
-                self._hold_dependents(part.name)
-            elif due(state, now):
+                self._needed_part_down(part.name)
+            elif startable(state, now, self._need(part.name)):
                 self._restart(part)
+
+    def _need(self, name: str) -> PartState | None:
+        """The state of the part that `name` needs (None: it needs none)."""
+        need = self.needs.get(name)
+        with self._lock:
+            return None if need is None else self.states.get(need)
 
     def _dependents(self, name: str) -> list[Part]:
         return [p for p in self.parts if self.needs.get(p.name) == name]
 
-    def _hold_dependents(self, name: str) -> None:
-        """Stop the parts that need `name` until it is back."""
-        waiting = [p for p in self._dependents(name) if self.states[p.name].status in (UP, DOWN)]
-        for part in waiting:
+    def _needed_part_down(self, name: str) -> None:
+        """The parts that need `name`, which just went down: those renewed with it are stopped until it is back,
+        the others keep running; said, so the log tells the story."""
+        renewed = [p for p in self._dependents(name)
+                   if p.name in self.renew and self.states[p.name].status in (UP, DOWN)]
+        for part in renewed:
             part.halt()
             with self._lock:
                 state = self.states[part.name] = held(self.states[part.name], self.clock(), f"{name} went down")
             _gauges(part.name, state)
-        if waiting:
-            self.say(f"xqarb up: {', '.join(p.name for p in waiting)} stopped until {name} is back")
+        if renewed:
+            self.say(f"xqarb up: {', '.join(p.name for p in renewed)} stopped until {name} is back")
+        running = [p.name for p in self._dependents(name) if self.states[p.name].status == UP]
+        if running:
+            self.say(f"xqarb up: {', '.join(running)} keep running and reconnect once {name} is back")
 
-    def _release_dependents(self, name: str) -> None:
+    def _start_waiting_dependents(self, name: str) -> None:
+        """`name` is back: the parts needing it that died meanwhile are started now if their backoff is over (the
+        next ticks start the others when it is)."""
         now = self.clock()
         for part in self._dependents(name):
             with self._lock:
-                self.states[part.name] = released(self.states[part.name], now)
-            self._restart(part)
+                state = self.states[part.name] = released(self.states[part.name], now)
+            if startable(state, now, self._need(part.name)):
+                self._restart(part)
 
     def _went_down(self, part: Part, now: float, reason: str) -> None:
         from xqarb import metrics
@@ -502,18 +547,18 @@ class Supervisor:
             f"xqarb up: {part.name} restarted{f' (pid {pid})' if pid else ''} after {down_s:.1f} s down "
             f"(restart {state.restarts})"
         )
-        self._release_dependents(part.name)
+        self._start_waiting_dependents(part.name)
 
     def parts_view(self) -> list[dict[str, Any]]:
         """Every part's state for `/api/venue/parts` (durations in seconds, relative to now)."""
         now = self.clock()
         with self._lock:
-            states = [(p, self.states[p.name]) for p in self.parts]
+            states = [(p, self.states[p.name], self.states.get(self.needs.get(p.name, ""))) for p in self.parts]
         out = []
-        for part, s in states:
+        for part, s, need in states:
             out.append({
                 "part": s.name,
-                "status": s.status,
+                "status": shown_status(s, need),
                 "pid": part.pid() if s.status == UP else None,
                 "restarts": s.restarts,
                 "crashes_in_a_row": s.crashes,

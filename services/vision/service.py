@@ -551,6 +551,7 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
         while not stop():
             records = consumer.poll(poll_s, max_records=max_records)
             sent: list[bus.Pending] = []
+            out: list[Any] = []  # the observations of `sent`, in order (to send again: deliver)
             read: list[bus.Record] = []  # the records taken (all but the frames skipped as out of order)
             times: dict[str, int] = {}  # frame event id -> its time on its board's time line (order.py)
             for rec in records:
@@ -575,13 +576,17 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
                 times[rec.event.event_id] = placed.at_us
                 # each frame's observations go out at once, not after the rest of the batch is read (a batch of
                 # frames queued under load takes seconds): the move reaches the referee that much sooner
-                sent += producer.send_soon(bus.OBSERVATIONS, core.handle(rec.event, rec.partition, placed.at_us))
+                seen = core.handle(rec.event, rec.partition, placed.at_us)
+                out += seen
+                sent += producer.send_soon(bus.OBSERVATIONS, seen)
                 handled += 1
-            sent += producer.send_soon(bus.OBSERVATIONS, [
+            reports = [
                 *core.camera_quiet(read, times),  # boards gone quiet, and frames again (quiet.py)
                 *core.camera_progress(read, times),  # how far the boards' frames are read (progress.py)
-            ])  # fmt: skip
-            producer.acknowledged(sent)  # acknowledged before the offsets move on
+            ]  # fmt: skip
+            out += reports
+            sent += producer.send_soon(bus.OBSERVATIONS, reports)
+            deliver(producer, sent, out, stop)  # acknowledged before the offsets move on
             if records:
                 try:
                     commit()
@@ -595,6 +600,38 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
         consumer.close()
         producer.close()
     return handled
+
+
+# A broker host rebooting takes 30-120 s at a venue, longer than the producer waits for an acknowledgement (its
+# timeout, 30 s): observations it gave up on are sent again after this pause, until the broker takes them.
+RESEND_PAUSE_S = 1.0
+
+
+def deliver(producer: Any, sent: Sequence[Any], events: Sequence[Any], stop: Callable[[], bool]) -> None:
+    """Wait until the broker acknowledged a batch's observations (`sent`: `events` handed to `send_soon`), sending
+    them all again, in order, each time it did not (a broker away longer than the producer's timeout), rather than
+    ending the process: a process that goes on keeps its boards' trackers and its cameras' counts (the frames lost
+    with a broker restarted empty are counted), and waits for no fresh start. Sending again is safe: the same
+    events, the same ids, which the referee takes once. Memory stays bounded by the one batch: nothing more is
+    polled meanwhile (at most `max_records` frames' observations, with the batch's quiet and progress reports), and
+    the offsets do not move on. A `stop()` said meanwhile ends the wait with the PublishError: nothing was
+    acknowledged, so nothing is lost (the frames are read again by the next owner, or were lost with the broker)."""
+    from xqarb import bus
+
+    tries = 0
+    while True:
+        try:
+            if tries:
+                sent = producer.send_soon(bus.OBSERVATIONS, events)
+            producer.acknowledged(sent)
+            return
+        except bus.PublishError as exc:
+            if stop():
+                raise
+            tries += 1
+            print(f"vision: {len(events)} observation(s) not acknowledged ({exc}); sending them again in "
+                  f"{RESEND_PAUSE_S:.0f} s (try {tries + 1})", file=sys.stderr, flush=True)
+            time.sleep(RESEND_PAUSE_S)
 
 
 def unread_since(consumer: Any, partitions: Iterable[Any], committed_to: Mapping[tuple[str, int], int]) -> list[int]:

@@ -207,35 +207,65 @@ def test_supervision_metrics_are_registered(name: str) -> None:
     assert f"# HELP {name}" in text
 
 
-def test_parts_that_need_the_broker_wait_for_it_and_start_after_it() -> None:
+def test_parts_that_need_the_broker_keep_running_while_it_is_down_and_after() -> None:
     clock, said = Clock(), []
     broker, referee, vision = FakePart("broker-test-c"), FakePart("referee-test-c"), FakePart("vision-test-c")
     sup = Supervisor([], POLICY, clock=clock, say=said.append)
     sup.add(broker)
-    sup.add(referee, needs="broker-test-c")
+    sup.add(referee, needs="broker-test-c", renew=True)
     sup.add(vision, needs="broker-test-c")
+    referee.running = vision.running = True  # started outside (`add`)
     broker.running = False  # killed
     broker.fail_starts = 1  # and its first restart fails
     sup.tick()
-    # Stopped at once (their groups cannot outlive the broker), not counted as crashes of their own.
-    assert (referee.halts, vision.halts) == (1, 1)
+    # vision is not stopped: it reconnects by itself (a stopped vision process forgets its cameras' counts); the
+    # referee, renewed with the broker, is stopped and not counted as a crash of its own
+    assert (referee.halts, vision.halts) == (1, 0) and vision.running and not referee.running
     view = {p["part"]: p for p in sup.parts_view()}
-    assert [view[n]["status"] for n in ("broker-test-c", "referee-test-c", "vision-test-c")] == [
-        DOWN, "waiting", "waiting"]
+    assert [view[n]["status"] for n in ("broker-test-c", "referee-test-c", "vision-test-c")] == [DOWN, "waiting", UP]
     assert view["referee-test-c"]["last_exit"] == "broker-test-c went down"
     assert view["referee-test-c"]["crashes_in_a_row"] == 0
+    assert said[-2:] == ["xqarb up: referee-test-c stopped until broker-test-c is back",
+                         "xqarb up: vision-test-c keep running and reconnect once broker-test-c is back"]
     clock.t += 0.5
     sup.tick()
-    assert broker.starts == 1 and (referee.starts, vision.starts) == (0, 0)  # never before the broker
+    assert broker.starts == 1 and referee.starts == 0  # never before the broker
     clock.t += 1.0
     sup.tick()
-    assert broker.running and referee.running and vision.running
-    assert [p["restarts"] for p in sup.parts_view()] == [1, 1, 1]
-    assert said[-3:] == [
-        "xqarb up: broker-test-c restarted (pid 4242) after 1.5 s down (restart 1)",
-        "xqarb up: referee-test-c restarted (pid 4242) after 1.5 s down (restart 1)",
-        "xqarb up: vision-test-c restarted (pid 4242) after 1.5 s down (restart 1)",
+    assert broker.running and broker.starts == 2 and referee.running and referee.starts == 1
+    assert [p["restarts"] for p in sup.parts_view()] == [1, 1, 0]
+    assert vision.starts == 0
+    assert said[-2:] == ["xqarb up: broker-test-c restarted (pid 4242) after 1.5 s down (restart 1)",
+                         "xqarb up: referee-test-c restarted (pid 4242) after 1.5 s down (restart 1)"]
+
+
+def test_a_part_that_dies_while_the_broker_is_down_waits_for_it_then_starts() -> None:
+    clock, said = Clock(), []
+    broker, vision = FakePart("broker-test-d"), FakePart("vision-test-d")
+    sup = Supervisor([], POLICY, clock=clock, say=said.append)
+    sup.add(broker)
+    sup.add(vision, needs="broker-test-d")
+    vision.running = True  # started outside (`add`)
+    broker.running = False
+    broker.fail_starts = 2  # the broker stays down a while (two failed restarts, then a wait of 2 s)
+    sup.tick()
+    clock.t += 0.2
+    vision.running = False  # died while the broker is away
+    sup.tick()
+    view = {p["part"]: p for p in sup.parts_view()}
+    assert view["vision-test-d"]["status"] == "waiting" and view["vision-test-d"]["crashes_in_a_row"] == 1
+    for _ in range(30):  # its own backoff (0.5 s) is long over: still no start while the broker is down
+        clock.t += 0.1
+        sup.tick()
+    assert vision.starts == 0 and broker.starts == 2 and not broker.running
+    clock.t += 1.0  # the broker's third start works: vision follows at once
+    sup.tick()
+    assert broker.running and vision.running and vision.starts == 1
+    assert said[-2:] == [
+        "xqarb up: broker-test-d restarted (pid 4242) after 4.2 s down (restart 1)",
+        "xqarb up: vision-test-d restarted (pid 4242) after 4.0 s down (restart 1)",
     ]
+    assert {p["part"]: p["status"] for p in sup.parts_view()} == {"broker-test-d": UP, "vision-test-d": UP}
 
 
 def test_a_referee_thread_that_raises_is_restarted_with_a_new_service() -> None:

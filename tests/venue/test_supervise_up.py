@@ -137,21 +137,9 @@ def _metric(up: Up, name: str, part: str) -> float:
     return float(found.group(1)) if found else 0.0
 
 
-def test_a_killed_vision_process_is_restarted_and_reads_frames_again(up: Up) -> None:
-    before = up.parts()["vision-1"]
-    assert before["status"] == "up" and before["restarts"] == 0
-    os.kill(before["pid"], signal.SIGKILL)
-
-    def restarted() -> bool:
-        now = up.parts()["vision-1"]
-        return now["status"] == "up" and now["restarts"] == 1 and now["pid"] != before["pid"]
-
-    back_s = up.wait_for("vision-1 restarted", restarted)
-    assert "vision-1 went down (killed by SIGKILL); restarting in 0.5 s" in up.log()
-    assert _metric(up, "xq_restarts_total", "vision-1") == 1.0
-    assert _metric(up, "xq_part_up", "vision-1") == 1.0
-    # The new process consumes: frames posted now are committed by the xq-vision group.
-    bootstrap, seq = up.bootstrap(), [0]
+def _consumer(up: Up, seq: list[int]) -> Any:
+    """A check for `wait_for`: a frame posted now is committed by the xq-vision group within 2 s."""
+    bootstrap = up.bootstrap()
 
     def consumed() -> bool:
         seq[0] += 1
@@ -166,7 +154,24 @@ def test_a_killed_vision_process_is_restarted_and_reads_frames_again(up: Up) -> 
             time.sleep(0.2)
         return False
 
-    reading_s = up.wait_for("frames consumed by the new vision process", consumed)
+    return consumed
+
+
+def test_a_killed_vision_process_is_restarted_and_reads_frames_again(up: Up) -> None:
+    before = up.parts()["vision-1"]
+    assert before["status"] == "up" and before["restarts"] == 0
+    os.kill(before["pid"], signal.SIGKILL)
+
+    def restarted() -> bool:
+        now = up.parts()["vision-1"]
+        return now["status"] == "up" and now["restarts"] == 1 and now["pid"] != before["pid"]
+
+    back_s = up.wait_for("vision-1 restarted", restarted)
+    assert "vision-1 went down (killed by SIGKILL); restarting in 0.5 s" in up.log()
+    assert _metric(up, "xq_restarts_total", "vision-1") == 1.0
+    assert _metric(up, "xq_part_up", "vision-1") == 1.0
+    # The new process consumes: frames posted now are committed by the xq-vision group.
+    reading_s = up.wait_for("frames consumed by the new vision process", _consumer(up, [0]))
     assert _request(up.base + "/api/boards")[0] == 200
     stop_s = _stop(up)
     print(f"vision: restarted {back_s:.1f} s after SIGKILL, reading frames {reading_s:.1f} s later; "
@@ -179,7 +184,8 @@ def test_a_killed_broker_is_restarted_and_ingest_accepts_again(up: Up) -> None:
     arbiter = next(iter(venue["arbiters"].values()))["token"]
     headers = {"Authorization": f"Bearer {arbiter}", "Content-Type": "application/json"}
     url = f"{up.base}/ingest/v1/boards/{board}/events"
-    broker = up.parts()["broker"]
+    before = up.parts()
+    broker = before["broker"]
     os.kill(broker["pid"], signal.SIGKILL)
     t0 = time.monotonic()
     # A refusal does not wait on the dead broker for its dead-letter copy.
@@ -211,7 +217,14 @@ def test_a_killed_broker_is_restarted_and_ingest_accepts_again(up: Up) -> None:
         return any(b["game_id"] == "supervised-1" and b["result"] == "0-1" for b in boards)
 
     ended_s = up.wait_for("the game's end on /api/boards", ended, 45)
-    assert all(p["status"] == "up" for p in up.parts().values()), up.parts()
+    # Vision was not stopped: the same process reconnected by itself and works on; the referee was started afresh.
+    parts = up.parts()
+    assert all(p["status"] == "up" for p in parts.values()), parts
+    assert (parts["referee"]["restarts"], parts["vision-1"]["restarts"]) == (1, 0)
+    assert parts["vision-1"]["pid"] == before["vision-1"]["pid"]
+    assert "referee stopped until broker is back" in up.log()
+    assert "vision-1 keep running and reconnect once broker is back" in up.log()
+    up.wait_for("frames consumed by the same vision process", _consumer(up, [1000]), 45)
     stop_s = _stop(up)
     print(f"broker: ingest 202 again {accepted_s:.1f} s after SIGKILL, the game's end on the stream "
           f"{ended_s:.1f} s after that; SIGTERM stopped up in {stop_s:.1f} s")
