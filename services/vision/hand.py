@@ -16,6 +16,30 @@ def _changed(step_change: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> bool:
     return float(step_change.mean()) > cfg.moved_share
 
 
+def dark_weight(view: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> np.ndarray | None:
+    """Per pixel of the view, how much its normalised change (the grey over its local mean, one spacing across) is
+    worth: 1 where the local mean is `dark_floor` or brighter, less in proportion below it. The camera's noise is a
+    few grey levels whatever the light, so in deep shade (a sun's shadow, a dark strip at the picture's edge) it is
+    a large share of the local mean, and the normalised change there is mostly noise that would read as a hand that
+    never leaves; a change counts there only as many grey levels as at `dark_floor`. None where no part of the view
+    is that dark (most views: nothing to weigh)."""
+    grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    local = cv2.blur(grey, (S + 1, S + 1))
+    if float(local.min()) >= cfg.dark_floor:
+        return None
+    return np.minimum(local * (1.0 / cfg.dark_floor), 1.0)
+
+
+def seen_change(change: np.ndarray, weight: np.ndarray | None, outside: np.ndarray | None) -> np.ndarray:
+    """A normalised change map (`frames._norm_change`) as far as the camera can tell it: weighed by `dark_weight`,
+    and nothing where the view shows no pixel of the picture (`outside`, `tops.outside_picture`)."""
+    if weight is not None:
+        change = change * weight
+    if outside is not None:
+        change = np.where(outside, np.float32(0.0), change)
+    return change
+
+
 def _changed_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
     """Where the view differs from the last still board over the change level, specks of a pixel or two left out."""
     return cv2.morphologyEx((changed > cfg.change_level).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -42,8 +66,18 @@ def _touches_edge(stat: np.ndarray, h: int, w: int) -> bool:
     return any(_edges_touched(stat, h, w))
 
 
-def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
-    """Changed blobs too large to be a piece, or reaching in over the edge of the view: a hand or an arm."""
+def _at_picture_edge(labels: np.ndarray, edge: np.ndarray | None) -> set[int]:
+    """The blobs (labels) that touch `edge`, the band just inside the picture's edge where the picture cuts the
+    view (`tops.outside_picture`): an arm reaching in over the picture's edge enters the view there, not at the
+    view's own edge (the change beyond the picture is not measured)."""
+    if edge is None:
+        return set()
+    return {int(k) for k in np.unique(labels[edge])} - {0}
+
+
+def _hand_mask(changed: np.ndarray, cfg: TrackerConfig, edge: np.ndarray | None = None) -> np.ndarray:
+    """Changed blobs too large to be a piece, or reaching in over the edge of the view (or of the picture, `edge`:
+    `_at_picture_edge`): a hand or an arm."""
     m = _changed_mask(changed, cfg)
     if not m.any():
         return m  # nothing changed against the last still board (most frames): no blob to look at
@@ -54,9 +88,10 @@ def _hand_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:
     out = np.zeros_like(m)
     cell = S * S
     h, w = m.shape
+    cut = _at_picture_edge(labels, edge)
     for k in range(1, n):
         area = stats[k, cv2.CC_STAT_AREA]
-        at_edge = _touches_edge(stats[k], h, w)
+        at_edge = _touches_edge(stats[k], h, w) or k in cut
         # an arm reaches in over the edge; a piece on an edge point (with its shadow) can touch the edge too
         if area > cfg.hand_cells * cell or (at_edge and area > cfg.edge_hand_cells * cell):
             # the inside of a hand or arm is uniform and shows little change once lighting is normalised away:
@@ -144,7 +179,8 @@ def _blobs_moved(moved: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> bool:
     return float(areas[areas >= cfg.moved_part_cells * S * S].sum()) > cfg.moved_share * moved.size
 
 
-def _creeping_in(changed: np.ndarray, step_change: np.ndarray, cfg: TrackerConfig) -> bool:
+def _creeping_in(changed: np.ndarray, step_change: np.ndarray, cfg: TrackerConfig,
+                 edge: np.ndarray | None = None) -> bool:
     """Whether something is coming in over the edge of the view: a change against the last still board (`changed`)
     that touches the edge, larger than a fifth of a cell, and still changing from frame to frame (`step_change`, by
     a tenth of a cell squared). Fingertips reaching in over an edge piece are smaller than a hand's blob
@@ -158,8 +194,9 @@ def _creeping_in(changed: np.ndarray, step_change: np.ndarray, cfg: TrackerConfi
     m = _changed_mask(changed, cfg)
     n, labels, stats = _components(m)
     h, w = m.shape
+    cut = _at_picture_edge(labels, edge)
     for k in range(1, n):
-        if stats[k, cv2.CC_STAT_AREA] > cfg.creep_cells * S * S and _touches_edge(stats[k], h, w):
+        if stats[k, cv2.CC_STAT_AREA] > cfg.creep_cells * S * S and (_touches_edge(stats[k], h, w) or k in cut):
             n_px = cfg.creep_near_px
             near = cv2.dilate((labels == k).astype(np.uint8), np.ones((n_px, n_px), np.uint8)) > 0
             if int(np.count_nonzero(step_change & near)) >= least:
@@ -167,16 +204,17 @@ def _creeping_in(changed: np.ndarray, step_change: np.ndarray, cfg: TrackerConfi
     return False
 
 
-def _reaches_in(mask: np.ndarray, cfg: TrackerConfig) -> bool:
+def _reaches_in(mask: np.ndarray, cfg: TrackerConfig, edge: np.ndarray | None = None) -> bool:
     """A blob of the mask touches the edge of the view and is larger than a piece with its shadow: an arm. Not one
     that covers nearly the whole view: that is the light (a lamp, the sun, a shadow over the board), which a hand
     does not change everywhere (e.g. the light changed while a hand was over the board; every point then
     differed from the last still board, and the "arm" was taken to stay until the next move's hand came)."""
-    n, _, stats = _components(mask.astype(np.uint8))
+    n, labels, stats = _components(mask.astype(np.uint8))
     h, w = mask.shape
+    cut = _at_picture_edge(labels, edge)
     for k in range(1, n):
         area = stats[k, cv2.CC_STAT_AREA]
-        if (_touches_edge(stats[k], h, w) and area > cfg.arm_cells * S * S
+        if ((_touches_edge(stats[k], h, w) or k in cut) and area > cfg.arm_cells * S * S
                 and area < cfg.light_share * h * w):
             return True
     return False

@@ -237,6 +237,10 @@ class TrackerConfig:
     # the board's plane, which the tracker was tuned on, serves them (0.25 changed a hard game's pair at 0.248)
     tops_least: int = 8  # ... measured on the calibration frame's pieces whose round outlines stand out, at least
     # this many (an empty board or a few pieces leave the board's plane)
+    dark_floor: float = 60.0  # grey level (0..255) under which a normalised change is weighed down (hand.dark_weight):
+    # the camera's noise, 2-4 grey levels, is a tenth of a local mean of 25 (deep shade), over the change level
+    outside_grow: float = 0.25  # the view's part outside the picture, grown by this (spacings), gives no change
+    # (tops.outside_picture): the warp repeats the picture's edge there, and its noise is no hand or piece
     in_view_least: float = 0.85  # a point is seen where this share of its top face's disc (0.45 spacing about where
     # the top stands) lies inside the picture (a picture cutting the board: detect.MIN_IN_VIEW); the others are '?'
 

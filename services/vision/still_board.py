@@ -12,7 +12,8 @@ What it reports (DESIGN, event catalogue, "from vision"), never what it means:
 - PiecePlaced / PieceNudged / PieceMisaligned / BoardStable once the board has been still for `stable_us` after the
   hand left (5.7: a move is complete when the hand leaves the piece): what changed against the last stable board.
   A piece standing between two points gives both candidates (5.10: the opponent designates);
-- CameraFault (reason) for a frame that does not decode, is black or washed out, blurred, or shows no board.
+- CameraFault (reason) for a frame that does not decode, is black or washed out, blurred, or shows no board; and at
+  calibration where the picture cuts the board: which points the camera does not see (`tops.unseen_reason`).
 
 Types: the tracker keeps the last stable board with full FEN letters where it knows them (the start position when
 the first board seen has the start's occupancy and colours; afterwards a moved piece keeps its letter, found from
@@ -69,6 +70,8 @@ from .hand import (
     _set_down_shift,
     _solid,
     _whole_hull,
+    dark_weight,
+    seen_change,
 )
 from .interpret import _set_onto_by_outline, _settled_from_between, as_seen_twice, interpret
 from .movefit import (
@@ -97,7 +100,7 @@ from .point_evidence import (
 from .settings import TrackerConfig
 from .squares import _agrees, _require_90
 from .still_clear import unclear
-from .tops import half_turned, marks_at, measure_tops, tops_h, unseen_points
+from .tops import half_turned, marks_at, measure_tops, outside_picture, tops_h, unseen_points, unseen_reason
 
 # the step's emitter: an observation's type and its fields
 Emit = Callable[..., None]
@@ -214,6 +217,9 @@ class TrackerState:
     # the points the picture does not show (it cuts the board: `tops.unseen_points`): reported '?', their letters
     # kept as known (the start, the referee's positions)
     unseen: frozenset[int] = frozenset()
+    # where the view shows no pixel of the picture (grown), and the band just inside the picture's edge
+    # (`tops.outside_picture`): no change is measured outside, and an arm reaching in enters at the band
+    outside: tuple[np.ndarray, np.ndarray] | None = None
 
 
 class Tracker:
@@ -266,6 +272,7 @@ class Tracker:
         return TrackerState(
             fit=state.fit, calibrated=state.calibrated, fit_given=state.fit_given,
             calib_support=state.calib_support, calib_sharpness=state.calib_sharpness, start=squares,
+            tops=state.tops, unseen=state.unseen, outside=state.outside,
             left=state.known if state.known is not None else state.left,
             last_small=state.last_small, last_view=state.last_view, last_full=state.last_full,
             still_since=None if state.hand else state.still_since, pending=True, fault=state.fault,
@@ -381,13 +388,15 @@ class Tracker:
             return fault(f"blurred frame (sharpness {sharp:.0f}, calibrated at {state.calib_sharpness:.0f}): "
                          "focus, motion or a smudged lens")
         nv = _norm(view)
+        weight = dark_weight(view, cfg)
         last_view = state.last_view
 
         def step_map(nv: np.ndarray) -> np.ndarray | None:
             """Where the view changed since the last frame (noise and light drift stay below the change level)."""
             if last_view is None:
                 return None
-            return _norm_change(last_view, nv) > cfg.change_level
+            outside = state.outside[0] if state.outside is not None else None
+            return seen_change(_norm_change(last_view, nv), weight, outside) > cfg.change_level
 
         step_change = step_map(nv)
         # the camera is sometimes bumped a little: follow small shifts of the whole view (a shift changes the
@@ -397,17 +406,19 @@ class Tracker:
             if resp > cfg.bump_response and cfg.shift_least_px < np.hypot(dx, dy) < cfg.shift_most * S:
                 fit = _shift_fit(state.fit, dx, dy)
                 view = warp_board(image, tops_h(fit.homography, state.tops)).bgr
-                nv = _norm(view)
+                nv, weight = _norm(view), dark_weight(view, cfg)
                 step_change = step_map(nv)
                 state = replace(state, fit=fit)
         def ref_map(nv: np.ndarray) -> np.ndarray | None:
             """How the view differs from the last still board, point by point (None before there is one)."""
             if state.ref_view is None:
                 return None
-            return _norm_change(self._ref_norm(state), nv)
+            outside = state.outside[0] if state.outside is not None else None
+            return seen_change(_norm_change(self._ref_norm(state), nv), weight, outside)
 
         changed = ref_map(nv)
-        hand_mask = _hand_mask(changed, cfg) if changed is not None else None
+        edge = state.outside[1] if state.outside is not None else None
+        hand_mask = _hand_mask(changed, cfg, edge) if changed is not None else None
         hand = hand_mask is not None and bool(hand_mask.any())
         support = _view_support(view, state.tops)
         # (what moved on the board, for stillness: the camera's specks of noise left out)
@@ -422,13 +433,14 @@ class Tracker:
             realigned = self._realigned(state, image, nv)
             if realigned is not None:
                 fit, view, nv = realigned
+                weight = dark_weight(view, cfg)
                 state = replace(state, fit=fit)
                 support = _view_support(view, state.tops)
                 step_change = step_map(nv)
                 moved = _solid(step_change, cfg) if step_change is not None else None
                 changed = ref_map(nv)
                 assert changed is not None
-                hand_mask = _hand_mask(changed, cfg)
+                hand_mask = _hand_mask(changed, cfg, edge)
                 hand = bool(hand_mask.any())
         if (not hand or lost) and support < cfg.support_ratio * state.calib_support:
             # the lines are no longer where the board was: the camera or the board moved; find it again
@@ -440,13 +452,17 @@ class Tracker:
             view = warp_board(image, tops_h(fit.homography, state.tops)).bgr
             emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
                  homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
+            unseen = unseen_points(image.shape, fit.homography, state.tops, cfg)
+            if unseen and unseen != state.unseen:
+                emit("CameraFault", reason=unseen_reason(unseen))
             state = replace(state, fit=fit, calib_support=_view_support(view, state.tops),
-                            calib_sharpness=_sharpness(view), fault=None, still_since=t_us,
-                            unseen=unseen_points(image.shape, fit.homography, state.tops, cfg))
+                            calib_sharpness=_sharpness(view), fault=None, still_since=t_us, unseen=unseen,
+                            outside=outside_picture(image.shape, fit.homography, state.tops, cfg))
+            edge = state.outside[1] if state.outside is not None else None
             # the reference must be re-taken in the new geometry: keep the known squares, re-read at stability
             # (and the anchor's view is of the old one: no looking again from it until the referee's next move)
             state = replace(state, ref_view=None, pending=True, anchor=None, held=None)
-            nv = _norm(view)
+            nv, weight = _norm(view), dark_weight(view, cfg)
             step_change = step_map(nv)
             moved = _solid(step_change, cfg) if step_change is not None else None
             changed, hand_mask, hand = None, None, False
@@ -454,7 +470,7 @@ class Tracker:
         # something on the board moved since the last frame
         moving = moved is None or (_changed(moved, cfg) and _blobs_moved(moved, cfg))
         if not hand and not moving and changed is not None and step_change is not None:
-            moving = _creeping_in(changed, step_change, cfg)
+            moving = _creeping_in(changed, step_change, cfg, edge)
         if hand:
             assert hand_mask is not None
             state, hand = self._hand_stays(state, hand_mask, moved, nv, t_us, ref_map)
@@ -518,8 +534,11 @@ class Tracker:
         emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
              homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
         unseen = unseen_points(image.shape, fit.homography, tops, cfg)
+        if unseen:
+            # the operator must know at calibration that the camera misses points, not find it out from moves lost
+            emit("CameraFault", reason=unseen_reason(unseen))
         state = replace(state, fit=fit, calibrated=True, calib_support=_view_support(view, tops), tops=tops,
-                        unseen=unseen,
+                        unseen=unseen, outside=outside_picture(image.shape, fit.homography, tops, cfg),
                         calib_sharpness=sharp, fault=None, last_small=small, last_view=_norm(view),
                         still_since=t_us, quiet_since=t_us, pending=True,
                         ref_view=None, hand=False, last_full=view)
@@ -547,7 +566,8 @@ class Tracker:
         else:
             rest = t_us - state.hand_moved_at
             resting = rest >= cfg.hand_rest_us - cfg.frame_jitter_us
-            if rest >= cfg.hand_still_us or (resting and not _reaches_in(hand_mask, cfg)):
+            edge = state.outside[1] if state.outside is not None else None
+            if rest >= cfg.hand_still_us or (resting and not _reaches_in(hand_mask, cfg, edge)):
                 hand = False
             elif resting and state.ref_view is not None:
                 # A camera shifted by under a pixel while the hand was over the board (too little to follow
@@ -558,7 +578,7 @@ class Tracker:
                 shift = _still_shift(self._ref_norm(state), nv, cfg.resting_shift_px, cfg=cfg)
                 lined_up = ref_map(_shifted(nv, *shift)) if shift is not None else None
                 if lined_up is not None:
-                    hand = _reaches_in(_hand_mask(lined_up, cfg), cfg)
+                    hand = _reaches_in(_hand_mask(lined_up, cfg, edge), cfg, edge)
         return state, hand
 
     def _lifts(self, state: TrackerState, view: np.ndarray, hand_mask: np.ndarray,

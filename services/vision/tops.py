@@ -29,7 +29,7 @@ from .detect import (
     occupancy_bands,
     parallax_centres,
 )
-from .grid import POINTS_UV
+from .grid import POINTS_UV, canonical_transform, point_name
 from .occupancy import MARGIN, S
 from .settings import TrackerConfig
 
@@ -60,6 +60,36 @@ def unseen_points(image_shape: tuple[int, ...], homography: np.ndarray, tops: To
     centres = POINTS_UV if tops is None else parallax_centres(POINTS_UV, tops)
     share = disc_in_view(image_shape, homography, centres)
     return frozenset(int(i) for i in np.flatnonzero(share < cfg.in_view_least))
+
+
+def outside_picture(image_shape: tuple[int, ...], homography: np.ndarray, tops: Tops | None,
+                    cfg: TrackerConfig) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where the tracker's view (`warp_board` through `tops_h(homography, tops)`) shows no pixel of the picture, and
+    the band just inside the picture's edge, as boolean masks of the view; None where the picture holds the whole
+    view. The warp fills the view beyond a picture that cuts or fills the board with the picture's edge repeated, so
+    a strip of a few noisy pixels at the edge (a dark shadow, the picture's own border) becomes a wide band whose
+    change from frame to frame is noise: nothing seen there can be a hand or a piece. The mask is grown by
+    `outside_grow` spacings, as the view's local mean (`frames._norm`, one spacing across) takes those pixels in."""
+    h, size = canonical_transform(tops_h(homography, tops), S, MARGIN)
+    whole = np.full(image_shape[:2], 255, np.uint8)
+    inside = cv2.warpPerspective(whole, h, size, flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT,
+                                 borderValue=0)
+    if bool(inside.all()):
+        return None
+    k = 2 * round(cfg.outside_grow * S) + 1
+    outside = cv2.dilate((inside == 0).astype(np.uint8), np.ones((k, k), np.uint8))
+    band = cv2.dilate(outside, np.ones((3, 3), np.uint8)) > outside
+    return outside > 0, band
+
+
+def unseen_reason(unseen: frozenset[int]) -> str:
+    """What an operator is told where the picture cuts the board: which points the camera does not see, and what
+    to do. A venue camera that misses points cannot follow a game there (a move made wholly out of the picture is
+    not seen, an arrival from there has no known type): the tracker reports '?' there and never reads a move from
+    them, and the operator is asked to frame the whole board."""
+    names = ", ".join(point_name(i) for i in sorted(unseen))
+    return (f"the camera does not see {len(unseen)} of the 90 points ({names}): move or zoom out the camera so that "
+            "the whole board is in the picture; nothing is read on those points")
 
 
 def half_turned(tops: Tops | None) -> Tops | None:

@@ -70,6 +70,13 @@ class GameResult:
     false_touched: list[str] = field(default_factory=list)  # "ply N point" of each
     false_lifted: list[str] = field(default_factory=list)  # "ply N point" of each false lift
     restores: int = 0  # positions an arbiter restored (--adopt restored) where a snapshot fitted nothing
+    # the points the tracker said at calibration its camera does not see (CameraFault, tops.unseen_reason): such a
+    # camera cannot follow a game there, and the game is counted apart ("camera misses points")
+    unseen_reported: list[str] = field(default_factory=list)
+    # the points whose disc on the board's plane lies mostly outside the first frame (the renderer's true corners):
+    # a floor for what the tracker must report (tall pieces' tops, leaning out, may leave the picture too)
+    unseen_truth: list[str] = field(default_factory=list)
+    wrong_inferred: int = 0  # moves inferred that are not the game's (a move invented, or the wrong one)
     frames: int = 0
     seconds: float = 0.0
 
@@ -204,6 +211,8 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
         if last_stable_truth is not None:
             touched.update(point_name(i) for i, (a, b) in enumerate(zip(last_stable_truth, tr.squares, strict=True))
                            if a != b)
+        if first:
+            res.unseen_truth = _out_of_picture(tr.corners, frame.image.shape)
         if first and truth_fit:
             state = tracker.expect_start(tracker.initial(fit_from_corners(tr.corners, "given", 0.0)),
                                          pos.squares() if from_ply else None)
@@ -229,12 +238,17 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                 if o.fields["point"] not in touched:
                     res.false_touches += 1
                     res.false_touched.append(f"ply {tr.ply} {o.fields['point']}")
+            elif o.type == "CameraFault" and "does not see" in o.fields["reason"]:
+                res.unseen_reported = o.fields["reason"].split("(", 1)[1].split(")", 1)[0].split(", ")
             elif o.type == "BoardStable":
                 sq = o.fields["squares"]
                 last_stable_truth, touched = tr.squares, set(tr.misaligned or ())
                 # (a '?' can show a move only where the point was not unsure on the last still board already: a
                 # point left unsure and seen again is no move; a re-seen pair read as the piece moving between them)
-                new_doubt = any(c == "?" and (last_sq is None or last_sq[i] != "?") for i, c in enumerate(sq))
+                # (nor where the tracker said at calibration that its camera does not see the point: '?' there is
+                # what it always reports, never a sign of a move)
+                new_doubt = any(c == "?" and (last_sq is None or last_sq[i] != "?")
+                                and point_name(i) not in res.unseen_reported for i, c in enumerate(sq))
                 last_sq = sq
                 if referee:
                     inf = infer(pos, pos.squares(), sq)
@@ -253,6 +267,7 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
                         res.inferred_ok += 1
                     else:
                         res.wrong.append(f"ply {ply}: inferred {m}, game {moves[ply] if ply < len(moves) else '-'}")
+                        res.wrong_inferred += 1
                         res.causes.append(["wrong move inferred", *diagnose(sq, tr, pos.squares())])
                     pos = pos.play(m)
                     ply += 1
@@ -310,6 +325,20 @@ def check_game(start_fen: str, moves: list[str], seed: int, difficulty: str = "h
     return res
 
 
+def _out_of_picture(corners: tuple[tuple[float, float], ...], shape: tuple[int, ...]) -> list[str]:
+    """The points whose disc (on the board's plane, detect.SEEN_RADIUS) is mostly outside a picture of `shape` whose
+    grid corners a9, i9, i0, a0 are `corners` (under TrackerConfig.in_view_least of it inside)."""
+    import numpy as np
+
+    from xqarb.vision.board import fit_from_corners
+    from xqarb.vision.detect import disc_in_view
+    from xqarb.vision.grid import POINTS_UV, point_name
+    from xqarb.vision.settings import TrackerConfig
+
+    share = disc_in_view(shape, fit_from_corners(corners, "given", 0.0).homography, POINTS_UV)
+    return [point_name(int(i)) for i in np.flatnonzero(share < TrackerConfig().in_view_least)]
+
+
 def load_games(path: Path, n: int, max_moves: int) -> list[tuple[str, list[str]]]:
     out = []
     with path.open() as f:
@@ -359,40 +388,61 @@ def main(argv: list[str] | None = None) -> int:
                     help="the real crops' split folder for the option 'real tops' (default: shared valid split)")
     args = ap.parse_args(argv)
     games = load_games(Path(args.data), args.start + args.games, args.moves)[args.start:]
-    tot = GameResult()
+    # A camera that does not see every point cannot follow a game there: the tracker must say so at calibration
+    # (CameraFault naming the points) and must invent nothing from them; such games are counted apart, with the
+    # checks that hold for them (the report, no move inferred wrongly, no false touch, lift or pair), and their
+    # moves are not in the moves figure, which is of cameras a venue would run (every point in view).
+    tot, cut = GameResult(), GameResult()
+    cut_games: list[str] = []
     counts: Counter[str] = Counter()
     for k, (fen, mv) in enumerate(games, start=args.start):
         r = check_game(fen, mv, args.seed0 + k, difficulty=args.difficulty, truth_fit=args.truth_fit,
                        referee=args.referee, adopt=args.adopt, adopt_lag=args.adopt_lag, movefit=not args.no_movefit,
                        fps=args.fps, stable_us=None if args.stable_ms is None else args.stable_ms * 1000,
                        hard=args.hard, piece_crops=args.piece_crops)
+        missed = bool(r.unseen_reported or r.unseen_truth)
+        if missed:
+            cut_games.append(f"{k} ({len(r.unseen_reported)} points reported, {len(r.unseen_truth)} out on the "
+                             f"board's plane{'' if set(r.unseen_truth) <= set(r.unseen_reported) else ', NOT ALL'})")
         for why in r.causes:
             # one count per kind of error per failed snapshot (a bad frame's twenty points are one cause)
-            counts.update({w.rsplit(" ", 2)[0] if "(" in w else w for w in why} or {"no difference"})
+            if not missed:
+                counts.update({w.rsplit(" ", 2)[0] if "(" in w else w for w in why} or {"no difference"})
             if args.causes:
                 print(f"  game {k} seed {args.seed0 + k}: {why}", flush=True)
+        into = cut if missed else tot
         for f in ("moves", "inferred_ok", "misaligned_truth", "misaligned_reported", "misaligned_false", "false_lifts",
-                  "captured_lifts",
+                  "captured_lifts", "wrong_inferred",
                   "lifts_reported", "nudges_truth", "nudges_reported", "false_touches", "frames", "restores"):
-            setattr(tot, f, getattr(tot, f) + getattr(r, f))
-        tot.seconds += r.seconds
+            setattr(into, f, getattr(into, f) + getattr(r, f))
+        into.seconds += r.seconds
         print(f"game {k}: {r.inferred_ok}/{r.moves} moves, misaligned {r.misaligned_reported}/{r.misaligned_truth} "
               f"({r.misaligned_false} false), "
               f"false lifts {r.false_lifts} ({r.captured_lifts} a taken piece), false touches {r.false_touches}, "
               f"{r.frames} frames, {r.seconds:.0f}s  "
-              f"{r.wrong[:2]}" + (f"  half-way not reported: {r.misaligned_missed}" if r.misaligned_missed else "")
+              + (f"CAMERA MISSES {len(r.unseen_reported)} points (reported at calibration; {len(r.unseen_truth)} "
+                 f"out on the board's plane)  " if missed else "")
+              + f"{r.wrong[:2]}" + (f"  half-way not reported: {r.misaligned_missed}" if r.misaligned_missed else "")
               + (f"  pairs where none stood: {r.misaligned_false_pairs}" if r.misaligned_false_pairs else "")
               + (f"  touched where none: {r.false_touched}" if r.false_touched else "")
               + (f"  lifted where none: {r.false_lifted}" if r.false_lifted else ""),
               flush=True)
+    seen = len(games) - len(cut_games)
     pct = 100.0 * tot.inferred_ok / max(1, tot.moves)
-    print(f"TOTAL {len(games)} games: moves inferred {tot.inferred_ok}/{tot.moves} = {pct:.2f}%; misaligned reported "
+    print(f"TOTAL {seen} games with every point in view: moves inferred {tot.inferred_ok}/{tot.moves} = {pct:.2f}% "
+          f"({tot.wrong_inferred} inferred wrongly); misaligned reported "
           f"{tot.misaligned_reported}/{tot.misaligned_truth} ({tot.misaligned_false} pairs where none stood); "
           f"false lifts {tot.false_lifts} ({tot.captured_lifts} of "
           f"them a taken piece lifted off by the taker's hand) of {tot.lifts_reported} "
           f"lifts reported; nudges {tot.nudges_reported} reported / {tot.nudges_truth} true, {tot.false_touches} where "
           f"nothing was touched; {tot.restores} positions restored by the arbiter; {tot.frames} frames "
           f"in {tot.seconds:.0f}s")
+    if cut_games:
+        print(f"CAMERA MISSES POINTS: {len(cut_games)} games left out of the figure above: {', '.join(cut_games)}; "
+              f"there: moves inferred {cut.inferred_ok}/{cut.moves}, {cut.wrong_inferred} inferred wrongly; "
+              f"misaligned reported {cut.misaligned_reported}/{cut.misaligned_truth} ({cut.misaligned_false} pairs "
+              f"where none stood); false lifts {cut.false_lifts} ({cut.captured_lifts} a taken piece), false "
+              f"touches {cut.false_touches}")
     if counts:
         print("failed snapshots by cause: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
     return 0

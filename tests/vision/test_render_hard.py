@@ -14,6 +14,7 @@ from xqarb.vision.render import RenderError, point_index, random_scene, render_p
 from xqarb.vision.render_assets import crop_files, crop_sprite
 from xqarb.vision.render_effects import PlasticSheet, Sunlight
 from xqarb.vision.render_hard import HARD_OPTIONS, HardOptions, draw_options, harden, parse, preset
+from xqarb.vision.squares import START_SQUARES
 
 EMPTY = "." * 90
 
@@ -183,7 +184,7 @@ def test_options_and_the_preset_are_drawn_per_seed():
     assert 0.35 <= both.piece_height <= 0.6
     assert all(draw_options(["turned picture"], s).turn in (1, 2, 3) for s in range(10))
     assert draw_options(["real tops"], 1) == HardOptions()  # no crops folder given: nothing to cut from
-    assert len(HARD_OPTIONS) == 15
+    assert len(HARD_OPTIONS) == 16
     with pytest.raises(RenderError, match="hard option"):
         parse("glossy", 1)
     with pytest.raises(RenderError, match="preset"):
@@ -193,6 +194,21 @@ def test_options_and_the_preset_are_drawn_per_seed():
 def _outside(shot) -> np.ndarray:
     h, w = shot.image.shape[:2]
     return (shot.points < 0).any(axis=1) | (shot.points[:, 0] >= w) | (shot.points[:, 1] >= h)
+
+
+def test_the_preset_frames_every_point_and_cuts_only_the_margin():
+    # A camera missing points cannot follow a game (the tracker reports it at calibration): the preset's cut is
+    # "cut margin", a camera framed tight off centre, never "cut picture".
+    assert all(preset("hard", s).cut is None for s in range(300))
+    assert sum(preset("hard", s).margin_shift is not None for s in range(300)) > 15
+    shots = [render_position(START_SQUARES, harden(random_scene(s, difficulty="easy"),
+                                                    draw_options(["cut margin"], s))) for s in range(3)]
+    assert not any(_outside(shot).any() for shot in shots)
+    # (pushed off centre: the grid nearer one edge of the picture than the other)
+    off = [abs(float(shot.points[:, 0].min()) - (shot.image.shape[1] - float(shot.points[:, 0].max())))
+           + abs(float(shot.points[:, 1].min()) - (shot.image.shape[0] - float(shot.points[:, 1].max())))
+           for shot in shots]
+    assert max(off) > 20.0
 
 
 def test_heavy_glare_washes_out_much_more_of_the_print_than_a_plain_sheet():
