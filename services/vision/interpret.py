@@ -39,7 +39,6 @@ from .point_evidence import (
     _outline_gone,
     _outline_left,
     _outline_moved,
-    _outline_moved_on,
     _pair_emptied,
     _pair_left,
     _plain_disc_near,
@@ -776,13 +775,10 @@ def _changed_pieces(w: _Work) -> None:
             else:
                 nudged.append(i)
         elif change[i] < cfg.nudge_change_most * lvl and shift >= cfg.nudge_from:
-            # (beside a move the point's look changes without a touch: the moved piece's shadow, a tall piece
-            # set down in front of it; a touch there is told by its round outline moving on its point too)
-            if _outline_moved_on(outlines, i, pieces_but(i), cfg):
-                nudged.append(i)
+            nudged.append(i)
         elif _may_take(known, vacated[0], i):
             captured.append(i)
-        elif shift >= cfg.nudge_from and _outline_moved_on(outlines, i, pieces_but(i), cfg):
+        elif shift >= cfg.nudge_from:
             # a piece of the mover's own side is never taken (3.1): it was touched
             nudged.append(i)
     w.captured, w.emptied_too, w.nudged, w.vacated = captured, emptied_too, nudged, vacated

@@ -201,16 +201,6 @@ def _outline_moved(outlines: Outlines, i: int, pieces: list[int], cfg: TrackerCo
             or float(outlines.rise()[i]) <= -cfg.lift_outline_fall)
 
 
-def _outline_moved_on(outlines: Outlines, i: int, pieces: list[int], cfg: TrackerConfig) -> bool:
-    """The round outline on point i stood on it on the last still board and stands on it now (each centred within
-    `stands_within`), and moved between the two by `touch_moved` or more: plain evidence that the piece there was
-    touched. An outline found farther off on either board is a shadow's edge or a neighbour's rim, which says
-    nothing of this piece."""
-    now, then = _disc_offset(outlines.view(), i, pieces, cfg=cfg), _disc_offset(outlines.ref(), i, pieces, cfg=cfg)
-    on = max(float(np.hypot(*now)), float(np.hypot(*then))) < cfg.stands_within
-    return on and float(np.hypot(*(now - then))) >= cfg.touch_moved
-
-
 def _plain_disc_near(score: np.ndarray, points: list[int], discs: np.ndarray, standing: list[int],
                      share: float | None = None, cfg: TrackerConfig = DEFAULTS) -> bool:
     """A round outline as plain as the standing pieces' (`share` of their median, `discs` per point) is centred within

@@ -64,13 +64,3 @@ def test_a_camera_missing_points_invents_no_move_and_reads_the_moves_it_sees() -
     assert sorted(r.unseen_reported) == sorted(r.unseen_truth) == files_hi
     assert (r.wrong_inferred, r.false_touches, r.false_lifts, r.misaligned_false) == (0, 0, 0, 0)
     assert r.inferred_ok == 3  # b0c2, b9c7, h0g2; i9i8 unseen, and c3c4 then fits no move from the known board
-
-
-def test_a_move_s_shadow_on_a_neighbour_is_no_touch(shared_data: Path) -> None:
-    # Tall pieces under a low sun, seen steeply: the cannon h2-e2 set down in front of the pawn e3 changed e3's
-    # look (0.18, twice the level; its ink's centre 0.09 off, over a nudge's 0.08) and e3 was reported touched.
-    # Its round outline, on its point now, stood 0.47 off it on the last still board (a shadow's rim): no outline
-    # standing on the point both times moved, so nothing says it was touched.
-    r = check_game(START, ["h2e2", "h9g7"], 1036, truth_fit=True, adopt="moves", hard="hard",
-                   piece_crops=_crops(shared_data))
-    assert (r.inferred_ok, r.moves, r.false_touches, r.false_lifts) == (2, 2, 0, 0)
