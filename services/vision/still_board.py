@@ -443,25 +443,11 @@ class Tracker:
                 hand_mask = _hand_mask(changed, cfg, edge)
                 hand = bool(hand_mask.any())
         if (not hand or lost) and support < cfg.support_ratio * state.calib_support:
-            # the lines are no longer where the board was: the camera or the board moved; find it again
-            try:
-                fit = find_board(image)
-            except NoBoardFound as exc:
-                return fault(f"board lost: the camera or the board moved ({exc.reason})")
-            fit = _keep_orientation(state.fit, fit)
-            view = warp_board(image, tops_h(fit.homography, state.tops)).bgr
-            emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
-                 homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
-            unseen = unseen_points(image.shape, fit.homography, state.tops, cfg)
-            if unseen and unseen != state.unseen:
-                emit("CameraFault", reason=unseen_reason(unseen))
-            state = replace(state, fit=fit, calib_support=_view_support(view, state.tops),
-                            calib_sharpness=_sharpness(view), fault=None, still_since=t_us, unseen=unseen,
-                            outside=outside_picture(image.shape, fit.homography, state.tops, cfg))
+            found = self._found_again(state, image, t_us, emit)
+            if isinstance(found, str):
+                return fault(found)
+            state, view = found
             edge = state.outside[1] if state.outside is not None else None
-            # the reference must be re-taken in the new geometry: keep the known squares, re-read at stability
-            # (and the anchor's view is of the old one: no looking again from it until the referee's next move)
-            state = replace(state, ref_view=None, pending=True, anchor=None, held=None)
             nv, weight = _norm(view), dark_weight(view, cfg)
             step_change = step_map(nv)
             moved = _solid(step_change, cfg) if step_change is not None else None
@@ -499,6 +485,30 @@ class Tracker:
             state = replace(state, still_since=t_us, quiet_since=t_us)
         state = replace(state, last_small=small, last_view=nv, last_full=view)
         return self._maybe_stable(state, view, t_us, emit, obs)
+
+    def _found_again(self, state: TrackerState, image: np.ndarray, t_us: int,
+                     emit: Emit) -> tuple[TrackerState, np.ndarray] | str:
+        """The lines are no longer where the board was (the camera or the board moved): the board found again,
+        BoardCalibrated (and the points the picture now misses), and the state to read the still board afresh in
+        the new geometry, with its view; or why no board was found."""
+        cfg = self.config
+        try:
+            fit = find_board(image)
+        except NoBoardFound as exc:
+            return f"board lost: the camera or the board moved ({exc.reason})"
+        fit = _keep_orientation(state.fit, fit)
+        view = warp_board(image, tops_h(fit.homography, state.tops)).bgr
+        emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
+             homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
+        unseen = unseen_points(image.shape, fit.homography, state.tops, cfg)
+        if unseen and unseen != state.unseen:
+            emit("CameraFault", reason=unseen_reason(unseen))
+        # the reference must be re-taken in the new geometry: keep the known squares, re-read at stability
+        # (and the anchor's view is of the old one: no looking again from it until the referee's next move)
+        return replace(state, fit=fit, calib_support=_view_support(view, state.tops),
+                       calib_sharpness=_sharpness(view), fault=None, still_since=t_us, unseen=unseen,
+                       outside=outside_picture(image.shape, fit.homography, state.tops, cfg),
+                       ref_view=None, pending=True, anchor=None, held=None), view
 
     def _fault(self, state: TrackerState, reason: str, emit: Emit,
                obs: list[Observation]) -> tuple[TrackerState, list[Observation]]:
