@@ -74,6 +74,7 @@ from .hand import (
     seen_change,
 )
 from .interpret import _set_onto_by_outline, _settled_from_between, as_seen_twice, interpret
+from .move_checks import unseen_partners
 from .movefit import (
     Followed,
     MoveModel,
@@ -810,6 +811,8 @@ class Tracker:
                                                                   cfg=cfg, changed=changed)
             ref_circles = outlines.computed()
         if state.unseen and state.known is not None:
+            # a move with an end out of view is one move only where what is seen shows it plainly
+            squares, placed = unseen_partners(state.known, squares, placed, state.unseen, reading, cfg)
             # what the picture does not show is as it was known (a move there is seen where it leaves or arrives)
             squares = "".join(state.known[i] if i in state.unseen else c for i, c in enumerate(squares))
             placed = [i for i in placed if i not in state.unseen]
