@@ -913,10 +913,21 @@ def _went_nowhere_sure(w: _Work) -> None:
             # point (e.g. the red pawn c3-c4 on a pale board, c3 still 0.18 occupied by its faint ink,
             # changed 0.26, c4 0.14; the outlines 0.59 -> 0.19 at c3, 0.33 -> 0.57 at c4). The one that changed
             # clearly most is where it went; among several alike, unsure (the rules choose among them).
-            if len(bare) == 1 or change[bare[0]] > cfg.bare_margin * change[bare[1]]:
+            # (the next is the next point the piece could have gone to, changed over the level or not: a point just
+            # under the level beside one just over it tells nothing apart; e.g. the cannon b2-e2, its disc's ink not
+            # read at e2, which changed 0.067, b3 beside b2 0.092 at the level 0.09: read as b2-b3)
+            mover = vacated[0] if len(vacated) == 1 and known[vacated[0]] in _CASED else None
+            rival = max((float(change[i]) for i in range(90) if known[i] in ".?" and i not in taken
+                         and i != bare[0] and (mover is None or _reaches(known, mover, i))
+                         and change[i] > cfg.change_half * lvl), default=0.0)
+            nxt = max(float(change[bare[1]]) if len(bare) > 1 else 0.0, rival)
+            if change[bare[0]] > cfg.bare_margin * nxt:
                 arrived = bare[:1]
             else:
-                unexplained.extend(bare[:cfg.unexplained_most])
+                unexplained.extend(sorted((i for i in range(90) if known[i] in ".?" and i not in taken
+                                           and change[i] >= nxt and (mover is None or i in bare
+                                                                     or _reaches(known, mover, i))),
+                                          key=lambda k: -change[k])[:cfg.unexplained_most])
         elif (len(vacated) == 1 and occ[vacated[0]] < cfg.ink_trace
               and (dens[vacated[0]] < cfg.ink_all_gone * ref_dens[vacated[0]]
                    or ((dens[vacated[0]] < cfg.ink_most_gone * ref_dens[vacated[0]]

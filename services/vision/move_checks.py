@@ -8,7 +8,7 @@ import numpy as np
 
 from .grid import neighbours
 from .occupancy import PointReading
-from .point_evidence import _clearly_most, _disc_rise, _sure_colour
+from .point_evidence import _clearly_most, _disc_rise, _ink_letter, _sure_colour
 from .reach import reach
 from .settings import DEFAULTS, TrackerConfig
 from .squares import _CASED
@@ -147,3 +147,37 @@ def _disc_came(score: np.ndarray, ref_score: np.ndarray, known: str, taken: set[
     if change[best] < cfg.came_change_typical * float(np.median(change)):
         return None
     return best
+
+
+def unseen_partners(known: str, squares: str, placed: list[int], unseen: frozenset[int], reading: PointReading,
+                    cfg: TrackerConfig = DEFAULTS) -> tuple[str, list[int]]:
+    """The reading `squares` of a still board against the known board, where the camera does not see the points
+    `unseen`: (squares, placed) with every arrival on a point in view that nothing seen confirms as one move made
+    undetermined. A point out of view gives no evidence, so it neither confirms nor rules out a move there: a piece
+    read arriving whose letter is carried from a point out of view (its departure unseen), or one that left a
+    point in view from which it could as well have gone out of view, is one move only where its own ink plainly
+    shows a piece on its new point (`unseen_arrival_ink`); it then reads as its ink says (X / x, or its type where
+    the classifier is sure; the referee finds the legal moves to it), else '?' (the referee takes no move from
+    it, or calls an arbiter). An arrival whose source is in view and which could not have gone out of view stays
+    as read."""
+    if not unseen:
+        return squares, placed
+    out = list(squares)
+    for v in range(90):
+        letter = squares[v]
+        if v in unseen or letter in ".?" or letter == known[v]:
+            continue
+        if known[v] in _CASED and letter in _CASED and known[v].isupper() == letter.isupper():
+            continue  # the same side's piece read as another type: no arrival
+        # the points in view this piece may have left: they held its letter and read emptied now
+        sources = [w for w in range(90) if w not in unseen and w != v and squares[w] in ".?"
+                   and known[w] in _CASED and (known[w] == letter if letter in _CASED
+                                               else known[w].isupper() == (letter == "X"))]
+        confirmed = bool(sources) and not any(_reaches(known, w, u) for w in sources for u in unseen)
+        if confirmed:
+            continue
+        plain = float(reading.occupied[v]) > cfg.unseen_arrival_ink
+        seen = _ink_letter(reading, v, cfg=cfg) if plain else "?"
+        out[v] = seen
+    fixed = "".join(out)
+    return fixed, [p for p in placed if fixed[p] == squares[p]]

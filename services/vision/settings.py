@@ -89,6 +89,10 @@ class TrackerConfig:
     ink_plain: float = 0.8  # ... over which it plainly holds one (ink and outline agreeing about a piece were never
     # wrong on six hard games' still boards, 12,000 points)
     ink_none: float = 0.2  # ... under which it plainly holds none
+    unseen_arrival_ink: float = 0.8  # where the camera misses points, a piece read arriving on a point in view
+    # whose source is out of view, or which could have gone out of view instead, is kept only where its own ink
+    # reads over this (plainly a piece, `ink_plain`'s level): no departure seen confirms it, and an unseen point
+    # gives no evidence against the other moves
     ink_trace: float = 0.05  # ... under which not a trace of a piece is left (an emptied point's printed marks and
     # an edge point's frame read more)
     ink_rim: float = 0.02  # the least occupancy of a point that half a disc stands over (a piece between two points)

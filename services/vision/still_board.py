@@ -74,6 +74,7 @@ from .hand import (
     seen_change,
 )
 from .interpret import _set_onto_by_outline, _settled_from_between, as_seen_twice, interpret
+from .move_checks import unseen_partners
 from .movefit import (
     Followed,
     MoveModel,
@@ -820,6 +821,8 @@ class Tracker:
                                                                   cfg=cfg, changed=changed)
             ref_circles = outlines.computed()
         if state.unseen and state.known is not None:
+            # a move with an end out of view is one move only where what is seen shows it plainly
+            squares, placed = unseen_partners(state.known, squares, placed, state.unseen, reading, cfg)
             # what the picture does not show is as it was known (a move there is seen where it leaves or arrives)
             squares = "".join(state.known[i] if i in state.unseen else c for i, c in enumerate(squares))
             placed = [i for i in placed if i not in state.unseen]
@@ -894,6 +897,12 @@ class Tracker:
         boards = follow(model, position.squares(), following, [st.table for st in steps], unsure)
         if boards is None:
             return None, weighed
+        seen_from = position.squares()
+        for board in boards:
+            if any(board[i] != seen_from[i] for i in state.unseen):
+                # a move with an end out of view: nothing there tells it from the other moves the change fits
+                return None, weighed
+            seen_from = board
         # The points the anchor left unsure (a piece between two points) stay so, the pair's piece followed, unless
         # a move took it off or put another there (e.g. the rook between a1 and a0, designated a1, then
         # a1-h1, told by h1 and the moves after): then the pair is as the moves left it.
@@ -909,7 +918,7 @@ class Tracker:
                     emit("PiecePlaced", point=point_name(i))
             before = board
             known = "".join("?" if a.squares[i] == "?" and i not in moved else board[i] for i in range(90))
-            emit("BoardStable", squares=known)
+            emit("BoardStable", squares="".join("?" if i in state.unseen else c for i, c in enumerate(known)))
         # (the referee takes these moves: this still board is the next anchor)
         anchor = Anchor(known, view, reading, circles)
         return replace(state, known=known, ref_view=view, ref_norm=_norm(view), ref_reading=reading, pending=False,
