@@ -327,9 +327,7 @@ def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC, *,
     rolled = [False]  # the broker rolls the topic: its second topic exists
 
     def refresh() -> None:
-        names = [topic]
-        if topic in bus.ROLLED and bus.ROLLED[topic] in consumer.topics():
-            names.append(bus.ROLLED[topic])
+        names = bus.with_rolled([topic], consumer.topics())
         tps = {TopicPartition(name, p) for name in names for p in consumer.partitions_for_topic(name) or ()}
         new = tps - assigned
         if new:

@@ -101,7 +101,7 @@ from .point_evidence import (
 from .settings import TrackerConfig
 from .squares import _agrees, _require_90
 from .still_clear import unclear
-from .tops import half_turned, marks_at, measure_tops, outside_picture, tops_h, unseen_points, unseen_reason
+from .tops import Tops, half_turned, marks_at, measure_tops, outside_picture, tops_h, unseen_points, unseen_reason
 
 # the step's emitter: an observation's type and its fields
 Emit = Callable[..., None]
@@ -221,6 +221,20 @@ class TrackerState:
     # where the view shows no pixel of the picture (grown), and the band just inside the picture's edge
     # (`tops.outside_picture`): no change is measured outside, and an arm reaching in enters at the band
     outside: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def beyond_picture(self) -> np.ndarray | None:
+        """Where the view shows no pixel of the picture (`outside`'s first mask; None: the picture holds it all)."""
+        return self.outside[0] if self.outside is not None else None
+
+    @property
+    def picture_edge(self) -> np.ndarray | None:
+        """The band just inside the picture's edge where it cuts the view (`outside`'s second mask; None: none)."""
+        return self.outside[1] if self.outside is not None else None
+
+    def as_reported(self, squares: str) -> str:
+        """A still board as BoardStable reports it: '?' on the points the picture does not show (`unseen`)."""
+        return "".join("?" if i in self.unseen else c for i, c in enumerate(squares))
 
 
 class Tracker:
@@ -396,8 +410,7 @@ class Tracker:
             """Where the view changed since the last frame (noise and light drift stay below the change level)."""
             if last_view is None:
                 return None
-            outside = state.outside[0] if state.outside is not None else None
-            return seen_change(_norm_change(last_view, nv), weight, outside) > cfg.change_level
+            return seen_change(_norm_change(last_view, nv), weight, state.beyond_picture) > cfg.change_level
 
         step_change = step_map(nv)
         # the camera is sometimes bumped a little: follow small shifts of the whole view (a shift changes the
@@ -414,11 +427,10 @@ class Tracker:
             """How the view differs from the last still board, point by point (None before there is one)."""
             if state.ref_view is None:
                 return None
-            outside = state.outside[0] if state.outside is not None else None
-            return seen_change(_norm_change(self._ref_norm(state), nv), weight, outside)
+            return seen_change(_norm_change(self._ref_norm(state), nv), weight, state.beyond_picture)
 
         changed = ref_map(nv)
-        edge = state.outside[1] if state.outside is not None else None
+        edge = state.picture_edge
         hand_mask = _hand_mask(changed, cfg, edge) if changed is not None else None
         hand = hand_mask is not None and bool(hand_mask.any())
         support = _view_support(view, state.tops)
@@ -448,7 +460,7 @@ class Tracker:
             if isinstance(found, str):
                 return fault(found)
             state, view = found
-            edge = state.outside[1] if state.outside is not None else None
+            edge = state.picture_edge
             nv, weight = _norm(view), dark_weight(view, cfg)
             step_change = step_map(nv)
             moved = _solid(step_change, cfg) if step_change is not None else None
@@ -492,24 +504,32 @@ class Tracker:
         """The lines are no longer where the board was (the camera or the board moved): the board found again,
         BoardCalibrated (and the points the picture now misses), and the state to read the still board afresh in
         the new geometry, with its view; or why no board was found."""
-        cfg = self.config
         try:
             fit = find_board(image)
         except NoBoardFound as exc:
             return f"board lost: the camera or the board moved ({exc.reason})"
         fit = _keep_orientation(state.fit, fit)
         view = warp_board(image, tops_h(fit.homography, state.tops)).bgr
-        emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
-             homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
-        unseen = unseen_points(image.shape, fit.homography, state.tops, cfg)
-        if unseen and unseen != state.unseen:
-            emit("CameraFault", reason=unseen_reason(unseen))
+        unseen, outside = self._board_seen(image.shape, fit, state.tops, emit, reported=state.unseen)
         # the reference must be re-taken in the new geometry: keep the known squares, re-read at stability
         # (and the anchor's view is of the old one: no looking again from it until the referee's next move)
         return replace(state, fit=fit, calib_support=_view_support(view, state.tops),
                        calib_sharpness=_sharpness(view), fault=None, still_since=t_us, unseen=unseen,
-                       outside=outside_picture(image.shape, fit.homography, state.tops, cfg),
-                       ref_view=None, pending=True, anchor=None, held=None), view
+                       outside=outside, ref_view=None, pending=True, anchor=None, held=None), view
+
+    def _board_seen(self, image_shape: tuple[int, ...], fit: BoardFit, tops: Tops | None, emit: Emit,
+                    reported: frozenset[int] = frozenset(),
+                    ) -> tuple[frozenset[int], tuple[np.ndarray, np.ndarray] | None]:
+        """BoardCalibrated for the board found (`fit`), and the points its picture does not show, said in a
+        CameraFault unless they are those already `reported` (the operator must know at calibration that the camera
+        misses points, not find it out from moves lost): (those points, `tops.outside_picture`)."""
+        cfg = self.config
+        emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
+             homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
+        unseen = unseen_points(image_shape, fit.homography, tops, cfg)
+        if unseen and unseen != reported:
+            emit("CameraFault", reason=unseen_reason(unseen))
+        return unseen, outside_picture(image_shape, fit.homography, tops, cfg)
 
     def _fault(self, state: TrackerState, reason: str, emit: Emit,
                obs: list[Observation]) -> tuple[TrackerState, list[Observation]]:
@@ -542,14 +562,9 @@ class Tracker:
         if tops is not None:
             view = warp_board(image, tops_h(fit.homography, tops)).bgr
         sharp = _sharpness(view)
-        emit("BoardCalibrated", corners=[[float(x), float(y)] for x, y in fit.corners],
-             homography=[float(v) for v in (fit.homography / fit.homography[2, 2]).ravel()])
-        unseen = unseen_points(image.shape, fit.homography, tops, cfg)
-        if unseen:
-            # the operator must know at calibration that the camera misses points, not find it out from moves lost
-            emit("CameraFault", reason=unseen_reason(unseen))
+        unseen, outside = self._board_seen(image.shape, fit, tops, emit)
         state = replace(state, fit=fit, calibrated=True, calib_support=_view_support(view, tops), tops=tops,
-                        unseen=unseen, outside=outside_picture(image.shape, fit.homography, tops, cfg),
+                        unseen=unseen, outside=outside,
                         calib_sharpness=sharp, fault=None, last_small=small, last_view=_norm(view),
                         still_since=t_us, quiet_since=t_us, pending=True,
                         ref_view=None, hand=False, last_full=view)
@@ -577,7 +592,7 @@ class Tracker:
         else:
             rest = t_us - state.hand_moved_at
             resting = rest >= cfg.hand_rest_us - cfg.frame_jitter_us
-            edge = state.outside[1] if state.outside is not None else None
+            edge = state.picture_edge
             if rest >= cfg.hand_still_us or (resting and not _reaches_in(hand_mask, cfg, edge)):
                 hand = False
             elif resting and state.ref_view is not None:
@@ -839,7 +854,7 @@ class Tracker:
         for a, b in misaligned:
             emit("PieceMisaligned", points=[point_name(a), point_name(b)])
         if squares != state.known or state.ref_view is None or placed or nudged or misaligned:
-            emit("BoardStable", squares="".join("?" if i in state.unseen else c for i, c in enumerate(squares)))
+            emit("BoardStable", squares=state.as_reported(squares))
         new_known = "".join(("?" if c == "?" else c) for c in squares)
         # (the start is the referee's position too: the first anchor)
         if state.known is None:
@@ -918,7 +933,7 @@ class Tracker:
                     emit("PiecePlaced", point=point_name(i))
             before = board
             known = "".join("?" if a.squares[i] == "?" and i not in moved else board[i] for i in range(90))
-            emit("BoardStable", squares="".join("?" if i in state.unseen else c for i, c in enumerate(known)))
+            emit("BoardStable", squares=state.as_reported(known))
         # (the referee takes these moves: this still board is the next anchor)
         anchor = Anchor(known, view, reading, circles)
         return replace(state, known=known, ref_view=view, ref_norm=_norm(view), ref_reading=reading, pending=False,
