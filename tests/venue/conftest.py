@@ -63,15 +63,19 @@ def read_topic(
     timeout_s: float = 15.0,
     decode: bool = True,
 ) -> list[Any]:
-    """Records of `topic` (from the beginning, every partition) for which `match(record)` holds: waits for `count`."""
+    """Records of `topic` (from the beginning, every partition) for which `match(record)` holds: waits for `count`.
+
+    Where the broker rolls `topic` (`xqarb up`'s embedded broker: xq.game-events and xq.game-events.roll, a period
+    each), both topics of the pair are read, so a run that crosses a switch of period finds every record; they come
+    back in the order they were written on each partition (the earlier period's topic first)."""
     from kafka import KafkaConsumer, TopicPartition
 
-    from xqarb import codec
+    from xqarb import bus, codec
 
     consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None)
     try:
-        parts = consumer.partitions_for_topic(topic) or set()
-        tps = [TopicPartition(topic, p) for p in parts]
+        names = bus.with_rolled([topic], consumer.topics())
+        tps = [TopicPartition(name, p) for name in names for p in consumer.partitions_for_topic(name) or set()]
         consumer.assign(tps)
         consumer.seek_to_beginning(*tps)
         found: list[Any] = []
@@ -82,6 +86,8 @@ def read_topic(
                     item = (rec, codec.decode(rec.value)) if decode else (rec, None)
                     if match(item):
                         found.append(item)
+        if len(names) > 1:
+            found.sort(key=lambda it: (bus.generation(it[0].topic, it[0].timestamp), it[0].offset))
         return found
     finally:
         consumer.close()
