@@ -490,7 +490,7 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
             t.start()
         marks: dict[str, float] = {}
         if faults:
-            marks = inflict(venue, t0)
+            marks = inflict(venue, t0, tuple(f for f in FAULTS if f in args.faults.split(",")))
         for t in threads[:-1]:
             t.join(args.ply_s * (args.plies + 4) + 240)
         end_inputs = time.time()
@@ -514,6 +514,10 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
         result["acked_ids"] = set(inputs.acked)
         downs = re.findall(r"broker restarted \(pid \d+\) after ([0-9.]+) s down", (data / "up.log").read_text())
         result["broker_down_s"] = [float(x) for x in downs]
+        # the referees' outputs the broker did not acknowledge, sent again (services/referee/service.py), per log
+        result["referee_outputs_sent_again"] = {
+            name: len(re.findall(r"output\(s\) not acknowledged", (data / name).read_text(errors="replace")))
+            for name in ("up.log", "referee2.log")}
         result["records"] = game_records(data / "ledger.sqlite", [inputs.game_id(b) for b in play])
         if not faults:
             result["probe_latency"] = probe_latency(probes, watch, t0, end_inputs)
@@ -532,32 +536,44 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
     return result
 
 
-def inflict(venue: Venue, t0: float) -> dict[str, float]:
-    """The faults, one after another, the first FIRST_FAULT_S into the games and each GAP_S after the last one
-    ended (so that each is measured on its own); returns when each began (time.time())."""
+FAULTS = ("vision", "referee", "stop", "broker")  # --faults: which, always in this order
+
+
+def inflict(venue: Venue, t0: float, which: tuple[str, ...] = FAULTS) -> dict[str, float]:
+    """The faults of `which`, one after another, the first FIRST_FAULT_S into the games and each GAP_S after the
+    last one ended (so that each is measured on its own); returns when each began (time.time())."""
     marks = {}
 
     def at(t: float) -> None:
         time.sleep(max(0.0, t - time.time()))
 
-    at(t0 + FIRST_FAULT_S)
-    marks["vision SIGKILL"] = time.time()
-    os.kill(venue.parts()["vision-1"]["pid"], signal.SIGKILL)
-    at(marks["vision SIGKILL"] + GAP_S)
-    assert venue.referee2 is not None
-    marks["referee SIGKILL"] = time.time()
-    venue.referee2.kill()
-    venue.referee2.wait()
-    time.sleep(1.0)  # a supervisor's first backoff
-    venue.start_referee2()
-    at(time.time() + GAP_S)
-    marks[f"referee SIGSTOP {STOP_S:.0f} s"] = time.time()
-    venue.referee2.send_signal(signal.SIGSTOP)
-    time.sleep(STOP_S)
-    venue.referee2.send_signal(signal.SIGCONT)
-    at(time.time() + GAP_S)
-    marks["broker SIGKILL"] = time.time()
-    os.kill(venue.parts()["broker"]["pid"], signal.SIGKILL)
+    next_at = t0 + FIRST_FAULT_S
+    if "vision" in which:
+        at(next_at)
+        marks["vision SIGKILL"] = time.time()
+        os.kill(venue.parts()["vision-1"]["pid"], signal.SIGKILL)
+        next_at = marks["vision SIGKILL"] + GAP_S
+    if "referee" in which:
+        at(next_at)
+        assert venue.referee2 is not None
+        marks["referee SIGKILL"] = time.time()
+        venue.referee2.kill()
+        venue.referee2.wait()
+        time.sleep(1.0)  # a supervisor's first backoff
+        venue.start_referee2()
+        next_at = time.time() + GAP_S
+    if "stop" in which:
+        at(next_at)
+        assert venue.referee2 is not None
+        marks[f"referee SIGSTOP {STOP_S:.0f} s"] = time.time()
+        venue.referee2.send_signal(signal.SIGSTOP)
+        time.sleep(STOP_S)
+        venue.referee2.send_signal(signal.SIGCONT)
+        next_at = time.time() + GAP_S
+    if "broker" in which:
+        at(next_at)
+        marks["broker SIGKILL"] = time.time()
+        os.kill(venue.parts()["broker"]["pid"], signal.SIGKILL)
     return marks
 
 
@@ -586,6 +602,9 @@ def main() -> int:
     parser.add_argument("--fps", type=float, default=2.0)
     parser.add_argument("--ply-s", type=float, default=6.0, help="seconds between plies on a board without camera")
     parser.add_argument("--only", choices=("clean", "faults"), help="one run only")
+    parser.add_argument("--faults", default=",".join(FAULTS),
+                        help=f"which faults, comma-separated, in this order: {','.join(FAULTS)} (default all; "
+                        "`broker` alone falls FIRST_FAULT_S into the games, mid-game with few plies)")
     parser.add_argument("--out", help="write the JSON report here")
     args = parser.parse_args()
     video, _ = camera_video(args.plies, args.fps)

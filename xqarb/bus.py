@@ -109,6 +109,16 @@ FETCH_RESPONSE_MAX_BYTES = 128 * 1024 * 1024
 # at worst, with 50), and a move passes three consumers (vision, referee, the stream) on its way to the screen. An
 # idle consumer then asks 20 times a second: about 3 % of a core, against 0.4 % with 500.
 FETCH_MAX_WAIT_MS = 50
+# How long a consumer-group member waits for the broker's answer to any request, its JoinGroup and SyncGroup among
+# them, before it gives up on it, marks the coordinator dead, finds it again and rejoins: what bounds a member's
+# wait for a group that does not settle. kafka-python's default is 305 s (above its 300 s max poll interval). The
+# embedded broker restarted empty was seen never to answer the SyncGroup of the leader of xq-referee (two referees
+# rejoining it while `up` made its topics again: 80 s until the end of the run, bench/faults.py), and nothing was
+# folded meanwhile. A member of a settled group gets its answers in milliseconds, and this broker answers a JoinGroup
+# after about 5 s; kafka-python needs more than the session timeout here (SESSION_TIMEOUT_MS).
+GROUP_REQUEST_TIMEOUT_MS = 15_000
+# A member that sends no heartbeat for this long is dropped from its group, and its partitions go to the others.
+SESSION_TIMEOUT_MS = 10_000
 
 # Dead-letter headers: the reason and where the bytes came from (absent topic = rejected at ingest).
 DLQ_REASON = "xq.reason"
@@ -608,7 +618,7 @@ class Consumer:
         registry: codec.SchemaRegistry | None = None,
         client_id: str | None = None,
         auto_offset_reset: str = "earliest",
-        session_timeout_ms: int = 10_000,
+        session_timeout_ms: int = SESSION_TIMEOUT_MS,
         heartbeat_interval_ms: int = 1_000,
         max_poll_interval_ms: int = 300_000,
         wall_clock: Callable[[], float] = time.time,
@@ -634,6 +644,8 @@ class Consumer:
             "enable_auto_commit": False,  # DESIGN: offsets are committed only after the ledger append
             "auto_offset_reset": auto_offset_reset,
             "session_timeout_ms": session_timeout_ms,
+            # a group that does not settle is left and joined again (kafka-python wants it above the session's)
+            "request_timeout_ms": max(GROUP_REQUEST_TIMEOUT_MS, session_timeout_ms + 1_000),
             "heartbeat_interval_ms": heartbeat_interval_ms,
             "max_poll_interval_ms": max_poll_interval_ms,
             # Range assignment gives partition p of every subscribed topic to the same member. With the same

@@ -58,6 +58,10 @@ STREAM_INPUTS = frozenset({"GameStarted", "ClockPressed", "ClockPaused", "ClockR
 # pickling a long game's state costs about 6 ms, as much as folding a hundred inputs.
 SNAPSHOT_AFTER_INPUTS = 100
 SNAPSHOTS_PER_IDLE_POLL = 4  # an idle poll stays short (each snapshot a few ms) however many boards are due
+# Outputs the broker did not acknowledge (it died; the producer's own retries and timeout are spent) are sent again
+# after this pause, until it takes them: the supervisor restarts an embedded broker within a second or two, a
+# venue's broker host reboots in 30-120 s; a pause this short keeps a ruling's delay near the broker's own outage.
+REPUBLISH_PAUSE_S = 1.0
 
 
 def unassigned_chain(board_id: str) -> str:
@@ -414,6 +418,7 @@ class RefereeService:
             dlq_producer=self.producer,
         )
         self.processed = 0
+        self.republished = 0  # outputs sent again after the broker did not acknowledge them (`_publish`)
 
     def _assigned(self, partitions: list[Any]) -> None:
         # Boards are rebuilt lazily from the ledger when their first event arrives: a partition's boards are
@@ -436,7 +441,15 @@ class RefereeService:
         """Poll one batch, fold what may be folded, append, publish, commit. Returns the records released."""
         from xqarb import bus
 
-        polled = self.consumer.poll(self.poll_timeout_s)
+        try:
+            polled = self.consumer.poll(self.poll_timeout_s)
+        except bus.BusError as exc:
+            # The broker away (or a dead letter it did not take: the batch was rewound): nothing was taken, and
+            # kafka-python reconnects and rejoins at the next poll. Said, and polled again, rather than ending the
+            # loop: a process that goes on keeps what it holds for ordering.
+            log.warning("referee: %s; polling again in %.1f s", exc, REPUBLISH_PAUSE_S)
+            self._stop.wait(REPUBLISH_PAUSE_S)
+            return 0
         for r in polled:
             # (records come in offset order: a rolled topic emptied and made again counts from 0 again)
             key = (r.topic, r.partition)
@@ -461,7 +474,7 @@ class RefereeService:
         if self.tree_heads is not None:  # after the games' own outputs, and also when a quiet game's head is due
             outputs.extend(self.tree_heads.due(time.monotonic(), time.time_ns() // 1000))
         if outputs:
-            self.producer.send_many(self.game_events_topic, outputs)
+            self._publish(outputs)
             if self.on_outputs is not None:
                 self.on_outputs(outputs)
         if polled or records:
@@ -485,6 +498,35 @@ class RefereeService:
                 self._revoked([bus.TopicPartition(t, p) for t, p in list(self._next_offset)])
         self.processed += len(records)
         return len(records)
+
+    def _publish(self, outputs: Sequence[Event]) -> None:
+        """Publish a batch's outputs, appended to the ledger already, until the broker acknowledged them all: sent
+        again, the same events in order, after each refusal (a broker that died and is restarted, empty, on the same
+        address), rather than ending the loop. A referee that ended here lost those outputs for good after a broker
+        restart: the inputs come back from ingest's outbox as other records, and an input already in the ledger
+        from another record publishes nothing again (a replay, `Referee.handle_batch`). Sending again is safe: the
+        same event ids, which consumers take once. Nothing is polled and no offset moves meanwhile (the consumer's
+        background heartbeat keeps the member in its group up to its max poll interval). A `stop()` said meanwhile
+        ends the wait with the PublishError: the offsets were not committed, so the next owner of the partitions
+        reads the same records again and publishes the outputs that followed them (`_redelivered`), where the
+        broker still has them."""
+        from xqarb import bus
+
+        tries = 0
+        while True:
+            try:
+                self.producer.send_many(self.game_events_topic, outputs)
+                if tries:
+                    log.warning("referee: %d output(s) acknowledged at try %d", len(outputs), tries + 1)
+                return
+            except bus.PublishError as exc:
+                if self._stop.is_set():
+                    raise
+                tries += 1
+                self.republished += len(outputs)
+                log.warning("referee: %d output(s) not acknowledged (%s); sending them again in %.1f s (try %d)",
+                            len(outputs), exc, REPUBLISH_PAUSE_S, tries + 1)
+                self._stop.wait(REPUBLISH_PAUSE_S)
 
     def _clock_checks(self) -> list[Event]:
         """Record and fold the flag warnings come due (watch.py): each ClockCheck is an input of the ledger."""
