@@ -322,11 +322,12 @@ class Probes(threading.Thread):
         super().__init__(daemon=True, name="probes")
         self.venue, self.boards, self.stop_ = venue, boards, stop
         self.by_partition: dict[int, str] = {}
-        self.frames: list[tuple[float, int, int]] = []  # (sent, partition, offset)
+        # (sent, partition, offset, topic): the embedded broker rolls frames between xq.frames and xq.frames.roll
+        self.frames: list[tuple[float, int, int, str]] = []
         self.presses: list[tuple[float, int, str]] = []  # (sent, partition, event id)
         self.seq: Counter[str] = Counter()
 
-    def _frame(self, board: str) -> tuple[int, int] | None:
+    def _frame(self, board: str) -> tuple[int, int, str] | None:
         import cv2
         import numpy as np
 
@@ -337,7 +338,7 @@ class Probes(threading.Thread):
             "X-Sequence": str(self.seq[board + "f"])})
         if status != 202 or "partition" not in body:
             return None
-        return int(body["partition"]), int(body["offset"])
+        return int(body["partition"]), int(body["offset"]), str(body.get("topic", "xq.frames"))
 
     def _press(self, board: str) -> str | None:
         self.seq[board + "c"] += 1
@@ -363,7 +364,8 @@ class Probes(threading.Thread):
                     self.presses.append((sent, partition, event_id))
 
 
-def committed(bootstrap: str, group: str, partitions: int) -> dict[int, int]:
+def committed(bootstrap: str, group: str, partitions: int) -> dict[tuple[str, int], int]:
+    """The group's committed offsets on both frames topics ((topic, partition) -> offset)."""
     from kafka import KafkaConsumer, TopicPartition
     from kafka.errors import KafkaError
 
@@ -372,8 +374,8 @@ def committed(bootstrap: str, group: str, partitions: int) -> dict[int, int]:
     except (KafkaError, OSError):
         return {}
     try:
-        return {p: c for p in range(partitions)
-                if (c := probe.committed(TopicPartition("xq.frames", p))) is not None}
+        return {(t, p): c for t in ("xq.frames", "xq.frames.roll") for p in range(partitions)
+                if (c := probe.committed(TopicPartition(t, p))) is not None}
     except (KafkaError, OSError):
         return {}
     finally:
@@ -386,7 +388,7 @@ class Watch(threading.Thread):
     def __init__(self, venue: Venue, stop: threading.Event) -> None:
         super().__init__(daemon=True, name="watch")
         self.venue, self.stop_ = venue, stop
-        self.vision: list[tuple[float, dict[int, int]]] = []
+        self.vision: list[tuple[float, dict[tuple[str, int], int]]] = []
         self.ledger_seen: dict[str, float] = {}  # event id -> first time seen in the ledger
 
     def run(self) -> None:
@@ -407,9 +409,9 @@ def recovery(fault_at: float, probes: Probes, watch: Watch, what: str) -> float 
     worst = 0.0
     for partition in probes.by_partition:
         if what == "vision":
-            sent = [off for t, p, off in probes.frames if p == partition and t >= fault_at]
-            times = [t for t, offs in watch.vision if t >= fault_at and any(offs.get(partition, -1) > off
-                                                                            for off in sent)]
+            sent = [(topic, off) for t, p, off, topic in probes.frames if p == partition and t >= fault_at]
+            times = [t for t, offs in watch.vision if t >= fault_at and any(offs.get((topic, partition), -1) > off
+                                                                            for topic, off in sent)]
         else:
             times = [watch.ledger_seen[e] for t, p, e in probes.presses
                      if p == partition and t >= fault_at and e in watch.ledger_seen]
@@ -424,9 +426,9 @@ def probe_latency(probes: Probes, watch: Watch, start: float, end: float) -> dic
     ledger = sorted(watch.ledger_seen[e] - t for t, p, e in probes.presses
                     if start <= t < end and e in watch.ledger_seen)
     vision = []
-    for t, p, off in probes.frames:
+    for t, p, off, topic in probes.frames:
         if start <= t < end:
-            done = [s_t for s_t, offs in watch.vision if s_t >= t and offs.get(p, -1) > off]
+            done = [s_t for s_t, offs in watch.vision if s_t >= t and offs.get((topic, p), -1) > off]
             if done:
                 vision.append(min(done) - t)
     vision.sort()

@@ -23,9 +23,9 @@ no restart storm), after its backoff as for any crash.
 The referee thread rides through too: its consumer rejoins and reads the new topics from their start, and it sends
 the outputs the dead broker did not acknowledge again until the new one does (services/referee/service.py). A part
 added with `renew` is instead stopped while the part it needs is down and started afresh once it is back (`up` has
-none since the referee keeps running: a referee renewed so lost the state a running one keeps, and one left running
-before it sent its outputs again ended its loop on the dead broker, PublishError, and its restart then waited on
-the old producer and consumer: 60-80 s with acknowledged presses waiting).
+none since the referee keeps running). The 60-80 s a referee left running once took to consume again were the
+restarted broker never answering its group's SyncGroup, which kafka-python waited 305 s for: group members now give
+up on a request after `bus.GROUP_REQUEST_TIMEOUT_MS` and rejoin.
 """
 
 from __future__ import annotations

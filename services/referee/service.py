@@ -37,7 +37,7 @@ from typing import Any
 from xqarb.collector import tune_for_service
 from xqarb.events import Event, make_event
 from xqarb.referee import snapshot
-from xqarb.referee.ledger import Batch, Ledger, LedgerError, Origin, Pending
+from xqarb.referee.ledger import Batch, Ledger, LedgerConflict, LedgerError, Origin, Pending
 from xqarb.referee.ordering import VISION_OBSERVATIONS
 from xqarb.referee.version import Versions, differs, installed, recorded_in
 from xqarb.referee.version import record as version_record
@@ -320,6 +320,13 @@ class Referee:
         gone = {(topic, p) for p in partitions}
         boards = [b for b, tp in self._partition_of.items() if tp in gone]
         self.take_snapshots(min_inputs=1, boards=boards)
+        self.forget(boards)
+        return boards
+
+    def forget(self, boards: Iterable[str]) -> None:
+        """Drop what this referee holds of the boards, without a snapshot: they are rebuilt from the ledger when
+        next needed (after `release`, or when another writer appended to their games: what is held is stale)."""
+        boards = set(boards)
         for chain in [c for c, (b, _) in self._versions.items() if b in boards]:
             del self._versions[chain]  # another referee (perhaps of another version) may write it meanwhile
         for chain in [c for c, b in self._current.items() if b in boards]:
@@ -330,7 +337,6 @@ class Referee:
             self._unsnapped.pop(board, None)
             self._partition_of.pop(board, None)
             self._ids.pop(board, None)
-        return boards
 
     def _redelivered(self, game_id: str, seq: int, origin: Origin | None) -> bool:
         """Whether the input at (game, seq) was appended from this very record (topic, partition, offset): a
@@ -419,6 +425,7 @@ class RefereeService:
         )
         self.processed = 0
         self.republished = 0  # outputs sent again after the broker did not acknowledge them (`_publish`)
+        self.conflicts = 0  # batches folded again after another writer appended to their games first (`_fold`)
 
     def _assigned(self, partitions: list[Any]) -> None:
         # Boards are rebuilt lazily from the ledger when their first event arrives: a partition's boards are
@@ -462,9 +469,7 @@ class RefereeService:
         outputs: list[Event] = []
         if records:
             appended_before = self.referee.appended
-            outputs.extend(self.referee.handle_batch(
-                [(r.event, Origin(r.topic, r.partition, r.offset)) for r in records]
-            ))  # fmt: skip
+            outputs.extend(self._fold([(r.event, Origin(r.topic, r.partition, r.offset)) for r in records]))
             self._observe(records, outputs, self.referee.appended - appended_before)
             if self.tree_heads is not None:
                 self.tree_heads.touched(self.referee.last_games, outputs)
@@ -498,6 +503,21 @@ class RefereeService:
                 self._revoked([bus.TopicPartition(t, p) for t, p in list(self._next_offset)])
         self.processed += len(records)
         return len(records)
+
+    def _fold(self, batch: list[tuple[Event, Origin | None]]) -> tuple[Event, ...]:
+        """`Referee.handle_batch`; where another writer appended to one of the batch's games first (two members
+        holding the same partitions for a moment while their group rebalances), the batch's boards are read again
+        from the ledger and the batch folded once more: what the other appended is found there and not appended
+        twice, and the rest follows it in the chain. A second conflict ends the loop (the supervisor restarts it)."""
+        try:
+            return self.referee.handle_batch(batch)
+        except LedgerConflict as exc:
+            boards = sorted({event.board_id for event, _ in batch})
+            self.conflicts += 1
+            log.warning("referee: %s: board(s) %s read again from the ledger and the batch folded again", exc,
+                        ", ".join(boards))
+            self.referee.forget(boards)
+            return self.referee.handle_batch(batch)
 
     def _publish(self, outputs: Sequence[Event]) -> None:
         """Publish a batch's outputs, appended to the ledger already, until the broker acknowledged them all: sent
