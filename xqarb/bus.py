@@ -567,6 +567,9 @@ class _Listener:
     on_revoked: PartitionsCallback | None
     failure: BaseException | None = None
     assigned: set[TopicPartition] = field(default_factory=set)
+    # monotonic time since which this member's rejoin has not ended with an assignment (None: it has one, perhaps
+    # empty): from its first join, and from each revocation kafka-python makes at the start of a rejoin
+    rejoining_since: float | None = field(default_factory=time.monotonic)
 
     def as_kafka_listener(self) -> Any:
         from kafka import ConsumerRebalanceListener
@@ -579,6 +582,7 @@ class _Listener:
             def on_partitions_revoked(self, revoked: Iterable[Any]) -> None:
                 parts = sorted(TopicPartition(tp.topic, tp.partition) for tp in revoked)
                 outer.assigned.difference_update(parts)
+                outer.rejoining_since = outer.rejoining_since or time.monotonic()
                 if outer.on_revoked is not None and parts:
                     try:
                         outer.on_revoked(parts)
@@ -588,6 +592,7 @@ class _Listener:
             def on_partitions_assigned(self, assigned: Iterable[Any]) -> None:
                 parts = sorted(TopicPartition(tp.topic, tp.partition) for tp in assigned)
                 outer.assigned.update(parts)
+                outer.rejoining_since = None
                 if outer.on_assigned is not None and parts:
                     try:
                         outer.on_assigned(parts)
@@ -622,11 +627,12 @@ class Consumer:
         heartbeat_interval_ms: int = 1_000,
         max_poll_interval_ms: int = 300_000,
         wall_clock: Callable[[], float] = time.time,
+        renew_after_s: float | None = None,
         **config: Any,
     ) -> None:
-        from kafka import KafkaConsumer
+        """`renew_after_s`: a member whose rejoin has not ended with an assignment for this long is made anew (a new
+        kafka-python consumer, a new member of the group): see `poll`. None: never."""
         from kafka.coordinator.assignors.range import RangePartitionAssignor
-        from kafka.errors import KafkaError
 
         self.group_id = group_id
         self.topics = tuple(topics)
@@ -659,14 +665,24 @@ class Consumer:
             "fetch_max_wait_ms": FETCH_MAX_WAIT_MS,  # a move's latency (FETCH_MAX_WAIT_MS)
         }
         settings.update(config)
+        self._settings = settings
+        self.renew_after_s = renew_after_s
+        self.renewed = 0  # times this member was made anew (`poll`)
         self._next_roll_check = 0.0
         self._wall_clock = wall_clock  # rolled frames: which topic takes new frames now (frames_topics_at)
         self._seen_ends: dict[Any, int] = {}  # rolled frames: each partition's end offset at the last look
         # rolled frames: a partition of the current topic waiting, the hold over, only for the same partition of the
         # other topic to be read up to the end seen at the last look (the other topic takes no new frames by then)
         self._behind: dict[Any, tuple[Any, int]] = {}
+        self._join()
+
+    def _join(self) -> None:
+        """A kafka-python consumer subscribed to this member's topics (and their second topics where rolled)."""
+        from kafka import KafkaConsumer
+        from kafka.errors import KafkaError
+
         try:
-            self._consumer = KafkaConsumer(**settings)
+            self._consumer = KafkaConsumer(**self._settings)
             # A rolling broker's frames (observations) are on two topics; range assignment gives partition p of both
             # to one member. Rolled topic -> its second topic, for those of this consumer the broker rolls.
             existing = self._consumer.topics()
@@ -676,7 +692,37 @@ class Consumer:
             subscribed = list(self.topics) + [second for second in self._pairs.values() if second not in self.topics]
             self._consumer.subscribe(subscribed, listener=self._listener.as_kafka_listener())
         except (KafkaError, OSError) as exc:
-            raise BusError(f"cannot join group {group_id!r} on Kafka at {bootstrap}: {exc}") from exc
+            raise BusError(f"cannot join group {self.group_id!r} on Kafka at {self._bootstrap}: {exc}") from exc
+
+    def _renew_if_stuck(self) -> None:
+        """Make this member anew where its rejoin has not ended with an assignment for `renew_after_s`.
+
+        The embedded broker restarted empty was seen to leave a rejoining member for good with neither an answer
+        to its SyncGroup nor a timeout from kafka-python 2.3 (it had logged itself the group's leader, and polled
+        on with no partitions: 55 s and more, to the end of the run), while the other member was given its half.
+        A new consumer joins as a new member (the old one is dropped by the broker after its session timeout), and
+        reads from the group's committed offsets: nothing is skipped."""
+        if self._consumer is None:  # a renewal that could not join yet (the broker away): once more
+            self._listener.rejoining_since = time.monotonic()
+            self._join()
+            return
+        since = self._listener.rejoining_since
+        if self.renew_after_s is None or since is None or time.monotonic() - since < self.renew_after_s:
+            return
+        from kafka.errors import KafkaError
+
+        log.warning("group %r: no partitions given to this member %.0f s after it began to rejoin; joining again as "
+                    "a new member", self.group_id, time.monotonic() - since)
+        old, self._consumer = self._consumer, None  # (None until joined again: `_join` may fail)
+        try:
+            old.close(autocommit=False, timeout_ms=1_000)  # (a LeaveGroup at best: the broker may not answer)
+        except (KafkaError, OSError) as exc:
+            log.warning("group %r: closing the stuck member said %s", self.group_id, exc)
+        self._listener.assigned.clear()
+        self._listener.rejoining_since = time.monotonic()
+        self._seen_ends, self._behind, self._next_roll_check = {}, {}, 0.0
+        self.renewed += 1
+        self._join()
 
     def assignment(self) -> set[TopicPartition]:
         """The partitions this member holds (as of the last rebalance callback)."""
@@ -686,6 +732,7 @@ class Consumer:
         """The next records (possibly none), in offset order per partition; undecodable ones are dead-lettered."""
         from kafka.errors import KafkaError
 
+        self._renew_if_stuck()
         try:
             if self._rolled:
                 self._follow_roll()
@@ -907,7 +954,8 @@ class Consumer:
 
     def _close_client(self) -> None:
         try:
-            self._consumer.close(autocommit=False)
+            if self._consumer is not None:
+                self._consumer.close(autocommit=False)
         finally:
             if self._own_dlq and self._dlq is not None:
                 self._dlq.close()

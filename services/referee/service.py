@@ -62,6 +62,20 @@ SNAPSHOTS_PER_IDLE_POLL = 4  # an idle poll stays short (each snapshot a few ms)
 # after this pause, until it takes them: the supervisor restarts an embedded broker within a second or two, a
 # venue's broker host reboots in 30-120 s; a pause this short keeps a ruling's delay near the broker's own outage.
 REPUBLISH_PAUSE_S = 1.0
+# A referee to which its group has given no partitions this long after it began to rejoin is made a new member of
+# the group (bus.Consumer.renew_after_s): what bounds its recovery from a broker restart, beyond the broker's own
+# outage. The restarted embedded broker was seen never to answer a rejoining leader's SyncGroup (55 s and more), while
+# its join rounds take about 5 s each, two after a restart (before and after `up` made the topics again); Apache
+# Kafka waits for a slow member up to its max poll interval, and a member made anew there only costs a rebalance.
+# Measured (two referees, the broker SIGKILLed and restarted): 7-8 s to fold again without that stall, 37 s with it
+# and 30 s here; a third of the tries stalled so.
+REFEREE_REJOIN_S = 20.0
+# How often the referee's consumer reads the cluster's metadata again (kafka-python's default: every 5 minutes). The
+# group's leader rebalances when the partitions of the subscribed topics change, and learns of it only from fresh
+# metadata: a referee that rejoined a restarted broker before `up` had made its topics again was given no partitions
+# (the assignment made from that metadata) and kept none (the test of a broker restart under `up`: not a record
+# folded in 40 s), where the fresh referee of a renewal never met it. One small request this often.
+REFEREE_METADATA_MAX_AGE_S = 5.0
 
 
 def unassigned_chain(board_id: str) -> str:
@@ -422,6 +436,8 @@ class RefereeService:
             on_assigned=self._assigned,
             on_revoked=self._revoked,
             dlq_producer=self.producer,
+            renew_after_s=REFEREE_REJOIN_S,
+            metadata_max_age_ms=int(REFEREE_METADATA_MAX_AGE_S * 1000),
         )
         self.processed = 0
         self.republished = 0  # outputs sent again after the broker did not acknowledge them (`_publish`)
