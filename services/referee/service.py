@@ -16,6 +16,10 @@ For every input (observations, clock and arbiter events), in partition order:
      appends to a chain records its fold's and rule set's versions where the chain is new or another version
      wrote it (version.py);
   4. offsets are committed only after the batch was appended and published.
+A broker that dies and comes back (the embedded one restarts empty) is ridden through, not restarted around: the
+outputs it did not acknowledge are sent again until it does, the consumer rejoins its group (a rejoin that does not
+end makes a new member, REFEREE_REJOIN_S) and reads the new topics from their start, and what ingest's outbox and
+vision send again is folded once (the ledger finds every input it holds by its event id).
 A board event that belongs to no game (nothing started on the board yet) goes to the board's own chain
 `board:<id>` so that nothing accepted is lost.
 """
