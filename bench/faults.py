@@ -495,6 +495,10 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
             marks = inflict(venue, t0, tuple(f for f in FAULTS if f in args.faults.split(",")))
         for t in threads[:-1]:
             t.join(args.ply_s * (args.plies + 4) + 240)
+        if marks:  # (games shorter than the faults: the last one's recovery is waited for, up to 90 s)
+            last = max(marks.values())
+            with contextlib.suppress(TimeoutError):
+                until(lambda: recovery(last, probes, watch, "ledger") is not None, timeout=90, step=1.0)
         end_inputs = time.time()
         # drain: until every acknowledged input is in the ledger (or 60 s)
         with contextlib.suppress(TimeoutError):
