@@ -115,7 +115,8 @@ FETCH_MAX_WAIT_MS = 50
 # embedded broker restarted empty was seen never to answer the SyncGroup of the leader of xq-referee (two referees
 # rejoining it while `up` made its topics again: 80 s until the end of the run, bench/faults.py), and nothing was
 # folded meanwhile. A member of a settled group gets its answers in milliseconds, and this broker answers a JoinGroup
-# after about 5 s; kafka-python needs more than the session timeout here (SESSION_TIMEOUT_MS).
+# after about 5 s; kafka-python needs more than the session timeout here (SESSION_TIMEOUT_MS). The referee's consumer
+# sets it (Consumer(request_timeout_s=...)); vision's keeps kafka-python's, with which it rode through.
 GROUP_REQUEST_TIMEOUT_MS = 15_000
 # A member that sends no heartbeat for this long is dropped from its group, and its partitions go to the others.
 SESSION_TIMEOUT_MS = 10_000
@@ -628,10 +629,13 @@ class Consumer:
         max_poll_interval_ms: int = 300_000,
         wall_clock: Callable[[], float] = time.time,
         renew_after_s: float | None = None,
+        request_timeout_s: float | None = None,
         **config: Any,
     ) -> None:
         """`renew_after_s`: a member whose rejoin has not ended with an assignment for this long is made anew (a new
-        kafka-python consumer, a new member of the group): see `poll`. None: never."""
+        kafka-python consumer, a new member of the group): see `poll`. None: never. `request_timeout_s`: how long it
+        waits for any answer of the broker, GROUP_REQUEST_TIMEOUT_MS for a group that must not stall (None:
+        kafka-python's 305 s)."""
         from kafka.coordinator.assignors.range import RangePartitionAssignor
 
         self.group_id = group_id
@@ -651,8 +655,6 @@ class Consumer:
             "enable_auto_commit": False,  # DESIGN: offsets are committed only after the ledger append
             "auto_offset_reset": auto_offset_reset,
             "session_timeout_ms": session_timeout_ms,
-            # a group that does not settle is left and joined again (kafka-python wants it above the session's)
-            "request_timeout_ms": max(GROUP_REQUEST_TIMEOUT_MS, session_timeout_ms + 1_000),
             "heartbeat_interval_ms": heartbeat_interval_ms,
             "max_poll_interval_ms": max_poll_interval_ms,
             # Range assignment gives partition p of every subscribed topic to the same member. With the same
@@ -664,6 +666,8 @@ class Consumer:
             "receive_message_max_bytes": FETCH_RESPONSE_MAX_BYTES,
             "fetch_max_wait_ms": FETCH_MAX_WAIT_MS,  # a move's latency (FETCH_MAX_WAIT_MS)
         }
+        if request_timeout_s is not None:  # (kafka-python wants it above the session timeout)
+            settings["request_timeout_ms"] = max(int(request_timeout_s * 1000), session_timeout_ms + 1_000)
         settings.update(config)
         self._settings = settings
         self.renew_after_s = renew_after_s

@@ -24,8 +24,9 @@ The referee thread rides through too: its consumer rejoins and reads the new top
 the outputs the dead broker did not acknowledge again until the new one does (services/referee/service.py). A part
 added with `renew` is instead stopped while the part it needs is down and started afresh once it is back (`up` has
 none since the referee keeps running). The 60-80 s a referee left running once took to consume again were the
-restarted broker never answering its group's SyncGroup, which kafka-python waited 305 s for: group members now give
-up on a request after `bus.GROUP_REQUEST_TIMEOUT_MS` and rejoin.
+restarted broker never answering its group's SyncGroup, which kafka-python waited 305 s for: the referee now gives
+up on a request after `bus.GROUP_REQUEST_TIMEOUT_MS` and rejoins, and one whose rejoin never ends joins as a new
+member (`REFEREE_REJOIN_S`, services/referee/service.py).
 """
 
 from __future__ import annotations

@@ -441,6 +441,7 @@ class RefereeService:
             on_revoked=self._revoked,
             dlq_producer=self.producer,
             renew_after_s=REFEREE_REJOIN_S,
+            request_timeout_s=bus.GROUP_REQUEST_TIMEOUT_MS / 1000,  # a SyncGroup never answered: given up, rejoined
             metadata_max_age_ms=int(REFEREE_METADATA_MAX_AGE_S * 1000),
         )
         self.processed = 0
