@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from xqarb import codec
 from xqarb.events import Event
+from xqarb.fresh_start import FreshStart, fresh_start, fresh_target_ms, lacks_offset
 
 FRAMES = "xq.frames"
 OBSERVATIONS = "xq.observations"
@@ -609,6 +610,8 @@ class Consumer:
     `on_assigned(partitions)` runs inside `poll()` before any record of a newly assigned partition is returned
     (rebuild its games' state there); `on_revoked(partitions)` runs before they go to another member (commit and
     release there). `commit()` without arguments commits everything returned by `poll()` so far.
+    `fresh_back_s` (topic -> seconds): a partition of those topics assigned with no offset to resume from starts that
+    far back from now instead of at `auto_offset_reset` (xqarb.fresh_start: vision's frames).
     """
 
     def __init__(
@@ -628,6 +631,7 @@ class Consumer:
         heartbeat_interval_ms: int = 1_000,
         max_poll_interval_ms: int = 300_000,
         wall_clock: Callable[[], float] = time.time,
+        fresh_back_s: Mapping[str, float] | None = None,
         renew_after_s: float | None = None,
         request_timeout_s: float | None = None,
         **config: Any,
@@ -647,6 +651,9 @@ class Consumer:
         self._bootstrap = bootstrap
         self._dlq = dlq_producer
         self._own_dlq = False
+        # topic (its rolled second too) -> how far back from now a partition without an offset to resume from
+        # starts (xqarb.fresh_start); the other topics start at `auto_offset_reset`
+        self._fresh_back_s = dict(fresh_back_s or {})
         self._listener = _Listener(self._hold_current_frames(on_assigned), on_revoked)
         settings: dict[str, Any] = {
             "bootstrap_servers": _servers(bootstrap),
@@ -784,10 +791,13 @@ class Consumer:
         return records
 
     def _hold_current_frames(self, on_assigned: PartitionsCallback | None) -> PartitionsCallback:
-        """Rolled frames (observations): newly assigned partitions of the current topic wait until `_follow_roll`
-        has looked at the other topic (the same poll would otherwise fetch both, a board's frames out of order)."""
+        """Newly assigned partitions of `fresh_back_s`'s topics without an offset to resume from start near now
+        (`_start_fresh`); rolled frames (observations): newly assigned partitions of the current topic wait until
+        `_follow_roll` has looked at the other topic (the same poll would otherwise fetch both, a board's frames out
+        of order)."""
 
         def assigned(parts: list[TopicPartition]) -> None:
+            self._start_fresh(parts)
             if self._rolled:
                 from kafka import TopicPartition as KafkaTopicPartition
 
@@ -800,6 +810,55 @@ class Consumer:
                 on_assigned(parts)
 
         return assigned
+
+    def _start_fresh(self, parts: list[TopicPartition]) -> None:
+        """Partitions just assigned of `fresh_back_s`'s topics with no offset to resume from (`lacks_offset`) start
+        at the first record the broker took no earlier than their time back from now (xqarb.fresh_start), before
+        anything of them is fetched; the end where none came since. Where the committed offsets cannot be read,
+        kafka-python's own start is kept (the committed offset, most likely); where they lack one and the search by
+        time fails, the end (reading a retention's worth of frames is what this avoids)."""
+        from kafka import TopicPartition as KafkaTopicPartition
+        from kafka.errors import KafkaError
+
+        asked = {tp: KafkaTopicPartition(tp.topic, tp.partition) for tp in parts
+                 if base_topic(tp.topic) in self._fresh_back_s}  # fmt: skip
+        if not asked:
+            return
+        try:
+            starts = self._consumer.beginning_offsets(list(asked.values()))
+            lacking = [tp for tp, ktp in asked.items() if lacks_offset(self._consumer.committed(ktp), starts.get(ktp))]
+        except (KafkaError, KeyError, OSError) as exc:  # KeyError: kafka-python 2.3 on a partition not known yet
+            log.warning("group %r: the committed offsets of %d partition(s) not read (%s: %s): they start where "
+                        "the consumer's defaults say", self.group_id, len(asked), type(exc).__name__, exc)
+            return
+        if not lacking:
+            return
+        wall = self._wall_clock()
+        targets = {asked[tp]: fresh_target_ms(wall, self._fresh_back_s[base_topic(tp.topic)]) for tp in lacking}
+        try:
+            answers = self._consumer.offsets_for_times(dict(targets))
+        except (KafkaError, KeyError, OSError) as exc:
+            log.warning("group %r: %d partition(s) without a committed offset, whose search by time failed (%s: %s):"
+                        " they start at their ends", self.group_id, len(lacking), type(exc).__name__, exc)
+            self._consumer.seek_to_end(*(asked[tp] for tp in lacking))
+            return
+        for tp in lacking:
+            ktp = asked[tp]
+            answer = answers.get(ktp)
+            start = fresh_start(targets[ktp], None if answer is None else (answer.offset, answer.timestamp))
+            back = self._fresh_back_s[base_topic(tp.topic)]
+            if start is FreshStart.RESET:
+                log.info("%s[%d]: no offset in group %r, and the broker does not search by time: from where "
+                         "auto_offset_reset says", tp.topic, tp.partition, self.group_id)
+            elif start is FreshStart.END:
+                log.info("%s[%d]: no offset in group %r, nothing since %.0f s ago: from its end", tp.topic,
+                         tp.partition, self.group_id, back)
+                self._consumer.seek_to_end(ktp)
+            else:
+                log.info("%s[%d]: no offset in group %r: from offset %d, the first record since %.0f s ago (%d "
+                         "before it left unread)", tp.topic, tp.partition, self.group_id, start, back,
+                         start - starts.get(ktp, start))
+                self._consumer.seek(ktp, start)
 
     def _follow_roll(self) -> None:
         """Rolled frames (observations): read a topic of a rolled pair that was emptied and made again from its

@@ -173,11 +173,6 @@ class FrameOrder:
             return 0  # the first frame of the camera seen, or of a new run of its count: where it starts is unknown
         return seq - last[1] - 1
 
-    def admit(self, board: Board, game: str | None, captured_us: int) -> bool:
-        """Whether a frame captured at `captured_us` is later than every frame of its board and game read so far,
-        by time alone; if so it is taken as read (the next frame must be later still)."""
-        return self.place(board, game, captured_us).admitted
-
     def last(self, board: Board, game: str | None) -> int | None:
         """The time of the last frame of a board and game read, on its time line (None: none yet)."""
         line = self._lines.get(board, {}).get(game)

@@ -11,6 +11,10 @@ event ids of observations are derived from the frame's event id, so a replay of 
 ids where it gives the same observations. A commit the group refuses (a broker restarted empty, this process paused
 past its session timeout) is said and the process polls on: kafka-python rejoins the group at the next poll.
 
+A partition of frames with no committed offset (a venue's first start, offsets expired) starts at its frames of the
+last seconds (xqarb.fresh_start), not a day of frames back on Apache Kafka; its boards' games and positions come from
+the topics and the API all the same, and the tracker calibrates from the frames it reads.
+
 Frames may be lost by design (refused by ingest under pressure, lost with a broker that restarted empty), but not
 silently: the numbers missing from a camera's count between two of its frames read (order.py) are counted
 (xq_vision_frames_missed_total) and each gap said. A partition given back to this process with nobody reading it
@@ -52,6 +56,7 @@ from dataclasses import dataclass, field
 from dataclasses import replace as dataclass_replace
 from typing import Any
 
+from xqarb.fresh_start import FRESH_FRAMES_BACK_S
 from xqarb.referee.rules import START_FEN
 
 from .board import BoardFit, fit_from_corners
@@ -542,8 +547,11 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
     # xq.game-events and xq.arbiter too: the positions the referee accepted and the arbiters restored (learn).
     # Range assignment gives this process partition p of every topic, so those of the boards whose frames it reads.
     topics = [bus.FRAMES, bus.GAME_EVENTS, bus.ARBITER]
+    # Frames only: a partition with no offset to resume from starts some seconds back from now, not a retention's
+    # worth of frames back (xqarb.fresh_start); `assigned` seeds its boards with their games' positions meanwhile.
     consumer = bus.Consumer(bootstrap, group, topics, on_assigned=assigned, on_revoked=revoked,
-                            dlq_producer=producer, client_id=core.source)
+                            dlq_producer=producer, client_id=core.source,
+                            fresh_back_s={bus.FRAMES: FRESH_FRAMES_BACK_S})
     print(f"vision: consuming {', '.join(topics)} as {core.source} in group {group}", file=sys.stderr, flush=True)
     handled = 0
     skipped = SkippedLog()

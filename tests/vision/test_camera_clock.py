@@ -67,7 +67,7 @@ def test_a_game_whose_camera_clock_steps_back_mid_game_is_followed_move_for_move
     truths, frames, step_at = _game(restart)
     # (the case: by capture time alone the 5 s of frames after the step are skipped, ply 3's still board in them)
     by_time = FrameOrder()
-    admitted = [by_time.admit((0, BOARD), "g1", int(e.occurred_at)) for e in frames]
+    admitted = [by_time.place((0, BOARD), "g1", int(e.occurred_at)).admitted for e in frames]
     assert admitted == [not step_at <= k < step_at + BEHIND_US // STEP for k in range(len(frames))]
     assert not any(ok for ok, truth in zip(admitted, truths, strict=True) if truth.ply == 3 and truth.stable)
 
