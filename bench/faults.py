@@ -322,11 +322,12 @@ class Probes(threading.Thread):
         super().__init__(daemon=True, name="probes")
         self.venue, self.boards, self.stop_ = venue, boards, stop
         self.by_partition: dict[int, str] = {}
-        self.frames: list[tuple[float, int, int]] = []  # (sent, partition, offset)
+        # (sent, partition, offset, topic): the embedded broker rolls frames between xq.frames and xq.frames.roll
+        self.frames: list[tuple[float, int, int, str]] = []
         self.presses: list[tuple[float, int, str]] = []  # (sent, partition, event id)
         self.seq: Counter[str] = Counter()
 
-    def _frame(self, board: str) -> tuple[int, int] | None:
+    def _frame(self, board: str) -> tuple[int, int, str] | None:
         import cv2
         import numpy as np
 
@@ -337,7 +338,7 @@ class Probes(threading.Thread):
             "X-Sequence": str(self.seq[board + "f"])})
         if status != 202 or "partition" not in body:
             return None
-        return int(body["partition"]), int(body["offset"])
+        return int(body["partition"]), int(body["offset"]), str(body.get("topic", "xq.frames"))
 
     def _press(self, board: str) -> str | None:
         self.seq[board + "c"] += 1
@@ -363,7 +364,8 @@ class Probes(threading.Thread):
                     self.presses.append((sent, partition, event_id))
 
 
-def committed(bootstrap: str, group: str, partitions: int) -> dict[int, int]:
+def committed(bootstrap: str, group: str, partitions: int) -> dict[tuple[str, int], int]:
+    """The group's committed offsets on both frames topics ((topic, partition) -> offset)."""
     from kafka import KafkaConsumer, TopicPartition
     from kafka.errors import KafkaError
 
@@ -372,8 +374,8 @@ def committed(bootstrap: str, group: str, partitions: int) -> dict[int, int]:
     except (KafkaError, OSError):
         return {}
     try:
-        return {p: c for p in range(partitions)
-                if (c := probe.committed(TopicPartition("xq.frames", p))) is not None}
+        return {(t, p): c for t in ("xq.frames", "xq.frames.roll") for p in range(partitions)
+                if (c := probe.committed(TopicPartition(t, p))) is not None}
     except (KafkaError, OSError):
         return {}
     finally:
@@ -386,7 +388,7 @@ class Watch(threading.Thread):
     def __init__(self, venue: Venue, stop: threading.Event) -> None:
         super().__init__(daemon=True, name="watch")
         self.venue, self.stop_ = venue, stop
-        self.vision: list[tuple[float, dict[int, int]]] = []
+        self.vision: list[tuple[float, dict[tuple[str, int], int]]] = []
         self.ledger_seen: dict[str, float] = {}  # event id -> first time seen in the ledger
 
     def run(self) -> None:
@@ -407,9 +409,9 @@ def recovery(fault_at: float, probes: Probes, watch: Watch, what: str) -> float 
     worst = 0.0
     for partition in probes.by_partition:
         if what == "vision":
-            sent = [off for t, p, off in probes.frames if p == partition and t >= fault_at]
-            times = [t for t, offs in watch.vision if t >= fault_at and any(offs.get(partition, -1) > off
-                                                                            for off in sent)]
+            sent = [(topic, off) for t, p, off, topic in probes.frames if p == partition and t >= fault_at]
+            times = [t for t, offs in watch.vision if t >= fault_at and any(offs.get((topic, partition), -1) > off
+                                                                            for topic, off in sent)]
         else:
             times = [watch.ledger_seen[e] for t, p, e in probes.presses
                      if p == partition and t >= fault_at and e in watch.ledger_seen]
@@ -424,9 +426,9 @@ def probe_latency(probes: Probes, watch: Watch, start: float, end: float) -> dic
     ledger = sorted(watch.ledger_seen[e] - t for t, p, e in probes.presses
                     if start <= t < end and e in watch.ledger_seen)
     vision = []
-    for t, p, off in probes.frames:
+    for t, p, off, topic in probes.frames:
         if start <= t < end:
-            done = [s_t for s_t, offs in watch.vision if s_t >= t and offs.get(p, -1) > off]
+            done = [s_t for s_t, offs in watch.vision if s_t >= t and offs.get((topic, p), -1) > off]
             if done:
                 vision.append(min(done) - t)
     vision.sort()
@@ -490,9 +492,13 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
             t.start()
         marks: dict[str, float] = {}
         if faults:
-            marks = inflict(venue, t0)
+            marks = inflict(venue, t0, tuple(f for f in FAULTS if f in args.faults.split(",")))
         for t in threads[:-1]:
             t.join(args.ply_s * (args.plies + 4) + 240)
+        if marks:  # (games shorter than the faults: the last one's recovery is waited for, up to 90 s)
+            last = max(marks.values())
+            with contextlib.suppress(TimeoutError):
+                until(lambda: recovery(last, probes, watch, "ledger") is not None, timeout=90, step=1.0)
         end_inputs = time.time()
         # drain: until every acknowledged input is in the ledger (or 60 s)
         with contextlib.suppress(TimeoutError):
@@ -514,6 +520,10 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
         result["acked_ids"] = set(inputs.acked)
         downs = re.findall(r"broker restarted \(pid \d+\) after ([0-9.]+) s down", (data / "up.log").read_text())
         result["broker_down_s"] = [float(x) for x in downs]
+        # the referees' outputs the broker did not acknowledge, sent again (services/referee/service.py), per log
+        result["referee_outputs_sent_again"] = {
+            name: len(re.findall(r"output\(s\) not acknowledged", (data / name).read_text(errors="replace")))
+            for name in ("up.log", "referee2.log")}
         result["records"] = game_records(data / "ledger.sqlite", [inputs.game_id(b) for b in play])
         if not faults:
             result["probe_latency"] = probe_latency(probes, watch, t0, end_inputs)
@@ -532,32 +542,44 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
     return result
 
 
-def inflict(venue: Venue, t0: float) -> dict[str, float]:
-    """The faults, one after another, the first FIRST_FAULT_S into the games and each GAP_S after the last one
-    ended (so that each is measured on its own); returns when each began (time.time())."""
+FAULTS = ("vision", "referee", "stop", "broker")  # --faults: which, always in this order
+
+
+def inflict(venue: Venue, t0: float, which: tuple[str, ...] = FAULTS) -> dict[str, float]:
+    """The faults of `which`, one after another, the first FIRST_FAULT_S into the games and each GAP_S after the
+    last one ended (so that each is measured on its own); returns when each began (time.time())."""
     marks = {}
 
     def at(t: float) -> None:
         time.sleep(max(0.0, t - time.time()))
 
-    at(t0 + FIRST_FAULT_S)
-    marks["vision SIGKILL"] = time.time()
-    os.kill(venue.parts()["vision-1"]["pid"], signal.SIGKILL)
-    at(marks["vision SIGKILL"] + GAP_S)
-    assert venue.referee2 is not None
-    marks["referee SIGKILL"] = time.time()
-    venue.referee2.kill()
-    venue.referee2.wait()
-    time.sleep(1.0)  # a supervisor's first backoff
-    venue.start_referee2()
-    at(time.time() + GAP_S)
-    marks[f"referee SIGSTOP {STOP_S:.0f} s"] = time.time()
-    venue.referee2.send_signal(signal.SIGSTOP)
-    time.sleep(STOP_S)
-    venue.referee2.send_signal(signal.SIGCONT)
-    at(time.time() + GAP_S)
-    marks["broker SIGKILL"] = time.time()
-    os.kill(venue.parts()["broker"]["pid"], signal.SIGKILL)
+    next_at = t0 + FIRST_FAULT_S
+    if "vision" in which:
+        at(next_at)
+        marks["vision SIGKILL"] = time.time()
+        os.kill(venue.parts()["vision-1"]["pid"], signal.SIGKILL)
+        next_at = marks["vision SIGKILL"] + GAP_S
+    if "referee" in which:
+        at(next_at)
+        assert venue.referee2 is not None
+        marks["referee SIGKILL"] = time.time()
+        venue.referee2.kill()
+        venue.referee2.wait()
+        time.sleep(1.0)  # a supervisor's first backoff
+        venue.start_referee2()
+        next_at = time.time() + GAP_S
+    if "stop" in which:
+        at(next_at)
+        assert venue.referee2 is not None
+        marks[f"referee SIGSTOP {STOP_S:.0f} s"] = time.time()
+        venue.referee2.send_signal(signal.SIGSTOP)
+        time.sleep(STOP_S)
+        venue.referee2.send_signal(signal.SIGCONT)
+        next_at = time.time() + GAP_S
+    if "broker" in which:
+        at(next_at)
+        marks["broker SIGKILL"] = time.time()
+        os.kill(venue.parts()["broker"]["pid"], signal.SIGKILL)
     return marks
 
 
@@ -586,6 +608,9 @@ def main() -> int:
     parser.add_argument("--fps", type=float, default=2.0)
     parser.add_argument("--ply-s", type=float, default=6.0, help="seconds between plies on a board without camera")
     parser.add_argument("--only", choices=("clean", "faults"), help="one run only")
+    parser.add_argument("--faults", default=",".join(FAULTS),
+                        help=f"which faults, comma-separated, in this order: {','.join(FAULTS)} (default all; "
+                        "`broker` alone falls FIRST_FAULT_S into the games, mid-game with few plies)")
     parser.add_argument("--out", help="write the JSON report here")
     args = parser.parse_args()
     video, _ = camera_video(args.plies, args.fps)

@@ -110,6 +110,17 @@ FETCH_RESPONSE_MAX_BYTES = 128 * 1024 * 1024
 # at worst, with 50), and a move passes three consumers (vision, referee, the stream) on its way to the screen. An
 # idle consumer then asks 20 times a second: about 3 % of a core, against 0.4 % with 500.
 FETCH_MAX_WAIT_MS = 50
+# How long a consumer-group member waits for the broker's answer to any request, its JoinGroup and SyncGroup among
+# them, before it gives up on it, marks the coordinator dead, finds it again and rejoins: what bounds a member's
+# wait for a group that does not settle. kafka-python's default is 305 s (above its 300 s max poll interval). The
+# embedded broker restarted empty was seen never to answer the SyncGroup of the leader of xq-referee (two referees
+# rejoining it while `up` made its topics again: 80 s until the end of the run, bench/faults.py), and nothing was
+# folded meanwhile. A member of a settled group gets its answers in milliseconds, and this broker answers a JoinGroup
+# after about 5 s; kafka-python needs more than the session timeout here (SESSION_TIMEOUT_MS). The referee's consumer
+# sets it (Consumer(request_timeout_s=...)); vision's keeps kafka-python's, with which it rode through.
+GROUP_REQUEST_TIMEOUT_MS = 15_000
+# A member that sends no heartbeat for this long is dropped from its group, and its partitions go to the others.
+SESSION_TIMEOUT_MS = 10_000
 
 # Dead-letter headers: the reason and where the bytes came from (absent topic = rejected at ingest).
 DLQ_REASON = "xq.reason"
@@ -558,6 +569,9 @@ class _Listener:
     on_revoked: PartitionsCallback | None
     failure: BaseException | None = None
     assigned: set[TopicPartition] = field(default_factory=set)
+    # monotonic time since which this member's rejoin has not ended with an assignment (None: it has one, perhaps
+    # empty): from its first join, and from each revocation kafka-python makes at the start of a rejoin
+    rejoining_since: float | None = field(default_factory=time.monotonic)
 
     def as_kafka_listener(self) -> Any:
         from kafka import ConsumerRebalanceListener
@@ -570,6 +584,7 @@ class _Listener:
             def on_partitions_revoked(self, revoked: Iterable[Any]) -> None:
                 parts = sorted(TopicPartition(tp.topic, tp.partition) for tp in revoked)
                 outer.assigned.difference_update(parts)
+                outer.rejoining_since = outer.rejoining_since or time.monotonic()
                 if outer.on_revoked is not None and parts:
                     try:
                         outer.on_revoked(parts)
@@ -579,6 +594,7 @@ class _Listener:
             def on_partitions_assigned(self, assigned: Iterable[Any]) -> None:
                 parts = sorted(TopicPartition(tp.topic, tp.partition) for tp in assigned)
                 outer.assigned.update(parts)
+                outer.rejoining_since = None
                 if outer.on_assigned is not None and parts:
                     try:
                         outer.on_assigned(parts)
@@ -611,22 +627,27 @@ class Consumer:
         registry: codec.SchemaRegistry | None = None,
         client_id: str | None = None,
         auto_offset_reset: str = "earliest",
-        session_timeout_ms: int = 10_000,
+        session_timeout_ms: int = SESSION_TIMEOUT_MS,
         heartbeat_interval_ms: int = 1_000,
         max_poll_interval_ms: int = 300_000,
         wall_clock: Callable[[], float] = time.time,
         fresh_back_s: Mapping[str, float] | None = None,
+        renew_after_s: float | None = None,
+        request_timeout_s: float | None = None,
         **config: Any,
     ) -> None:
-        from kafka import KafkaConsumer
+        """`renew_after_s`: a member whose rejoin has not ended with an assignment for this long is made anew (a new
+        kafka-python consumer, a new member of the group): see `poll`. None: never. `request_timeout_s`: how long it
+        waits for any answer of the broker, GROUP_REQUEST_TIMEOUT_MS for a group that must not stall (None:
+        kafka-python's 305 s)."""
         from kafka.coordinator.assignors.range import RangePartitionAssignor
-        from kafka.errors import KafkaError
 
         self.group_id = group_id
         self.topics = tuple(topics)
         self.decode = decode
         self.registry = registry
         self.dead_lettered = 0
+        self.not_held = 0  # records polled for partitions this member no longer held, dropped (`poll`)
         self._bootstrap = bootstrap
         self._dlq = dlq_producer
         self._own_dlq = False
@@ -652,15 +673,27 @@ class Consumer:
             "receive_message_max_bytes": FETCH_RESPONSE_MAX_BYTES,
             "fetch_max_wait_ms": FETCH_MAX_WAIT_MS,  # a move's latency (FETCH_MAX_WAIT_MS)
         }
+        if request_timeout_s is not None:  # (kafka-python wants it above the session timeout)
+            settings["request_timeout_ms"] = max(int(request_timeout_s * 1000), session_timeout_ms + 1_000)
         settings.update(config)
+        self._settings = settings
+        self.renew_after_s = renew_after_s
+        self.renewed = 0  # times this member was made anew (`poll`)
         self._next_roll_check = 0.0
         self._wall_clock = wall_clock  # rolled frames: which topic takes new frames now (frames_topics_at)
         self._seen_ends: dict[Any, int] = {}  # rolled frames: each partition's end offset at the last look
         # rolled frames: a partition of the current topic waiting, the hold over, only for the same partition of the
         # other topic to be read up to the end seen at the last look (the other topic takes no new frames by then)
         self._behind: dict[Any, tuple[Any, int]] = {}
+        self._join()
+
+    def _join(self) -> None:
+        """A kafka-python consumer subscribed to this member's topics (and their second topics where rolled)."""
+        from kafka import KafkaConsumer
+        from kafka.errors import KafkaError
+
         try:
-            self._consumer = KafkaConsumer(**settings)
+            self._consumer = KafkaConsumer(**self._settings)
             # A rolling broker's frames (observations) are on two topics; range assignment gives partition p of both
             # to one member. Rolled topic -> its second topic, for those of this consumer the broker rolls.
             existing = self._consumer.topics()
@@ -670,7 +703,37 @@ class Consumer:
             subscribed = list(self.topics) + [second for second in self._pairs.values() if second not in self.topics]
             self._consumer.subscribe(subscribed, listener=self._listener.as_kafka_listener())
         except (KafkaError, OSError) as exc:
-            raise BusError(f"cannot join group {group_id!r} on Kafka at {bootstrap}: {exc}") from exc
+            raise BusError(f"cannot join group {self.group_id!r} on Kafka at {self._bootstrap}: {exc}") from exc
+
+    def _renew_if_stuck(self) -> None:
+        """Make this member anew where its rejoin has not ended with an assignment for `renew_after_s`.
+
+        The embedded broker restarted empty was seen to leave a rejoining member for good with neither an answer
+        to its SyncGroup nor a timeout from kafka-python 2.3 (it had logged itself the group's leader, and polled
+        on with no partitions: 55 s and more, to the end of the run), while the other member was given its half.
+        A new consumer joins as a new member (the old one is dropped by the broker after its session timeout), and
+        reads from the group's committed offsets: nothing is skipped."""
+        if self._consumer is None:  # a renewal that could not join yet (the broker away): once more
+            self._listener.rejoining_since = time.monotonic()
+            self._join()
+            return
+        since = self._listener.rejoining_since
+        if self.renew_after_s is None or since is None or time.monotonic() - since < self.renew_after_s:
+            return
+        from kafka.errors import KafkaError
+
+        log.warning("group %r: no partitions given to this member %.0f s after it began to rejoin; joining again as "
+                    "a new member", self.group_id, time.monotonic() - since)
+        old, self._consumer = self._consumer, None  # (None until joined again: `_join` may fail)
+        try:
+            old.close(autocommit=False, timeout_ms=1_000)  # (a LeaveGroup at best: the broker may not answer)
+        except (KafkaError, OSError) as exc:
+            log.warning("group %r: closing the stuck member said %s", self.group_id, exc)
+        self._listener.assigned.clear()
+        self._listener.rejoining_since = time.monotonic()
+        self._seen_ends, self._behind, self._next_roll_check = {}, {}, 0.0
+        self.renewed += 1
+        self._join()
 
     def assignment(self) -> set[TopicPartition]:
         """The partitions this member holds (as of the last rebalance callback)."""
@@ -680,6 +743,7 @@ class Consumer:
         """The next records (possibly none), in offset order per partition; undecodable ones are dead-lettered."""
         from kafka.errors import KafkaError
 
+        self._renew_if_stuck()
         try:
             if self._rolled:
                 self._follow_roll()
@@ -699,7 +763,15 @@ class Consumer:
             self._rewind(batches)
             raise failure
         records: list[Record] = []
-        for messages in batches.values():
+        held = self._listener.assigned
+        for tp, messages in batches.items():
+            if TopicPartition(tp.topic, tp.partition) not in held:
+                # Revoked at the start of a rejoin that is still under way: kafka-python 2.3 goes on returning the
+                # records it fetched for them while its JoinGroup and SyncGroup wait (seen after a broker restart:
+                # a referee folding partitions the group had given to another, two writers on one board). Not
+                # returned, never committed: whoever the group gives them to reads them from the committed offset.
+                self.not_held += len(messages)
+                continue
             for m in messages:
                 record = _record(m)
                 if self.decode:
@@ -945,7 +1017,8 @@ class Consumer:
 
     def _close_client(self) -> None:
         try:
-            self._consumer.close(autocommit=False)
+            if self._consumer is not None:
+                self._consumer.close(autocommit=False)
         finally:
             if self._own_dlq and self._dlq is not None:
                 self._dlq.close()

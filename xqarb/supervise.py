@@ -20,10 +20,13 @@ group: services/vision/service.py), so a vision process keeps its cameras' count
 the broker, and nothing waits for a fresh process to start and rejoin. One that dies while the part it needs is
 down is started again only once that part is back (a process started against a dead broker would only die again:
 no restart storm), after its backoff as for any crash.
-A part added with `renew` (`up`'s referee thread) is still stopped while the part it needs is down and started
-afresh once it is back: it rebuilds its boards from the ledger in a second, while a referee left running was seen
-to take 60-80 s to be given its partitions again by the restarted embedded broker (its group, with the second
-referee of bench/faults.py, rebalancing over and over), with acknowledged presses waiting.
+The referee thread rides through too: its consumer rejoins and reads the new topics from their start, and it sends
+the outputs the dead broker did not acknowledge again until the new one does (services/referee/service.py). A part
+added with `renew` is instead stopped while the part it needs is down and started afresh once it is back (`up` has
+none since the referee keeps running). The 60-80 s a referee left running once took to consume again were the
+restarted broker never answering its group's SyncGroup, which kafka-python waited 305 s for: the referee now gives
+up on a request after `bus.GROUP_REQUEST_TIMEOUT_MS` and rejoins, and one whose rejoin never ends joins as a new
+member (`REFEREE_REJOIN_S`, services/referee/service.py).
 """
 
 from __future__ import annotations

@@ -260,9 +260,9 @@ class System:
                                    camera_boards=camera_boards)  # their presses wait for the camera (ordering.py)
         )
         part.start()
-        # renewed with the broker: a fresh service rebuilds its boards from the ledger at once, while one left
-        # running waited a minute and more for the restarted broker to give its group the partitions again
-        self.supervisor.add(part, needs="broker" if self.broker is not None else None, renew=True)
+        # Left running through a broker restart, as vision is: its consumer rejoins and reads the new topics from
+        # their start, its outputs are sent again until acknowledged (services/referee/service.py).
+        self.supervisor.add(part, needs="broker" if self.broker is not None else None)
 
     def _broker_down(self) -> None:
         if self.stream_reader is not None:
@@ -270,9 +270,8 @@ class System:
 
     def _broker_back(self) -> None:
         """The embedded broker came back empty (memory storage) with its topics created again: the live stream
-        reads them afresh. Vision kept running and rejoins its group by itself (one that died meanwhile is started
-        again by the supervisor); the referee, stopped while it was down, is started afresh (it rebuilds its boards
-        from the ledger)."""
+        reads them afresh. Vision and the referee kept running and rejoin their groups by themselves (one that died
+        meanwhile is started again by the supervisor)."""
         if self.stream_reader is not None:
             self.stream_reader.renew()
 

@@ -16,6 +16,10 @@ For every input (observations, clock and arbiter events), in partition order:
      appends to a chain records its fold's and rule set's versions where the chain is new or another version
      wrote it (version.py);
   4. offsets are committed only after the batch was appended and published.
+A broker that dies and comes back (the embedded one restarts empty) is ridden through, not restarted around: the
+outputs it did not acknowledge are sent again until it does, the consumer rejoins its group (a rejoin that does not
+end makes a new member, REFEREE_REJOIN_S) and reads the new topics from their start, and what ingest's outbox and
+vision send again is folded once (the ledger finds every input it holds by its event id).
 A board event that belongs to no game (nothing started on the board yet) goes to the board's own chain
 `board:<id>` so that nothing accepted is lost.
 """
@@ -37,7 +41,7 @@ from typing import Any
 from xqarb.collector import tune_for_service
 from xqarb.events import Event, make_event
 from xqarb.referee import snapshot
-from xqarb.referee.ledger import Batch, Ledger, LedgerError, Origin, Pending
+from xqarb.referee.ledger import Batch, Ledger, LedgerConflict, LedgerError, Origin, Pending
 from xqarb.referee.ordering import VISION_OBSERVATIONS
 from xqarb.referee.version import Versions, differs, installed, recorded_in
 from xqarb.referee.version import record as version_record
@@ -58,6 +62,24 @@ STREAM_INPUTS = frozenset({"GameStarted", "ClockPressed", "ClockPaused", "ClockR
 # pickling a long game's state costs about 6 ms, as much as folding a hundred inputs.
 SNAPSHOT_AFTER_INPUTS = 100
 SNAPSHOTS_PER_IDLE_POLL = 4  # an idle poll stays short (each snapshot a few ms) however many boards are due
+# Outputs the broker did not acknowledge (it died; the producer's own retries and timeout are spent) are sent again
+# after this pause, until it takes them: the supervisor restarts an embedded broker within a second or two, a
+# venue's broker host reboots in 30-120 s; a pause this short keeps a ruling's delay near the broker's own outage.
+REPUBLISH_PAUSE_S = 1.0
+# A referee to which its group has given no partitions this long after it began to rejoin is made a new member of
+# the group (bus.Consumer.renew_after_s): what bounds its recovery from a broker restart, beyond the broker's own
+# outage. The restarted embedded broker was seen never to answer a rejoining leader's SyncGroup (55 s and more), while
+# its join rounds take about 5 s each, two after a restart (before and after `up` made the topics again); Apache
+# Kafka waits for a slow member up to its max poll interval, and a member made anew there only costs a rebalance.
+# Measured (two referees, the broker SIGKILLed and restarted): 7-8 s to fold again without that stall, 37 s with it
+# and 30 s here; a third of the tries stalled so.
+REFEREE_REJOIN_S = 20.0
+# How often the referee's consumer reads the cluster's metadata again (kafka-python's default: every 5 minutes). The
+# group's leader rebalances when the partitions of the subscribed topics change, and learns of it only from fresh
+# metadata: a referee that rejoined a restarted broker before `up` had made its topics again was given no partitions
+# (the assignment made from that metadata) and kept none (the test of a broker restart under `up`: not a record
+# folded in 40 s), where the fresh referee of a renewal never met it. One small request this often.
+REFEREE_METADATA_MAX_AGE_S = 5.0
 
 
 def unassigned_chain(board_id: str) -> str:
@@ -316,6 +338,13 @@ class Referee:
         gone = {(topic, p) for p in partitions}
         boards = [b for b, tp in self._partition_of.items() if tp in gone]
         self.take_snapshots(min_inputs=1, boards=boards)
+        self.forget(boards)
+        return boards
+
+    def forget(self, boards: Iterable[str]) -> None:
+        """Drop what this referee holds of the boards, without a snapshot: they are rebuilt from the ledger when
+        next needed (after `release`, or when another writer appended to their games: what is held is stale)."""
+        boards = set(boards)
         for chain in [c for c, (b, _) in self._versions.items() if b in boards]:
             del self._versions[chain]  # another referee (perhaps of another version) may write it meanwhile
         for chain in [c for c, b in self._current.items() if b in boards]:
@@ -326,7 +355,6 @@ class Referee:
             self._unsnapped.pop(board, None)
             self._partition_of.pop(board, None)
             self._ids.pop(board, None)
-        return boards
 
     def _redelivered(self, game_id: str, seq: int, origin: Origin | None) -> bool:
         """Whether the input at (game, seq) was appended from this very record (topic, partition, offset): a
@@ -412,8 +440,13 @@ class RefereeService:
             on_assigned=self._assigned,
             on_revoked=self._revoked,
             dlq_producer=self.producer,
+            renew_after_s=REFEREE_REJOIN_S,
+            request_timeout_s=bus.GROUP_REQUEST_TIMEOUT_MS / 1000,  # a SyncGroup never answered: given up, rejoined
+            metadata_max_age_ms=int(REFEREE_METADATA_MAX_AGE_S * 1000),
         )
         self.processed = 0
+        self.republished = 0  # outputs sent again after the broker did not acknowledge them (`_publish`)
+        self.conflicts = 0  # batches folded again after another writer appended to their games first (`_fold`)
 
     def _assigned(self, partitions: list[Any]) -> None:
         # Boards are rebuilt lazily from the ledger when their first event arrives: a partition's boards are
@@ -436,7 +469,15 @@ class RefereeService:
         """Poll one batch, fold what may be folded, append, publish, commit. Returns the records released."""
         from xqarb import bus
 
-        polled = self.consumer.poll(self.poll_timeout_s)
+        try:
+            polled = self.consumer.poll(self.poll_timeout_s)
+        except bus.BusError as exc:
+            # The broker away (or a dead letter it did not take: the batch was rewound): nothing was taken, and
+            # kafka-python reconnects and rejoins at the next poll. Said, and polled again, rather than ending the
+            # loop: a process that goes on keeps what it holds for ordering.
+            log.warning("referee: %s; polling again in %.1f s", exc, REPUBLISH_PAUSE_S)
+            self._stop.wait(REPUBLISH_PAUSE_S)
+            return 0
         for r in polled:
             # (records come in offset order: a rolled topic emptied and made again counts from 0 again)
             key = (r.topic, r.partition)
@@ -449,9 +490,7 @@ class RefereeService:
         outputs: list[Event] = []
         if records:
             appended_before = self.referee.appended
-            outputs.extend(self.referee.handle_batch(
-                [(r.event, Origin(r.topic, r.partition, r.offset)) for r in records]
-            ))  # fmt: skip
+            outputs.extend(self._fold([(r.event, Origin(r.topic, r.partition, r.offset)) for r in records]))
             self._observe(records, outputs, self.referee.appended - appended_before)
             if self.tree_heads is not None:
                 self.tree_heads.touched(self.referee.last_games, outputs)
@@ -461,7 +500,7 @@ class RefereeService:
         if self.tree_heads is not None:  # after the games' own outputs, and also when a quiet game's head is due
             outputs.extend(self.tree_heads.due(time.monotonic(), time.time_ns() // 1000))
         if outputs:
-            self.producer.send_many(self.game_events_topic, outputs)
+            self._publish(outputs)
             if self.on_outputs is not None:
                 self.on_outputs(outputs)
         if polled or records:
@@ -485,6 +524,50 @@ class RefereeService:
                 self._revoked([bus.TopicPartition(t, p) for t, p in list(self._next_offset)])
         self.processed += len(records)
         return len(records)
+
+    def _fold(self, batch: list[tuple[Event, Origin | None]]) -> tuple[Event, ...]:
+        """`Referee.handle_batch`; where another writer appended to one of the batch's games first (two members
+        holding the same partitions for a moment while their group rebalances), the batch's boards are read again
+        from the ledger and the batch folded once more: what the other appended is found there and not appended
+        twice, and the rest follows it in the chain. A second conflict ends the loop (the supervisor restarts it)."""
+        try:
+            return self.referee.handle_batch(batch)
+        except LedgerConflict as exc:
+            boards = sorted({event.board_id for event, _ in batch})
+            self.conflicts += 1
+            log.warning("referee: %s: board(s) %s read again from the ledger and the batch folded again", exc,
+                        ", ".join(boards))
+            self.referee.forget(boards)
+            return self.referee.handle_batch(batch)
+
+    def _publish(self, outputs: Sequence[Event]) -> None:
+        """Publish a batch's outputs, appended to the ledger already, until the broker acknowledged them all: sent
+        again, the same events in order, after each refusal (a broker that died and is restarted, empty, on the same
+        address), rather than ending the loop. A referee that ended here lost those outputs for good after a broker
+        restart: the inputs come back from ingest's outbox as other records, and an input already in the ledger
+        from another record publishes nothing again (a replay, `Referee.handle_batch`). Sending again is safe: the
+        same event ids, which consumers take once. Nothing is polled and no offset moves meanwhile (the consumer's
+        background heartbeat keeps the member in its group up to its max poll interval). A `stop()` said meanwhile
+        ends the wait with the PublishError: the offsets were not committed, so the next owner of the partitions
+        reads the same records again and publishes the outputs that followed them (`_redelivered`), where the
+        broker still has them."""
+        from xqarb import bus
+
+        tries = 0
+        while True:
+            try:
+                self.producer.send_many(self.game_events_topic, outputs)
+                if tries:
+                    log.warning("referee: %d output(s) acknowledged at try %d", len(outputs), tries + 1)
+                return
+            except bus.PublishError as exc:
+                if self._stop.is_set():
+                    raise
+                tries += 1
+                self.republished += len(outputs)
+                log.warning("referee: %d output(s) not acknowledged (%s); sending them again in %.1f s (try %d)",
+                            len(outputs), exc, REPUBLISH_PAUSE_S, tries + 1)
+                self._stop.wait(REPUBLISH_PAUSE_S)
 
     def _clock_checks(self) -> list[Event]:
         """Record and fold the flag warnings come due (watch.py): each ClockCheck is an input of the ledger."""
