@@ -30,21 +30,13 @@ def dark_weight(view: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> np.ndarray |
     return np.minimum(local * (1.0 / cfg.dark_floor), 1.0)
 
 
-def seen_change(change: np.ndarray, weight: np.ndarray | None, outside: np.ndarray | None,
-                cfg: TrackerConfig = DEFAULTS) -> np.ndarray:
+def seen_change(change: np.ndarray, weight: np.ndarray | None, outside: np.ndarray | None) -> np.ndarray:
     """A normalised change map (`frames._norm_change`) as far as the camera can tell it: weighed by `dark_weight`,
-    nothing where the view shows no pixel of the picture (`outside`, `tops.outside_picture`), and scaled down where
-    the view's typical change is over `noise_times` of the change level: a small picture blown up to the view, dim
-    and grainy, changes most of its pixels from frame to frame by its noise alone (e.g. a median change of 0.044,
-    8.5 % of the view over the level 0.09 on a still board), which read as a hand that never left; a hand or a
-    piece moved changes its own pixels far more than the view's median."""
+    and nothing where the view shows no pixel of the picture (`outside`, `tops.outside_picture`)."""
     if weight is not None:
         change = change * weight
     if outside is not None:
         change = np.where(outside, np.float32(0.0), change)
-    typical = float(np.median(change[::4, ::4]))  # (every 4th pixel each way: the noise is the same all over)
-    if cfg.noise_times * typical > cfg.change_level:
-        change = change * np.float32(cfg.change_level / (cfg.noise_times * typical))
     return change
 
 

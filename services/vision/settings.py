@@ -245,9 +245,6 @@ class TrackerConfig:
     # this many (an empty board or a few pieces leave the board's plane)
     dark_floor: float = 60.0  # grey level (0..255) under which a normalised change is weighed down (hand.dark_weight):
     # the camera's noise, 2-4 grey levels, is a tenth of a local mean of 25 (deep shade), over the change level
-    noise_times: float = 3.0  # a change counts for a hand or for motion only over this multiple of the view's median
-    # change (hand.seen_change): the camera's noise, which on a small dim picture blown up to the view changes most
-    # pixels from frame to frame (clear pictures: a median change of 0.005-0.03 against the level 0.09, unaffected)
     outside_grow: float = 0.25  # the view's part outside the picture, grown by this (spacings), gives no change
     # (tops.outside_picture): the warp repeats the picture's edge there, and its noise is no hand or piece
     in_view_least: float = 0.85  # a point is seen where this share of its top face's disc (0.45 spacing about where

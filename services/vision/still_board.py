@@ -412,7 +412,7 @@ class Tracker:
             """Where the view changed since the last frame (noise and light drift stay below the change level)."""
             if last_view is None:
                 return None
-            return seen_change(_norm_change(last_view, nv), weight, state.beyond_picture, cfg) > cfg.change_level
+            return seen_change(_norm_change(last_view, nv), weight, state.beyond_picture) > cfg.change_level
 
         step_change = step_map(nv)
         # the camera is sometimes bumped a little: follow small shifts of the whole view (a shift changes the
@@ -429,7 +429,7 @@ class Tracker:
             """How the view differs from the last still board, point by point (None before there is one)."""
             if state.ref_view is None:
                 return None
-            return seen_change(_norm_change(self._ref_norm(state), nv), weight, state.beyond_picture, cfg)
+            return seen_change(_norm_change(self._ref_norm(state), nv), weight, state.beyond_picture)
 
         changed = ref_map(nv)
         edge = state.picture_edge

@@ -1322,15 +1322,6 @@ def test_camera_noise_over_a_hands_blob_is_no_hand_moving(shared_data, monkeypat
     assert inferred == 21, wrong
     patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
     patch_tracker(monkeypatch, "_solid", lambda step, *_: step.astype(np.uint8))
-    # (and the change not scaled to the view's noise, `hand.seen_change`, which leaves these specks out too)
-    from dataclasses import replace
-
-    from xqarb.vision import hand
-
-    seen = hand.seen_change
-    patch_tracker(monkeypatch, "seen_change",
-                  lambda change, weight, outside, cfg=hand.DEFAULTS: seen(change, weight, outside,
-                                                                         replace(cfg, noise_times=0.0)))
     assert _first_moves_inferred(shared_data, 389, 11, 4)[0] < 11
 
 

@@ -68,31 +68,3 @@ def test_the_view_beyond_a_cut_picture_shows_no_change_and_its_edge_is_the_pictu
     # (a board with its margin inside the picture: nothing to mask)
     inside = fit_from_corners(((150.0, 80.0), (450.0, 80.0), (450.0, 400.0), (150.0, 400.0)), "given", 0.0)
     assert outside_picture((480, 640), inside.homography, None, CFG) is None
-
-
-def _grainy(rng: np.random.Generator, hand: bool = False) -> np.ndarray:
-    """A dim board (grey 90) from a small picture blown up four times to the view, with the camera's noise (10 grey
-    levels per picture pixel, spread over four view pixels) drawn afresh per frame; `hand`: a hand (grey 170)
-    reaching in."""
-    import cv2
-
-    small = np.full((H // 4 + 1, W // 4 + 1), 90.0) + rng.normal(0.0, 10.0, (H // 4 + 1, W // 4 + 1))
-    grey = cv2.resize(small, (small.shape[1] * 4, small.shape[0] * 4), interpolation=cv2.INTER_LINEAR)[:H, :W]
-    if hand:
-        grey[:3 * S, 120:120 + 2 * S] = 170.0
-    return np.repeat(np.clip(grey, 0, 255).astype(np.uint8)[:, :, None], 3, axis=2)
-
-
-def test_a_small_grainy_pictures_noise_is_no_hand() -> None:
-    # (hard games drawn small, dim and grainy; tuned on) the noise alone changes much of the view over the change
-    # level from frame to frame and read as a hand that never left: no still board after the first move
-    rng = np.random.default_rng(5)
-    still, now = _grainy(rng), _grainy(rng)
-    raw = _norm_change(_norm(still), _norm(now))
-    assert float(np.mean(raw > CFG.change_level)) > 0.05
-    assert _hand_mask(raw, CFG).any()
-    assert not _hand_mask(seen_change(raw, dark_weight(now, CFG), None, CFG), CFG).any()
-    # a hand reaching in over it is still a hand
-    reach = _grainy(rng, hand=True)
-    assert _hand_mask(seen_change(_norm_change(_norm(still), _norm(reach)), dark_weight(reach, CFG), None, CFG),
-                      CFG).any()
