@@ -170,6 +170,33 @@ def _ink_order(reading: PointReading, squares: str) -> float:
     return float(np.mean(reading.density[want][:, None] > reading.density[~want][None, :]))
 
 
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """Each value's rank among `values` (0 the least; equal values share their mean rank, so that a cue that reads
+    the same everywhere, e.g. no ink at all, orders nothing)."""
+    v = np.asarray(values, np.float64)
+    return (v[:, None] > v[None, :]).sum(axis=1) + ((v[:, None] == v[None, :]).sum(axis=1) - 1) / 2.0
+
+
+def _joint_order(want: np.ndarray, *cues: np.ndarray) -> float:
+    """The share of (wanted point, other point) pairs whose summed ranks over the `cues` (each larger where a piece
+    stands) are in that order: where one cue fails (a small blurred picture's characters wash out; a thin paper
+    print's lines show faintly; pieces' outlines merge on a busy top face), the others still order the points, as
+    a cue that fails ranks the points by chance and shifts every sum alike."""
+    if want.all() or not want.any():
+        return 0.0
+    joint = np.sum([_ranks(c) for c in cues], axis=0)
+    return float(np.mean(joint[want][:, None] > joint[~want][None, :]))
+
+
+def _lines_shown(view: np.ndarray, crossings: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> np.ndarray:
+    """Per point, how plainly it shows the board's printed lines (`_line_contrast`) in the canonical `view`, where
+    the view shows each point's crossing (`crossings`, 90 x 2 pixels): a piece standing on a point covers its
+    lines; the lines are bold enough to show on a picture too small or blurred for the pieces' characters."""
+    grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+    return np.array([_line_contrast(grey, i, cfg=cfg, at=(float(crossings[i][0]), float(crossings[i][1])))
+                     for i in range(90)])
+
+
 def _left_by_a_piece(i: int, ref_reading: PointReading | None, reading: PointReading,
                      cfg: TrackerConfig = DEFAULTS) -> bool:
     """Point i showed a piece on the last still board and has lost most of its ink: a piece left it."""

@@ -45,6 +45,8 @@ class TrackerConfig:
     start_squares: str | None = START_SQUARES  # the position assumed when the first board has its occupancy
     start_tolerance: int = 6  # points whose occupancy may read otherwise on that first board
     start_order: float = 0.9  # ... or the share of (start point, other point) pairs whose inks are in the start's order
+    # (or the pieces' outlines, or the outlines and the printed lines left bare, with or without the inks, their
+    # ranks summed: `point_evidence._joint_order`)
     # -- the hand and what moved between frames (hand.py); areas in cells (one spacing squared), lengths in spacings
     moved_share: float = 0.002  # the share of the view that must change (over `change_level`) for the view to have
     # changed since the last frame

@@ -93,8 +93,10 @@ from .point_evidence import (
     _change_level,
     _implausible,
     _ink_order,
+    _joint_order,
     _line_contrast,
     _lines_hidden,
+    _lines_shown,
     _outline_scores,
     _point_change,
 )
@@ -767,7 +769,7 @@ class Tracker:
         if state.known is None:
             start = state.start or cfg.start_squares
             squares = self._first_squares(reading, start, cfg, oriented=state.fit_given, view=view,
-                                          unseen=state.unseen)
+                                          unseen=state.unseen, tops=state.tops)
             if state.left is not None:
                 # a new game (`new_game`): the start, or nothing yet (the pieces are still being set up)
                 if squares is None or start is None or _ink_order(reading, start) < _ink_order(reading, state.left):
@@ -943,10 +945,11 @@ class Tracker:
 
     def _first_squares(self, reading: PointReading, start: str | None, cfg: TrackerConfig, *,
                        oriented: bool = False, view: np.ndarray | None = None,
-                       unseen: frozenset[int] = frozenset()) -> str | None:
+                       unseen: frozenset[int] = frozenset(), tops: Tops | None = None) -> str | None:
         """The `start` position when the first board seen has its occupancy (colours decide which end is Red, unless
         the fit is `oriented`: given by hand with Red's corners named). `view`: the canonical view read, for the
-        pieces' outlines where their inks do not tell. The points `unseen` (outside the picture) are not compared."""
+        pieces' outlines and the printed lines where their inks do not tell (`tops`: the view is taken through the
+        pieces' top faces, `tops.py`). The points `unseen` (outside the picture) are not compared."""
         if start is None:
             return None
         seen = np.array([i not in unseen for i in range(90)])
@@ -973,7 +976,15 @@ class Tracker:
                 return None
             disc = _outline_scores(view, cfg=cfg)[seen]
             if float(np.mean(disc[want][:, None] > disc[~want][None, :])) < cfg.start_order:
-                return None
+                # Nor one cue alone, but the cues together: a small blurred picture washes the characters out
+                # and merges the tall pieces' outlines, while the bold printed lines still show where no piece
+                # covers them (e.g. inks ordering 0.77 of the pairs, outlines 0.88, hidden lines 0.93: the
+                # three's summed ranks 0.94). Without the inks too: where no character shows, the lines' ink left
+                # bare at the empty points orders the inks backwards. A random lattice orders each cue, and so
+                # their sums, by chance
+                lines = _lines_shown(view, marks_at(POINTS_PX, tops), cfg=cfg)[seen]
+                if max(_joint_order(want, dens, disc, -lines), _joint_order(want, disc, -lines)) < cfg.start_order:
+                    return None
         if oriented:
             return start
         vote = orientation_vote(reading)
