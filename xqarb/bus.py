@@ -103,12 +103,20 @@ MAX_REQUEST_BYTES = 5 * 1024 * 1024
 # the connection on such an answer ("Invalid frame length") and fetches again; a backlog of frames (a minute of 8
 # boards at 2 fps) is some 70 MB.
 FETCH_RESPONSE_MAX_BYTES = 128 * 1024 * 1024
-# How long a consumer's fetch waits at the broker for a first record (kafka-python's fetch_max_wait_ms, 500 by
-# default). Apache Kafka answers a waiting fetch as soon as a record comes; the embedded broker does not (measured:
-# a record sent to a consumer with a fetch waiting took 88 ms median, 200 ms at worst, with 500; 20 ms median, 49 ms
-# at worst, with 50), and a move passes three consumers (vision, referee, the stream) on its way to the screen. An
-# idle consumer then asks 20 times a second: about 3 % of a core, against 0.4 % with 500.
-FETCH_MAX_WAIT_MS = 50
+# How long a consumer's fetch waits at the broker for a first record (kafka-python's fetch_max_wait_ms, and Apache
+# Kafka's default). Both brokers answer a waiting fetch as soon as a record comes: measured on the embedded broker
+# (2026-12-06, load 9, a group consumer of 6 topics x 12 partitions, 200 records each): 500 ms wait, median 14 ms,
+# p90 29, 5 of 200 over 60 ms (at most 170); 50 ms wait, median 12, p90 21, at most 31. A shorter wait buys little
+# latency and costs much: every idle consumer asks again each time it runs out, and the broker answers each ask for
+# every partition. With 50 ms, `xqarb up` with 25 boards and two vision processes, idle, used 0.59 of a core (the
+# broker 0.34, `up` 0.15, vision 0.11), taken from the vision processes when the machine is busy; with 500, 0.13.
+FETCH_MAX_WAIT_MS = 500
+# The least a fetch waits when the consumer looks at a rolled pair again soon (Consumer._bound_fetch_wait): asking
+# the broker more often than this buys nothing.
+FETCH_MIN_WAIT_MS = 20
+# kafka-python's own client metrics (sensors updated on every fetch, request and record), which nothing here reads:
+# about 9 % of `up`'s Python time with 25 boards. Prometheus has what the operators see (xqarb/metrics.py).
+CLIENT_METRICS = False
 
 # Dead-letter headers: the reason and where the bytes came from (absent topic = rejected at ingest).
 DLQ_REASON = "xq.reason"
@@ -331,6 +339,7 @@ class Producer:
             "max_in_flight_requests_per_connection": 1,
             "linger_ms": 2,
             "max_request_size": MAX_REQUEST_BYTES,
+            "metrics_enabled": CLIENT_METRICS,
             "max_block_ms": int(timeout_s * 1000),
             "request_timeout_ms": int(timeout_s * 1000),
             # Topics are made by ensure_topics only: after a broker restart, a client asking for one first would
@@ -644,6 +653,7 @@ class Consumer:
             # The embedded broker answers a fetch with all it has (FETCH_RESPONSE_MAX_BYTES).
             "receive_message_max_bytes": FETCH_RESPONSE_MAX_BYTES,
             "fetch_max_wait_ms": FETCH_MAX_WAIT_MS,  # a move's latency (FETCH_MAX_WAIT_MS)
+            "metrics_enabled": CLIENT_METRICS,
         }
         settings.update(config)
         self._next_roll_check = 0.0
@@ -682,6 +692,7 @@ class Consumer:
                 due = self._next_roll_check - time.monotonic()
                 if due > 0:
                     timeout_s = min(timeout_s, due)
+                self._bound_fetch_wait(due)
             batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
         except KafkaError as exc:
             raise BusError(f"group {self.group_id!r}: poll failed: {exc}") from exc
@@ -710,6 +721,16 @@ class Consumer:
                         continue
                 records.append(record)
         return records
+
+    def _bound_fetch_wait(self, due_s: float) -> None:
+        """A fetch sent in this poll waits at the broker no longer than until the next look at the roll (`due_s`
+        from now), where partitions held after a switch may be resumed: with one broker, all partitions share one
+        fetch, and a resumed partition is fetched only once the fetch in flight (of the others, idle after a switch)
+        came back, up to FETCH_MAX_WAIT_MS later. kafka-python reads its fetcher's setting for every fetch it
+        sends; without that attribute (another client version) the fetch waits FETCH_MAX_WAIT_MS."""
+        config = getattr(getattr(self._consumer, "_fetcher", None), "config", None)
+        if isinstance(config, dict):
+            config["fetch_max_wait_ms"] = int(min(FETCH_MAX_WAIT_MS, max(FETCH_MIN_WAIT_MS, 1000 * due_s)))
 
     def _hold_current_frames(self, on_assigned: PartitionsCallback | None) -> PartitionsCallback:
         """Rolled frames (observations): newly assigned partitions of the current topic wait until `_follow_roll`
@@ -953,6 +974,7 @@ class Reader:
             "allow_auto_create_topics": False,  # ensure_topics makes them (see Producer)
             "receive_message_max_bytes": FETCH_RESPONSE_MAX_BYTES,
             "fetch_max_wait_ms": FETCH_MAX_WAIT_MS,  # live streams read through a Reader too
+            "metrics_enabled": CLIENT_METRICS,
         }
         settings.update(config)
         try:
