@@ -187,6 +187,21 @@ def test_frames_held_after_a_switch_are_read_as_soon_as_the_hold_ends() -> None:
             consumer.close()
 
 
+def test_a_fetch_waits_at_the_broker_no_longer_than_until_the_next_look_at_the_roll() -> None:
+    # One fetch carries every partition: a partition resumed at the next look would wait for the fetch in flight.
+    fetcher = type("Fetcher", (), {})()
+    fetcher.config = {"fetch_max_wait_ms": bus.FETCH_MAX_WAIT_MS}
+    consumer = object.__new__(bus.Consumer)
+    consumer._consumer = type("KafkaConsumer", (), {"_fetcher": fetcher})()
+    waits = []
+    for due_s in (0.12, 0.0, -0.3, 2 * bus.FETCH_MAX_WAIT_MS / 1000):
+        consumer._bound_fetch_wait(due_s)
+        waits.append(fetcher.config["fetch_max_wait_ms"])
+    assert waits == [120, bus.FETCH_MIN_WAIT_MS, bus.FETCH_MIN_WAIT_MS, bus.FETCH_MAX_WAIT_MS]
+    consumer._consumer = object()  # another client without that attribute: nothing to bound, no error
+    consumer._bound_fetch_wait(0.1)
+
+
 def test_a_boards_frames_wait_for_the_other_topics_backlog_only_until_it_is_read(monkeypatch) -> None:
     # The hold over, a board's frames of the current topic wait only while its partition of the other topic has
     # frames to read; once they are read they come at the next poll, not at the next look at the roll.
