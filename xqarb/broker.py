@@ -257,7 +257,8 @@ class TopicRoller:
             self._emptied = (resting, period)
             return False
         unread = max(
-            (sum(max(0, ends[tp] - (probe.committed(tp) or 0)) for tp in parts) for probe in self._probes.values()),
+            (sum(max(0, ends[tp] - (committed[tp] or 0)) for tp in parts)
+             for committed in (bus.committed_offsets(probe, parts) for probe in self._probes.values())),
             default=0,
         )
         if unread and since < period_s - ROLL_LEAD_S:

@@ -226,6 +226,18 @@ def generation(topic: str, timestamp_ms: int) -> int:
     return period if writes_base == (topic == base) else period - 1
 
 
+def committed_offsets(consumer: Any, partitions: Sequence[Any]) -> dict[Any, int | None]:
+    """Each partition's offset committed by `consumer`'s group (None: none committed), in one request: kafka-python's
+    `committed()` asks once per partition, and the lag sampler and the rollers look at dozens of partitions every
+    few seconds (5 % of `up`'s Python time with 25 boards). Through the client's coordinator, which `committed()`
+    itself uses; a client without it is asked partition by partition."""
+    fetch = getattr(getattr(consumer, "_coordinator", None), "fetch_committed_offsets", None)
+    if fetch is None:
+        return {tp: consumer.committed(tp) for tp in partitions}
+    found = fetch(list(partitions))
+    return {tp: (found[tp].offset if tp in found and found[tp].offset >= 0 else None) for tp in partitions}
+
+
 def base_topic(topic: str) -> str:
     """The topic a rolled pair's second topic stands for (xq.frames.roll -> xq.frames); others as they are."""
     return next((base for base, second in ROLLED.items() if second == topic), topic)
