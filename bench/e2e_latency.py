@@ -8,7 +8,7 @@ Starts `xqarb up` (embedded broker, ingest, vision, referee, API) in a child pro
 time, each board starting at a different moment. A reader on `/api/stream` notes when each move arrives.
 
 Latency of a move = its arrival on the stream - the capture time of the first still frame after the move was made
-(the earliest frame in which a camera can see it). Reported: p50, p99, max; and whether the system fell behind:
+(the earliest frame in which a camera can see it). Reported: p50, p95, p99, max; and whether the system fell behind:
 frames refused with 503 (backpressure), moves never seen within the drain time, consumer lag at the end.
 
 `--warmup S`: each camera sends its board's still start position for S seconds before the game's first frame, as
@@ -313,6 +313,7 @@ def main() -> int:
             "moves_seen": len(lat),
             "moves_missing": missing,
             "p50_s": round(statistics.median(lat), 3) if lat else None,
+            "p95_s": round(lat[min(len(lat) - 1, int(0.95 * len(lat)))], 3) if lat else None,
             "p99_s": round(lat[min(len(lat) - 1, int(0.99 * len(lat)))], 3) if lat else None,
             "max_s": round(lat[-1], 3) if lat else None,
             "consumer_lag_at_end": lag,
