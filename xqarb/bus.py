@@ -103,14 +103,15 @@ MAX_REQUEST_BYTES = 5 * 1024 * 1024
 # the connection on such an answer ("Invalid frame length") and fetches again; a backlog of frames (a minute of 8
 # boards at 2 fps) is some 70 MB.
 FETCH_RESPONSE_MAX_BYTES = 128 * 1024 * 1024
-# How long a consumer's fetch waits at the broker for a first record (kafka-python's fetch_max_wait_ms, and Apache
-# Kafka's default). Both brokers answer a waiting fetch as soon as a record comes: measured on the embedded broker
-# (2026-12-06, load 9, a group consumer of 6 topics x 12 partitions, 200 records each): 500 ms wait, median 14 ms,
-# p90 29, 5 of 200 over 60 ms (at most 170); 50 ms wait, median 12, p90 21, at most 31. A shorter wait buys little
-# latency and costs much: every idle consumer asks again each time it runs out, and the broker answers each ask for
-# every partition. With 50 ms, `xqarb up` with 25 boards and two vision processes, idle, used 0.59 of a core (the
-# broker 0.34, `up` 0.15, vision 0.11), taken from the vision processes when the machine is busy; with 500, 0.13.
-FETCH_MAX_WAIT_MS = 500
+# How long a consumer's fetch waits at the broker for a first record (kafka-python's fetch_max_wait_ms, 500 by
+# default). Alone, the embedded broker answers a waiting fetch as soon as a record comes (a group consumer of 6
+# topics x 12 partitions, 200 records, load 9: median 14 ms with a 500 ms wait, 12 with 50); inside `up` the hops
+# still grow with the wait: the referee's (observation -> MoveMade) and the stream's (MoveMade -> client) medians,
+# 4 boards at a load of 16-20, were 25-71 / 17-31 ms with 50, 50 / 35 with 100, 60 / 67 with 250, 60-114 / 60-143
+# with 500. And every idle consumer asks again each time its wait ends, the broker answering each ask for every
+# partition: `up --boards 25` with two vision processes, idle, used 0.39-0.59 of a core with 50 (the broker
+# 0.23-0.34), 0.32 with 100, 0.17 with 250, 0.10 with 500; cores the vision processes need on a loaded machine.
+FETCH_MAX_WAIT_MS = 250
 # The least a fetch waits when the consumer looks at a rolled pair again soon (Consumer._bound_fetch_wait): asking
 # the broker more often than this buys nothing.
 FETCH_MIN_WAIT_MS = 20
