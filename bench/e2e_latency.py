@@ -8,7 +8,7 @@ Starts `xqarb up` (embedded broker, ingest, vision, referee, API) in a child pro
 time, each board starting at a different moment. A reader on `/api/stream` notes when each move arrives.
 
 Latency of a move = its arrival on the stream - the capture time of the first still frame after the move was made
-(the earliest frame in which a camera can see it). Reported: p50, p99, max; and whether the system fell behind:
+(the earliest frame in which a camera can see it). Reported: p50, p95, p99, max; and whether the system fell behind:
 frames refused with 503 (backpressure), moves never seen within the drain time, consumer lag at the end.
 
 `--warmup S`: each camera sends its board's still start position for S seconds before the game's first frame, as
@@ -142,11 +142,28 @@ def read_stream(port: int, arrivals: dict[tuple[str, int], int], stop: threading
             arrivals.setdefault((e["board_id"], e["ply"]), time.time_ns() // 1000)
 
 
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
 def cpu_seconds(data: Path, up_pid: int) -> dict[str, float]:
-    """CPU seconds (user + system) used so far by `xqarb up` itself and by its vision processes (up.log names them):
-    on a shared machine, what the system cost as against how long it waited."""
+    """CPU seconds (user + system) used so far by `xqarb up` itself, by its vision processes (up.log names them),
+    by the embedded broker (its other child) and by this benchmark (its camera senders and the stream's reader,
+    not the product's): on a shared machine, what the system cost as against how long it waited."""
+    import resource
+
     named = re.search(r"^vision: .*\(pid ([\d, ]+), log", (data / "up.log").read_text(), re.M)
     pids = {"up": [up_pid], "vision": [int(p) for p in named.group(1).split(",")] if named else []}
+    pids["broker"] = [p for p in children(up_pid) if p not in pids["vision"]]
     tick = os.sysconf("SC_CLK_TCK")
     out = {}
     for name, ids in pids.items():
@@ -158,9 +175,12 @@ def cpu_seconds(data: Path, up_pid: int) -> dict[str, float]:
                 continue  # gone
             total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
         out[name] = round(total, 1)
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    out["bench"] = round(own.ru_utime + own.ru_stime - RENDER_CPU_S, 1)  # (rendering the frames before: apart)
     return out
 
 
+RENDER_CPU_S = 0.0  # this process's CPU seconds spent rendering the frames before the run (main)
 STAGES = ("still_rule", "ingest_202", "vision", "obs_sent", "referee", "stream")
 
 
@@ -210,7 +230,9 @@ def main() -> int:
 
     port = free_port()
     print(f"rendering {ARGS.plies} plies at {ARGS.fps} fps ...", flush=True)
+    global RENDER_CPU_S
     frames, _moves = render_frames(ARGS.plies)
+    RENDER_CPU_S = time.process_time()  # the frames are rendered before the system starts: not the senders' cost
     if ARGS.warmup > 0:
         warm = round(ARGS.warmup * ARGS.fps)  # the first frame is the still start position, before any hand
         frames = [(i / ARGS.fps, frames[0][1], 0, False) for i in range(warm)] + [
@@ -276,6 +298,7 @@ def main() -> int:
         stages = breakdown(data, boards, arrivals) if ARGS.breakdown else None
         result = {
             "load_average_1m_at_start": LOAD_AT_START,
+            "load_average_1m_at_end": round(os.getloadavg()[0], 1),  # (as the last frames were sent and drained)
             "boards": ARGS.boards,
             "fps": ARGS.fps,
             "plies_per_board": ARGS.plies,
@@ -290,10 +313,14 @@ def main() -> int:
             "moves_seen": len(lat),
             "moves_missing": missing,
             "p50_s": round(statistics.median(lat), 3) if lat else None,
+            "p95_s": round(lat[min(len(lat) - 1, int(0.95 * len(lat)))], 3) if lat else None,
             "p99_s": round(lat[min(len(lat) - 1, int(0.99 * len(lat)))], 3) if lat else None,
             "max_s": round(lat[-1], 3) if lat else None,
             "consumer_lag_at_end": lag,
             "cpu_s": cpu,
+            # per frame accepted, ms: what each part costs for one frame (the broker's and up's include their
+            # fixed cost of the run's length, idle polling included)
+            "cpu_ms_per_frame": {k: round(1000 * v / max(1, sum(b.sent for b in boards)), 1) for k, v in cpu.items()},
         }
         if stages is not None:
             result["breakdown_ms"] = stages

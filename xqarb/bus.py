@@ -105,11 +105,20 @@ MAX_REQUEST_BYTES = 5 * 1024 * 1024
 # boards at 2 fps) is some 70 MB.
 FETCH_RESPONSE_MAX_BYTES = 128 * 1024 * 1024
 # How long a consumer's fetch waits at the broker for a first record (kafka-python's fetch_max_wait_ms, 500 by
-# default). Apache Kafka answers a waiting fetch as soon as a record comes; the embedded broker does not (measured:
-# a record sent to a consumer with a fetch waiting took 88 ms median, 200 ms at worst, with 500; 20 ms median, 49 ms
-# at worst, with 50), and a move passes three consumers (vision, referee, the stream) on its way to the screen. An
-# idle consumer then asks 20 times a second: about 3 % of a core, against 0.4 % with 500.
-FETCH_MAX_WAIT_MS = 50
+# default). Alone, the embedded broker answers a waiting fetch as soon as a record comes (a group consumer of 6
+# topics x 12 partitions, 200 records, load 9: median 14 ms with a 500 ms wait, 12 with 50); inside `up` the hops
+# still grow with the wait: the referee's (observation -> MoveMade) and the stream's (MoveMade -> client) medians,
+# 4 boards at a load of 16-20, were 25-71 / 17-31 ms with 50, 50 / 35 with 100, 60 / 67 with 250, 60-114 / 60-143
+# with 500. And every idle consumer asks again each time its wait ends, the broker answering each ask for every
+# partition: `up --boards 25` with two vision processes, idle, used 0.39-0.59 of a core with 50 (the broker
+# 0.23-0.34), 0.32 with 100, 0.17 with 250, 0.10 with 500; cores the vision processes need on a loaded machine.
+FETCH_MAX_WAIT_MS = 250
+# The least a fetch waits when the consumer looks at a rolled pair again soon (Consumer._bound_fetch_wait): asking
+# the broker more often than this buys nothing.
+FETCH_MIN_WAIT_MS = 20
+# kafka-python's own client metrics (sensors updated on every fetch, request and record), which nothing here reads:
+# about 9 % of `up`'s Python time with 25 boards. Prometheus has what the operators see (xqarb/metrics.py).
+CLIENT_METRICS = False
 # How long a consumer-group member waits for the broker's answer to any request, its JoinGroup and SyncGroup among
 # them, before it gives up on it, marks the coordinator dead, finds it again and rejoins: what bounds a member's
 # wait for a group that does not settle. kafka-python's default is 305 s (above its 300 s max poll interval). The
@@ -230,6 +239,18 @@ def generation(topic: str, timestamp_ms: int) -> int:
     return period if writes_base == (topic == base) else period - 1
 
 
+def committed_offsets(consumer: Any, partitions: Sequence[Any]) -> dict[Any, int | None]:
+    """Each partition's offset committed by `consumer`'s group (None: none committed), in one request: kafka-python's
+    `committed()` asks once per partition, and the lag sampler and the rollers look at dozens of partitions every
+    few seconds (5 % of `up`'s Python time with 25 boards). Through the client's coordinator, which `committed()`
+    itself uses; a client without it is asked partition by partition."""
+    fetch = getattr(getattr(consumer, "_coordinator", None), "fetch_committed_offsets", None)
+    if fetch is None:
+        return {tp: consumer.committed(tp) for tp in partitions}
+    found = fetch(list(partitions))
+    return {tp: (found[tp].offset if tp in found and found[tp].offset >= 0 else None) for tp in partitions}
+
+
 def base_topic(topic: str) -> str:
     """The topic a rolled pair's second topic stands for (xq.frames.roll -> xq.frames); others as they are."""
     return next((base for base, second in ROLLED.items() if second == topic), topic)
@@ -343,6 +364,7 @@ class Producer:
             "max_in_flight_requests_per_connection": 1,
             "linger_ms": 2,
             "max_request_size": MAX_REQUEST_BYTES,
+            "metrics_enabled": CLIENT_METRICS,
             "max_block_ms": int(timeout_s * 1000),
             "request_timeout_ms": int(timeout_s * 1000),
             # Topics are made by ensure_topics only: after a broker restart, a client asking for one first would
@@ -672,6 +694,7 @@ class Consumer:
             # The embedded broker answers a fetch with all it has (FETCH_RESPONSE_MAX_BYTES).
             "receive_message_max_bytes": FETCH_RESPONSE_MAX_BYTES,
             "fetch_max_wait_ms": FETCH_MAX_WAIT_MS,  # a move's latency (FETCH_MAX_WAIT_MS)
+            "metrics_enabled": CLIENT_METRICS,
         }
         if request_timeout_s is not None:  # (kafka-python wants it above the session timeout)
             settings["request_timeout_ms"] = max(int(request_timeout_s * 1000), session_timeout_ms + 1_000)
@@ -753,6 +776,7 @@ class Consumer:
                 due = self._next_roll_check - time.monotonic()
                 if due > 0:
                     timeout_s = min(timeout_s, due)
+                self._bound_fetch_wait(due)
             batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
         except KafkaError as exc:
             raise BusError(f"group {self.group_id!r}: poll failed: {exc}") from exc
@@ -789,6 +813,16 @@ class Consumer:
                         continue
                 records.append(record)
         return records
+
+    def _bound_fetch_wait(self, due_s: float) -> None:
+        """A fetch sent in this poll waits at the broker no longer than until the next look at the roll (`due_s`
+        from now), where partitions held after a switch may be resumed: with one broker, all partitions share one
+        fetch, and a resumed partition is fetched only once the fetch in flight (of the others, idle after a switch)
+        came back, up to FETCH_MAX_WAIT_MS later. kafka-python reads its fetcher's setting for every fetch it
+        sends; without that attribute (another client version) the fetch waits FETCH_MAX_WAIT_MS."""
+        config = getattr(getattr(self._consumer, "_fetcher", None), "config", None)
+        if isinstance(config, dict):
+            config["fetch_max_wait_ms"] = int(min(FETCH_MAX_WAIT_MS, max(FETCH_MIN_WAIT_MS, 1000 * due_s)))
 
     def _hold_current_frames(self, on_assigned: PartitionsCallback | None) -> PartitionsCallback:
         """Newly assigned partitions of `fresh_back_s`'s topics without an offset to resume from start near now
@@ -1085,6 +1119,7 @@ class Reader:
             "allow_auto_create_topics": False,  # ensure_topics makes them (see Producer)
             "receive_message_max_bytes": FETCH_RESPONSE_MAX_BYTES,
             "fetch_max_wait_ms": FETCH_MAX_WAIT_MS,  # live streams read through a Reader too
+            "metrics_enabled": CLIENT_METRICS,
         }
         settings.update(config)
         try:

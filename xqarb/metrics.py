@@ -145,6 +145,8 @@ def kafka_lag(
     """
     from kafka import KafkaConsumer, TopicPartition
 
+    from xqarb import bus
+
     topics = tuple(topics)
     probes = {
         g: KafkaConsumer(bootstrap_servers=bootstrap, group_id=g, client_id=f"xq-lag-{g}", enable_auto_commit=False)
@@ -157,8 +159,9 @@ def kafka_lag(
         ends = ends_probe.end_offsets(tps)
         out: list[tuple[str, str, int, int]] = []
         for group, probe in probes.items():
+            offsets = bus.committed_offsets(probe, tps)
             for tp in tps:
-                committed = probe.committed(tp)
+                committed = offsets[tp]
                 if committed is None:
                     continue
                 out.append((group, tp.topic, tp.partition, max(0, ends.get(tp, committed) - committed)))

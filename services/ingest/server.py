@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import queue
 import socket
 import threading
 from collections.abc import Callable, Iterable
@@ -96,6 +97,44 @@ class _JsonErrorH11(hypercorn_h11.H11Protocol):
 hypercorn_protocol.H11Protocol = _JsonErrorH11  # type: ignore[misc]
 
 
+# Idle app threads kept for the next requests (`_AppThreads`): a camera's post holds one for milliseconds, so 50
+# posts a second keep one or two busy at a time; a few spare take a burst, and more are started when needed.
+APP_THREADS_IDLE = 4
+
+
+class _AppThreads:
+    """Daemon threads that run the app's requests: one started when none is idle, each kept for the next requests.
+    A thread started per request cost `xqarb up` 7 % of its Python time with 25 cameras at 2 fps (bench/RESULTS.md,
+    p99 under load), and the event loop, which starts it, waits until the new thread runs: on a loaded machine the
+    scheduler's delay. Daemons, as before: a stream viewer's thread never holds the interpreter's exit. At most as
+    many as requests are answered at once (`WsgiBridge.slots`)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0  # threads waiting for a job, or about to, and not yet promised one
+
+    def submit(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            start = self._idle == 0
+            if not start:
+                self._idle -= 1  # an idle thread takes it
+        if start:
+            threading.Thread(target=self._serve, args=(job,), name=self.name, daemon=True).start()
+        else:
+            self._jobs.put(job)
+
+    def _serve(self, job: Callable[[], None]) -> None:
+        while True:
+            job()  # (never raises: `WsgiBridge._run`'s work catches everything)
+            with self._lock:
+                if self._idle >= APP_THREADS_IDLE:
+                    return  # enough kept: a viewer's thread ends with its stream, as it did
+                self._idle += 1
+            job = self._jobs.get()
+
+
 class WsgiBridge:
     """ASGI in front of a WSGI app: checks the head's limits, collects the body within its deadline, then runs
     the app in its own daemon thread and hands its chunks to the connection with backpressure."""
@@ -105,6 +144,7 @@ class WsgiBridge:
         self.limits = limits
         self.slots = threading.BoundedSemaphore(limits.max_app_threads)
         self.stopping = threading.Event()
+        self.threads = _AppThreads("xq-http-app")
 
     async def __call__(self, scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
         if scope["type"] == "lifespan":
@@ -203,7 +243,7 @@ class WsgiBridge:
                 with contextlib.suppress(RuntimeError):  # the server stopped and its loop closed meanwhile
                     loop.call_soon_threadsafe(finish)
 
-        threading.Thread(target=work, name="xq-http-app", daemon=True).start()
+        self.threads.submit(work)
         watcher = loop.create_task(_wait_disconnect(receive))
         try:
             await asyncio.wait([done, watcher], return_when=asyncio.FIRST_COMPLETED)

@@ -319,7 +319,7 @@ def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC, *,
     consumer = KafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None, client_id="xq-api-stream",
         auto_offset_reset="earliest", fetch_max_wait_ms=bus.FETCH_MAX_WAIT_MS,  # a move's latency to the screen
-        receive_message_max_bytes=bus.FETCH_RESPONSE_MAX_BYTES,
+        receive_message_max_bytes=bus.FETCH_RESPONSE_MAX_BYTES, metrics_enabled=bus.CLIENT_METRICS,
     )
     assigned: set[Any] = set()
     caught_up = threading.Event()

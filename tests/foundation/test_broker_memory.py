@@ -11,6 +11,7 @@ import pytest
 from kafka import KafkaConsumer, KafkaProducer
 from kafka import TopicPartition as KafkaTopicPartition
 
+from xqarb import broker as broker_module
 from xqarb import bus
 from xqarb.broker import ROLL_LEAD_S, EmbeddedBroker, FramesRoller
 
@@ -103,6 +104,33 @@ def test_consumed_frames_are_emptied_and_their_memory_freed(broker: EmbeddedBrok
         roller.stop()
 
 
+def test_the_roller_reads_a_resting_topics_last_batches_again_only_when_its_ends_moved(monkeypatch) -> None:
+    now = [RESTING_ROLL + bus.FRAMES_ROLL_S * 2]
+    reads: list[int] = []
+    real = broker_module._read_last_offsets
+
+    def counted(consumer, starts, timeout_s):  # type: ignore[no-untyped-def]
+        reads.append(len(starts))
+        return real(consumer, starts, timeout_s)
+
+    monkeypatch.setattr(broker_module, "_read_last_offsets", counted)
+    with EmbeddedBroker() as broker:
+        roller = FramesRoller(broker.bootstrap, partitions=PARTITIONS, groups=("nobody",), clock=lambda: now[0])
+        roller.ensure_topics()
+        produce(broker.bootstrap, bus.FRAMES_ROLLED, 5, 1000)
+        try:
+            assert roller.tick() is False and roller.tick() is False  # kept: nobody read them yet
+            assert len(reads) == 1  # the second look found the same ends: the batches were not read again
+            produce(broker.bootstrap, bus.FRAMES_ROLLED, 3, 1000)  # (late acknowledgements)
+            assert roller.tick() is False
+            assert len(reads) == 2
+            now[0] += bus.FRAMES_ROLL_S - ROLL_LEAD_S - RESTING_ROLL + 0.1
+            assert roller.tick() is True
+            assert (roller.expired, roller.freed) == (8, 8)  # every frame counted, the late ones too
+        finally:
+            roller.stop()
+
+
 def test_frames_nobody_reads_are_dropped_and_counted_before_the_topic_is_used_again() -> None:
     now = [RESTING_ROLL + bus.FRAMES_ROLL_S * 2]
     with EmbeddedBroker() as broker:
@@ -185,6 +213,21 @@ def test_frames_held_after_a_switch_are_read_as_soon_as_the_hold_ends() -> None:
             assert time.monotonic() - started < 5.0
         finally:
             consumer.close()
+
+
+def test_a_fetch_waits_at_the_broker_no_longer_than_until_the_next_look_at_the_roll() -> None:
+    # One fetch carries every partition: a partition resumed at the next look would wait for the fetch in flight.
+    fetcher = type("Fetcher", (), {})()
+    fetcher.config = {"fetch_max_wait_ms": bus.FETCH_MAX_WAIT_MS}
+    consumer = object.__new__(bus.Consumer)
+    consumer._consumer = type("KafkaConsumer", (), {"_fetcher": fetcher})()
+    waits = []
+    for due_s in (0.12, 0.0, -0.3, 2 * bus.FETCH_MAX_WAIT_MS / 1000):
+        consumer._bound_fetch_wait(due_s)
+        waits.append(fetcher.config["fetch_max_wait_ms"])
+    assert waits == [120, bus.FETCH_MIN_WAIT_MS, bus.FETCH_MIN_WAIT_MS, bus.FETCH_MAX_WAIT_MS]
+    consumer._consumer = object()  # another client without that attribute: nothing to bound, no error
+    consumer._bound_fetch_wait(0.1)
 
 
 def test_a_boards_frames_wait_for_the_other_topics_backlog_only_until_it_is_read(monkeypatch) -> None:

@@ -419,3 +419,24 @@ def test_a_board_s_partitions_of_every_input_topic_go_to_the_same_member(
     finally:
         for consumer in members.values():
             consumer.close()
+
+
+def test_committed_offsets_of_many_partitions_in_one_look(broker: str, unique_topic: Callable[[str], str]) -> None:
+    from kafka import KafkaConsumer, OffsetAndMetadata
+    from kafka import TopicPartition as KafkaTopicPartition
+
+    topic = unique_topic("committed")
+    bus.ensure_topics(broker, [topic], partitions=3)
+    tps = [KafkaTopicPartition(topic, p) for p in range(3)]
+    group = f"g-{topic}"
+    writer = KafkaConsumer(bootstrap_servers=broker, group_id=group, enable_auto_commit=False)
+    probe = KafkaConsumer(bootstrap_servers=broker, group_id=group, enable_auto_commit=False)
+    try:
+        writer.assign(tps[:2])
+        writer.commit({tps[0]: OffsetAndMetadata(7, "", -1), tps[1]: OffsetAndMetadata(0, "", -1)})
+        assert bus.committed_offsets(probe, tps) == {tps[0]: 7, tps[1]: 0, tps[2]: None}
+        # the same as asking partition by partition
+        assert bus.committed_offsets(probe, tps) == {tp: probe.committed(tp) for tp in tps}
+    finally:
+        writer.close()
+        probe.close()

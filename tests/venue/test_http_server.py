@@ -216,3 +216,42 @@ def test_beyond_its_app_threads_a_request_is_answered_503_at_once_not_queued() -
         viewers[1].close()
     finally:
         server.stop()
+
+
+def test_app_threads_are_kept_for_the_next_requests_up_to_a_few_idle() -> None:
+    from xqarb.ingest.server import APP_THREADS_IDLE, _AppThreads
+
+    threads = _AppThreads("t-app")
+    ran: list[threading.Thread] = []  # (the threads themselves: an ident may be reused by a later thread)
+    done = threading.Event()
+
+    def job() -> None:
+        ran.append(threading.current_thread())
+        done.set()
+
+    for _ in range(3):  # one after the other: the same thread each time, started once
+        done.clear()
+        threads.submit(job)
+        assert done.wait(5)
+        time.sleep(0.05)  # (back to waiting)
+    assert len({id(t) for t in ran}) == 1
+    # a burst of requests held at once takes as many threads; afterwards only APP_THREADS_IDLE stay
+    release = threading.Event()
+    started = threading.Semaphore(0)
+
+    def held() -> None:
+        started.release()
+        release.wait(5)
+
+    burst = APP_THREADS_IDLE + 6
+    before = threading.active_count()
+    for _ in range(burst):
+        threads.submit(held)
+    for _ in range(burst):
+        assert started.acquire(timeout=5)
+    assert threading.active_count() - before == burst - 1  # (one was the idle thread of the jobs above)
+    release.set()
+    deadline = time.monotonic() + 5
+    while threading.active_count() - before > APP_THREADS_IDLE - 1 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert threading.active_count() - before == APP_THREADS_IDLE - 1
