@@ -1,9 +1,12 @@
 """A pytest plugin for bench/interpret_passes.py: which tests' still boards each correction pass reads otherwise.
 
-Load it with `-p interpret_passes_plugin` (bench/ on PYTHONPATH) and set INTERPRET_PASSES_OUT to a folder: each
-process writes there, per test, the passes whose removal changed at least one of its still boards' results. A test
-no pass changes anything for cannot fail without it; the others are run again without the pass
-(INTERPRET_PASSES_SKIP, names separated by commas, runs the tests without those passes instead).
+Load it with `-p interpret_passes_plugin` (bench/ on PYTHONPATH):
+- INTERPRET_PASSES_SKIP=NAME[,NAME...]: the tests run without those passes (which tests a pass is needed for), e.g.
+  `PYTHONPATH=bench INTERPRET_PASSES_SKIP=_by_outlines .venv/bin/python -m pytest -p interpret_passes_plugin
+  tests/vision/test_tracker_interpret.py -q -n 2`;
+- INTERPRET_PASSES_OUT=DIR: each process writes there, per test, the passes whose removal changed at least one of
+  its still boards' results (a test no pass changes anything for cannot fail without it). Slow: every still board
+  is read once per pass, and tests of whole games pass pytest's timeout.
 """
 
 from __future__ import annotations
@@ -46,6 +49,12 @@ def pytest_configure(config: pytest.Config) -> None:
     from xqarb.vision import tracker
 
     tracker.interpret = B.T.interpret  # (the tests that call interpret itself import it from there)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Any:
+    _current[0] = item.nodeid  # (a fixture's game is its first test's)
+    yield
 
 
 @pytest.hookimpl(hookwrapper=True)
