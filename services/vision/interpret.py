@@ -73,17 +73,8 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     _changed_points(w)
     if (done := _not_a_move(w)) is not None:
         return done
-    _pieces_between(w)
-    _where_the_mover_went(w)
-    _ink_leaning(w)
-    _source_of_an_arrival(w)
-    _captures_read_faintly(w)
-    _changed_pieces(w)
-    _captures_under_changed_light(w)
-    _went_nowhere_sure(w)
-    _by_outlines(w)
-    _taker_and_half_way(w)
-    _touches_that_moved(w)
+    for step in _PASSES:
+        step(w)
     return _squares(w)
 
 
@@ -275,7 +266,12 @@ def _measure(w: _Work) -> None:
     # three times the board's typical change.
     levels = ((lvl, base), (max(cfg.low_level * base, cfg.typical_change_times * float(np.median(change))),
                             cfg.low_level * base))
+    # a piece's top face is seen displaced from its foot by the camera's angle (parallax): what all pieces share
+    # is not a displacement
+    on = occ > cfg.ink_piece
+    parallax = np.median(reading.offset[on], axis=0) if on.sum() >= cfg.parallax_least else np.zeros(2)
     w.change, w.dens, w.is_piece, w.levels, w.lvl, w.occ = change, dens, is_piece, levels, lvl, occ
+    w.parallax = parallax
     w.outline_delta, w.outlines, w.ref_circles, w.ref_dens = outline_delta, outlines, ref_circles, ref_dens
     w.ref_occ, w.sq, w.view_circles = ref_occ, sq, view_circles
 
@@ -349,6 +345,13 @@ def _not_a_move(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, in
                 sq[i] = "?"
         return "".join(sq), [], [], []
     w.misaligned, w.unsure_before = misaligned, unsure_before
+    # what the steps find, none of it found yet
+    w.taken = set()  # the points of pieces found between two points (5.10), judged no further
+    w.straightened = []  # a pair's unsure point its piece was set onto under another move's hand
+    w.unexplained = []  # points that changed in a way no single move explains: reported unsure
+    w.leaning = []  # points showing only the ink of a piece on a neighbouring point: as they were
+    w.emptied_too = []  # the other point of a piece between two that left: empty as well
+    w.nudged, w.captured = [], []
     return None
 
 
@@ -358,11 +361,6 @@ def _pieces_between(w: _Work) -> None:
     occ, outlines, parallax, pieces_but, reading = w.occ, w.outlines, w.parallax, w.pieces_but, w.reading
     taken, unsure_before, was_occ = w.taken, w.unsure_before, w.was_occ
     # a piece between two points: an ink peak far from its point along a line, towards a neighbour (5.10)
-    taken: set[int] = set()
-    # a piece's top face is seen displaced from its foot by the camera's angle (parallax): what all pieces share
-    # is not a displacement
-    on = occ > cfg.ink_piece
-    parallax = np.median(reading.offset[on], axis=0) if on.sum() >= cfg.parallax_least else np.zeros(2)
     for i in sorted(arrived + was_occ + unsure_before, key=lambda k: -change[k]):
         off = reading.offset[i] - parallax
         # The peak followed from a point falls short of a piece half-way (the mean shift starts at the point and
@@ -390,19 +388,21 @@ def _pieces_between(w: _Work) -> None:
                                 for k in (i, j))):
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
-    arrived = [i for i in arrived if i not in taken]
-    straightened: list[int] = []  # a pair's unsure point its piece was set onto under another move's hand
-    w.arrived, w.parallax, w.straightened, w.taken = arrived, parallax, straightened, taken
+    w.arrived = [i for i in arrived if i not in taken]
+
+
+def _vacated(w: _Work) -> None:
+    """The known pieces' points that changed and read empty now, not between two points: where a piece left."""
+    w.vacated = [i for i in w.was_occ if w.occ[i] < w.cfg.ink_piece and i not in w.taken]
 
 
 def _where_the_mover_went(w: _Work) -> None:
     """The point a piece left, and where it went where the ink came where it cannot go, or
     half-way (5.10), or where a taker was left half-way beside its prey."""
     arrived, cfg, change, known, left_most = w.arrived, w.cfg, w.change, w.known, w.left_most
-    left_towards, lvl, misaligned, occ, pieces_but = w.left_towards, w.lvl, w.misaligned, w.occ, w.pieces_but
+    left_towards, lvl, misaligned, pieces_but = w.left_towards, w.lvl, w.misaligned, w.pieces_but
     ref_view, taken, vacated, view_circles, was_occ = w.ref_view, w.taken, w.vacated, w.view_circles, w.was_occ
     went_where_it_could, = w.went_where_it_could,
-    vacated = [i for i in was_occ if occ[i] < cfg.ink_piece and i not in taken]
     held = [i for i in was_occ if i not in taken]
     # The piece that left, where one point emptied or, with ink arrived and none emptied, where one most likely left
     # (said below; e.g. the rook a9-a8, the corner a9 reading 0.6 occupied): its move tells where it went
@@ -438,9 +438,7 @@ def _ink_leaning(w: _Work) -> None:
     misaligned, occ, outlines, parallax, pieces_but = w.misaligned, w.occ, w.outlines, w.parallax, w.pieces_but
     reading, ref_dens, ref_reading, ref_view, taken = w.reading, w.ref_dens, w.ref_reading, w.ref_view, w.taken
     unexplained, vacated, view_circles, was_occ = w.unexplained, w.vacated, w.view_circles, w.was_occ
-    unexplained: list[int] = []  # points that changed in a way no single move explains: reported unsure
-    leaning: list[int] = []  # points showing only the ink of a piece on a neighbouring point: as they were
-    emptied_too: list[int] = []  # the other point of a piece between two that left: empty as well
+    leaning = w.leaning
     standing = pieces_but(*was_occ)
     if (len(arrived) == 2 and arrived[1] in neighbours(arrived[0]) and ref_view is not None
         and len(standing) >= cfg.least_standing
@@ -515,6 +513,11 @@ def _ink_leaning(w: _Work) -> None:
     w.arrived, w.emptied_too, w.leaning, w.unexplained = arrived, emptied_too, leaning, unexplained
 
 
+def _fresh(w: _Work) -> None:
+    """The pairs found between two points so far that are this move's (`_Work.fresh_pairs`)."""
+    w.fresh = w.fresh_pairs()
+
+
 def _source_of_an_arrival(w: _Work) -> None:
     """Where a piece came from where no known piece's point emptied: the point changed most,
     an outline gone, a dim point read poorly already, an edge point keeping the frame's ink."""
@@ -524,7 +527,6 @@ def _source_of_an_arrival(w: _Work) -> None:
     outline_came, outlines, pieces_but, reading = w.outline_came, w.outlines, w.pieces_but, w.reading
     ref_dens, ref_reading, ref_view, taken, vacated = w.ref_dens, w.ref_reading, w.ref_view, w.taken, w.vacated
     was_occ, went_where_it_could = w.was_occ, w.went_where_it_could
-    fresh = fresh_pairs()
     if not vacated and (arrived or fresh) and was_occ:
         # a move empties its point even where the emptied point still reads a little like a piece
         cand = [i for i in was_occ if i not in taken]
@@ -682,10 +684,10 @@ def _captures_read_faintly(w: _Work) -> None:
 def _changed_pieces(w: _Work) -> None:
     """The known pieces that changed and did not leave: whether one of them was the source of a capture,
     and each of the rest nudged, taken, or unsure."""
-    arrived, captured, cfg, change, dens, emptied_too = w.arrived, w.captured, w.cfg, w.change, w.dens, w.emptied_too
-    fresh, known, lvl, nudged, occ, outlines = w.fresh, w.known, w.lvl, w.nudged, w.occ, w.outlines
+    arrived, cfg, change, dens, emptied_too = w.arrived, w.cfg, w.change, w.dens, w.emptied_too
+    fresh, known, lvl, occ, outlines = w.fresh, w.known, w.lvl, w.occ, w.outlines
     pieces_but, reading, ref_circles, ref_dens = w.pieces_but, w.reading, w.ref_circles, w.ref_dens
-    ref_reading, ref_view, taken, unexplained, vacated = w.ref_reading, w.ref_view, w.taken, w.unexplained, w.vacated
+    ref_reading, ref_view, taken, vacated = w.ref_reading, w.ref_view, w.taken, w.vacated
     view_circles, was_occ = w.view_circles, w.was_occ
     rest = [i for i in was_occ if i not in vacated and i not in taken]
     if (not vacated and not arrived and not fresh and len(rest) == 1 and known[rest[0]] in _CASED
@@ -751,8 +753,15 @@ def _changed_pieces(w: _Work) -> None:
             pair = _pair_left(known, taken, view_circles(), ref_circles(), cfg=cfg)
             if pair is not None and any(_may_take(known, k, rest[0]) for k in pair):
                 vacated, emptied_too = [pair[0]], [pair[1]]
-    nudged: list[int] = []
-    captured: list[int] = []
+    w.emptied_too, w.vacated = emptied_too, vacated
+
+
+def _touched_or_taken(w: _Work) -> None:
+    """Each known piece that changed and did not leave: nudged, taken by the piece that left, or unsure."""
+    arrived, captured, cfg, change, known, lvl = w.arrived, w.captured, w.cfg, w.change, w.known, w.lvl
+    nudged, outlines, pieces_but, reading, ref_reading = w.nudged, w.outlines, w.pieces_but, w.reading, w.ref_reading
+    ref_view, taken, unexplained, vacated, was_occ = w.ref_view, w.taken, w.unexplained, w.vacated, w.was_occ
+    rest = [i for i in was_occ if i not in vacated and i not in taken]
     for i in rest:
         shift = float(np.hypot(*(reading.offset[i] - (ref_reading.offset[i] if ref_reading is not None else 0))))
         if not vacated:
@@ -781,7 +790,7 @@ def _changed_pieces(w: _Work) -> None:
         elif shift >= cfg.nudge_from:
             # a piece of the mover's own side is never taken (3.1): it was touched
             nudged.append(i)
-    w.captured, w.emptied_too, w.nudged, w.vacated = captured, emptied_too, nudged, vacated
+    w.captured, w.nudged = captured, nudged
 
 
 def _captures_under_changed_light(w: _Work) -> None:
@@ -917,16 +926,16 @@ def _went_nowhere_sure(w: _Work) -> None:
             # under the level beside one just over it tells nothing apart; e.g. the cannon b2-e2, its disc's ink not
             # read at e2, which changed 0.067, b3 beside b2 0.092 at the level 0.09: read as b2-b3)
             mover = vacated[0] if len(vacated) == 1 and known[vacated[0]] in _CASED else None
-            rival = max((float(change[i]) for i in range(90) if known[i] in ".?" and i not in taken
-                         and i != bare[0] and (mover is None or _reaches(known, mover, i))
-                         and change[i] > cfg.change_half * lvl), default=0.0)
+            # (the empty points the piece that left could have gone to: any, where which piece left is unsure)
+            could = [i for i in range(90) if known[i] in ".?" and i not in taken
+                     and (mover is None or _reaches(known, mover, i))]
+            rival = max((float(change[i]) for i in could if i != bare[0] and change[i] > cfg.change_half * lvl),
+                        default=0.0)
             nxt = max(float(change[bare[1]]) if len(bare) > 1 else 0.0, rival)
             if change[bare[0]] > cfg.bare_margin * nxt:
                 arrived = bare[:1]
             else:
-                unexplained.extend(sorted((i for i in range(90) if known[i] in ".?" and i not in taken
-                                           and change[i] >= nxt and (mover is None or i in bare
-                                                                     or _reaches(known, mover, i))),
+                unexplained.extend(sorted((i for i in range(90) if (i in could or i in bare) and change[i] >= nxt),
                                           key=lambda k: -change[k])[:cfg.unexplained_most])
         elif (len(vacated) == 1 and occ[vacated[0]] < cfg.ink_trace
               and (dens[vacated[0]] < cfg.ink_all_gone * ref_dens[vacated[0]]
@@ -1356,6 +1365,14 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
         # true ones' 0.13-0.22, or by 0.06 with the outline fallen by 0.48)
         nudged = [i for i in nudged if _outline_moved(outlines, i, pieces_but(i), cfg)]
     return "".join(sq), [i for i in targets if i not in unexplained], sorted(nudged), misaligned
+
+
+# The steps `interpret` runs, in order, on what `_changed_points` found: the corrections, and among them the three
+# that only bind what the later ones share (`_vacated`, `_fresh`, `_touched_or_taken`). (A tuple looked up at each
+# call, so that bench/interpret_passes.py can measure what each correction is worth by running without it.)
+_PASSES = (_pieces_between, _vacated, _where_the_mover_went, _ink_leaning, _fresh, _source_of_an_arrival,
+           _captures_read_faintly, _changed_pieces, _touched_or_taken, _captures_under_changed_light,
+           _went_nowhere_sure, _by_outlines, _taker_and_half_way, _touches_that_moved)
 
 
 def _settled_from_between(known: str, squares: str, placed: list[int], unsure_of: dict[int, str]) -> str:
