@@ -170,13 +170,17 @@ def report(ledger_path: Path, tap: Tap, rollers: dict[str, Any], lines: list[str
         found = ledger.find_events(list(tap.seen.values()))
         moves = sum(1 for game in ledger.games() for e in ledger.entries(game.game_id)
                     if e.event.type == "MoveMade")
-    missing = [e for i, e in tap.seen.items() if i not in found]
+    missing = sorted((e for i, e in tap.seen.items() if i not in found), key=lambda e: e.occurred_at)
+    # How long before the tap stopped each missing one happened: the last seconds' observations are those a loaded
+    # referee had not folded yet when `up` stopped; an older one is a loss.
+    newest_us = max((e.occurred_at for e in tap.seen.values()), default=0)
     demo = next((line for line in reversed(lines) if "plies played" in line), "")
     plies = re.search(r"(\d+) plies played", demo)
     print(json.dumps({"end": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
                       "observations_read_by_tap": len(tap.seen), "camera_progress_read_by_tap": tap.progress,
                       "tap_by_topic": tap.topics, "observations_not_in_ledger": len(missing),
                       "missing_sample": [(e.type, e.board_id, e.event_id) for e in missing[:5]],
+                      "missing_s_before_last_seen": [round((newest_us - e.occurred_at) / 1e6, 1) for e in missing],
                       "rollers": rollers, "demo_plies": int(plies[1]) if plies else None,
                       "moves_in_ledger": moves}), flush=True)
 
