@@ -45,7 +45,7 @@ def fresh_start(target_ms: int, found: tuple[int, int] | None) -> int | FreshSta
     """The offset to start at, given the broker's answer to ListOffsets at `target_ms`: `found` is (offset,
     timestamp) of the first record stamped at or after it, None where there is none (Apache Kafka answers offset -1,
     which kafka-python gives as None: no frame since, so the end). An answer stamped before the target is no
-    search by time (the embedded broker, Tansu 0.6, answers the log's first record whatever the time, and
+    search by time (the embedded broker answers the log's first record whatever the time, and
     timestamp -1 on an empty partition): RESET."""
     if found is None:
         return FreshStart.END
