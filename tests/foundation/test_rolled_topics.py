@@ -148,6 +148,14 @@ def test_the_referee_follows_a_game_whose_observations_roll_and_are_emptied_unde
     with SqliteLedger(tmp_path / "ledger.sqlite") as ledger:
         service = RefereeService(bootstrap, ledger, poll_timeout_s=0.2, hold_s=1.0)
         try:
+            # The referee holds its partitions before the game starts: the roller empties a resting topic only once
+            # the group read it, so a referee that joined more than a period late (this broker's join takes some
+            # 5 s, more than a 4 s period) would find the oldest observations behind newer ones in the topic taking
+            # new records; such a reader is not what this test is about.
+            deadline = time.monotonic() + 30
+            while not service.consumer.assignment() and time.monotonic() < deadline:
+                service.run_once()
+            assert service.consumer.assignment(), "the referee was given no partitions in 30 s"
             sender.start()
             deadline = time.monotonic() + 45
             while (service.processed < 1 + len(MOVES) or roller.rolls < 2) and time.monotonic() < deadline:
