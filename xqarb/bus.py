@@ -860,7 +860,8 @@ class Consumer:
             return
         try:
             starts = self._consumer.beginning_offsets(list(asked.values()))
-            lacking = [tp for tp, ktp in asked.items() if lacks_offset(self._consumer.committed(ktp), starts.get(ktp))]
+            committed = committed_offsets(self._consumer, list(asked.values()))
+            lacking = [tp for tp, ktp in asked.items() if lacks_offset(committed[ktp], starts.get(ktp))]
         except (KafkaError, KeyError, OSError) as exc:  # KeyError: kafka-python 2.3 on a partition not known yet
             log.warning("group %r: the committed offsets of %d partition(s) not read (%s: %s): they start where "
                         "the consumer's defaults say", self.group_id, len(asked), type(exc).__name__, exc)

@@ -229,7 +229,8 @@ def kafka_log_commits(bootstrap: str, group: str = bus.REFEREE_GROUP,
 
     def commits(keys: Sequence[TopicPartitionKey]) -> Mapping[TopicPartitionKey, int | None]:
         try:
-            return {(t, p): consumer.committed(TopicPartition(t, p)) for t, p in keys}
+            found = bus.committed_offsets(consumer, [TopicPartition(t, p) for t, p in keys])
+            return {(tp.topic, tp.partition): offset for tp, offset in found.items()}
         except (KafkaError, AssertionError, KeyError) as exc:
             raise bus.BusError(f"cannot read {group}'s commits of {list(keys)}: {exc}") from exc
 
