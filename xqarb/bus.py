@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 from xqarb import codec
 from xqarb.events import Event
 from xqarb.fresh_start import FreshStart, fresh_start, fresh_target_ms, lacks_offset
+from xqarb.roll_order import NOTHING_OLDER, RollSide, roll_merge, roll_plan
 
 FRAMES = "xq.frames"
 OBSERVATIONS = "xq.observations"
@@ -237,6 +238,14 @@ def generation(topic: str, timestamp_ms: int) -> int:
     period = int(timestamp_ms / 1000.0 // ROLL_PERIODS_S[base])
     writes_base = period % 2 == 0
     return period if writes_base == (topic == base) else period - 1
+
+
+def record_generation(topic: str, timestamp_ms: int | None) -> float:
+    """`generation` of a record of a rolled pair's `topic` stamped `timestamp_ms`; one without a time (-1) counts as
+    the oldest (read as soon as it is fetched)."""
+    if timestamp_ms is None or timestamp_ms < 0:
+        return float("-inf")
+    return float(generation(topic, timestamp_ms))
 
 
 def committed_offsets(consumer: Any, partitions: Sequence[Any]) -> dict[Any, int | None]:
@@ -705,9 +714,10 @@ class Consumer:
         self._next_roll_check = 0.0
         self._wall_clock = wall_clock  # rolled frames: which topic takes new frames now (frames_topics_at)
         self._seen_ends: dict[Any, int] = {}  # rolled frames: each partition's end offset at the last look
-        # rolled frames: a partition of the current topic waiting, the hold over, only for the same partition of the
-        # other topic to be read up to the end seen at the last look (the other topic takes no new frames by then)
+        # rolled frames: a partition waiting, the hold over, only for the same partition of the other topic to be
+        # read up to the end seen at the last look (what either takes after that is newer)
         self._behind: dict[Any, tuple[Any, int]] = {}
+        self._heads: Heads = {}  # rolled pairs: the generation of a partition's next record, where one was held back
         self._join()
 
     def _join(self) -> None:
@@ -754,7 +764,7 @@ class Consumer:
             log.warning("group %r: closing the stuck member said %s", self.group_id, exc)
         self._listener.assigned.clear()
         self._listener.rejoining_since = time.monotonic()
-        self._seen_ends, self._behind, self._next_roll_check = {}, {}, 0.0
+        self._seen_ends, self._behind, self._heads, self._next_roll_check = {}, {}, {}, 0.0
         self.renewed += 1
         self._join()
 
@@ -786,9 +796,10 @@ class Consumer:
             failure, self._listener.failure = self._listener.failure, None
             self._rewind(batches)
             raise failure
+        runs = self._in_generation_order(batches) if self._rolled else list(batches.items())
         records: list[Record] = []
         held = self._listener.assigned
-        for tp, messages in batches.items():
+        for tp, messages in runs:
             if TopicPartition(tp.topic, tp.partition) not in held:
                 # Revoked at the start of a rejoin that is still under way: kafka-python 2.3 goes on returning the
                 # records it fetched for them while its JoinGroup and SyncGroup wait (seen after a broker restart:
@@ -814,6 +825,23 @@ class Consumer:
                 records.append(record)
         return records
 
+    def _in_generation_order(self, batches: Mapping[Any, list[Any]]) -> list[tuple[Any, list[Any]]]:
+        """Rolled pairs: this poll's records in the order of their generations (`order_rolled`: a reader more than a
+        period behind finds the older records at the head of the topic that takes new ones); those held back are
+        fetched again once the other topic is read up to them, decided at a look at the roll made at once."""
+        from kafka.errors import KafkaError
+
+        if not batches:
+            return []
+        try:
+            runs, held_back = order_rolled(self._consumer, batches, self._seen_ends, self._heads, self._wall_clock())
+        except KafkaError as exc:  # (a position asked of the broker): nothing returned, nothing skipped
+            self._rewind(batches)
+            raise BusError(f"group {self.group_id!r}: ordering a rolled pair's records failed: {exc}") from exc
+        if held_back:
+            self._next_roll_check = 0.0
+        return runs
+
     def _bound_fetch_wait(self, due_s: float) -> None:
         """A fetch sent in this poll waits at the broker no longer than until the next look at the roll (`due_s`
         from now), where partitions held after a switch may be resumed: with one broker, all partitions share one
@@ -826,20 +854,23 @@ class Consumer:
 
     def _hold_current_frames(self, on_assigned: PartitionsCallback | None) -> PartitionsCallback:
         """Newly assigned partitions of `fresh_back_s`'s topics without an offset to resume from start near now
-        (`_start_fresh`); rolled frames (observations): newly assigned partitions of the current topic wait until
-        `_follow_roll` has looked at the other topic (the same poll would otherwise fetch both, a board's frames out
-        of order)."""
+        (`_start_fresh`); rolled frames (observations): newly assigned partitions of both topics of a pair wait
+        until `_follow_roll` has looked at them, at the next poll (the same poll would otherwise fetch both, or the
+        resting one, whose records may be newer than those at the head of the other: a board's frames out of
+        order)."""
 
         def assigned(parts: list[TopicPartition]) -> None:
             self._start_fresh(parts)
             if self._rolled:
                 from kafka import TopicPartition as KafkaTopicPartition
 
-                wall = self._wall_clock()
-                current = {rolled_topics_at(base, wall)[0] for base in self._pairs}
-                held = [KafkaTopicPartition(tp.topic, tp.partition) for tp in parts if tp.topic in current]
+                names = {topic for pair in self._pairs.items() for topic in pair}
+                held = [KafkaTopicPartition(tp.topic, tp.partition) for tp in parts if tp.topic in names]
+                for tp in held:  # (offsets of a topic made again since it was last held mean other records)
+                    self._heads.pop(tp, None)
                 if held:
                     self._consumer.pause(*held)
+                    self._next_roll_check = 0.0
             if on_assigned is not None:
                 on_assigned(parts)
 
@@ -897,9 +928,10 @@ class Consumer:
 
     def _follow_roll(self) -> None:
         """Rolled frames (observations): read a topic of a rolled pair that was emptied and made again from its
-        start, and read a board's frames in the order they were taken: its partition of the current topic waits
-        while the same partition of the other topic still has frames, and for ROLL_HOLD_S after each switch
-        (late acknowledgements)."""
+        start, and read a board's frames in the order they were taken: a partition waits while the same partition
+        of the other topic still has older frames (the resting topic's, unless the topic taking new frames still
+        holds older ones: a group more than a period behind; xqarb.roll_order), and the current topic's for
+        ROLL_HOLD_S after each switch (late acknowledgements)."""
         from kafka.errors import KafkaError
 
         names = {topic for pair in self._pairs.items() for topic in pair}
@@ -930,6 +962,7 @@ class Consumer:
             log.warning("group %r: the ends of %d partition(s) not known (%s: %s); looking again",
                         self.group_id, len(held), type(exc).__name__, exc)
             return
+        self._heads = {tp: head for tp, head in self._heads.items() if tp in held}
         wait: list[Any] = []
         go: list[Any] = []
         for base in bases:
@@ -943,14 +976,14 @@ class Consumer:
     def _follow_pair(self, base: str, held: list[Any], ends: Mapping[Any, int], wall: float, wait: list[Any],
                      go: list[Any]) -> None:
         """`_follow_roll` for the held partitions of one rolled pair: those to pause go to `wait`, the others to
-        `go`."""
+        `go` (xqarb.roll_order.roll_plan: in the order of the generations they hold, as far as known)."""
         current, previous = rolled_topics_at(base, wall)
         since = since_switch_s(wall, base)
         settled = since >= ROLL_SETTLE_S  # (the roller may have emptied the other topic since)
         holding = since < _hold_s(base)
         positions = {}
         for tp in held:
-            positions[tp] = self._consumer.position(tp)
+            positions[tp] = self._consumer.position(tp) or 0
             end, seen = ends.get(tp), self._seen_ends.get(tp)
             if tp.topic == previous and settled and end == 0 and seen and positions[tp]:
                 # The resting topic was deleted and made again, empty (the roller): its offsets start again from
@@ -960,22 +993,18 @@ class Consumer:
                          seen)
                 self._consumer.seek_to_beginning(tp)
                 positions[tp] = 0
+                self._heads.pop(tp, None)
             if end is not None:
                 self._seen_ends[tp] = end
-        by_key = {(tp.topic, tp.partition): tp for tp in held}
-        for tp in held:
-            other = by_key.get((previous, tp.partition))
-            behind = other is not None and (positions[other] or 0) < ends.get(other, 0)
-            if tp.topic == current and (behind or holding):
-                wait.append(tp)
-                if behind and not holding:
-                    self._behind[tp] = (other, ends[other])
-            else:
-                go.append(tp)
+        sides = roll_sides(held, positions, ends, self._heads)
+        waiting, going, behind = roll_plan(held, current, previous, sides, holding)
+        wait.extend(waiting)
+        go.extend(going)
+        self._behind.update({tp: (other, ends.get(other, 0)) for tp, other in behind.items()})
 
     def _release_caught_up(self) -> None:
-        """Between two looks at the roll: resume each partition of the current topic whose partition of the other
-        topic has been read up to the end seen (`_behind`), at once and without asking the broker, rather than at
+        """Between two looks at the roll: resume each waiting partition whose partition of the other topic has been
+        read up to the end seen (`_behind`), at once and without asking the broker, rather than at
         the next look, up to ROLL_CHECK_S later: a move's latency."""
         if not self._behind:
             return
@@ -1069,6 +1098,82 @@ def _hold_s(base: str) -> float:
     """How long after a switch a consumer holds the new topic of a rolled pair: ROLL_HOLD_S for frames (vision
     skips a late one), ROLL_SETTLE_S for the others (nothing downstream skips them)."""
     return ROLL_HOLD_S if base == FRAMES else ROLL_SETTLE_S
+
+
+# A partition of a rolled pair -> (the offset of its next record to read, that record's generation): learned from a
+# record held back (`order_rolled`), and true while the partition's position is that offset.
+Heads = dict[Any, tuple[int, float]]
+
+
+def roll_sides(parts: Iterable[Any], positions: Mapping[Any, int], ends: Mapping[Any, int], heads: Heads,
+               busy: Iterable[Any] = ()) -> dict[Any, RollSide]:
+    """What a reader knows of each of `parts` (xqarb.roll_order.RollSide): unread where its position is before its
+    end seen (or it is `busy`: it returned records, and may hold more already fetched), and its head where the
+    record at its position was held back."""
+    marked = set(busy)
+    sides: dict[Any, RollSide] = {}
+    for tp in parts:
+        head = heads.get(tp)
+        sides[tp] = RollSide(positions[tp] < ends.get(tp, 0) or tp in marked,
+                             head[1] if head is not None and head[0] == positions[tp] else None)
+    return sides
+
+
+def order_rolled(consumer: Any, batches: Mapping[Any, list[Any]], ends: Mapping[Any, int], heads: Heads,
+                 wall: float) -> tuple[list[tuple[Any, list[Any]]], bool]:
+    """A poll's records (kafka-python's `batches`, of `consumer`) as (partition, records) runs in reading order:
+    those of each rolled pair's partition in the order of their generations (xqarb.roll_order.roll_merge), whatever
+    the wall clock (`wall`) says rests. A record that must wait for records of the other topic not fetched yet is
+    held back with those after it: its partition is sought back to it and paused, and its generation kept in
+    `heads`. `ends`: each partition's end at the last look. Also (True) where some were held back: the caller looks
+    at the pair again at once, to fetch the other topic."""
+    assigned = {(tp.topic, tp.partition): tp for tp in consumer.assignment()}
+    out: list[tuple[Any, list[Any]]] = []
+    done: set[tuple[str, int]] = set()
+    held_back = False
+    for tp, records in batches.items():
+        base = base_topic(tp.topic)
+        if base not in ROLLED or not records or (tp.topic, tp.partition) not in assigned:
+            out.append((tp, records))
+            continue
+        if (base, tp.partition) in done:
+            continue
+        done.add((base, tp.partition))
+        current, previous = rolled_topics_at(base, wall)
+        holding = since_switch_s(wall, base) < _hold_s(base)
+        pair = [assigned.get((name, tp.partition)) for name in (previous, current)]
+        got = [batches.get(p, []) if p is not None else [] for p in pair]
+        gens = [[record_generation(m.topic, m.timestamp) for m in ms] for ms in got]
+        # (the resting topic, read up to its end, may still take records sent before the switch while holding)
+        afters = [_after(consumer, pair[side], got[side], ends, heads, side == 0 and holding) for side in (0, 1)]
+        taken = [0, 0]
+        for side, start, stop in roll_merge(gens[0], gens[1], afters[0], afters[1]):
+            out.append((pair[side], got[side][start:stop]))
+            taken[side] = stop
+        for side, ms in enumerate(got):
+            if taken[side] < len(ms):
+                first = ms[taken[side]]
+                heads[pair[side]] = (first.offset, gens[side][taken[side]])
+                consumer.seek(pair[side], first.offset)
+                consumer.pause(pair[side])
+                held_back = True
+    return out, held_back
+
+
+def _after(consumer: Any, tp: Any, records: list[Any], ends: Mapping[Any, int], heads: Heads,
+           holding: bool) -> float | None:
+    """The generation of the next record partition `tp` of a rolled pair can deliver after `records` (this poll's):
+    its head where known; None where it has unread records of a generation not known, or while `holding` (records
+    may still come that were sent before the switch); NOTHING_OLDER where it has none unread."""
+    if tp is None:
+        return NOTHING_OLDER
+    if tp not in ends:  # not looked at yet: it may hold anything
+        return None
+    position = records[-1].offset + 1 if records else (consumer.position(tp) or 0)
+    if position < ends[tp]:
+        head = heads.get(tp)
+        return head[1] if head is not None and head[0] == position else None
+    return None if holding else NOTHING_OLDER
 
 
 def _record(m: Any) -> Record:

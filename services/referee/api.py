@@ -350,7 +350,7 @@ def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC, *,
             order.order(assigned)
         out = []
         batches = consumer.poll(timeout_ms=200)
-        order.seen(batches)
+        batches = order.seen(batches)  # a rolled pair's records in generation order (stream_roll.py)
         if not batches:
             caught_up.set()  # a poll with nothing to read: the topic's end was reached
         for tp, records in batches.items():
@@ -360,7 +360,9 @@ def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC, *,
                     out.append((tp.partition, offset, decode(rec.value)))
                 except CodecError as exc:
                     print(f"api: skipping undecodable message {tp.partition}:{rec.offset} on {tp.topic}: {exc}")
-        return sorted(out, key=lambda item: (item[0], item[1]))  # a partition's events in stream order
+        # a partition's events in stream order, a generation's before the next's (a restarted reader that gets two
+        # generations in one poll gives the ids of one that read them as they came)
+        return sorted(out, key=lambda item: (generation_of(item[1]), item[0], item[1]))
 
     poll.ready = lambda: bool(assigned)  # type: ignore[attr-defined]  # for StreamHub.readiness (/readyz)
     poll.caught_up = caught_up.is_set  # type: ignore[attr-defined]  # for StreamHub.resume_index

@@ -9,10 +9,11 @@ holds the same one. A resting topic of game events is kept about a period (`bus.
 event of a generation already emptied names nothing the stream holds, and the client is told to reset
 (`StreamHub.resume_index`).
 
-Read in order (`RollOrder`): a partition of the topic taking new events waits while the same partition of the other
-topic still has events (a reader that starts reads the older generation first) and for ROLL_SETTLE_S after each
-switch (events acknowledged late into the other topic). An event acknowledged later still into the resting topic
-is streamed where it is read (StreamHub.add keeps it), not dropped.
+Read in order (`RollOrder`): a board's events in the order of their generations (xqarb.roll_order), whichever topic
+rests: the topic taking new events may still hold, before them, events of two periods ago that the vision group
+had not read when the roller would have emptied it, older than those of the resting topic. The topic taking new
+events also waits ROLL_SETTLE_S after each switch (events acknowledged late into the other topic). An event
+acknowledged later still into the resting topic is streamed where it is read (StreamHub.add keeps it), not dropped.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from xqarb import bus
+from xqarb.roll_order import roll_plan
 
 # The offsets of one generation in one partition stay under this: a billion events a partition a period.
 GENERATION_STRIDE = 10**9
@@ -44,46 +46,50 @@ def generation_of(stream_offset_: int) -> int:
 
 class RollOrder:
     """Pauses and resumes the partitions a group-less KafkaConsumer reads of a rolled pair (module docstring);
-    `order(assigned)` before each poll. Also reads a resting topic from its start again once the roller emptied it
-    and made it again (its end 0 where this reader had read some)."""
+    `order(assigned)` before each poll, and the poll's records through `seen`. Also reads a resting topic from its
+    start again once the roller emptied it and made it again (its end 0 where this reader had read some)."""
 
     def __init__(self, consumer: Any, base: str, wall_clock: Callable[[], float] = time.time) -> None:
         self.consumer = consumer
         self.base = base
         self.wall_clock = wall_clock
         self._ends: dict[Any, int] = {}
-        self._ends_at = float("-inf")  # monotonic seconds of the last look at the resting topic's ends
-        self._busy: set[Any] = set()  # partitions of the resting topic the last poll returned records of
+        self._ends_at = float("-inf")  # monotonic seconds of the last look at the pair's ends
+        self._busy: set[Any] = set()  # partitions the last poll returned records of: they may hold more fetched
+        self._heads: bus.Heads = {}  # the generation of a partition's next record, where one was held back
 
     def order(self, assigned: Iterable[Any]) -> None:
         now = self.wall_clock()
         current, previous = bus.rolled_topics_at(self.base, now)
         settling = bus.since_switch_s(now, self.base) < bus.ROLL_SETTLE_S
-        parts = list(assigned)
-        resting = [tp for tp in parts if tp.topic == previous]
-        if time.monotonic() - self._ends_at >= bus.ROLL_CHECK_S and resting:
+        parts = [tp for tp in assigned if tp.topic in (current, previous)]
+        if time.monotonic() - self._ends_at >= bus.ROLL_CHECK_S and parts:
             from kafka.errors import KafkaError
 
             try:
-                self._ends = {tp: int(end or 0) for tp, end in self.consumer.end_offsets(resting).items()}
+                self._ends = {tp: int(end or 0) for tp, end in self.consumer.end_offsets(parts).items()}
             except KafkaError:  # the roller deleting and making it again just now: the ends as last seen
                 return
             self._ends_at = time.monotonic()
-            for tp in resting:
-                if self._ends.get(tp) == 0 and (self.consumer.position(tp) or 0) > 0:
+            for tp in parts:
+                if tp.topic == previous and self._ends.get(tp) == 0 and (self.consumer.position(tp) or 0) > 0:
                     self.consumer.seek_to_beginning(tp)  # emptied and made again: offsets from 0
-        by_partition = {tp.partition: tp for tp in resting}
-        wait, go = [], []
-        for tp in parts:
-            other = by_partition.get(tp.partition)
-            behind = other is not None and (other in self._busy
-                                            or (self.consumer.position(other) or 0) < self._ends.get(other, 0))
-            (wait if tp.topic == current and (settling or behind) else go).append(tp)
+                    self._heads.pop(tp, None)
+        positions = {tp: self.consumer.position(tp) or 0 for tp in parts}
+        sides = bus.roll_sides(parts, positions, self._ends, self._heads, self._busy)
+        wait, go, _ = roll_plan(parts, current, previous, sides, settling)
         if wait:
             self.consumer.pause(*wait)
         if go:
             self.consumer.resume(*go)
 
-    def seen(self, batches: Mapping[Any, list[Any]]) -> None:
-        """The last poll's records: a resting partition that returned some may hold more already fetched."""
-        self._busy = {tp for tp, records in batches.items() if records}
+    def seen(self, batches: Mapping[Any, list[Any]]) -> dict[Any, list[Any]]:
+        """The last poll's records less those that must wait for records of the other topic not read yet (held
+        back, read again later: `bus.order_rolled`). Every partition polled stays a key (an empty list where all
+        of its records were held back): a poll that returned records is never taken for the end of the topic."""
+        runs, _ = bus.order_rolled(self.consumer, batches, self._ends, self._heads, self.wall_clock())
+        kept: dict[Any, list[Any]] = {tp: [] for tp in batches}
+        for tp, records in runs:
+            kept.setdefault(tp, []).extend(records)
+        self._busy = {tp for tp, records in kept.items() if records}
+        return kept

@@ -166,6 +166,12 @@ def test_without_the_second_topic_frames_stay_on_xq_frames() -> None:
             assert producer.send_raw(bus.FRAMES, "1", b"frame").topic == bus.FRAMES
 
 
+def stamp(period: int, seq: int) -> int:
+    """A frame's time (ms) as its producer stamps it in `period` of the frames' roll (the test's wall clock): what
+    tells a reader its generation (bus.generation)."""
+    return int((period * bus.FRAMES_ROLL_S + 1) * 1000) + seq
+
+
 def test_a_boards_frames_of_the_other_topic_are_read_before_those_of_the_current_one() -> None:
     # An odd period, 2 s after its switch: new frames go to xq.frames.roll while xq.frames still holds a backlog.
     now = [bus.FRAMES_ROLL_S + RESTING_ROLL]
@@ -173,9 +179,9 @@ def test_a_boards_frames_of_the_other_topic_are_read_before_those_of_the_current
         FramesRoller(broker.bootstrap, partitions=PARTITIONS).ensure_topics()
         producer = KafkaProducer(bootstrap_servers=broker.bootstrap)
         for seq in range(30):  # one board (one key: the same partition of both topics)
-            producer.send(bus.FRAMES, key=b"b1", value=b"old-%d" % seq)
+            producer.send(bus.FRAMES, key=b"b1", value=b"old-%d" % seq, timestamp_ms=stamp(0, seq))
         for seq in range(30, 35):
-            producer.send(bus.FRAMES_ROLLED, key=b"b1", value=b"new-%d" % seq)
+            producer.send(bus.FRAMES_ROLLED, key=b"b1", value=b"new-%d" % seq, timestamp_ms=stamp(1, seq))
         producer.flush()
         producer.close()
         consumer = bus.Consumer(broker.bootstrap, GROUP, [bus.FRAMES], decode=False, wall_clock=lambda: now[0],
@@ -239,10 +245,10 @@ def test_a_boards_frames_wait_for_the_other_topics_backlog_only_until_it_is_read
         FramesRoller(broker.bootstrap, partitions=PARTITIONS).ensure_topics()
         producer = KafkaProducer(bootstrap_servers=broker.bootstrap)
         for seq in range(30):  # one batch each, as frames sent one by one are: the broker's end is the true end
-            producer.send(bus.FRAMES, key=b"b1", value=b"old-%d" % seq)
+            producer.send(bus.FRAMES, key=b"b1", value=b"old-%d" % seq, timestamp_ms=stamp(0, seq))
             producer.flush()
         for seq in range(30, 35):
-            producer.send(bus.FRAMES_ROLLED, key=b"b1", value=b"new-%d" % seq)
+            producer.send(bus.FRAMES_ROLLED, key=b"b1", value=b"new-%d" % seq, timestamp_ms=stamp(1, seq))
         producer.flush()
         producer.close()
         consumer = bus.Consumer(broker.bootstrap, GROUP, [bus.FRAMES], decode=False, wall_clock=lambda: now[0])

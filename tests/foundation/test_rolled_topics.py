@@ -124,8 +124,9 @@ def test_observations_nobody_committed_are_kept_and_emptied_once_committed(fresh
         roller.stop()
 
 
+@pytest.mark.parametrize("late", [False, True], ids=["from-the-start", "periods-late"])
 def test_the_referee_follows_a_game_whose_observations_roll_and_are_emptied_under_it(
-    fresh_broker: EmbeddedBroker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fresh_broker: EmbeddedBroker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late: bool
 ) -> None:
     # Short periods (the real ones are minutes): 4 s each, emptied from 1 s after a switch to 1 s before the next.
     monkeypatch.setitem(bus.ROLL_PERIODS_S, bus.OBSERVATIONS, 4.0)
@@ -146,23 +147,28 @@ def test_the_referee_follows_a_game_whose_observations_roll_and_are_emptied_unde
 
     sender = threading.Thread(target=camera, daemon=True)
     with SqliteLedger(tmp_path / "ledger.sqlite") as ledger:
-        service = RefereeService(bootstrap, ledger, poll_timeout_s=0.2, hold_s=1.0)
         try:
-            # The referee holds its partitions before the game starts: the roller empties a resting topic only once
-            # the group read it, so a referee that joined more than a period late (this broker's join takes some
-            # 5 s, more than a 4 s period) would find the oldest observations behind newer ones in the topic taking
-            # new records; such a reader is not what this test is about.
-            deadline = time.monotonic() + 30
-            while not service.consumer.assignment() and time.monotonic() < deadline:
-                service.run_once()
-            assert service.consumer.assignment(), "the referee was given no partitions in 30 s"
-            sender.start()
-            deadline = time.monotonic() + 45
-            while (service.processed < 1 + len(MOVES) or roller.rolls < 2) and time.monotonic() < deadline:
-                service.run_once()
+            if late:
+                # The referee down while the first plies are sent: it joins more than a period behind (this
+                # broker's join takes some 5 s more), and the roller empties nothing it has not read, so the topic
+                # taking new records again holds the oldest observations before newer ones.
+                sender.start()
+                time.sleep(5.0)
+            service = RefereeService(bootstrap, ledger, poll_timeout_s=0.2, hold_s=1.0)
+            try:
+                if not late:  # it holds its partitions before the game starts
+                    deadline = time.monotonic() + 30
+                    while not service.consumer.assignment() and time.monotonic() < deadline:
+                        service.run_once()
+                    assert service.consumer.assignment(), "the referee was given no partitions in 30 s"
+                    sender.start()
+                deadline = time.monotonic() + 45
+                while (service.processed < 1 + len(MOVES) or roller.rolls < 2) and time.monotonic() < deadline:
+                    service.run_once()
+            finally:
+                service.close()
         finally:
             stop.set()
-            service.close()
             roller.stop()
         moves = [e.event.data["iccs"] for e in ledger.entries("g-roll") if e.event.type == "MoveMade"]
         topics = {e.origin.topic for e in ledger.entries("g-roll") if e.kind == "input" and e.origin is not None}

@@ -162,3 +162,23 @@ def test_an_event_acknowledged_late_into_the_resting_topic_is_streamed_not_dropp
     assert late is not None and [i.event.data["reason"] for i in hub.items] == ["even-0", "even-1", "odd-0", "even-2"]
     assert hub.position() == {0: even + GENERATION_STRIDE + 1}  # the position does not go back
     assert hub.add(0, even + 1, attention(1, "even")) is None  # one read twice is still no new event
+
+
+def test_a_reader_more_than_a_period_behind_streams_the_generations_in_the_order_written(
+    fresh_broker: EmbeddedBroker,
+) -> None:
+    # The vision group lagged: xq.game-events was not emptied in its rest, and took the next generation after the
+    # one before; xq.game-events.roll, which rests now, holds the generation between them.
+    bootstrap = fresh_broker.bootstrap
+    write(bootstrap, bus.GAME_EVENTS, T_EVEN + 10, [attention(n, "even") for n in range(4)])
+    write(bootstrap, bus.GAME_EVENTS_ROLLED, T_EVEN + PERIOD + 10, [attention(n, "odd") for n in range(4)])
+    write(bootstrap, bus.GAME_EVENTS, T_EVEN + 2 * PERIOD + 10, [attention(n, "next") for n in range(4)])
+    hub = reading(bootstrap, [T_EVEN + 2 * PERIOD + 100.0], 12)
+    try:
+        for partition in range(PARTITIONS):
+            items = [item for item in hub.items if item.partition == partition]
+            assert [item.event.data["reason"] for item in items] == [
+                f"{run}-{n}" for run in ("even", "odd", "next") for n in range(partition, 4, PARTITIONS)]
+            assert [item.offset for item in items] == sorted(item.offset for item in items)  # none streamed late
+    finally:
+        hub.stop()
