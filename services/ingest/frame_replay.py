@@ -10,6 +10,8 @@ in-memory broker (`xqarb up`'s supervisor, for the embedded broker) says so:
   * `broker_back()`: a new producer sends the kept frames again, in the order the lost broker acknowledged them, then
     the frames that waited go on. Vision skips the frames it had read already by their camera's count
     (services/vision/order.py), so none is read twice; the rest, unread when the broker died, are read in order.
+Kept frames the vision group has committed are forgotten (its commits asked every READ_CHECK_S): what goes again is
+what vision had not read a second before the broker died, not the whole FRAME_REPLAY_S of every camera.
 Counted: xq_ingest_frames_replayed_total (sent again), xq_ingest_frames_replay_forgotten_total (not kept for want of
 room, FRAME_REPLAY_MAX_BYTES), xq_ingest_frames_kept_bytes.
 
@@ -28,8 +30,8 @@ from prometheus_client import Counter, Gauge
 
 from xqarb import bus
 from xqarb.ingest.app import BrokerUnavailable, Stored
-from xqarb.ingest.frames_kept import FrameKeep
-from xqarb.ingest.outbox import FRAMES_DROPPED
+from xqarb.ingest.frames_kept import FrameKeep, Where
+from xqarb.ingest.outbox import FRAMES_DROPPED, LogCommits
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,9 @@ FRAME_HOLD_S = 5.0
 REPLAY_BATCH = 100
 # Between tries to connect a producer to a broker just restarted (it may not take connections yet).
 CONNECT_RETRY_S = 0.5
+# How often the vision group's commits are asked, to forget the kept frames it has read: a frame read in the last
+# second before a broker dies is sent again, and vision skips it by its camera's count.
+READ_CHECK_S = 1.0
 
 FRAMES_REPLAYED = Counter(
     "xq_ingest_frames_replayed_total", "camera frames sent again to a broker that restarted empty"
@@ -58,8 +63,14 @@ class FrameReplay:
     """Frames to the broker, kept, and sent again after `broker_back()`; thread-safe (request threads publish)."""
 
     def __init__(self, connect: Callable[[], Any], *, keep: FrameKeep | None = None, hold_s: float = FRAME_HOLD_S,
-                 wall_clock: Callable[[], float] = time.time) -> None:
+                 wall_clock: Callable[[], float] = time.time, read_commits: LogCommits | None = None,
+                 close_commits: Callable[[], None] | None = None, read_check_s: float = READ_CHECK_S) -> None:
         self._connect = connect  # a new bus.Producer (or alike: send, send_many, close(timeout_s))
+        # the vision group's commits ((topic, partition) -> next offset it reads): the frames it read are forgotten
+        self._read_commits = read_commits
+        self._close_commits = close_commits
+        self.read_check_s = read_check_s
+        self.read = 0  # kept frames forgotten because vision had read them
         self.keep = keep if keep is not None else FrameKeep()
         self.hold_s = hold_s
         self.wall_clock = wall_clock
@@ -71,6 +82,10 @@ class FrameReplay:
         self._stop = threading.Event()
         self._producer: Any = connect()
         self._thread: threading.Thread | None = None
+        self._reads: threading.Thread | None = None
+        if read_commits is not None:
+            self._reads = threading.Thread(target=self._forget_read, name="xq-ingest-frames-read", daemon=True)
+            self._reads.start()
 
     @property
     def state(self) -> str:
@@ -96,8 +111,9 @@ class FrameReplay:
             FRAMES_DROPPED.labels("not_acknowledged").inc()
             raise BrokerUnavailable(f"the broker did not acknowledge the frame: {exc}") from exc
         image = event.data.get("image") or b""
+        where = (delivery.topic, delivery.partition, delivery.offset)
         with self._cond:
-            forgotten = self.keep.keep(event, len(image), self.wall_clock())
+            forgotten = self.keep.keep(event, len(image), self.wall_clock(), where)
             self.forgotten += forgotten
             FRAMES_KEPT_BYTES.set(self.keep.bytes)
         if forgotten:
@@ -140,18 +156,22 @@ class FrameReplay:
             old.close(timeout_s=0)
         sent = 0
         t0 = time.monotonic()
+        moved: dict[str, Where] = {}  # event id -> where the restarted broker stores it
         try:
             for start in range(0, len(frames), REPLAY_BATCH):
                 if generation != self._generation or self._stop.is_set():
                     break
-                producer.send_many(bus.FRAMES, frames[start:start + REPLAY_BATCH])
-                sent += len(frames[start:start + REPLAY_BATCH])
+                batch = frames[start:start + REPLAY_BATCH]
+                for event, d in zip(batch, producer.send_many(bus.FRAMES, batch), strict=True):
+                    moved[event.event_id] = (d.topic, d.partition, d.offset)
+                sent += len(batch)
         except bus.PublishError as exc:
             log.warning("ingest: %d of %d kept frames sent again before the broker failed: %s", sent, len(frames), exc)
         finally:
             self.replayed += sent
             FRAMES_REPLAYED.inc(sent)
             with self._cond:
+                self.keep.moved(moved)  # (their offsets in the lost broker mean nothing in the new one)
                 if generation == self._generation:
                     self._state = OPEN
                     self._cond.notify_all()
@@ -168,13 +188,37 @@ class FrameReplay:
                 self._stop.wait(CONNECT_RETRY_S)
         return None
 
+    def _forget_read(self) -> None:
+        """Every `read_check_s` while the broker is up: forget the kept frames the vision group has committed."""
+        assert self._read_commits is not None
+        while not self._stop.wait(self.read_check_s):
+            with self._cond:
+                partitions = self.keep.partitions() if self._state == OPEN else []
+                generation = self._generation
+            if not partitions:
+                continue
+            try:
+                commits = self._read_commits(partitions)
+            except bus.BusError as exc:  # (kept a while longer: nothing is lost by not forgetting)
+                log.info("ingest: the vision group's commits were not read: %s", exc)
+                continue
+            with self._cond:
+                if generation != self._generation:
+                    continue  # asked of a broker that has died since: its offsets are not the kept frames' now
+                read = self.keep.forget_read(commits)
+                self.read += read
+                FRAMES_KEPT_BYTES.set(self.keep.bytes)
+
     def close(self) -> None:
         self._stop.set()
         with self._cond:
             self._generation += 1
             producer, self._producer = self._producer, None
             self._cond.notify_all()
-        if self._thread is not None:
-            self._thread.join(timeout=5.0)
+        for thread in (self._thread, self._reads):
+            if thread is not None:
+                thread.join(timeout=5.0)
         if producer is not None:
             producer.close()
+        if self._close_commits is not None:
+            self._close_commits()

@@ -315,9 +315,13 @@ class OutboxPublisher:
         outbox = Outbox(path)
         ends, close_ends = kafka_log_ends(bootstrap)
         commits, close_commits = kafka_log_commits(bootstrap)
-        frames = FrameReplay(
-            lambda: bus.Producer(bootstrap, client_id="xq-ingest-frames", timeout_s=ack_timeout_s)
-        ) if replay_frames else None
+        frames = None
+        if replay_frames:
+            read, close_read = kafka_log_commits(bootstrap, bus.VISION_GROUP)
+            frames = FrameReplay(
+                lambda: bus.Producer(bootstrap, client_id="xq-ingest-frames", timeout_s=ack_timeout_s),
+                read_commits=read, close_commits=close_read,
+            )
         publisher = cls(outbox, sender, direct, log_ends=ends, log_commits=commits, frames=frames)
         publisher._own_sender = sender
 

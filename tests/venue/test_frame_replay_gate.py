@@ -105,3 +105,33 @@ def test_a_broker_down_again_during_the_replay_keeps_frames_waiting() -> None:
     assert frames.state == DOWN
     assert all(p.closed == 0 for p in made)
     frames.close()
+
+
+def test_frames_vision_committed_are_not_sent_again() -> None:
+    log: list[tuple[int, int]] = []
+    made: list[FakeProducer] = []
+    asked: list[list[tuple[str, int]]] = []
+
+    def connect() -> FakeProducer:
+        made.append(FakeProducer(len(made), log))
+        return made[-1]
+
+    def commits(partitions: Any) -> dict[tuple[str, int], int | None]:
+        asked.append(list(partitions))
+        return {(bus.FRAMES, 0): 3}  # vision read offsets 0-2
+
+    frames = FrameReplay(connect, keep=FrameKeep(keep_s=30.0, max_bytes=10_000), read_commits=commits,
+                         read_check_s=0.05)
+    for s in range(5):
+        frames.publish(bus.FRAMES, frame(s), 10.0)  # stored at offsets 0-4
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and frames.read < 3:
+        time.sleep(0.02)
+    assert frames.read == 3 and asked[0] == [(bus.FRAMES, 0)]
+    frames.broker_down()
+    frames.broker_back()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and frames.state != OPEN:
+        time.sleep(0.02)
+    assert log[5:] == [(1, 3), (1, 4)]  # only the two vision had not read
+    frames.close()

@@ -35,3 +35,31 @@ def test_a_keep_of_no_seconds_keeps_nothing_and_counts_nothing() -> None:
     assert keep.keep("f0", 10, now=1.0) == 0 and len(keep) == 0
     with pytest.raises(ValueError, match="must not be negative"):
         FrameKeep(keep_s=-1.0)
+
+
+class Frame:
+    def __init__(self, event_id: str) -> None:
+        self.event_id = event_id
+
+
+def test_frames_the_vision_group_committed_are_forgotten() -> None:
+    keep = FrameKeep(keep_s=30.0, max_bytes=10_000)
+    frames = [Frame(f"f{k}") for k in range(6)]
+    for k, f in enumerate(frames):  # two partitions, interleaved
+        keep.keep(f, 100, now=1.0 + k, where=("xq.frames", k % 2, 10 + k // 2))
+    assert keep.partitions() == [("xq.frames", 0), ("xq.frames", 1)]
+    # partition 0 read up to offset 11 (f0, f2 at 10, 11), partition 1 nothing yet
+    assert keep.forget_read({("xq.frames", 0): 12, ("xq.frames", 1): None}) == 2
+    assert [f.event_id for f in keep.frames(7.0)] == ["f1", "f3", "f4", "f5"] and keep.bytes == 400
+    assert keep.forget_read({("xq.frames.roll", 1): 99}) == 0  # another topic's commits say nothing of these
+
+
+def test_frames_sent_again_are_known_where_the_new_broker_keeps_them() -> None:
+    keep = FrameKeep(keep_s=30.0, max_bytes=10_000)
+    a, b = Frame("a"), Frame("b")
+    keep.keep(a, 100, now=1.0, where=("xq.frames", 0, 500))
+    keep.keep(b, 100, now=2.0, where=("xq.frames", 0, 501))
+    keep.moved({"a": ("xq.frames.roll", 0, 0)})  # b was not sent again: where it was is gone
+    # the new broker's commit past offset 0 is a's; b is never taken as read (its old offset means nothing now)
+    assert keep.forget_read({("xq.frames.roll", 0): 1, ("xq.frames", 0): 1_000}) == 1
+    assert keep.frames(3.0) == [b]
