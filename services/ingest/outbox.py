@@ -398,11 +398,8 @@ class OutboxPublisher:
             self.frames.broker_down()
 
     def broker_back(self) -> None:
-        """The broker is back, empty, its topics made again: the kept frames go again, and the outbox looks at
-        once at what the broker kept of its entries (rather than at its next check)."""
-        self._check_log = True
-        with self._wake:
-            self._wake.notify_all()
+        """The broker is back, empty, its topics made again: the kept frames go again (the outbox's entries are
+        sent again on its own check of the broker's logs)."""
         if self.frames is not None:
             self.frames.broker_back()
 
