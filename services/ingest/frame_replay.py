@@ -105,6 +105,9 @@ class FrameReplay:
                     )
                 self._cond.wait(left)
             producer = self._producer
+        if producer is None:  # (closed: ingest is stopping)
+            FRAMES_DROPPED.labels("not_acknowledged").inc()
+            raise BrokerUnavailable("ingest is stopping: the frame was not sent")
         try:
             delivery = producer.send(topic, event)
         except bus.PublishError as exc:

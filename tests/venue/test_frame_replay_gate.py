@@ -80,6 +80,8 @@ def test_kept_frames_go_again_in_order_before_the_frames_that_waited() -> None:
     assert log[5:] == [(1, s) for s in range(6)]
     assert frames.replayed == 5
     frames.close()
+    with pytest.raises(BrokerUnavailable, match="stopping"):  # closed: a 503, never a 500
+        frames.publish(bus.FRAMES, frame(6), 10.0)
 
 
 def test_a_frame_that_waits_past_the_hold_is_refused_and_counted() -> None:
