@@ -509,14 +509,15 @@ class Producer:
     def flush(self) -> None:
         self._producer.flush(timeout=self.timeout_s)
 
-    def close(self) -> None:
-        """Wait up to the timeout for outstanding sends, then close (dropping what the broker never took)."""
+    def close(self, timeout_s: float | None = None) -> None:
+        """Wait up to the timeout (`timeout_s`, else the producer's) for outstanding sends, then close (dropping what
+        the broker never took; 0: at once, each send not yet acknowledged reported as a PublishError)."""
         from kafka.errors import KafkaError
 
         if self._topics_probe is not None:
             self._topics_probe.close()
         try:
-            self._producer.close(timeout=self.timeout_s)
+            self._producer.close(timeout=self.timeout_s if timeout_s is None else timeout_s)
         except KafkaError as exc:
             # kafka-python 2.x raises from close() when a flush times out and leaves the producer half open
             # (its finaliser then blocks again): force the sender down. Unacknowledged sends were already

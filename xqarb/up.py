@@ -166,7 +166,9 @@ class System:
 
         # What ingest answers 202 to is on disk first (the outbox), so a broker that dies loses none of it.
         limits = config.limits
-        self.publisher = OutboxPublisher.connect(bootstrap, data / OUTBOX_FILE, ack_timeout_s=limits.ack_timeout_s)
+        # (frames kept and sent again after the embedded broker restarted empty: services/ingest/frame_replay.py)
+        self.publisher = OutboxPublisher.connect(bootstrap, data / OUTBOX_FILE, ack_timeout_s=limits.ack_timeout_s,
+                                                 replay_frames=self.broker is not None)
         ingest = Ingest(config, self.publisher)
         self.hub = StreamHub()
         self.hub.listen(_stream_latency)
@@ -267,6 +269,8 @@ class System:
     def _broker_down(self) -> None:
         if self.stream_reader is not None:
             self.stream_reader.pause()
+        if self.publisher is not None:
+            self.publisher.broker_down()  # frames wait, none on its way reaches the new broker first
 
     def _broker_back(self) -> None:
         """The embedded broker came back empty (memory storage) with its topics created again: the live stream
@@ -274,6 +278,8 @@ class System:
         meanwhile is started again by the supervisor)."""
         if self.stream_reader is not None:
             self.stream_reader.renew()
+        if self.publisher is not None:
+            self.publisher.broker_back()  # the frames it lost go again, in order, before new ones
 
     def _start_vision(self, bootstrap: str, data: Path, config_path: Path) -> None:
         """Vision in a child process (`xqarb vision serve`): it is the CPU-heavy part, and a process of its own

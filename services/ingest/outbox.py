@@ -14,7 +14,9 @@ in flight per connection); after a failed send only the acknowledged prefix of t
 is sent again from the first failure on.
 
 Frames are not kept here: they are many and each is only worth something while it is fresh, so under pressure
-(broker away) a frame is refused at once with 503 and counted (`xq_frames_dropped_total`), never queued.
+(broker away) a frame is refused at once with 503 and counted (`xq_frames_dropped_total`), never queued. Against a
+broker that restarts empty (the embedded one) they are kept in memory for a while and sent again after its restart
+(frame_replay.py).
 """
 
 from __future__ import annotations
@@ -26,13 +28,16 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prometheus_client import Counter, Gauge
 
 from xqarb import bus, codec
 from xqarb.events import Event
 from xqarb.ingest.app import BrokerUnavailable, Stored
+
+if TYPE_CHECKING:  # (frame_replay imports this module's counters)
+    from xqarb.ingest.frame_replay import FrameReplay
 
 log = logging.getLogger(__name__)
 
@@ -260,8 +265,12 @@ class OutboxPublisher:
         log_commits: LogCommits | None = None,
         keep_acked_s: float = KEEP_ACKED_S,
         wall_clock: Callable[[], float] = time.time,
+        frames: FrameReplay | None = None,
     ) -> None:
         self.outbox = outbox
+        # Frames kept and sent again after a broker restart (xqarb.ingest.frame_replay.FrameReplay); None: frames
+        # straight through `direct`, refused while the broker is known to be away.
+        self.frames = frames
         self.sender = sender
         self.direct = direct  # a publisher for frames and dead letters (xqarb.ingest.publish.BusPublisher)
         self.registry = registry
@@ -293,9 +302,12 @@ class OutboxPublisher:
         OUTBOX_PENDING.set(self._backlog)
 
     @classmethod
-    def connect(cls, bootstrap: str, path: str | Path, *, ack_timeout_s: float = 10.0) -> OutboxPublisher:
+    def connect(cls, bootstrap: str, path: str | Path, *, ack_timeout_s: float = 10.0,
+                replay_frames: bool = False) -> OutboxPublisher:
         """The outbox at `path` (a file in the data directory), published to `bootstrap` by a producer of its own,
-        started: entries left by an earlier run go out first."""
+        started: entries left by an earlier run go out first. `replay_frames`: a broker that may restart empty (the
+        embedded one, whose supervisor calls `broker_down` and `broker_back`): frames are kept and sent again."""
+        from xqarb.ingest.frame_replay import FrameReplay
         from xqarb.ingest.publish import BusPublisher
 
         direct = BusPublisher.connect(bootstrap, ack_timeout_s=ack_timeout_s)
@@ -303,7 +315,14 @@ class OutboxPublisher:
         outbox = Outbox(path)
         ends, close_ends = kafka_log_ends(bootstrap)
         commits, close_commits = kafka_log_commits(bootstrap)
-        publisher = cls(outbox, sender, direct, log_ends=ends, log_commits=commits)
+        frames = None
+        if replay_frames:
+            read, close_read = kafka_log_commits(bootstrap, bus.VISION_GROUP)
+            frames = FrameReplay(
+                lambda: bus.Producer(bootstrap, client_id="xq-ingest-frames", timeout_s=ack_timeout_s),
+                read_commits=read, close_commits=close_read,
+            )
+        publisher = cls(outbox, sender, direct, log_ends=ends, log_commits=commits, frames=frames)
         publisher._own_sender = sender
 
         def close_checks() -> None:
@@ -353,6 +372,8 @@ class OutboxPublisher:
         return delivery.partition, delivery.offset
 
     def _publish_frame(self, topic: str, event: Event, timeout: float) -> Stored | tuple[int, int] | None:
+        if self.frames is not None:  # (it waits for a restarting broker itself; the outbox's state is not its)
+            return self.frames.publish(topic, event, timeout)
         if not self.healthy:
             FRAMES_DROPPED.labels("broker_away").inc()
             raise BrokerUnavailable(f"the broker is away ({self.last_failure}); frames are not queued")
@@ -370,6 +391,17 @@ class OutboxPublisher:
     def ready(self) -> bool:
         ready = getattr(self.direct, "ready", None)
         return bool(ready()) if ready is not None else self.healthy
+
+    def broker_down(self) -> None:
+        """The broker died and will come back empty (its supervisor says so): frames wait for it (FrameReplay)."""
+        if self.frames is not None:
+            self.frames.broker_down()
+
+    def broker_back(self) -> None:
+        """The broker is back, empty, its topics made again: the kept frames go again (the outbox's entries are
+        sent again on its own check of the broker's logs)."""
+        if self.frames is not None:
+            self.frames.broker_back()
 
     # --- the publishing thread ----------------------------------------------------------------------------------
 
@@ -512,6 +544,8 @@ class OutboxPublisher:
             self._thread.join(timeout=CLOSE_WAIT_S)
             self._thread = None
         self.outbox.close()
+        if self.frames is not None:
+            self.frames.close()
         if self._own_sender is not None:
             self._own_sender.close()
         if self._close_log_ends is not None:

@@ -41,7 +41,9 @@ pressure): the verdict counts them (`Placed.missed`), for the service to count a
 kept per board whatever the game (the count runs on across games), and a late or repeated frame counts nothing.
 A new run of the count (a later epoch) starts a new count: where it begins is not known. Partitions released give
 their cameras' counts back (`drop`): a process that is given the same partitions again, with no other reader
-between, takes them back (`recount`) to count what went missing meanwhile.
+between, takes them back (`recount`) to count what went missing meanwhile, and to skip as repeated a frame of a
+number it read already though the board's time line started again (ingest sends again the frames of the last
+seconds to a broker that restarted empty, services/ingest/frame_replay.py: the ones read before are not read twice).
 
 Pure: capture times and counts in, verdicts out; no clock is read. The same frames in the same order give the same
 verdicts and times (the offsets follow from the frames alone).
@@ -126,10 +128,15 @@ class FrameOrder:
         games = self._lines.setdefault(board, OrderedDict())
         line = games.get(game)
         counted = source is not None and seq is not None
+        known = self._counts.get(board, {}).get(source) if counted else None  # (source: not None where counted)
         missed = self._count(board, source, epoch, seq) if counted else 0
         camera = line.cameras.get(source) if line is not None and counted else None
         if camera is not None and (epoch, seq) <= (camera.epoch, camera.seq):
             return Placed(LATE, captured_us + camera.offset_us)  # the camera's count says: read already, or late
+        if known is not None and (epoch, seq) <= known:
+            # the board's count reached it already, its time line since dropped (a partition given back, its counts
+            # taken again: `recount`): a frame sent again (ingest's replay after a broker restart) is not read twice
+            return Placed(LATE, captured_us + (camera.offset_us if camera is not None else 0))
         # (a camera's first frame of a game goes on with the offset it had on the board's last game: its clock is
         # as far behind as it was)
         offset = camera.offset_us if camera is not None else _offset_before(games, source) if counted else 0

@@ -4,7 +4,10 @@ Per partition it holds the tracker state of each board seen on it (key = board i
 order on one partition). A partition assigned to this process starts with fresh trackers: the board is calibrated
 again from its next frames (a tracker needs no history beyond the last still board), and each board's game and
 the position the referee holds are read from xq.game-events and xq.arbiter from their beginning (resume.py; the
-referee API's boards complete them where given), so that a game in progress is followed on from there. Revoked
+referee API's boards complete them where given), so that a game in progress is followed on from there; but a
+partition given back that no other process read since this one released it (a rejoin after an embedded broker
+restarted empty, whose lost frames ingest sends again) goes on with the trackers it had (`VisionCore.take_back`):
+they know the move in progress, which a tracker seeded from the referee's last position does not. Revoked
 partitions drop their state after the last offsets are committed. Offsets are committed only after the
 observations of the frames were acknowledged by the broker, so a crash replays frames rather than losing them; the
 event ids of observations are derived from the frame's event id, so a replay of the same frame gives the same
@@ -123,11 +126,14 @@ class VisionCore:
         self.order = FrameOrder()  # each board's frames stepped in capture order (order.py)
         # partition -> its cameras' counts when it was released (order.py: given back by `recount`)
         self.released_counts: dict[int, CameraCounts] = {}
+        # partition -> its boards' slots, starts and games when it was released (given back by `take_back`)
+        self.released_boards: dict[int, dict[tuple[int, str], tuple[BoardSlot, str | None, str | None]]] = {}
 
     def drop_partitions(self, partitions: Iterable[int]) -> None:
         gone = set(partitions)
         for key in [k for k in self.boards if k[0] in gone]:
-            del self.boards[key]
+            self.released_boards.setdefault(key[0], {})[key] = (
+                self.boards.pop(key), self.starts.get(key), self.games.get(key))
         for key in [k for k in self.starts if k[0] in gone]:
             del self.starts[key]
         for key in [k for k in self.games if k[0] in gone]:
@@ -136,6 +142,25 @@ class VisionCore:
         self.progress.drop(gone)
         for board, cameras in self.order.drop(gone).items():
             self.released_counts.setdefault(board[0], {})[board] = cameras
+
+    def take_back(self, partitions: Iterable[int], unread: Iterable[int]) -> int:
+        """Partitions just assigned: the boards this process followed when it released those in `unread` (no other
+        process read their frames since: a rejoin after a broker restarted empty, a commit refused) are followed on
+        from where it left them, its trackers knowing what stands on the boards and which move is in progress;
+        `resume` seeds only the others. The released boards of the rest are forgotten. Returns the boards taken
+        back."""
+        keep = set(unread)
+        back = 0
+        for p in set(partitions):
+            for key, (slot, start, game) in self.released_boards.pop(p, {}).items():
+                if p in keep and key not in self.boards:
+                    self.boards[key] = slot
+                    if start is not None:
+                        self.starts[key] = start
+                    if game is not None:
+                        self.games[key] = game
+                    back += 1
+        return back
 
     def recount(self, partitions: Iterable[int], unread: Iterable[int]) -> None:
         """Partitions just assigned: the cameras' counts this process had when it released them are taken again
@@ -540,9 +565,11 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
     def assigned(partitions: Iterable[bus.TopicPartition]) -> None:
         parts = sorted({tp.partition for tp in partitions})
         core.drop_partitions(parts)  # start fresh: calibrate from the next frames, with each board's game and
-        if parts:  # position as the venue has them
+        if parts:  # position as the venue has them; but a partition nobody else read since goes on as it was
+            unread = unread_since(consumer, partitions, committed_to)
+            core.take_back(parts, unread)
             resume(bootstrap, core, parts, folded, state_url)
-            core.recount(parts, unread_since(consumer, partitions, committed_to))
+            core.recount(parts, unread)
 
     # xq.game-events and xq.arbiter too: the positions the referee accepted and the arbiters restored (learn).
     # Range assignment gives this process partition p of every topic, so those of the boards whose frames it reads.

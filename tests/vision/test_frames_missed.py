@@ -66,3 +66,23 @@ def test_released_counts_come_back_only_when_given_back() -> None:
     fresh.recount(counts)  # the same process, its partition given back with nobody reading it meanwhile
     assert place(fresh, 100)[1] == 92
     assert place(order, 9, board=(1, "8"))[1] == 5  # the partition kept is untouched
+
+
+def test_frames_sent_again_after_a_rejoin_are_read_once() -> None:
+    """A partition given back with its counts (a broker restarted empty, ingest sending again the frames of the
+    last seconds): the frames read before the rejoin are skipped though the board's time line started again; the
+    ones that never reached vision are read, in order, and the gap they leave closed counts nothing."""
+    order = FrameOrder()
+    assert [place(order, s)[0] for s in range(8)] == ["new"] * 8
+    counts = order.drop([0])
+    order.recount(counts)
+    assert [place(order, s) for s in range(4, 8)] == [(LATE, 0)] * 4  # read before the broker died
+    assert [place(order, s) for s in range(8, 12)] == [("new", 0)] * 4  # sent again, never read: read now
+    assert place(order, 12) == ("new", 0)
+
+
+def test_without_counts_given_back_a_rejoined_board_reads_its_frames_afresh() -> None:
+    order = FrameOrder()
+    assert [place(order, s)[0] for s in range(8)] == ["new"] * 8
+    order.drop([0])  # another process may have read them since: this one starts again from its next frame
+    assert place(order, 5) == ("new", 0)
