@@ -375,8 +375,9 @@ def test_looking_again_takes_nothing_where_a_third_move_shows(model) -> None:
 def test_a_change_beside_where_a_piece_was_set_down_is_that_piece_s(model) -> None:
     """A tall rook set down on h0, seen steeply: its body stands over h1 in the view, which changed plainly (9.3).
     No other move is needed to explain it (the black cannon h7-h1, which plainly stayed, would explain it a little
-    better than nothing, but a point next to one the move changed changes with it); looked at again, the rook's move i0-h0 is the board. The same change two points off
-    (h2, beside neither end) is another move's, and nothing is taken."""
+    better than nothing, but a point next to one the move changed changes with it); looked at again, the rook's
+    move i0-h0 is the board. The same change two points off (h2, beside neither end) is another move's, and nothing
+    is taken."""
     pos = _position("h2e2", "h9g7", "h0g2", "i9h9")
     known = pos.squares()
     odds = np.full((90, 2), -7.0)
