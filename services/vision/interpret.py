@@ -49,6 +49,7 @@ from .point_evidence import (
 )
 from .settings import DEFAULTS, TrackerConfig
 from .squares import _CASED
+from .touch import changed_beside
 
 
 def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading | None, view: np.ndarray,
@@ -1363,7 +1364,10 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
         # turned it. A piece whose ink peak alone shifted (a change of light or shadow over it) was not touched
         # (e.g. the false touches' discs moved 0.01-0.06 of a spacing, the
         # true ones' 0.13-0.22, or by 0.06 with the outline fallen by 0.48)
-        nudged = [i for i in nudged if _outline_moved(outlines, i, pieces_but(i), cfg)]
+        # (and where what changed on its point is centred on its top face, not to one side of it: a moved
+        # neighbour's shadow or tall body moves the outline found beside it too)
+        nudged = [i for i in nudged if _outline_moved(outlines, i, pieces_but(i), cfg)
+                  and not changed_beside(w.view, ref_view, outlines.view(), i, pieces_but(i), cfg=cfg)]
     return "".join(sq), [i for i in targets if i not in unexplained], sorted(nudged), misaligned
 
 

@@ -30,6 +30,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from .grid import neighbours
 from .occupancy import POINTS_PX, PointReading, S
 from .reach import reach
 
@@ -579,12 +580,17 @@ def _left_unexplained(model: MoveModel, before: str, changed: set[int], table: n
     where b7-d7 scored 3.0). A change no move explains (liu game 104: the elephant g9 under a glare, 4.4, its eyes'
     points showing nothing) is the light's."""
     sides = [_side_index(c) for c in before]
+    # A point next to one the moves changed changes with them: the piece set down or taken up there stands over
+    # it in the view (a tall piece seen steeply, one set down off its point towards it) or its shadow falls on it
+    # (e.g. a tall rook set down on h0: h1 changed 9.3). Another move there is told apart by the margin over the
+    # records that make it
+    beside = {k for i in changed for k in neighbours(i)}
 
     def move_odds(src: int, dst: int) -> float:
         return float(table[src, sides[src], 0] + table[dst, sides[dst], sides[src]])
 
     for i in range(90):
-        if i in changed or i in unsure or float(table[i, sides[i]].max()) < model.max_other:
+        if i in changed or i in unsure or i in beside or float(table[i, sides[i]].max()) < model.max_other:
             continue
         if before[i] in _CASED:
             best = max((move_odds(i, d) for d in _destinations(before, i) - changed), default=-np.inf)

@@ -22,6 +22,12 @@ class TrackerConfig:
     lift_lines: float = 0.35  # ... and its point shows the printed lines at least this share as plainly as the
     # board's empty points do (rendered games: points lifted from 0.65, a palm over a point 0.00)
     touch_moved: float = 0.09  # a piece touched: its round outline moved this far (spacings), at least
+    touch_window: float = 0.6  # what changed on a touched piece's point is looked at within this of its top face
+    # (spacings: a top's radius, about 0.45, and the most a touch moves it on its point)
+    touch_off_centre: float = 0.25  # ... and is its own only where centred under this off the top face: a touch
+    # changes the top where it stood and where it stands, both sides alike (centred within half its shift, at most
+    # 0.15); a moved neighbour's shadow, tall body or rim changes one side (rendered: touches 0.04-0.11, tall pieces
+    # set down or taken up beside a piece, with their shadows, 0.37-0.51)
     arm_cells: float = 4.0  # a blob at the edge of the view this many cells large is an arm reaching in (a hand
     # with its forearm is at least two spacings by two; two pieces side by side on edge points with their shadows
     # are about 2.5 cells)

@@ -8,6 +8,7 @@
 - `point_evidence`: per-point evidence against the last still board (change, ink, round outlines, printed lines);
 - `move_checks`: where a piece could go, and whether a point says it took there;
 - `interpret`: what changed between two still boards (placed, nudged, between two points) and its corrections;
+- `touch`: whether what changed on a piece's point is its own top face moved (a touch) or something beside it;
 - `settings`: every threshold, named (`TrackerConfig`); `squares`: the 90-point board and the start position.
 
 This module is the public entry: what the service, the tests and the benchmarks import.

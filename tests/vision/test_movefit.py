@@ -370,3 +370,22 @@ def test_looking_again_takes_nothing_where_a_third_move_shows(model) -> None:
     odds[IDX["b7"]] = [-5.0, -5.0]
     first = _moved(known, "c6", "c5")
     assert _looked_again(model, known, odds, pos) == [first, _moved(first, "b0", "c2")]
+
+
+def test_a_change_beside_where_a_piece_was_set_down_is_that_piece_s(model) -> None:
+    """A tall rook set down on h0, seen steeply: its body stands over h1 in the view, which changed plainly (9.3).
+    No other move is needed to explain it (the black cannon h7-h1, which plainly stayed, would explain it a little
+    better than nothing, but a point next to one the move changed changes with it); looked at again, the rook's
+    move i0-h0 is the board. The same change two points off (h2, beside neither end) is another move's, and nothing
+    is taken."""
+    pos = _position("h2e2", "h9g7", "h0g2", "i9h9")
+    known = pos.squares()
+    odds = np.full((90, 2), -7.0)
+    odds[IDX["i0"]] = [9.0, 2.0]  # the rook left the corner
+    odds[IDX["h0"]] = [3.0, 0.0]  # ... and came to h0
+    odds[IDX["h7"]] = [-9.0, -9.0]  # the black cannon plainly stayed
+    odds[IDX["h1"]] = [9.3, 0.0]
+    assert _looked_again(model, known, odds, pos) == [_moved(known, "i0", "h0")]
+    odds[IDX["h1"]] = [-7.0, -7.0]
+    odds[IDX["h2"]] = [9.3, 0.0]
+    assert _looked_again(model, known, odds, pos) is None
