@@ -245,6 +245,16 @@ class TrackerConfig:
     # this many (an empty board or a few pieces leave the board's plane)
     dark_floor: float = 60.0  # grey level (0..255) under which a normalised change is weighed down (hand.dark_weight):
     # the camera's noise, 2-4 grey levels, is a tenth of a local mean of 25 (deep shade), over the change level
+    # -- the camera's noise where it is (hand.noise_levels, hand.noise_scale): measured per cell of the view on the
+    # change between frames in which nothing moved, the change counted only as far as it stands out of it
+    noise_quantile: float = 0.99  # the noise's reach in a cell: the change this share of its pixels stays under
+    # between two frames in which nothing moved. A change counts in full where the reach is under the change level
+    # (clear pictures: 0.02-0.08), elsewhere scaled by the level over the reach: the noise then crosses the level in
+    # about 1 % of a cell, lone specks that the hand's opening leaves out
+    noise_frames: int = 3  # the noise's reach is the median over this many such frames (one that was not all noise,
+    # a piece set down between two frames, does not count)
+    noise_every: int = 2  # the noise is measured on every this-many-th pixel each way (the change map is smoothed
+    # over a couple of pixels)
     outside_grow: float = 0.25  # the view's part outside the picture, grown by this (spacings), gives no change
     # (tops.outside_picture): the warp repeats the picture's edge there, and its noise is no hand or piece
     in_view_least: float = 0.85  # a point is seen where this share of its top face's disc (0.45 spacing about where
