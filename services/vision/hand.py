@@ -62,6 +62,15 @@ def noise_levels(change: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> np.ndarra
     return np.quantile(cells, cfg.noise_quantile, axis=-1).astype(np.float32)
 
 
+def noisy(levels: tuple[np.ndarray, ...], cfg: TrackerConfig = DEFAULTS) -> bool:
+    """Whether the camera's noise (`noise_levels` of the last frames in which nothing moved) reaches over the change
+    level in `grainy_share` of the view's cells or more: a picture grainy all over, not one with a shaded corner."""
+    if not levels:
+        return False
+    reach = np.median(np.stack(levels), axis=0)
+    return float(np.mean(reach > cfg.change_level)) >= cfg.grainy_share
+
+
 def noise_scale(levels: tuple[np.ndarray, ...], shape: tuple[int, int],
                 cfg: TrackerConfig = DEFAULTS) -> np.ndarray | None:
     """Per pixel of a view of `shape`, how much a change is worth against the camera's noise there: `levels`, the

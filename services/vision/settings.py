@@ -253,6 +253,11 @@ class TrackerConfig:
     # about 1 % of a cell, lone specks that the hand's opening leaves out
     noise_frames: int = 3  # the noise's reach is the median over this many such frames (one that was not all noise,
     # a piece set down between two frames, does not count)
+    grainy_share: float = 0.4  # where the noise reaches over the change level in this share of the view's cells
+    # (`hand.noisy`), the still board is read from the mean of its still frames, whose noise is a square root of
+    # their count smaller: the readers were tuned on single frames whose noise stays under the level but in a shaded
+    # corner (e.g. 17 of 110 cells just over it, 0.09-0.12), and leaving those as they were keeps them; a small dim
+    # picture blown up to the view reaches 0.10-0.23 in most of its cells
     noise_every: int = 2  # the noise is measured on every this-many-th pixel each way (the change map is smoothed
     # over a couple of pixels)
     outside_grow: float = 0.25  # the view's part outside the picture, grown by this (spacings), gives no change

@@ -73,6 +73,7 @@ from .hand import (
     dark_weight,
     noise_levels,
     noise_scale,
+    noisy,
     seen_change,
 )
 from .interpret import _set_onto_by_outline, _settled_from_between, as_seen_twice, interpret
@@ -228,6 +229,9 @@ class TrackerState:
     # how far the camera's noise reaches in each cell of the view, on the last few frames in which nothing moved
     # (`hand.noise_levels`): a change counts as far as it stands out of it (`hand.noise_scale`)
     noise: tuple[np.ndarray, ...] = ()
+    # where that noise reaches over the change level: the canonical views (BGR) of the frames since the view last
+    # changed at 1/8 scale, summed, and their count (the still board is read from their mean)
+    still_views: tuple[np.ndarray, int] | None = None
 
     @property
     def beyond_picture(self) -> np.ndarray | None:
@@ -361,7 +365,9 @@ class Tracker:
         if not (state.fit is not None and state.fault is None and not state.hand
                 and float(small.mean()) >= self.config.black_level):
             return False
-        return self._same_small(state, small)
+        # (where the camera's noise reaches over the change level, every frame of a still board is looked at: the
+        # board is read from their mean)
+        return self._same_small(state, small) and not noisy(state.noise, self.config)
 
     def _same_small(self, state: TrackerState, small: np.ndarray) -> bool:
         """Whether the frame at 1/8 scale (`small`, grey) is the last one looked at: nothing moved (no hand, no
@@ -503,7 +509,7 @@ class Tracker:
             lifted, maybe = self._lifts(state, view, hand_mask, emit)
             state = replace(state, hand=True, still_since=None, quiet_since=state.hand_moved_at, pending=True,
                             lifted=frozenset(lifted),
-                            maybe_lifted=frozenset(maybe), hand_tips=tips,
+                            maybe_lifted=frozenset(maybe), hand_tips=tips, still_views=None,
                             last_small=small, last_view=nv, last_full=view)
             return state, obs
 
@@ -520,6 +526,13 @@ class Tracker:
         if quiet and step_seen:
             # nothing moved since the last frame, and no hand was over the board: all its change is the camera's
             state = replace(state, noise=(*state.noise, noise_levels(step_seen[0], cfg))[-cfg.noise_frames:])
+        if noisy(state.noise, cfg):
+            # the camera's noise is new in each frame, the board is not: the frames since the view last changed kept
+            kept = state.still_views
+            kept = (kept[0] + view, kept[1] + 1) if quiet and kept is not None else (view.astype(np.float32), 1)
+            state = replace(state, still_views=kept)
+        elif state.still_views is not None:
+            state = replace(state, still_views=None)
         state = replace(state, last_small=small, last_view=nv, last_full=view)
         return self._maybe_stable(state, view, t_us, emit, obs)
 
@@ -552,7 +565,8 @@ class Tracker:
         # (and the anchor's view is of the old one: no looking again from it until the referee's next move)
         return replace(state, fit=fit, calib_support=_view_support(view, state.tops),
                        calib_sharpness=_sharpness(view), fault=None, still_since=t_us, unseen=unseen,
-                       outside=outside, ref_view=None, pending=True, anchor=None, held=None, noise=()), view
+                       outside=outside, ref_view=None, pending=True, anchor=None, held=None, noise=(),
+                       still_views=None), view
 
     def _board_seen(self, image_shape: tuple[int, ...], fit: BoardFit, tops: Tops | None, emit: Emit,
                     reported: frozenset[int] = frozenset(),
@@ -785,6 +799,10 @@ class Tracker:
             view = state.last_full
             if view is None:
                 return state, obs
+        if state.still_views is not None and state.still_views[1] > 1:
+            # a grainy picture (the camera's noise over the change level): the still frames' mean, whose noise is
+            # a square root of their count smaller
+            view = np.clip(np.rint(state.still_views[0] / state.still_views[1]), 0, 255).astype(np.uint8)
         if state.ref_view is not None:
             # the camera may have been bumped while the hand was over the board: line the view up with the last
             # still board before comparing them point by point
