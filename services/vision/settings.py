@@ -249,8 +249,8 @@ class TrackerConfig:
     # change between frames in which nothing moved, the change counted only as far as it stands out of it
     noise_quantile: float = 0.99  # the noise's reach in a cell: the change this share of its pixels stays under
     # between two frames in which nothing moved. A change counts in full where the reach is under the change level
-    # (clear pictures: 0.02-0.08), elsewhere scaled by the level over the reach: the noise then crosses the level in
-    # about 1 % of a cell, lone specks that the hand's opening leaves out
+    # (a large picture's noise, averaged down to the view: 0.02-0.08), elsewhere scaled by the level over the reach:
+    # the noise then crosses the level in about 1 % of a cell, lone specks that the hand's opening leaves out
     noise_frames: int = 3  # the noise's reach is the median over this many such frames (one that was not all noise,
     # a piece set down between two frames, does not count)
     grainy_share: float = 0.4  # where the noise reaches over the change level in this share of the view's cells

@@ -618,7 +618,7 @@ class Tracker:
                         unseen=unseen, outside=outside,
                         calib_sharpness=sharp, fault=None, last_small=small, last_view=_norm(view),
                         still_since=t_us, quiet_since=t_us, pending=True,
-                        ref_view=None, hand=False, last_full=view, noise=())
+                        ref_view=None, hand=False, last_full=view, noise=(), still_views=None)
         return self._maybe_stable(state, view, t_us, emit, obs)
 
     def _hand_stays(self, state: TrackerState, hand_mask: np.ndarray, moved: np.ndarray | None, nv: np.ndarray,
