@@ -30,14 +30,66 @@ def dark_weight(view: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> np.ndarray |
     return np.minimum(local * (1.0 / cfg.dark_floor), 1.0)
 
 
-def seen_change(change: np.ndarray, weight: np.ndarray | None, outside: np.ndarray | None) -> np.ndarray:
+def seen_change(change: np.ndarray, weight: np.ndarray | None, outside: np.ndarray | None,
+                noise: np.ndarray | None = None) -> np.ndarray:
     """A normalised change map (`frames._norm_change`) as far as the camera can tell it: weighed by `dark_weight`,
-    and nothing where the view shows no pixel of the picture (`outside`, `tops.outside_picture`)."""
+    nothing where the view shows no pixel of the picture (`outside`, `tops.outside_picture`), and scaled down where
+    the camera's own noise reaches the change level (`noise`: `noise_scale`)."""
     if weight is not None:
         change = change * weight
     if outside is not None:
         change = np.where(outside, np.float32(0.0), change)
+    if noise is not None:
+        change = change * noise
     return change
+
+
+def noise_levels(change: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> np.ndarray:
+    """How far the camera's noise reaches in each cell of the view (a grid spacing square, the view's last row and
+    column of cells cut short): the `noise_quantile` of `change`, a `seen_change` map between two frames in which
+    nothing moved (no hand, no piece), so that all of it is the camera's. The noise is the picture's, not the
+    board's: a small picture blown up to the view, dim and grainy, and within it the parts in shade, where the
+    normalised change divides the same few grey levels by a small local mean, reach far more than the sunlit ones
+    (e.g. 0.13-0.15 under a tree's shade against 0.04-0.06 in its sunlit patches of the same view)."""
+    step = cfg.noise_every
+    sub = change[::step, ::step]  # (the map is smoothed over a couple of pixels: every other pixel tells as much)
+    k = S // step
+    h, w = sub.shape
+    rows, cols = -(-h // k), -(-w // k)
+    # (the cells cut short filled by reflection: their own pixels, about as many times each)
+    sub = np.pad(sub, ((0, rows * k - h), (0, cols * k - w)), mode="reflect")
+    cells = sub.reshape(rows, k, cols, k).transpose(0, 2, 1, 3).reshape(rows, cols, k * k)
+    return np.quantile(cells, cfg.noise_quantile, axis=-1).astype(np.float32)
+
+
+def noisy(levels: tuple[np.ndarray, ...], cfg: TrackerConfig = DEFAULTS) -> bool:
+    """Whether the camera's noise (`noise_levels` of the last frames in which nothing moved) reaches over the change
+    level in `grainy_share` of the view's cells or more: a picture grainy all over, not one with a shaded corner."""
+    if not levels:
+        return False
+    reach = np.median(np.stack(levels), axis=0)
+    return float(np.mean(reach > cfg.change_level)) >= cfg.grainy_share
+
+
+def noise_scale(levels: tuple[np.ndarray, ...], shape: tuple[int, int],
+                cfg: TrackerConfig = DEFAULTS) -> np.ndarray | None:
+    """Per pixel of a view of `shape`, how much a change is worth against the camera's noise there: `levels`, the
+    cells' `noise_levels` of the last few frames in which nothing moved, their median (one frame whose change was
+    not all noise does not count); where that reaches over the change level, a change counts only as far as it
+    stands out of the noise (scaled by the level over the noise's reach), elsewhere in full. A hand or a piece moved
+    changes its pixels far beyond the noise's reach; the noise alone then no longer crosses the level but in lone
+    specks, and a still board is seen still. None where the noise stays under the level everywhere (most views,
+    every clear one: nothing to scale) or nothing is measured yet."""
+    if not levels:
+        return None
+    reach = np.median(np.stack(levels), axis=0)
+    if float(reach.max()) <= cfg.change_level:
+        return None
+    cell = np.minimum(np.float32(cfg.change_level) / np.maximum(reach, np.float32(1e-6)), np.float32(1.0))
+    rows, cols = cell.shape
+    # (from cell to cell linearly, as the light that sets the noise changes; cut to the view's own size)
+    full = cv2.resize(cell.astype(np.float32), (cols * S, rows * S), interpolation=cv2.INTER_LINEAR)
+    return full[:shape[0], :shape[1]]
 
 
 def _changed_mask(changed: np.ndarray, cfg: TrackerConfig) -> np.ndarray:

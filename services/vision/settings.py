@@ -251,6 +251,21 @@ class TrackerConfig:
     # this many (an empty board or a few pieces leave the board's plane)
     dark_floor: float = 60.0  # grey level (0..255) under which a normalised change is weighed down (hand.dark_weight):
     # the camera's noise, 2-4 grey levels, is a tenth of a local mean of 25 (deep shade), over the change level
+    # -- the camera's noise where it is (hand.noise_levels, hand.noise_scale): measured per cell of the view on the
+    # change between frames in which nothing moved, the change counted only as far as it stands out of it
+    noise_quantile: float = 0.99  # the noise's reach in a cell: the change this share of its pixels stays under
+    # between two frames in which nothing moved. A change counts in full where the reach is under the change level
+    # (a large picture's noise, averaged down to the view: 0.02-0.08), elsewhere scaled by the level over the reach:
+    # the noise then crosses the level in about 1 % of a cell, lone specks that the hand's opening leaves out
+    noise_frames: int = 3  # the noise's reach is the median over this many such frames (one that was not all noise,
+    # a piece set down between two frames, does not count)
+    grainy_share: float = 0.4  # where the noise reaches over the change level in this share of the view's cells
+    # (`hand.noisy`), the still board is read from the mean of its still frames, whose noise is a square root of
+    # their count smaller: the readers were tuned on single frames whose noise stays under the level but in a shaded
+    # corner (e.g. 17 of 110 cells just over it, 0.09-0.12), and leaving those as they were keeps them; a small dim
+    # picture blown up to the view reaches 0.10-0.23 in most of its cells
+    noise_every: int = 2  # the noise is measured on every this-many-th pixel each way (the change map is smoothed
+    # over a couple of pixels)
     outside_grow: float = 0.25  # the view's part outside the picture, grown by this (spacings), gives no change
     # (tops.outside_picture): the warp repeats the picture's edge there, and its noise is no hand or piece
     in_view_least: float = 0.85  # a point is seen where this share of its top face's disc (0.45 spacing about where

@@ -71,6 +71,9 @@ from .hand import (
     _solid,
     _whole_hull,
     dark_weight,
+    noise_levels,
+    noise_scale,
+    noisy,
     seen_change,
 )
 from .interpret import _set_onto_by_outline, _settled_from_between, as_seen_twice, interpret
@@ -223,6 +226,12 @@ class TrackerState:
     # where the view shows no pixel of the picture (grown), and the band just inside the picture's edge
     # (`tops.outside_picture`): no change is measured outside, and an arm reaching in enters at the band
     outside: tuple[np.ndarray, np.ndarray] | None = None
+    # how far the camera's noise reaches in each cell of the view, on the last few frames in which nothing moved
+    # (`hand.noise_levels`): a change counts as far as it stands out of it (`hand.noise_scale`)
+    noise: tuple[np.ndarray, ...] = ()
+    # where that noise reaches over the change level: the canonical views (BGR) of the frames since the view last
+    # changed at 1/8 scale, summed, and their count (the still board is read from their mean)
+    still_views: tuple[np.ndarray, int] | None = None
 
     @property
     def beyond_picture(self) -> np.ndarray | None:
@@ -289,7 +298,7 @@ class Tracker:
         return TrackerState(
             fit=state.fit, calibrated=state.calibrated, fit_given=state.fit_given,
             calib_support=state.calib_support, calib_sharpness=state.calib_sharpness, start=squares,
-            tops=state.tops, unseen=state.unseen, outside=state.outside,
+            tops=state.tops, unseen=state.unseen, outside=state.outside, noise=state.noise,
             left=state.known if state.known is not None else state.left,
             last_small=state.last_small, last_view=state.last_view, last_full=state.last_full,
             still_since=None if state.hand else state.still_since, pending=True, fault=state.fault,
@@ -348,12 +357,22 @@ class Tracker:
     # -----------------------------------------------------------------------------------------------------------
     def needs_image(self, state: TrackerState, small: np.ndarray) -> bool:
         """False when a frame whose 1/8-scale grey picture is `small` is the same as the last one: the adapter
-        then need not decode it at full size (JPEG decoders give 1/8 scale for a fraction of the cost)."""
-        return not self._unchanged(state, small.astype(np.float32))
+        then need not decode it at full size (JPEG decoders give 1/8 scale for a fraction of the cost); but the
+        first `noise_frames` such frames measure the camera's noise (`_measure_noise`)."""
+        return not self._unchanged(state, small.astype(np.float32)) or len(state.noise) < self.config.noise_frames
 
     def _unchanged(self, state: TrackerState, small: np.ndarray) -> bool:
-        if not (state.last_small is not None and state.last_small.shape == small.shape and state.fit is not None
-                and state.fault is None and not state.hand and float(small.mean()) >= self.config.black_level):
+        if not (state.fit is not None and state.fault is None and not state.hand
+                and float(small.mean()) >= self.config.black_level):
+            return False
+        # (where the camera's noise reaches over the change level, every frame of a still board is looked at: the
+        # board is read from their mean)
+        return self._same_small(state, small) and not noisy(state.noise, self.config)
+
+    def _same_small(self, state: TrackerState, small: np.ndarray) -> bool:
+        """Whether the frame at 1/8 scale (`small`, grey) is the last one looked at: nothing moved (no hand, no
+        piece), whatever the camera's noise, which averages out at that scale."""
+        if state.last_small is None or state.last_small.shape != small.shape:
             return False
         diff = np.abs(small - state.last_small)
         if float(diff.mean()) >= self.config.unchanged_level:
@@ -392,6 +411,8 @@ class Tracker:
         # The same picture as the last frame: nothing to look at, only time passes (the cheap path).
         if self._unchanged(state, small):
             state = replace(state, skipped=state.skipped + 1)
+            if valid and len(state.noise) < cfg.noise_frames:
+                state = self._measure_noise(state, image)
             return self._maybe_stable(state, None, t_us, emit, obs)
         if not valid:
             return fault("corrupt frame: the image could not be decoded")
@@ -407,12 +428,16 @@ class Tracker:
         nv = _norm(view)
         weight = dark_weight(view, cfg)
         last_view = state.last_view
+        noise = noise_scale(state.noise, nv.shape, cfg)
+        quiet = not state.hand and self._same_small(state, small)
+        step_seen: list[np.ndarray] = []  # the last change since the last frame, before the noise's scale
 
         def step_map(nv: np.ndarray) -> np.ndarray | None:
             """Where the view changed since the last frame (noise and light drift stay below the change level)."""
             if last_view is None:
                 return None
-            return seen_change(_norm_change(last_view, nv), weight, state.beyond_picture) > cfg.change_level
+            step_seen[:] = [seen_change(_norm_change(last_view, nv), weight, state.beyond_picture)]
+            return (step_seen[0] if noise is None else step_seen[0] * noise) > cfg.change_level
 
         step_change = step_map(nv)
         # the camera is sometimes bumped a little: follow small shifts of the whole view (a shift changes the
@@ -429,7 +454,7 @@ class Tracker:
             """How the view differs from the last still board, point by point (None before there is one)."""
             if state.ref_view is None:
                 return None
-            return seen_change(_norm_change(self._ref_norm(state), nv), weight, state.beyond_picture)
+            return seen_change(_norm_change(self._ref_norm(state), nv), weight, state.beyond_picture, noise)
 
         changed = ref_map(nv)
         edge = state.picture_edge
@@ -484,7 +509,7 @@ class Tracker:
             lifted, maybe = self._lifts(state, view, hand_mask, emit)
             state = replace(state, hand=True, still_since=None, quiet_since=state.hand_moved_at, pending=True,
                             lifted=frozenset(lifted),
-                            maybe_lifted=frozenset(maybe), hand_tips=tips,
+                            maybe_lifted=frozenset(maybe), hand_tips=tips, still_views=None,
                             last_small=small, last_view=nv, last_full=view)
             return state, obs
 
@@ -498,8 +523,31 @@ class Tracker:
             state = replace(state, still_since=t_us, quiet_since=t_us, pending=True)
         elif state.still_since is None:
             state = replace(state, still_since=t_us, quiet_since=t_us)
+        if quiet and step_seen:
+            # nothing moved since the last frame, and no hand was over the board: all its change is the camera's
+            state = replace(state, noise=(*state.noise, noise_levels(step_seen[0], cfg))[-cfg.noise_frames:])
+        if noisy(state.noise, cfg):
+            # the camera's noise is new in each frame, the board is not: the frames since the view last changed kept
+            kept = state.still_views
+            kept = (kept[0] + view, kept[1] + 1) if quiet and kept is not None else (view.astype(np.float32), 1)
+            state = replace(state, still_views=kept)
+        elif state.still_views is not None:
+            state = replace(state, still_views=None)
         state = replace(state, last_small=small, last_view=nv, last_full=view)
         return self._maybe_stable(state, view, t_us, emit, obs)
+
+    def _measure_noise(self, state: TrackerState, image: np.ndarray) -> TrackerState:
+        """The state with the camera's noise measured (`hand.noise_levels`) on a frame that is the last one looked at
+        to 1/8 scale (`_unchanged`: nothing moved since): its change against that one, in full, is all the camera's.
+        At 1/8 scale a grainy picture's noise averages out; in full it may cross the change level over much of the
+        view, and read as a hand that never leaves. Nothing else of the state changes: the frame is skipped as
+        ever."""
+        if state.fit is None or state.last_view is None:
+            return state
+        cfg = self.config
+        view = warp_board(image, tops_h(state.fit.homography, state.tops)).bgr
+        change = seen_change(_norm_change(state.last_view, _norm(view)), dark_weight(view, cfg), state.beyond_picture)
+        return replace(state, noise=(*state.noise, noise_levels(change, cfg))[-cfg.noise_frames:])
 
     def _found_again(self, state: TrackerState, image: np.ndarray, t_us: int,
                      emit: Emit) -> tuple[TrackerState, np.ndarray] | str:
@@ -517,7 +565,8 @@ class Tracker:
         # (and the anchor's view is of the old one: no looking again from it until the referee's next move)
         return replace(state, fit=fit, calib_support=_view_support(view, state.tops),
                        calib_sharpness=_sharpness(view), fault=None, still_since=t_us, unseen=unseen,
-                       outside=outside, ref_view=None, pending=True, anchor=None, held=None), view
+                       outside=outside, ref_view=None, pending=True, anchor=None, held=None, noise=(),
+                       still_views=None), view
 
     def _board_seen(self, image_shape: tuple[int, ...], fit: BoardFit, tops: Tops | None, emit: Emit,
                     reported: frozenset[int] = frozenset(),
@@ -569,7 +618,7 @@ class Tracker:
                         unseen=unseen, outside=outside,
                         calib_sharpness=sharp, fault=None, last_small=small, last_view=_norm(view),
                         still_since=t_us, quiet_since=t_us, pending=True,
-                        ref_view=None, hand=False, last_full=view)
+                        ref_view=None, hand=False, last_full=view, noise=(), still_views=None)
         return self._maybe_stable(state, view, t_us, emit, obs)
 
     def _hand_stays(self, state: TrackerState, hand_mask: np.ndarray, moved: np.ndarray | None, nv: np.ndarray,
@@ -750,6 +799,10 @@ class Tracker:
             view = state.last_full
             if view is None:
                 return state, obs
+        if state.still_views is not None and state.still_views[1] > 1:
+            # a grainy picture (the camera's noise over the change level): the still frames' mean, whose noise is
+            # a square root of their count smaller
+            view = np.clip(np.rint(state.still_views[0] / state.still_views[1]), 0, 255).astype(np.uint8)
         if state.ref_view is not None:
             # the camera may have been bumped while the hand was over the board: line the view up with the last
             # still board before comparing them point by point
