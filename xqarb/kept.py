@@ -71,17 +71,6 @@ class RecordKeep:
         """The (topic, partition) where the kept records are stored, sorted."""
         return sorted({kept.where[:2] for kept in self._kept if kept.where is not None})
 
-    def lost(self, ends: Mapping[tuple[str, int], int]) -> bool:
-        """Whether a kept record lies at or past the end of its partition (`ends`: (topic, partition) -> the next
-        offset the broker gives now): that broker no longer holds it, as one restarted empty (a log's end never goes
-        back otherwise). A partition not in `ends` says nothing."""
-        for kept in self._kept:
-            if kept.where is not None:
-                end = ends.get(kept.where[:2])
-                if end is not None and kept.where[2] >= end:
-                    return True
-        return False
-
     def forget_read(self, commits: Mapping[tuple[str, int], int | None]) -> int:
         """Forget the records a consumer group committed (`commits`: (topic, partition) -> the next offset it reads,
         None: nothing committed); returns how many."""

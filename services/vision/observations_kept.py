@@ -9,20 +9,23 @@ observations it published in the last OBSERVATION_REPLAY_S (xqarb/kept.py), forg
 committed (asked about every READ_CHECK_S), and sends the rest again, in the order the lost broker acknowledged
 them, as soon as it learns the broker lost them, before any new observation.
 
-How it learns: a log's end never goes back on a broker that keeps its records; the ends of the partitions holding
-kept observations below their offsets say the broker restarted empty. Vision asks them with the referee group's
-commits (before forgetting anything: a commit on the new broker says nothing of the lost one's offsets), when its
-consumer is given partitions (the rejoin that follows a restart), and before sending a batch again that the broker
-did not acknowledge (a batch in flight when it died), so the kept ones go first. Sending again is harmless where
-the referee had read them after all: it takes each event id once (services/referee/service.py). A broker that keeps
-its log (Apache Kafka) never shows an end going back: nothing is sent again there.
+How it learns: a log's end never goes back on a broker that keeps its records; the end of a partition holding kept
+observations found at 0, or before where it was at the last look, says the broker restarted empty (`went_back`; not
+"at or before a kept offset": the embedded broker reports a log's end as its last batch's first offset + 1). Vision
+asks the ends with the referee group's commits (before forgetting anything: a commit on the new broker says nothing
+of the lost one's offsets), when its consumer is given partitions (the rejoin that follows a restart), and before
+sending a batch again that the broker did not acknowledge (a batch in flight when it died), so the kept ones go
+first. Where none of these saw it, an observation acknowledged at or before an offset the broker gave earlier on its
+partition (the log counts from 0 again) has the kept ones sent again at once, late rather than lost. Sending again
+is harmless where the referee had read them after all: it takes each event id once (services/referee/service.py). A
+broker that keeps its log (Apache Kafka) never shows an end going back: nothing is sent again there.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from xqarb import bus
@@ -47,6 +50,12 @@ Ends = Callable[[Sequence[tuple[str, int]]], Any]  # (topic, partition) -> next 
 Commits = Callable[[Sequence[tuple[str, int]]], Any]  # (topic, partition) -> the group's next offset or None
 
 
+def went_back(ends: Mapping[tuple[str, int], int], before: Mapping[tuple[str, int], int]) -> bool:
+    """Whether a partition holding kept records ends (`ends`: as the broker reports it now) at 0 or before where it
+    ended at the last look (`before`): that broker no longer holds what it acknowledged there."""
+    return any(end == 0 or end < before.get(key, 0) for key, end in ends.items())
+
+
 class ObservationReplay:
     """The observations acknowledged lately, forgotten once the referee group read them, sent again once the broker
     lost them. Used by vision's one polling thread only."""
@@ -54,7 +63,7 @@ class ObservationReplay:
     def __init__(self, ends: Ends, commits: Commits, *, keep: RecordKeep | None = None,
                  check_s: float = READ_CHECK_S, clock: Callable[[], float] = time.monotonic,
                  close: Callable[[], None] | None = None) -> None:
-        self._ends = ends
+        self._ends_of = ends
         self._commits = commits
         self._close = close
         self.keep = keep if keep is not None else RecordKeep(OBSERVATION_REPLAY_S, OBSERVATION_REPLAY_MAX)
@@ -64,7 +73,9 @@ class ObservationReplay:
         self.read = 0  # kept observations forgotten because the referee group committed them
         self.forgotten = 0  # not kept for want of room
         self._checked_at: float | None = None
-        self._must_replay = False  # a replay that failed part way: sent again at the next check
+        self._must_replay = False  # lost (a replay that failed part way, an offset given again): sent at the next check
+        self._ends: dict[tuple[str, int], int] = {}  # the ends of the kept records' partitions at the last look
+        self._acked: dict[tuple[str, int], int] = {}  # the highest offset acknowledged on each partition
 
     @classmethod
     def connect(cls, bootstrap: str, group: str = bus.REFEREE_GROUP) -> ObservationReplay:
@@ -85,6 +96,10 @@ class ObservationReplay:
         now = self.clock()
         forgotten = 0
         for event, d in zip(events, deliveries, strict=True):
+            key = (d.topic, d.partition)
+            if d.offset <= self._acked.get(key, -1):  # the log counts from 0 again: the broker lost the kept ones
+                self._must_replay = True
+            self._acked[key] = max(d.offset, self._acked.get(key, -1))
             forgotten += self.keep.keep(event, 1, now, (d.topic, d.partition, d.offset))
         if forgotten:
             self.forgotten += forgotten
@@ -96,18 +111,22 @@ class ObservationReplay:
         else those the referee group committed forgotten. Returns how many were sent again. A broker that does not
         answer leaves everything kept, to be looked at again."""
         at = self.clock()
-        if not now and self._checked_at is not None and at - self._checked_at < self.check_s:
+        if not now and not self._must_replay and self._checked_at is not None and at - self._checked_at < self.check_s:
             return 0
         self._checked_at = at
         self.keep.expire(at)
         partitions = self.keep.partitions()
         if not partitions and not self._must_replay:
+            self._ends.clear()  # nothing kept to lose: a broker restarted from now on loses nothing of ours
+            self._acked.clear()
             return 0
         try:
-            lost = self._must_replay or self.keep.lost(self._ends(partitions))
-            if not lost:
-                self.read += self.keep.forget_read(self._commits(partitions))
-                return 0
+            if not self._must_replay:
+                ends = dict(self._ends_of(partitions))
+                if not went_back(ends, self._ends):
+                    self._ends.update(ends)
+                    self.read += self.keep.forget_read(self._commits(partitions))
+                    return 0
         except bus.BusError as exc:
             print(f"vision: the kept observations were not checked ({exc})", file=sys.stderr, flush=True)
             return 0
@@ -130,6 +149,10 @@ class ObservationReplay:
             return len(moved)
         self._must_replay = False
         self.keep.moved(moved)
+        self._ends.clear()  # (another broker's logs from now on)
+        self._acked = {}
+        for where in moved.values():
+            self._acked[where[:2]] = max(where[2], self._acked.get(where[:2], -1))
         self.replayed += len(moved)
         print(f"vision: the broker lost observations the referee had not read: {len(moved)} kept sent again in "
               f"{time.monotonic() - t0:.2f} s", file=sys.stderr, flush=True)
