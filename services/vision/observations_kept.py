@@ -15,6 +15,8 @@ observations found at 0, or before where it was at the last look, says the broke
 asks the ends with the referee group's commits (before forgetting anything: a commit on the new broker says nothing
 of the lost one's offsets), when its consumer is given partitions (the rejoin that follows a restart), and before
 sending a batch again that the broker did not acknowledge (a batch in flight when it died), so the kept ones go
+first. A resting topic of the rolled pair (xq.observations.roll) emptied by the roller once the referee group
+committed all of it is not taken for a restart: the kept observations the group committed there are forgotten
 first. Where none of these saw it, an observation acknowledged at or before an offset the broker gave earlier on its
 partition (the log counts from 0 again) has the kept ones sent again at once, late rather than lost. Sending again
 is harmless where the referee had read them after all: it takes each event id once (services/referee/service.py). A
@@ -50,10 +52,16 @@ Ends = Callable[[Sequence[tuple[str, int]]], Any]  # (topic, partition) -> next 
 Commits = Callable[[Sequence[tuple[str, int]]], Any]  # (topic, partition) -> the group's next offset or None
 
 
-def went_back(ends: Mapping[tuple[str, int], int], before: Mapping[tuple[str, int], int]) -> bool:
-    """Whether a partition holding kept records ends (`ends`: as the broker reports it now) at 0 or before where it
-    ended at the last look (`before`): that broker no longer holds what it acknowledged there."""
-    return any(end == 0 or end < before.get(key, 0) for key, end in ends.items())
+def went_back(ends: Mapping[tuple[str, int], int], before: Mapping[tuple[str, int], int]) -> set[tuple[str, int]]:
+    """The partitions holding kept records that end (`ends`: as the broker reports it now) at 0 or before where they
+    ended at the last look (`before`): the broker no longer holds what it acknowledged there."""
+    return {key for key, end in ends.items() if end == 0 or end < before.get(key, 0)}
+
+
+def resting(topic: str, now: float) -> bool:
+    """Whether `topic` is the resting topic of a rolled pair at wall-clock `now` (the roller may empty it)."""
+    base = bus.base_topic(topic)
+    return base in bus.ROLLED and bus.rolled_topics_at(base, now)[1] == topic
 
 
 class ObservationReplay:
@@ -62,13 +70,14 @@ class ObservationReplay:
 
     def __init__(self, ends: Ends, commits: Commits, *, keep: RecordKeep | None = None,
                  check_s: float = READ_CHECK_S, clock: Callable[[], float] = time.monotonic,
-                 close: Callable[[], None] | None = None) -> None:
+                 close: Callable[[], None] | None = None, wall_clock: Callable[[], float] = time.time) -> None:
         self._ends_of = ends
         self._commits = commits
         self._close = close
         self.keep = keep if keep is not None else RecordKeep(OBSERVATION_REPLAY_S, OBSERVATION_REPLAY_MAX)
         self.check_s = check_s
         self.clock = clock
+        self.wall_clock = wall_clock  # which topic of a rolled pair rests (bus.rolled_topics_at)
         self.replayed = 0  # observations sent again
         self.read = 0  # kept observations forgotten because the referee group committed them
         self.forgotten = 0  # not kept for want of room
@@ -123,9 +132,21 @@ class ObservationReplay:
         try:
             if not self._must_replay:
                 ends = dict(self._ends_of(partitions))
-                if not went_back(ends, self._ends):
+                back = went_back(ends, self._ends)
+                if back and all(resting(topic, self.wall_clock()) for topic, _ in back):
+                    # The roller empties a resting topic once the referee group committed all of it: those kept
+                    # there that it committed are read, not lost (a broker restarted empty lost the group's commits
+                    # with the records: none is forgotten then).
+                    self.read += self.keep.forget_read(self._commits(partitions))
+                    back &= set(self.keep.partitions())
+                if not back:
                     self._ends.update(ends)
                     self.read += self.keep.forget_read(self._commits(partitions))
+                    # a partition holding nothing kept any more loses nothing of ours: its offsets start afresh
+                    # (a resting topic emptied by the roller takes records from 0 again a period later)
+                    holding = set(self.keep.partitions())
+                    self._ends = {k: v for k, v in self._ends.items() if k in holding}
+                    self._acked = {k: v for k, v in self._acked.items() if k in holding}
                     return 0
         except bus.BusError as exc:
             print(f"vision: the kept observations were not checked ({exc})", file=sys.stderr, flush=True)

@@ -11,7 +11,9 @@ they know the move in progress, which a tracker seeded from the referee's last p
 partitions drop their state after the last offsets are committed. Offsets are committed only after the
 observations of the frames were acknowledged by the broker, so a crash replays frames rather than losing them; the
 event ids of observations are derived from the frame's event id, so a replay of the same frame gives the same
-ids where it gives the same observations. A commit the group refuses (a broker restarted empty, this process paused
+ids where it gives the same observations. The observations acknowledged and not yet read by the referee group are
+kept a while and sent again, in order and before any new one, should the broker lose them (an embedded broker
+restarted empty: observations_kept.py). A commit the group refuses (a broker restarted empty, this process paused
 past its session timeout) is said and the process polls on: kafka-python rejoins the group at the next poll.
 
 A partition of frames with no committed offset (a venue's first start, offsets expired) starts at its frames of the
