@@ -13,17 +13,14 @@ FRAME_REPLAY_MAX_BYTES the oldest are forgotten too (counted by the caller: `kee
 group has committed (read, its observations acknowledged) is forgotten as soon as that is known (`forget_read`): what
 is sent again is then what vision had not read a moment before the broker died, not the whole FRAME_REPLAY_S.
 
-Pure: values and the caller's clock in, values out; no I/O, no clock read, no lock (the adapter holds one).
+The keeping itself is xqarb/kept.py (vision keeps its observations the same way): pure, no I/O, no clock read.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from xqarb.kept import Kept, RecordKeep, Where
 
-Where = tuple[str, int, int]  # (topic, partition, offset) where the broker stored a frame
+__all__ = ["FRAME_REPLAY_MAX_BYTES", "FRAME_REPLAY_S", "FrameKeep", "KeptFrame", "Where"]
 
 # How long a published frame is kept to be sent again should the broker lose it. Vision was measured up to 15-20 s
 # behind the cameras on a loaded 2-core machine (35 s at worst); frames of a move older than what vision reads are
@@ -33,77 +30,24 @@ FRAME_REPLAY_S = 30.0
 # oldest are forgotten (counted): a venue with more cameras keeps fewer seconds rather than more memory.
 FRAME_REPLAY_MAX_BYTES = 64 * 1024 * 1024
 
-
-@dataclass(frozen=True, slots=True)
-class KeptFrame:
-    """One frame the broker acknowledged: the event as it was sent, its JPEG size, when it was acknowledged."""
-
-    event: Any  # xqarb.events.Event (FrameCaptured)
-    size: int  # bytes counted against FRAME_REPLAY_MAX_BYTES
-    at: float  # the caller's clock (s) when the broker acknowledged it
-    where: Where | None = None  # where the broker stored it (None: not known, never taken as read)
+KeptFrame = Kept  # one frame the broker acknowledged (its size: its JPEG bytes)
 
 
-class FrameKeep:
+class FrameKeep(RecordKeep):
     """The frames acknowledged in the last `keep_s` seconds, at most `max_bytes` of them, oldest first."""
 
     def __init__(self, keep_s: float = FRAME_REPLAY_S, max_bytes: int = FRAME_REPLAY_MAX_BYTES) -> None:
-        if keep_s < 0 or max_bytes < 0:
-            raise ValueError(f"keep_s and max_bytes must not be negative (got {keep_s}, {max_bytes})")
-        self.keep_s = keep_s
-        self.max_bytes = max_bytes
-        self.bytes = 0
-        self._frames: deque[KeptFrame] = deque()
+        super().__init__(keep_s, max_bytes)
 
-    def __len__(self) -> int:
-        return len(self._frames)
+    @property
+    def max_bytes(self) -> int:
+        return self.max_size
 
-    def keep(self, event: Any, size: int, now: float, where: Where | None = None) -> int:
-        """Keep one frame acknowledged at `now` (after those kept before: the order of their acknowledgements);
-        returns how many frames were forgotten for want of room (this one among them where it alone is over
-        `max_bytes`). Frames older than `keep_s` are forgotten too, uncounted: their time is over."""
-        self.expire(now)
-        if size > self.max_bytes or self.keep_s == 0:
-            return 1 if self.keep_s > 0 else 0
-        self._frames.append(KeptFrame(event, size, now, where))
-        self.bytes += size
-        forgotten = 0
-        while self.bytes > self.max_bytes:
-            self.bytes -= self._frames.popleft().size
-            forgotten += 1
-        return forgotten
+    @property
+    def bytes(self) -> int:
+        """The JPEG bytes of the frames kept."""
+        return self.size
 
-    def expire(self, now: float) -> None:
-        """Forget the frames acknowledged more than `keep_s` before `now`."""
-        while self._frames and self._frames[0].at < now - self.keep_s:
-            self.bytes -= self._frames.popleft().size
-
-    def partitions(self) -> list[tuple[str, int]]:
-        """The (topic, partition) where the kept frames are stored, sorted."""
-        return sorted({kept.where[:2] for kept in self._frames if kept.where is not None})
-
-    def forget_read(self, commits: Mapping[tuple[str, int], int | None]) -> int:
-        """Forget the frames a consumer group committed (`commits`: (topic, partition) -> the next offset it reads,
-        None: nothing committed); returns how many."""
-        def read(kept: KeptFrame) -> bool:
-            if kept.where is None:
-                return False
-            committed = commits.get(kept.where[:2])
-            return committed is not None and kept.where[2] < committed
-
-        gone = [kept for kept in self._frames if read(kept)]
-        if gone:
-            self._frames = deque(kept for kept in self._frames if not read(kept))
-            self.bytes -= sum(kept.size for kept in gone)
-        return len(gone)
-
-    def moved(self, where: Mapping[str, Where]) -> None:
-        """The kept frames sent again to a broker that restarted (`where`: event id -> where it stores them now);
-        a kept frame not among them (not sent again) is never taken as read from now on: where it was is gone."""
-        self._frames = deque(replace(kept, where=where.get(kept.event.event_id)) for kept in self._frames)
-
-    def frames(self, now: float) -> list[Any]:
-        """The events kept at `now`, in the order they were acknowledged (each board's in its order). They stay
-        kept: a broker that dies again soon after lost them again."""
-        self.expire(now)
-        return [kept.event for kept in self._frames]
+    def frames(self, now: float) -> list[object]:
+        """The frames kept at `now`, in the order they were acknowledged (RecordKeep.events)."""
+        return self.events(now)

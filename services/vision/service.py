@@ -11,7 +11,9 @@ they know the move in progress, which a tracker seeded from the referee's last p
 partitions drop their state after the last offsets are committed. Offsets are committed only after the
 observations of the frames were acknowledged by the broker, so a crash replays frames rather than losing them; the
 event ids of observations are derived from the frame's event id, so a replay of the same frame gives the same
-ids where it gives the same observations. A commit the group refuses (a broker restarted empty, this process paused
+ids where it gives the same observations. The observations acknowledged and not yet read by the referee group are
+kept a while and sent again, in order and before any new one, should the broker lose them (an embedded broker
+restarted empty: observations_kept.py). A commit the group refuses (a broker restarted empty, this process paused
 past its session timeout) is said and the process polls on: kafka-python rejoins the group at the next poll.
 
 A partition of frames with no committed offset (a venue's first start, offsets expired) starts at its frames of the
@@ -529,13 +531,21 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
-        stop: Callable[[], bool] = lambda: False, poll_s: float = 1.0, state_url: str | None = None) -> int:
+        stop: Callable[[], bool] = lambda: False, poll_s: float = 1.0, state_url: str | None = None,
+        referee_group: str | None = None) -> int:
     """Consume xq.frames and produce xq.observations until `stop()` says so; returns the frames handled.
-    `state_url`: the referee's API, whose boards complete the games the topics tell of (resume)."""
+    `state_url`: the referee's API, whose boards complete the games the topics tell of (resume). `referee_group`:
+    the group reading the observations (bus.REFEREE_GROUP by default), whose commits say which observations kept
+    to be sent again after a broker restart may be forgotten (observations_kept.py)."""
     from xqarb import bus
+
+    from .observations_kept import ObservationReplay
 
     bus.ensure_topics(bootstrap)
     producer = bus.Producer(bootstrap, client_id=core.source)
+    # the observations the broker acknowledged and the referee has not read yet, sent again should the broker lose
+    # them (an embedded broker restarted empty)
+    replay = ObservationReplay.connect(bootstrap, referee_group or bus.REFEREE_GROUP)
     consumer: bus.Consumer | None = None
 
     # (topic, partition) of the frames topics -> the offset after the last record polled, and that offset as this
@@ -564,6 +574,7 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
 
     def assigned(partitions: Iterable[bus.TopicPartition]) -> None:
         parts = sorted({tp.partition for tp in partitions})
+        replay.check(producer, now=True)  # a rejoin: after a broker restart, the observations it lost go first
         core.drop_partitions(parts)  # start fresh: calibrate from the next frames, with each board's game and
         if parts:  # position as the venue has them; but a partition nobody else read since goes on as it was
             unread = unread_since(consumer, partitions, committed_to)
@@ -621,7 +632,10 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
             ]  # fmt: skip
             out += reports
             sent += producer.send_soon(bus.OBSERVATIONS, reports)
-            deliver(producer, sent, out, stop)  # acknowledged before the offsets move on
+            # acknowledged before the offsets move on; a batch sent again goes after the kept observations a
+            # restarted broker lost
+            replay.kept(out, deliver(producer, sent, out, stop, before_resend=lambda: replay.check(producer, now=True)))
+            replay.check(producer)  # about once a second: those the referee read forgotten, or those lost sent again
             if records:
                 try:
                     commit()
@@ -633,6 +647,7 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
                     print(f"vision: {exc}; rejoining the group", file=sys.stderr, flush=True)
     finally:
         consumer.close()
+        replay.close()
         producer.close()
     return handled
 
@@ -642,7 +657,8 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
 RESEND_PAUSE_S = 1.0
 
 
-def deliver(producer: Any, sent: Sequence[Any], events: Sequence[Any], stop: Callable[[], bool]) -> None:
+def deliver(producer: Any, sent: Sequence[Any], events: Sequence[Any], stop: Callable[[], bool],
+            before_resend: Callable[[], object] | None = None) -> list[Any]:
     """Wait until the broker acknowledged a batch's observations (`sent`: `events` handed to `send_soon`), sending
     them all again, in order, each time it did not (a broker away longer than the producer's timeout), rather than
     ending the process: a process that goes on keeps its boards' trackers and its cameras' counts (the frames lost
@@ -650,16 +666,19 @@ def deliver(producer: Any, sent: Sequence[Any], events: Sequence[Any], stop: Cal
     events, the same ids, which the referee takes once. Memory stays bounded by the one batch: nothing more is
     polled meanwhile (at most `max_records` frames' observations, with the batch's quiet and progress reports), and
     the offsets do not move on. A `stop()` said meanwhile ends the wait with the PublishError: nothing was
-    acknowledged, so nothing is lost (the frames are read again by the next owner, or were lost with the broker)."""
+    acknowledged, so nothing is lost (the frames are read again by the next owner, or were lost with the broker).
+    `before_resend` is called before each sending again (the observations a restarted broker lost go first).
+    Returns where the broker stored them (bus.Delivery, in the order of `events`)."""
     from xqarb import bus
 
     tries = 0
     while True:
         try:
             if tries:
+                if before_resend is not None:
+                    before_resend()
                 sent = producer.send_soon(bus.OBSERVATIONS, events)
-            producer.acknowledged(sent)
-            return
+            return producer.acknowledged(sent)
         except bus.PublishError as exc:
             if stop():
                 raise
