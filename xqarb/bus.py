@@ -260,6 +260,56 @@ def committed_offsets(consumer: Any, partitions: Sequence[Any]) -> dict[Any, int
     return {tp: (found[tp].offset if tp in found and found[tp].offset >= 0 else None) for tp in partitions}
 
 
+TopicPartitionKey = tuple[str, int]
+LogEnds = Callable[[Sequence[TopicPartitionKey]], Mapping[TopicPartitionKey, int]]
+# A group's committed offset (the next offset it will read) of each (topic, partition); None: none.
+LogCommits = Callable[[Sequence[TopicPartitionKey]], Mapping[TopicPartitionKey, int | None]]
+
+
+def kafka_log_ends(bootstrap: str, timeout_s: float = 3.0,
+                   client_id: str = "xq-log-ends") -> tuple[LogEnds, Callable[[], None]]:
+    """(log_ends, close), for a producer that checks its acknowledged records are still there (the embedded broker
+    restarts empty): the next offset of each (topic, partition) as the broker reports it now."""
+    from kafka import KafkaConsumer, TopicPartition
+    from kafka.errors import KafkaError
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False,
+                             client_id=client_id, request_timeout_ms=int(timeout_s * 1000) + 1)
+
+    def ends(keys: Sequence[TopicPartitionKey]) -> Mapping[TopicPartitionKey, int]:
+        try:
+            got = consumer.end_offsets([TopicPartition(t, p) for t, p in keys])
+        # the broker away, or the topic not there (yet); KeyError: kafka-python's answer lacking a partition asked
+        # for (seen with the embedded broker), which would otherwise end the checking thread (ingest's outbox, vision's
+        # kept observations)
+        except (KafkaError, AssertionError, KeyError) as exc:
+            raise BusError(f"cannot read the ends of {list(keys)}: {exc}") from exc
+        return {(tp.topic, tp.partition): int(offset) for tp, offset in got.items()}
+
+    return ends, consumer.close
+
+
+def kafka_log_commits(bootstrap: str, group: str = REFEREE_GROUP, timeout_s: float = 3.0,
+                      client_id: str = "xq-log-commits") -> tuple[LogCommits, Callable[[], None]]:
+    """(log_commits, close): `group`'s committed offset of each (topic, partition) now (without joining it)."""
+    from kafka import KafkaConsumer, TopicPartition
+    from kafka.errors import KafkaError
+
+    # (never joins the group: its session settings only have to be consistent with a short request timeout)
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False,
+                             client_id=client_id, request_timeout_ms=int(timeout_s * 1000) + 1,
+                             session_timeout_ms=int(timeout_s * 1000), heartbeat_interval_ms=int(timeout_s * 300))
+
+    def commits(keys: Sequence[TopicPartitionKey]) -> Mapping[TopicPartitionKey, int | None]:
+        try:
+            found = committed_offsets(consumer, [TopicPartition(t, p) for t, p in keys])
+            return {(tp.topic, tp.partition): offset for tp, offset in found.items()}
+        except (KafkaError, AssertionError, KeyError) as exc:
+            raise BusError(f"cannot read {group}'s commits of {list(keys)}: {exc}") from exc
+
+    return commits, consumer.close
+
+
 def base_topic(topic: str) -> str:
     """The topic a rolled pair's second topic stands for (xq.frames.roll -> xq.frames); others as they are."""
     return next((base for base, second in ROLLED.items() if second == topic), topic)

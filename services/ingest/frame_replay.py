@@ -29,9 +29,10 @@ from typing import Any
 from prometheus_client import Counter, Gauge
 
 from xqarb import bus
+from xqarb.bus import LogCommits
 from xqarb.ingest.app import BrokerUnavailable, Stored
 from xqarb.ingest.frames_kept import FrameKeep, Where
-from xqarb.ingest.outbox import FRAMES_DROPPED, LogCommits
+from xqarb.ingest.outbox import FRAMES_DROPPED
 
 log = logging.getLogger(__name__)
 

@@ -195,53 +195,6 @@ def publish_once(
     return done, failure
 
 
-TopicPartitionKey = tuple[str, int]
-LogEnds = Callable[[Sequence[TopicPartitionKey]], Mapping[TopicPartitionKey, int]]
-# The referee group's committed offset (the next offset it will read) of each (topic, partition); None: none.
-LogCommits = Callable[[Sequence[TopicPartitionKey]], Mapping[TopicPartitionKey, int | None]]
-
-
-def kafka_log_ends(bootstrap: str, timeout_s: float = 3.0) -> tuple[LogEnds, Callable[[], None]]:
-    """(log_ends, close): the next offset of each (topic, partition) as the broker reports it now."""
-    from kafka import KafkaConsumer, TopicPartition
-    from kafka.errors import KafkaError
-
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False,
-                             client_id="xq-ingest-outbox-check", request_timeout_ms=int(timeout_s * 1000) + 1)
-
-    def ends(keys: Sequence[TopicPartitionKey]) -> Mapping[TopicPartitionKey, int]:
-        try:
-            got = consumer.end_offsets([TopicPartition(t, p) for t, p in keys])
-        # the broker away, or the topic not there (yet); KeyError: kafka-python's answer lacking a partition asked
-        # for (seen with the embedded broker), which would otherwise end the outbox thread and hold every event
-        except (KafkaError, AssertionError, KeyError) as exc:
-            raise bus.BusError(f"cannot read the ends of {list(keys)}: {exc}") from exc
-        return {(tp.topic, tp.partition): int(offset) for tp, offset in got.items()}
-
-    return ends, consumer.close
-
-
-def kafka_log_commits(bootstrap: str, group: str = bus.REFEREE_GROUP,
-                      timeout_s: float = 3.0) -> tuple[LogCommits, Callable[[], None]]:
-    """(log_commits, close): `group`'s committed offset of each (topic, partition) now (without joining it)."""
-    from kafka import KafkaConsumer, TopicPartition
-    from kafka.errors import KafkaError
-
-    # (never joins the group: its session settings only have to be consistent with a short request timeout)
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False,
-                             client_id="xq-ingest-outbox-commits", request_timeout_ms=int(timeout_s * 1000) + 1,
-                             session_timeout_ms=int(timeout_s * 1000), heartbeat_interval_ms=int(timeout_s * 300))
-
-    def commits(keys: Sequence[TopicPartitionKey]) -> Mapping[TopicPartitionKey, int | None]:
-        try:
-            found = bus.committed_offsets(consumer, [TopicPartition(t, p) for t, p in keys])
-            return {(tp.topic, tp.partition): offset for tp, offset in found.items()}
-        except (KafkaError, AssertionError, KeyError) as exc:
-            raise bus.BusError(f"cannot read {group}'s commits of {list(keys)}: {exc}") from exc
-
-    return commits, consumer.close
-
-
 def resting(topic: str, now: float) -> bool:
     """Whether `topic` is the resting topic of a rolled pair at wall-clock `now` (the roller may empty it)."""
     base = bus.base_topic(topic)
@@ -261,8 +214,8 @@ class OutboxPublisher:
         registry: codec.SchemaRegistry | None = None,
         confirm_wait_s: float = CONFIRM_WAIT_S,
         max_backlog: int = MAX_BACKLOG,
-        log_ends: LogEnds | None = None,
-        log_commits: LogCommits | None = None,
+        log_ends: bus.LogEnds | None = None,
+        log_commits: bus.LogCommits | None = None,
         keep_acked_s: float = KEEP_ACKED_S,
         wall_clock: Callable[[], float] = time.time,
         frames: FrameReplay | None = None,
@@ -284,9 +237,9 @@ class OutboxPublisher:
         self.keep_acked_s = keep_acked_s
         self.wall_clock = wall_clock
         self.resent = 0  # acknowledged entries sent again because the broker lost them
-        self._acked: dict[TopicPartitionKey, int] = {}  # the highest offset acknowledged per partition, kept
-        self._ends: dict[TopicPartitionKey, int] = {}  # where those logs ended at the last check
-        self._consumed: set[TopicPartitionKey] = set()  # of those, the ones the referee group committed past it
+        self._acked: dict[bus.TopicPartitionKey, int] = {}  # the highest offset acknowledged per partition, kept
+        self._ends: dict[bus.TopicPartitionKey, int] = {}  # where those logs ended at the last check
+        self._consumed: set[bus.TopicPartitionKey] = set()  # of those, the ones the referee group committed past it
         self._check_log = True  # ask the broker where its logs end before the next round
         self._next_check = 0.0
         self._close_log_ends: Callable[[], None] | None = None
@@ -313,11 +266,11 @@ class OutboxPublisher:
         direct = BusPublisher.connect(bootstrap, ack_timeout_s=ack_timeout_s)
         sender = bus.Producer(bootstrap, client_id="xq-ingest-outbox", timeout_s=ack_timeout_s)
         outbox = Outbox(path)
-        ends, close_ends = kafka_log_ends(bootstrap)
-        commits, close_commits = kafka_log_commits(bootstrap)
+        ends, close_ends = bus.kafka_log_ends(bootstrap, client_id="xq-ingest-outbox-check")
+        commits, close_commits = bus.kafka_log_commits(bootstrap, client_id="xq-ingest-outbox-commits")
         frames = None
         if replay_frames:
-            read, close_read = kafka_log_commits(bootstrap, bus.VISION_GROUP)
+            read, close_read = bus.kafka_log_commits(bootstrap, bus.VISION_GROUP, client_id="xq-ingest-frames-read")
             frames = FrameReplay(
                 lambda: bus.Producer(bootstrap, client_id="xq-ingest-frames", timeout_s=ack_timeout_s),
                 read_commits=read, close_commits=close_read,
@@ -493,7 +446,7 @@ class OutboxPublisher:
             if committed is not None and committed > self._acked.get(key, -1):
                 self._consumed.add(key)
 
-    def _resend_if_lost(self, ends: Mapping[TopicPartitionKey, int] | None, now: float) -> None:
+    def _resend_if_lost(self, ends: Mapping[bus.TopicPartitionKey, int] | None, now: float) -> None:
         """Send the kept acknowledged entries again when a log they were acknowledged in is empty or ends before
         where it ended at the last check (`ends` None: known lost). Not "ends at or before the offset
         acknowledged": the embedded broker reports a log's end as its last batch's first offset + 1, short of

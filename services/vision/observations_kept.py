@@ -89,10 +89,8 @@ class ObservationReplay:
     @classmethod
     def connect(cls, bootstrap: str, group: str = bus.REFEREE_GROUP) -> ObservationReplay:
         """Asking `bootstrap` for the ends of the observations' partitions and `group`'s commits of them."""
-        from xqarb.ingest.outbox import kafka_log_commits, kafka_log_ends
-
-        ends, close_ends = kafka_log_ends(bootstrap)
-        commits, close_commits = kafka_log_commits(bootstrap, group)
+        ends, close_ends = bus.kafka_log_ends(bootstrap, client_id="xq-vision-observations-check")
+        commits, close_commits = bus.kafka_log_commits(bootstrap, group, client_id="xq-vision-observations-read")
 
         def close() -> None:
             close_ends()

@@ -15,8 +15,9 @@ from kafka.structs import OffsetAndMetadata
 from tests.venue.conftest import now_us
 from xqarb import bus
 from xqarb.broker import EmbeddedBroker, TopicRoller, _admin_request, _delete_topics_request
+from xqarb.bus import kafka_log_commits, kafka_log_ends
 from xqarb.events import Event, make_event
-from xqarb.ingest.outbox import CHECK_LOG_S, Outbox, OutboxPublisher, kafka_log_commits, kafka_log_ends
+from xqarb.ingest.outbox import CHECK_LOG_S, Outbox, OutboxPublisher
 
 PARTITIONS = 2
 

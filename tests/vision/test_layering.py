@@ -19,10 +19,11 @@ SHARED = {p.stem for p in (ROOT / "xqarb").glob("*.py") if p.stem != "__init__"}
 ALLOWED_ELSEWHERE = {("service.py", "xqarb.ingest.config"), ("sweep.py", "xqarb.referee.ledger.open_ledger"),
                      ("sweep.py", "xqarb.referee.api.frame_loader")}
 # The adapters: the Kafka loop, the command line, the training scripts, the evidence store (files), the evidence
-# sweep (a store and the ledger), the resume of a restarted process (the topics' history, the API's boards).
+# sweep (a store and the ledger), the resume of a restarted process (the topics' history, the API's boards), the
+# observations kept for a broker that restarts empty (the logs' ends and the referee group's commits).
 # Every other module is a pure core: values in, values out.
 ADAPTERS = {"service.py", "cli.py", "render_cli.py", "evidence.py", "movefit_train.py", "pieces_train.py",
-            "sweep.py", "resume.py"}
+            "sweep.py", "resume.py", "observations_kept.py"}
 BUS = ("xqarb.bus", "xqarb.broker", "confluent_kafka", "kafka", "flask", "http", "socket")
 
 
