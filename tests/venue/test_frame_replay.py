@@ -4,8 +4,6 @@ frames the broker lost, before any frame posted meanwhile, and vision reads each
 
 from __future__ import annotations
 
-import os
-import signal
 import threading
 import time
 from pathlib import Path
@@ -13,34 +11,12 @@ from typing import Any
 
 import pytest
 
+from tests.vision.test_vision_broker_restart import frame, kill, missed
 from xqarb import bus
 
-BOARD = "board-1"
 READ = range(8)  # read by vision before the broker died
 UNREAD = range(8, 100)  # acknowledged by the broker, not yet read by vision when it died
 AFTER = range(100, 120)  # posted once the broker was seen dead: they wait for it and for the frames sent again
-
-
-def frame(seq: int) -> Any:
-    from xqarb.events import make_event
-
-    at = 1_767_225_600_000_000 + seq * 200_000  # a camera at 5 frames a second
-    return make_event("FrameCaptured", BOARD, source="cam-1", source_seq=seq, occurred_at=at, received_at=at,
-                      camera_id="cam-1", width=1280, height=720, encoding="jpeg", image=b"\x00not a jpeg",
-                      game_id="g1", source_epoch=0)
-
-
-def missed() -> float:
-    from prometheus_client import REGISTRY
-
-    return REGISTRY.get_sample_value("xq_vision_frames_missed_total") or 0.0
-
-
-def kill(broker: Any) -> None:
-    assert broker._process is not None
-    os.kill(broker._process.pid, signal.SIGKILL)  # its in-memory topics, frames and group offsets go with it
-    broker._process.wait(5)
-    broker._process = None
 
 
 def test_frames_a_killed_broker_lost_are_sent_again_and_read_once_in_order(tmp_path: Path) -> None:
