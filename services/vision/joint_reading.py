@@ -79,7 +79,14 @@ def joint_reading(reading: PointReading, known: str, discs: Callable[[], np.ndar
     joint_misread = int(((prob > cfg.ink_piece) != piece)[known_at].sum())
     if joint_misread + cfg.joint_margin > ink_misread:
         return reading
-    return replace(reading, occupied=prob)
+    # Against the known position the joint reads a piece come or gone (a move), never plainly so unless the ink does
+    # too: the rules that correct the known position by what a point plainly shows weigh the ink and the round
+    # outline as two cues agreeing, and the joint already holds the outline (a tall neighbour's body over an empty
+    # point raises all three cues together)
+    ink = reading.occupied
+    occupied = np.where(known_at & ~piece, np.minimum(prob, np.maximum(ink, cfg.ink_plain)),
+                        np.where(known_at & piece, np.maximum(prob, np.minimum(ink, cfg.ink_none)), prob))
+    return replace(reading, occupied=occupied)
 
 
 def _known(known: str) -> tuple[np.ndarray, np.ndarray]:
