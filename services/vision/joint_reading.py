@@ -53,28 +53,42 @@ def fit_joint(x: np.ndarray, piece: np.ndarray, cfg: TrackerConfig = DEFAULTS) -
     return prob
 
 
+def _enough(piece: np.ndarray, cfg: TrackerConfig) -> bool:
+    """At least `joint_least` pieces and as many empty points among `piece` to fit the cues on."""
+    return int(piece.sum()) >= cfg.joint_least and int((~piece).sum()) >= cfg.joint_least
+
+
 def ink_fails(reading: PointReading, known: str, cfg: TrackerConfig = DEFAULTS) -> bool:
     """The ink's occupancy misreads more of the points `known` to hold a piece or none than a move explains
     (`joint_from`): the ink alone does not separate the pieces from the empty points on this camera."""
     piece, known_at = _known(known)
-    if piece[known_at].sum() < cfg.joint_least or (~piece[known_at]).sum() < cfg.joint_least:
+    if not _enough(piece[known_at], cfg):
         return False
     misread = (reading.occupied > cfg.ink_piece) != piece
     return int(misread[known_at].sum()) > cfg.joint_from
 
 
 def joint_reading(reading: PointReading, known: str, discs: Callable[[], np.ndarray],
-                  lines: Callable[[], np.ndarray], cfg: TrackerConfig = DEFAULTS) -> PointReading:
+                  lines: Callable[[], np.ndarray], cfg: TrackerConfig = DEFAULTS,
+                  ink_weight: np.ndarray | None = None) -> PointReading:
     """`reading` with its occupancy read from the joint of the ink, the round outlines (`discs`: per point, called
     only where needed) and the printed lines shown (`lines`, likewise), where the ink alone fails on the position
     `known` (`ink_fails`) and the joint, fitted on that position, misreads at least `joint_margin` fewer of its
     points; else `reading` as it is. The inks' own densities, offsets, colours and types are kept (a move is still
-    told by how a point's ink changed)."""
+    told by how a point's ink changed). `ink_weight`: per point, how much of the ink about it counts
+    (`occupancy.ink_weight_at_points`); where under `joint_ink_masked` of the board's median, the printed marks mask
+    the point's middle and its ink is no cue: the outlines and lines alone read it, fitted on every known point."""
     if not ink_fails(reading, known, cfg=cfg):
         return reading
     piece, known_at = _known(known)
     x = joint_features(reading.density, discs(), lines(), cfg=cfg)
-    prob = fit_joint(x[known_at], piece[known_at], cfg=cfg)(x)
+    inked = (np.ones(90, bool) if ink_weight is None
+             else ink_weight >= cfg.joint_ink_masked * float(np.median(ink_weight)))
+    fit_at = known_at & inked
+    prob = (fit_joint(x[fit_at], piece[fit_at], cfg=cfg)(x) if _enough(piece[fit_at], cfg)
+            else np.full(90, 0.5))
+    if not inked.all():
+        prob = np.where(inked, prob, fit_joint(x[known_at][:, 1:], piece[known_at], cfg=cfg)(x[:, 1:]))
     ink_misread = int(((reading.occupied > cfg.ink_piece) != piece)[known_at].sum())
     joint_misread = int(((prob > cfg.ink_piece) != piece)[known_at].sum())
     if joint_misread + cfg.joint_margin > ink_misread:

@@ -259,6 +259,10 @@ class TrackerConfig:
     joint_ridge: float = 1.0  # the fit's ridge on each standardised cue (a cue that separates the known points alone
     # stays finite; a probability over 0.9 takes about 3 standard deviations of the joint evidence)
     joint_steps: int = 25  # Newton's steps of the fit (converged to 1e-6 on rendered boards within about 10)
+    joint_ink_masked: float = 0.4  # a point whose ink weight (the share of the ink about it that counts, off the
+    # printed marks as the view shows them) is under this share of the board's median has its character masked:
+    # its ink is no cue (through the tops' plane the river's band is seen over one bank's points, 0.16-0.2 of a
+    # median 0.6; on the board's plane the palace middles, where the diagonals cross, are the least, 0.43 of it)
     joint_ink_floor: float = 0.01  # the ink density added before its log: the empty points' noise (0.00-0.01 where
     # a red character on a pink face reads 0.01-0.06 and a black one 0.2-0.4)
 

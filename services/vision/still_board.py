@@ -88,7 +88,15 @@ from .movefit import (
     start_following,
     unlike_then,
 )
-from .occupancy import POINTS_PX, PointReading, S, orientation_vote, read_view, warp_board
+from .occupancy import (
+    POINTS_PX,
+    PointReading,
+    S,
+    ink_weight_at_points,
+    orientation_vote,
+    read_view,
+    warp_board,
+)
 from .point_evidence import (
     Outlines,
     _change_level,
@@ -885,7 +893,8 @@ class Tracker:
         cfg = self.config
         seen_known = "".join("?" if i in state.unseen else c for i, c in enumerate(known))
         return joint_reading(reading, seen_known, outlines.discs,
-                             lambda: _lines_shown(view, marks_at(POINTS_PX, state.tops), cfg=cfg), cfg=cfg)
+                             lambda: _lines_shown(view, marks_at(POINTS_PX, state.tops), cfg=cfg), cfg=cfg,
+                             ink_weight=ink_weight_at_points((view.shape[1], view.shape[0]), state.tops))
 
     def _look_again(self, state: TrackerState, view: np.ndarray, reading: PointReading,
                     emit) -> tuple[TrackerState | None, Anchor]:
