@@ -113,3 +113,31 @@ def test_the_joint_fit_weighs_the_cue_that_separates_and_not_the_one_that_does_n
     prob = fit_joint(x, piece)
     p = prob(np.array([[1.0, -2.0], [0.0, 2.0], [1.0, 2.0], [0.0, -2.0]]))
     assert p[0] > 0.8 and p[1] < 0.2 and p[2] > 0.8 and p[3] < 0.2
+
+
+def test_points_whose_ink_the_printed_marks_mask_are_read_without_it() -> None:
+    # through the tops' plane the river's band is seen over one bank's points and masks their characters: their
+    # ink reads nothing whether a piece stands there or not. Five black pawns crossed to that bank: the ink misreads
+    # them; the outlines and lines alone, fitted on every known point, read the bank, whatever its ink reads
+    known = list(START_SQUARES)
+    for f in "acegi":
+        known[point_index(f + "5")], known[point_index(f + "6")] = "p", "."
+    squares = "".join(known)
+    piece = np.array([c != "." for c in squares])
+    bank = np.arange(36, 45)  # rank 5
+    rng = np.random.default_rng(1)
+    discs = np.where(piece, 0.62, 0.5) + rng.normal(0, 0.05, 90)
+    lines = np.where(piece, 5.0, 25.0) + rng.normal(0, 8, 90)
+    weight = np.where(np.isin(np.arange(90), bank), 0.1, 0.6)
+
+    def read(bank_ink: float, masked: bool) -> np.ndarray:
+        dens = np.where(piece, 0.3, 0.001)
+        dens[bank] = bank_ink
+        reading = PointReading(np.where(dens > 0.1, 1.0, 0.01), np.full(90, 0.5), np.zeros((90, 2)), dens,
+                               np.zeros(90))
+        return joint_reading(reading, squares, lambda: discs, lambda: lines,
+                             ink_weight=weight if masked else None).occupied
+
+    assert int(((read(0.0, True) > DEFAULTS.ink_piece) != piece).sum()) == 0
+    assert np.allclose(read(0.0, True)[bank], read(0.002, True)[bank])
+    assert not np.allclose(read(0.0, False)[bank], read(0.002, False)[bank])
