@@ -3,9 +3,9 @@
 The ink reading (`occupancy.read_view`: a black-hat of the darkest channel) sets its scale by the strongest points of
 the view. On a small blurred picture the red characters on pink faces, or washed-out ones, read a tenth of the black
 side's ink, and the pieces read as empty points. The position the tracker holds (the referee's, adopted after each
-move) says which points hold pieces: where the ink misses them on this camera, each cue (the ink, the pieces' round
+move) says which points hold pieces: where the ink misreads them on this camera, each cue (the ink, the pieces' round
 outlines, how bare the printed lines show) is weighed by how well it separates them there (a logistic fit over the
-known points), and the pieces the ink misses are read from the cues together. A move changes two or three points of
+known points), and the occupancy is read from the cues together. A move changes two or three points of
 the known position; the fit over the other eighty-odd is hardly moved by them, and reads the moved points by the
 cues as it reads the others. Pure: values in, values out."""
 
@@ -59,28 +59,26 @@ def _enough(piece: np.ndarray, cfg: TrackerConfig) -> bool:
 
 
 def ink_fails(reading: PointReading, known: str, cfg: TrackerConfig = DEFAULTS) -> bool:
-    """The ink's occupancy reads more of the points `known` to hold a piece as empty than a move explains
-    (`joint_from`): the ink alone misses the pieces on this camera (their characters wash out)."""
+    """The ink's occupancy misreads more of the points `known` to hold a piece or none than a move explains
+    (`joint_from`): the ink alone does not separate the pieces from the empty points on this camera."""
     piece, known_at = _known(known)
     if not _enough(piece[known_at], cfg):
         return False
-    missed = piece & (reading.occupied <= cfg.ink_piece)
-    return int(missed[known_at].sum()) > cfg.joint_from
+    misread = (reading.occupied > cfg.ink_piece) != piece
+    return int(misread[known_at].sum()) > cfg.joint_from
 
 
 def joint_reading(reading: PointReading, known: str, discs: Callable[[], np.ndarray],
                   lines: Callable[[], np.ndarray], cfg: TrackerConfig = DEFAULTS,
-                  ink_weight: np.ndarray | None = None) -> PointReading:
-    """`reading` with the pieces its ink misses read from the joint of the ink, the round outlines (`discs`: per
-    point, called only where needed) and the printed lines shown (`lines`, likewise), where the ink misses the
-    pieces of the position `known` (`ink_fails`) and the joint, fitted on that position, misreads at least
-    `joint_margin` fewer of its points; else `reading` as it is. The joint only raises a point's occupancy: what the
-    ink reads as a piece stays so (a piece standing half-way between two points shows its ink on both, while its
-    outline is centred on neither and the lines show about both), and the inks' own densities, offsets, colours and
-    types are kept (a move is still told by how a point's ink changed). `ink_weight`: per point, how much of the
-    ink about it counts (`occupancy.ink_weight_at_points`); where under `joint_ink_masked` of the board's median,
-    the printed marks mask the point's middle and its ink is no cue: the outlines and lines alone read it, fitted
-    on every known point."""
+                  ink_weight: np.ndarray | None = None, changed: np.ndarray | None = None) -> PointReading:
+    """`reading` with its occupancy read from the joint of the ink, the round outlines (`discs`: per point, called
+    only where needed) and the printed lines shown (`lines`, likewise), where the ink alone fails on the position
+    `known` (`ink_fails`) and the joint, fitted on that position, misreads at least `joint_margin` fewer of its
+    points; else `reading` as it is. The inks' own densities, offsets, colours and types are kept (a move is still
+    told by how a point's ink changed). `ink_weight`: per point, how much of the ink about it counts
+    (`occupancy.ink_weight_at_points`); where under `joint_ink_masked` of the board's median, the printed marks mask
+    the point's middle and its ink is no cue: the outlines and lines alone read it, fitted on every known point.
+    `changed`: per point, whether it changed since the last still board (None: none did)."""
     if not ink_fails(reading, known, cfg=cfg):
         return reading
     piece, known_at = _known(known)
@@ -92,17 +90,32 @@ def joint_reading(reading: PointReading, known: str, discs: Callable[[], np.ndar
             else np.full(90, 0.5))
     if not inked.all():
         prob = np.where(inked, prob, fit_joint(x[known_at][:, 1:], piece[known_at], cfg=cfg)(x[:, 1:]))
-    # A piece come where the position has none is read, never plainly so unless the ink reads it so too: the rules
-    # that correct the known position by what a point plainly shows weigh the ink and the round outline as two cues
-    # agreeing, and the joint already holds the outline (a tall neighbour's body over an empty point raises all
-    # three cues together)
     ink = reading.occupied
-    occupied = np.maximum(ink, np.where(known_at & ~piece, np.minimum(prob, cfg.ink_plain), prob))
+    # Against the known position the joint reads a piece come or gone (a move), never plainly so unless the ink does
+    # too: the rules that correct the known position by what a point plainly shows weigh the ink and the round
+    # outline as two cues agreeing, and the joint already holds the outline (a tall neighbour's body over an empty
+    # point raises all three cues together)
+    occupied = np.where(known_at & ~piece, np.minimum(prob, np.maximum(ink, cfg.ink_plain)),
+                        np.where(known_at & piece, np.maximum(prob, np.minimum(ink, cfg.ink_none)), prob))
+    # The outlines and lines are read centred on each point; a piece standing well off its point (set down half-way
+    # between two, 5.10) shows its ink on both, its outline centred on neither and the lines about both: where a
+    # point known empty changed and its ink's peak lies well off it, the joint only adds to what the ink reads
+    if changed is not None:
+        occupied = np.where(changed & ~piece & _ink_off_point(reading, cfg), np.maximum(occupied, ink), occupied)
     ink_misread = int(((ink > cfg.ink_piece) != piece)[known_at].sum())
     joint_misread = int(((occupied > cfg.ink_piece) != piece)[known_at].sum())
     if joint_misread + cfg.joint_margin > ink_misread:
         return reading
     return replace(reading, occupied=occupied)
+
+
+def _ink_off_point(reading: PointReading, cfg: TrackerConfig) -> np.ndarray:
+    """Per point, its ink's peak lies `misaligned_from` (less `between_short`: the peak followed from the point
+    falls short of a piece half-way) or more off it, the camera's parallax (the pieces' median offset) removed."""
+    on = reading.occupied > cfg.ink_piece
+    parallax = np.median(reading.offset[on], axis=0) if on.sum() >= cfg.parallax_least else np.zeros(2)
+    off = reading.offset - parallax
+    return np.hypot(off[:, 0], off[:, 1]) >= cfg.misaligned_from - cfg.between_short
 
 
 def _known(known: str) -> tuple[np.ndarray, np.ndarray]:

@@ -769,8 +769,10 @@ class Tracker:
         reading = read_view(view, self.classifier, tops=state.tops)
         # (the last still board's score is carried only with its view: state.ref_circles is set with ref_view)
         outlines = Outlines(view, state.ref_view, state.ref_circles if state.ref_view is not None else None, cfg)
+        # (each point's change against the last still board, made once: the joint reading and the interpretation)
+        change = _point_change(state.ref_view, view, cfg=cfg) if state.ref_view is not None else None
         if state.known is not None:
-            reading = self._joint(reading, state.known, view, outlines, state)
+            reading = self._joint(reading, state.known, view, outlines, state, change)
         weighed_now = False  # the change to this still board was weighed in looking again (the anchor's trail)
         if state.held is not None and state.anchor is not None and isinstance(self.move_model, MoveModel):
             looked, weighed = self._look_again(state, view, reading, emit)
@@ -811,11 +813,10 @@ class Tracker:
             if squares is None:
                 squares = reading.squares()
             else:  # (the start's points read, as every later board's, from the cues together where the ink fails)
-                reading = self._joint(reading, squares, view, outlines, state)
+                reading = self._joint(reading, squares, view, outlines, state, None)
             placed, nudged, misaligned, doubted, unsure_of, ink_only = [], [], [], {}, {}, []
             ref_circles = None
         else:
-            change = _point_change(state.ref_view, view, cfg=cfg) if state.ref_view is not None else None
             lvl = _change_level(change, cfg) if change is not None else cfg.change_level
             squares, placed, nudged, misaligned = interpret(state.known, state.ref_view, state.ref_reading, view,
                                                             reading, cfg, outlines, change,
@@ -886,15 +887,17 @@ class Tracker:
                        unsure_of=tuple(sorted(unsure_of.items()))), obs
 
     def _joint(self, reading: PointReading, known: str, view: np.ndarray, outlines: Outlines,
-               state: TrackerState) -> PointReading:
+               state: TrackerState, change: np.ndarray | None) -> PointReading:
         """`reading` with its occupancy from the joint of the ink, the round outlines and the printed lines shown,
         calibrated on the position `known`, where the ink alone fails there (`joint_reading`); the points out of the
-        picture (`state.unseen`) are not judged by."""
+        picture (`state.unseen`) are not judged by. `change`: each point's change since the last still board."""
         cfg = self.config
         seen_known = "".join("?" if i in state.unseen else c for i, c in enumerate(known))
+        changed = None if change is None else change >= cfg.change_half * _change_level(change, cfg)
         return joint_reading(reading, seen_known, outlines.discs,
                              lambda: _lines_shown(view, marks_at(POINTS_PX, state.tops), cfg=cfg), cfg=cfg,
-                             ink_weight=ink_weight_at_points((view.shape[1], view.shape[0]), state.tops))
+                             ink_weight=ink_weight_at_points((view.shape[1], view.shape[0]), state.tops),
+                             changed=changed)
 
     def _look_again(self, state: TrackerState, view: np.ndarray, reading: PointReading,
                     emit) -> tuple[TrackerState | None, Anchor]:
