@@ -141,3 +141,32 @@ def test_points_whose_ink_the_printed_marks_mask_are_read_without_it() -> None:
     assert int(((read(0.0, True) > DEFAULTS.ink_piece) != piece).sum()) == 0
     assert np.allclose(read(0.0, True)[bank], read(0.002, True)[bank])
     assert not np.allclose(read(0.0, False)[bank], read(0.002, False)[bank])
+
+
+def test_a_piece_half_way_keeps_the_ink_of_both_points_where_the_cues_centred_on_them_miss_it() -> None:
+    # the red pieces' characters wash out (the ink misses them; the outlines and lines show them). A piece set down
+    # half-way between e2 and f2 (both known empty) shows its ink on both, its peaks 0.45 off towards each other,
+    # while its outline, centred on neither, and the lines about both read no piece there: the ink's reading of
+    # the two stands, so that the piece is reported between them. A changed empty point whose ink sits on it and
+    # the cues do not (a frame's ink beside a piece that left) is read by the cues
+    squares = START_SQUARES
+    piece = np.array([c != "." for c in squares])
+    e2, f2, i8 = point_index("e2"), point_index("f2"), point_index("i8")
+    rng = np.random.default_rng(2)
+    discs = np.where(piece, 0.65, 0.45) + rng.normal(0, 0.03, 90)
+    lines = np.where(piece, 5.0, 30.0) + rng.normal(0, 3, 90)
+    dens = np.where(np.array([c.islower() for c in squares]), 0.3, 0.001)
+    dens[[e2, f2, i8]] = 0.15
+    occ = np.where(dens > 0.1, 0.75, 0.01)
+    offset = np.zeros((90, 2))
+    offset[e2], offset[f2] = (0.45, 0.0), (-0.45, 0.0)
+    reading = PointReading(occ, np.full(90, 0.5), offset, dens, np.zeros(90))
+    changed = np.isin(np.arange(90), [e2, f2, i8])
+    joint = joint_reading(reading, squares, lambda: discs, lambda: lines, changed=changed).occupied
+    assert joint[e2] == joint[f2] == 0.75
+    assert joint[i8] < DEFAULTS.ink_piece
+    red = [i for i, c in enumerate(squares) if c.isupper()]
+    assert float(joint[red].min()) > DEFAULTS.ink_piece
+    # (not changed since the last still board, the two are read by the cues as any other point)
+    still = joint_reading(reading, squares, lambda: discs, lambda: lines, changed=np.zeros(90, bool)).occupied
+    assert still[e2] < DEFAULTS.ink_piece and still[f2] < DEFAULTS.ink_piece
