@@ -95,8 +95,10 @@ def joint_reading(reading: PointReading, known: str, discs: Callable[[], np.ndar
     # too: the rules that correct the known position by what a point plainly shows weigh the ink and the round
     # outline as two cues agreeing, and the joint already holds the outline (a tall neighbour's body over an empty
     # point raises all three cues together)
+    # (an unsure point, a piece left between two, is read as the ink reads it: the rules settling it weigh the ink
+    # and the outline apart too)
     occupied = np.where(known_at & ~piece, np.minimum(prob, np.maximum(ink, cfg.ink_plain)),
-                        np.where(known_at & piece, np.maximum(prob, np.minimum(ink, cfg.ink_none)), prob))
+                        np.where(known_at & piece, np.maximum(prob, np.minimum(ink, cfg.ink_none)), ink))
     # The outlines and lines are read centred on each point; a piece standing well off its point (set down half-way
     # between two, 5.10) shows its ink on both, its outline centred on neither and the lines about both: where a
     # point known empty changed and its ink's peak lies well off it, the joint only adds to what the ink reads

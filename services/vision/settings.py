@@ -256,9 +256,9 @@ class TrackerConfig:
     joint_margin: int = 3  # ... and the joint of the cues, fitted on the known position, must misread at least this
     # many fewer of its points to be taken instead (a fit over 90 points reads a few as the ink does by chance)
     joint_least: int = 5  # at least this many known pieces and known empty points to fit the cues on
-    joint_ridge: float = 1.0  # the fit's ridge on each standardised cue (a cue that separates the known points alone
-    # stays finite; a probability over 0.9 takes about 3 standard deviations of the joint evidence)
-    joint_steps: int = 25  # Newton's steps of the fit (converged to 1e-6 on rendered boards within about 10)
+    joint_ridge: float = 1.0  # the fit's ridge on each standardised cue: a cue that separates the known points alone
+    # stays finite (its weight would grow without bound), one that separates nothing is weighed near 0
+    joint_steps: int = 25  # Newton's steps of the fit (on rendered boards the probabilities move under 1e-15 after 8)
     joint_ink_masked: float = 0.4  # a point whose ink weight (the share of the ink about it that counts, off the
     # printed marks as the view shows them) is under this share of the board's median has its character masked:
     # its ink is no cue (through the tops' plane the river's band is seen over one bank's points, 0.16-0.2 of a
