@@ -1050,9 +1050,6 @@ def test_a_move_told_by_the_pieces_outlines_where_the_inks_do_not(shared_data, m
         assert inferred == 4, (game, wrong)
     patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
     patch_tracker(monkeypatch, "_clearly_most", lambda *a, **k: None)
-    # (and the inks alone: the occupancy from the joint of the cues, fitted on the known position, reads the faint
-    # red horse too)
-    patch_tracker(monkeypatch, "joint_reading", lambda reading, *a, **k: reading)
     assert _first_moves_inferred(shared_data, 219, 4)[0] < 4
     # (215's pawn, left half-way between g3 and g4 in this video, is now found without the outlines too: its disc
     # half-way, its old point's marks reading another colour)
