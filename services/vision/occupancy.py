@@ -104,6 +104,14 @@ def _visible_for(size: tuple[int, int],
     return _VISIBLE[key]
 
 
+def ink_weight_at_points(size: tuple[int, int], tops: tuple[float, float, float] | None = None) -> np.ndarray:
+    """Per point, how much of the ink about it counts (the density's denominator at the point, `_visible_for`):
+    small where the printed marks, as the view shows them, mask the middle of the point (through the tops' plane,
+    the river's band is seen over the points of one bank), where a piece's character cannot be read."""
+    den = _visible_for(size, tops)[1]
+    return den[POINTS_PX[:, 1], POINTS_PX[:, 0]].astype(np.float64)
+
+
 @dataclass(frozen=True)
 class PointReading:
     """Per point (squares order): the ink evidence of a piece, its colour and the piece centre's offset.

@@ -270,6 +270,22 @@ class TrackerConfig:
     # (tops.outside_picture): the warp repeats the picture's edge there, and its noise is no hand or piece
     in_view_least: float = 0.85  # a point is seen where this share of its top face's disc (0.45 spacing about where
     # the top stands) lies inside the picture (a picture cutting the board: detect.MIN_IN_VIEW); the others are '?'
+    # -- the occupancy from the joint of the cues where the ink alone fails (joint_reading.py), calibrated on the
+    # position the tracker holds
+    joint_from: int = 4  # the ink's occupancy misreading more of the known position's points than this is no move
+    # (a move changes two or three points, a piece left half-way one more): the ink fails on this camera
+    joint_margin: int = 3  # ... and the joint of the cues, fitted on the known position, must misread at least this
+    # many fewer of its points to be taken instead (a fit over 90 points reads a few as the ink does by chance)
+    joint_least: int = 5  # at least this many known pieces and known empty points to fit the cues on
+    joint_ridge: float = 1.0  # the fit's ridge on each standardised cue: a cue that separates the known points alone
+    # stays finite (its weight would grow without bound), one that separates nothing is weighed near 0
+    joint_steps: int = 25  # Newton's steps of the fit (on rendered boards the probabilities move under 1e-15 after 8)
+    joint_ink_masked: float = 0.4  # a point whose ink weight (the share of the ink about it that counts, off the
+    # printed marks as the view shows them) is under this share of the board's median has its character masked:
+    # its ink is no cue (through the tops' plane the river's band is seen over one bank's points, 0.16-0.2 of a
+    # median 0.6; on the board's plane the palace middles, where the diagonals cross, are the least, 0.43 of it)
+    joint_ink_floor: float = 0.01  # the ink density added before its log: the empty points' noise (0.00-0.01 where
+    # a red character on a pink face reads 0.01-0.06 and a black one 0.2-0.4)
 
 
 DEFAULTS = TrackerConfig()  # the settings a pure function uses where its caller passes none

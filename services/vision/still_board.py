@@ -77,6 +77,7 @@ from .hand import (
     seen_change,
 )
 from .interpret import _set_onto_by_outline, _settled_from_between, as_seen_twice, interpret
+from .joint_reading import joint_reading
 from .move_checks import unseen_partners
 from .movefit import (
     Followed,
@@ -90,7 +91,15 @@ from .movefit import (
     start_following,
     unlike_then,
 )
-from .occupancy import POINTS_PX, PointReading, S, orientation_vote, read_view, warp_board
+from .occupancy import (
+    POINTS_PX,
+    PointReading,
+    S,
+    ink_weight_at_points,
+    orientation_vote,
+    read_view,
+    warp_board,
+)
 from .point_evidence import (
     Outlines,
     _change_level,
@@ -811,6 +820,12 @@ class Tracker:
                 view = _shifted(view, *shift)
                 state = replace(state, fit=_shift_fit(state.fit, *shift))
         reading = read_view(view, self.classifier, tops=state.tops)
+        # (the last still board's score is carried only with its view: state.ref_circles is set with ref_view)
+        outlines = Outlines(view, state.ref_view, state.ref_circles if state.ref_view is not None else None, cfg)
+        # (each point's change against the last still board, made once: the joint reading and the interpretation)
+        change = _point_change(state.ref_view, view, cfg=cfg) if state.ref_view is not None else None
+        if state.known is not None:
+            reading = self._joint(reading, state.known, view, outlines, state, change)
         weighed_now = False  # the change to this still board was weighed in looking again (the anchor's trail)
         if state.held is not None and state.anchor is not None and isinstance(self.move_model, MoveModel):
             looked, weighed = self._look_again(state, view, reading, emit)
@@ -850,12 +865,11 @@ class Tracker:
                                tops=half_turned(state.tops)), obs
             if squares is None:
                 squares = reading.squares()
+            else:  # (the start's points read, as every later board's, from the cues together where the ink fails)
+                reading = self._joint(reading, squares, view, outlines, state, None)
             placed, nudged, misaligned, doubted, unsure_of, ink_only = [], [], [], {}, {}, []
             ref_circles = None
         else:
-            # (the last still board's score is carried only with its view: state.ref_circles is set with ref_view)
-            outlines = Outlines(view, state.ref_view, state.ref_circles if state.ref_view is not None else None, cfg)
-            change = _point_change(state.ref_view, view, cfg=cfg) if state.ref_view is not None else None
             lvl = _change_level(change, cfg) if change is not None else cfg.change_level
             squares, placed, nudged, misaligned = interpret(state.known, state.ref_view, state.ref_reading, view,
                                                             reading, cfg, outlines, change,
@@ -924,6 +938,24 @@ class Tracker:
                        anchor=anchor, hand_tips=(),
                        ink_only=tuple(ink_only),
                        unsure_of=tuple(sorted(unsure_of.items()))), obs
+
+    def _joint(self, reading: PointReading, known: str, view: np.ndarray, outlines: Outlines,
+               state: TrackerState, change: np.ndarray | None) -> PointReading:
+        """`reading` with its occupancy from the joint of the ink, the round outlines and the printed lines shown,
+        calibrated on the position `known`, where the ink alone fails there (`joint_reading`); the points out of the
+        picture (`state.unseen`) are not judged by. `change`: each point's change since the last still board.
+        Only where the tracker reads through the pieces' top faces (`state.tops`: tall pieces seen steeply): on the
+        board's plane the rules were tuned on faint inks read as they are (their outlines, marks read as ink), and
+        the joint there cost four of test_tracker's hard scenes (a colour, a piece half-way, two moves)."""
+        cfg = self.config
+        if state.tops is None:
+            return reading
+        seen_known = "".join("?" if i in state.unseen else c for i, c in enumerate(known))
+        changed = None if change is None else change >= cfg.change_half * _change_level(change, cfg)
+        return joint_reading(reading, seen_known, outlines.discs,
+                             lambda: _lines_shown(view, marks_at(POINTS_PX, state.tops), cfg=cfg), cfg=cfg,
+                             ink_weight=ink_weight_at_points((view.shape[1], view.shape[0]), state.tops),
+                             changed=changed)
 
     def _look_again(self, state: TrackerState, view: np.ndarray, reading: PointReading,
                     emit) -> tuple[TrackerState | None, Anchor]:
