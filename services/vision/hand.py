@@ -85,7 +85,8 @@ def noise_scale(levels: tuple[np.ndarray, ...], shape: tuple[int, int],
     reach = np.median(np.stack(levels), axis=0)
     if float(reach.max()) <= cfg.change_level:
         return None
-    cell = np.minimum(np.float32(cfg.change_level) / np.maximum(reach, np.float32(1e-6)), np.float32(1.0))
+    # (the level over the noise where the noise reaches over it; 1, in full, elsewhere)
+    cell = np.float32(cfg.change_level) / np.maximum(reach, np.float32(cfg.change_level))
     rows, cols = cell.shape
     # (from cell to cell linearly, as the light that sets the noise changes; cut to the view's own size)
     full = cv2.resize(cell.astype(np.float32), (cols * S, rows * S), interpolation=cv2.INTER_LINEAR)

@@ -459,6 +459,7 @@ class Tracker:
                 nv, weight = _norm(view), dark_weight(view, cfg)
                 step_change = step_map(nv)
                 state = replace(state, fit=fit)
+
         def ref_map(nv: np.ndarray) -> np.ndarray | None:
             """How the view differs from the last still board, point by point (None before there is one)."""
             if state.ref_view is None:
@@ -532,9 +533,19 @@ class Tracker:
             state = replace(state, still_since=t_us, quiet_since=t_us, pending=True)
         elif state.still_since is None:
             state = replace(state, still_since=t_us, quiet_since=t_us)
-        if quiet and step_seen:
+        state = self._camera_noise(state, quiet, step_seen[0] if step_seen else None, view)
+        state = replace(state, last_small=small, last_view=nv, last_full=view)
+        return self._maybe_stable(state, view, t_us, emit, obs)
+
+    def _camera_noise(self, state: TrackerState, quiet: bool, step_seen: np.ndarray | None,
+                      view: np.ndarray) -> TrackerState:
+        """A frame with no hand in view: its change since the last frame (`step_seen`, before the noise's scale) is
+        the camera's noise where nothing moved (`quiet`), and where that noise is grainy the frames since the view
+        last changed are summed (the still board is read from their mean)."""
+        cfg = self.config
+        if quiet and step_seen is not None:
             # nothing moved since the last frame, and no hand was over the board: all its change is the camera's
-            state = replace(state, noise=(*state.noise, noise_levels(step_seen[0], cfg))[-cfg.noise_frames:])
+            state = replace(state, noise=(*state.noise, noise_levels(step_seen, cfg))[-cfg.noise_frames:])
         if noisy(state.noise, cfg):
             # the camera's noise is new in each frame, the board is not: the frames since the view last changed kept
             kept = state.still_views
@@ -542,8 +553,7 @@ class Tracker:
             state = replace(state, still_views=kept)
         elif state.still_views is not None:
             state = replace(state, still_views=None)
-        state = replace(state, last_small=small, last_view=nv, last_full=view)
-        return self._maybe_stable(state, view, t_us, emit, obs)
+        return state
 
     def _measure_noise(self, state: TrackerState, image: np.ndarray) -> TrackerState:
         """The state with the camera's noise measured (`hand.noise_levels`) on a frame that is the last one looked at
