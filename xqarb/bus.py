@@ -310,6 +310,21 @@ def kafka_log_commits(bootstrap: str, group: str = REFEREE_GROUP, timeout_s: flo
     return commits, consumer.close
 
 
+def log_went_back(ends: Mapping[TopicPartitionKey, int],
+                  before: Mapping[TopicPartitionKey, int]) -> set[TopicPartitionKey]:
+    """The partitions that end (`ends`: as the broker reports it now) at 0 or before where they ended at the last
+    look (`before`): the broker no longer holds what it acknowledged there (a log's end never goes back on a broker
+    that keeps its records). Not "ends at or before an offset acknowledged": the embedded broker reports a log's end
+    as its last batch's first offset + 1, short of the true end when that batch held several messages."""
+    return {key for key, end in ends.items() if end == 0 or end < before.get(key, 0)}
+
+
+def resting(topic: str, now: float) -> bool:
+    """Whether `topic` is the resting topic of a rolled pair at wall-clock `now` (the roller may empty it)."""
+    base = base_topic(topic)
+    return base in ROLLED and rolled_topics_at(base, now)[1] == topic
+
+
 def base_topic(topic: str) -> str:
     """The topic a rolled pair's second topic stands for (xq.frames.roll -> xq.frames); others as they are."""
     return next((base for base, second in ROLLED.items() if second == topic), topic)

@@ -18,9 +18,9 @@ The keeping itself is xqarb/kept.py (vision keeps its observations the same way)
 
 from __future__ import annotations
 
-from xqarb.kept import Kept, RecordKeep, Where
+from xqarb.kept import RecordKeep, Where
 
-__all__ = ["FRAME_REPLAY_MAX_BYTES", "FRAME_REPLAY_S", "FrameKeep", "KeptFrame", "Where"]
+__all__ = ["FRAME_REPLAY_MAX_BYTES", "FRAME_REPLAY_S", "FrameKeep", "Where"]
 
 # How long a published frame is kept to be sent again should the broker lose it. Vision was measured up to 15-20 s
 # behind the cameras on a loaded 2-core machine (35 s at worst); frames of a move older than what vision reads are
@@ -30,18 +30,12 @@ FRAME_REPLAY_S = 30.0
 # oldest are forgotten (counted): a venue with more cameras keeps fewer seconds rather than more memory.
 FRAME_REPLAY_MAX_BYTES = 64 * 1024 * 1024
 
-KeptFrame = Kept  # one frame the broker acknowledged (its size: its JPEG bytes)
-
 
 class FrameKeep(RecordKeep):
     """The frames acknowledged in the last `keep_s` seconds, at most `max_bytes` of them, oldest first."""
 
     def __init__(self, keep_s: float = FRAME_REPLAY_S, max_bytes: int = FRAME_REPLAY_MAX_BYTES) -> None:
         super().__init__(keep_s, max_bytes)
-
-    @property
-    def max_bytes(self) -> int:
-        return self.max_size
 
     @property
     def bytes(self) -> int:

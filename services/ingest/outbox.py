@@ -195,12 +195,6 @@ def publish_once(
     return done, failure
 
 
-def resting(topic: str, now: float) -> bool:
-    """Whether `topic` is the resting topic of a rolled pair at wall-clock `now` (the roller may empty it)."""
-    base = bus.base_topic(topic)
-    return base in bus.ROLLED and bus.rolled_topics_at(base, now)[1] == topic
-
-
 class OutboxPublisher:
     """Ingest's `Publisher`: events into the outbox (then 202), frames straight to Kafka, dead letters through
     `direct`. A thread publishes the outbox; start it with `start()`, stop with `close()`."""
@@ -439,7 +433,7 @@ class OutboxPublisher:
         bus.ROLL_KEEP_S after the switch at the earliest: this looks every CHECK_LOG_S before)."""
         if self.log_commits is None:
             return
-        keys = [key for key in sorted(self._acked) if key not in self._consumed and resting(key[0], now)]
+        keys = [key for key in sorted(self._acked) if key not in self._consumed and bus.resting(key[0], now)]
         if not keys:
             return
         for key, committed in self.log_commits(keys).items():
@@ -448,13 +442,12 @@ class OutboxPublisher:
 
     def _resend_if_lost(self, ends: Mapping[bus.TopicPartitionKey, int] | None, now: float) -> None:
         """Send the kept acknowledged entries again when a log they were acknowledged in is empty or ends before
-        where it ended at the last check (`ends` None: known lost). Not "ends at or before the offset
-        acknowledged": the embedded broker reports a log's end as its last batch's first offset + 1, short of
-        the true end when that batch held several messages. Not lost: a resting log of a rolled pair whose entries
-        the referee group had committed (`_note_consumed`): the roller emptied it; those entries are forgotten."""
+        where it ended at the last check (`bus.log_went_back`; `ends` None: known lost). Not lost: a resting log
+        of a rolled pair whose entries the referee group had committed (`_note_consumed`): the roller emptied it;
+        those entries are forgotten."""
         if ends is not None:
-            lost = [key for key in self._acked if ends.get(key, 0) == 0 or ends.get(key, 0) < self._ends.get(key, 0)]
-            emptied = [key for key in lost if key in self._consumed and resting(key[0], now)]
+            lost = sorted(bus.log_went_back({key: ends.get(key, 0) for key in self._acked}, self._ends))
+            emptied = [key for key in lost if key in self._consumed and bus.resting(key[0], now)]
             for key in emptied:
                 del self._acked[key]
                 self._ends.pop(key, None)

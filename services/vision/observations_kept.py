@@ -10,8 +10,8 @@ committed (asked about every READ_CHECK_S), and sends the rest again, in the ord
 them, as soon as it learns the broker lost them, before any new observation.
 
 How it learns: a log's end never goes back on a broker that keeps its records; the end of a partition holding kept
-observations found at 0, or before where it was at the last look, says the broker restarted empty (`went_back`; not
-"at or before a kept offset": the embedded broker reports a log's end as its last batch's first offset + 1). Vision
+observations found at 0, or before where it was at the last look, says the broker restarted empty
+(`bus.log_went_back`). Vision
 asks the ends with the referee group's commits (before forgetting anything: a commit on the new broker says nothing
 of the lost one's offsets), when its consumer is given partitions (the rejoin that follows a restart), and before
 sending a batch again that the broker did not acknowledge (a batch in flight when it died), so the kept ones go
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from xqarb import bus
@@ -48,27 +48,11 @@ READ_CHECK_S = 1.0
 # Observations sent again per batch, each acknowledged before the next.
 REPLAY_BATCH = 500
 
-Ends = Callable[[Sequence[tuple[str, int]]], Any]  # (topic, partition) -> next offset (xqarb.ingest.outbox)
-Commits = Callable[[Sequence[tuple[str, int]]], Any]  # (topic, partition) -> the group's next offset or None
-
-
-def went_back(ends: Mapping[tuple[str, int], int], before: Mapping[tuple[str, int], int]) -> set[tuple[str, int]]:
-    """The partitions holding kept records that end (`ends`: as the broker reports it now) at 0 or before where they
-    ended at the last look (`before`): the broker no longer holds what it acknowledged there."""
-    return {key for key, end in ends.items() if end == 0 or end < before.get(key, 0)}
-
-
-def resting(topic: str, now: float) -> bool:
-    """Whether `topic` is the resting topic of a rolled pair at wall-clock `now` (the roller may empty it)."""
-    base = bus.base_topic(topic)
-    return base in bus.ROLLED and bus.rolled_topics_at(base, now)[1] == topic
-
-
 class ObservationReplay:
     """The observations acknowledged lately, forgotten once the referee group read them, sent again once the broker
     lost them. Used by vision's one polling thread only."""
 
-    def __init__(self, ends: Ends, commits: Commits, *, keep: RecordKeep | None = None,
+    def __init__(self, ends: bus.LogEnds, commits: bus.LogCommits, *, keep: RecordKeep | None = None,
                  check_s: float = READ_CHECK_S, clock: Callable[[], float] = time.monotonic,
                  close: Callable[[], None] | None = None, wall_clock: Callable[[], float] = time.time) -> None:
         self._ends_of = ends
@@ -130,8 +114,8 @@ class ObservationReplay:
         try:
             if not self._must_replay:
                 ends = dict(self._ends_of(partitions))
-                back = went_back(ends, self._ends)
-                if back and all(resting(topic, self.wall_clock()) for topic, _ in back):
+                back = bus.log_went_back(ends, self._ends)
+                if back and all(bus.resting(topic, self.wall_clock()) for topic, _ in back):
                     # The roller empties a resting topic once the referee group committed all of it: those kept
                     # there that it committed are read, not lost (a broker restarted empty lost the group's commits
                     # with the records: none is forgotten then).
