@@ -185,8 +185,6 @@ class System:
         api.venue_path = config_path  # the calibration page saves a board's corners there
         app = create_app(api, ingest)
         app.register_blueprint(self.supervisor.blueprint())  # /api/venue/parts
-        self.server = ServerThread(app, args.host, args.port).start()
-        url = self.server.url
         sampler = metrics.LagSampler(
             metrics.kafka_lag(
                 bootstrap,
@@ -199,6 +197,10 @@ class System:
         # Evidence retention (the venue's [evidence] policy): frames no ruling, alert, move or action names thinned.
         store, policy = open_venue_store(config_path, data / "evidence")
         self.services.append(EvidenceSweeper(store, self.ledger, policy, say=self.say).start())
+        # The server starts last: once it answers (/readyz), everything behind it runs, so a client that saw it
+        # ready never meets a start that fails after all.
+        self.server = ServerThread(app, args.host, args.port).start()
+        url = self.server.url
 
         if args.demo:
             self._start_demo(url, config_path, args)
