@@ -114,6 +114,8 @@ FETCH_RESPONSE_MAX_BYTES = 128 * 1024 * 1024
 # partition: `up --boards 25` with two vision processes, idle, used 0.39-0.59 of a core with 50 (the broker
 # 0.23-0.34), 0.32 with 100, 0.17 with 250, 0.10 with 500; cores the vision processes need on a loaded machine.
 FETCH_MAX_WAIT_MS = 250
+# kafka-python's max_poll_records default: the most records one poll returns unless asked otherwise.
+KAFKA_MAX_POLL_RECORDS = 500
 # The least a fetch waits when the consumer looks at a rolled pair again soon (Consumer._bound_fetch_wait): asking
 # the broker more often than this buys nothing.
 FETCH_MIN_WAIT_MS = 20
@@ -784,6 +786,7 @@ class Consumer:
         # read up to the end seen at the last look (what either takes after that is newer)
         self._behind: dict[Any, tuple[Any, int]] = {}
         self._heads: Heads = {}  # rolled pairs: the generation of a partition's next record, where one was held back
+        self._last_poll_full = False  # the last poll returned as many records as it may (`behind`)
         self._join()
 
     def _join(self) -> None:
@@ -856,6 +859,8 @@ class Consumer:
             batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
         except KafkaError as exc:
             raise BusError(f"group {self.group_id!r}: poll failed: {exc}") from exc
+        limit = max_records or int(self._settings.get("max_poll_records", KAFKA_MAX_POLL_RECORDS))
+        self._last_poll_full = sum(len(m) for m in batches.values()) >= limit
         if self._listener.failure is not None:
             # The service could not load or release its state: return nothing of this batch (rewound, so a
             # later commit skips nothing) and let the service stop (close this consumer).
@@ -890,6 +895,29 @@ class Consumer:
                         continue
                 records.append(record)
         return records
+
+    def behind(self, topics: Iterable[str]) -> frozenset[int]:
+        """The numbers of the held partitions of `topics` (and of their rolled seconds) that may hold records this
+        member has not been given yet: read short of the end that the broker last reported with a fetch, that end
+        not known yet (no fetch answered since the assignment), or paused (fetched no more, so its end is not
+        followed). After a poll that returned as many records as it may, the client may still buffer answers it
+        has not looked at: every held partition of `topics` is then behind."""
+        wanted = set(topics)
+        wanted |= {ROLLED[t] for t in wanted if t in ROLLED}
+        consumer = self._consumer
+        if consumer is None:
+            return frozenset()
+        held = [tp for tp in consumer.assignment() if tp.topic in wanted]
+        if self._last_poll_full:
+            return frozenset(tp.partition for tp in held)
+        paused = consumer.paused()
+        out = set()
+        for tp in held:
+            position = consumer.position(tp, timeout_ms=0)  # (0: the position known, no request to the broker)
+            end = consumer.highwater(tp)
+            if tp in paused or position is None or end is None or position < end:
+                out.add(tp.partition)
+        return frozenset(out)
 
     def _in_generation_order(self, batches: Mapping[Any, list[Any]]) -> list[tuple[Any, list[Any]]]:
         """Rolled pairs: this poll's records in the order of their generations (`order_rolled`: a reader more than a

@@ -6,7 +6,9 @@ snapshot of the same move comes after the board has been still for a while and v
 arrival order, a press made right after a move would look like a press without a move (8.1.7). So a clock or
 arbiter input is held until an observation of that board at or after its time has arrived (the camera has seen
 the board as it was then), or until `hold_s` has passed (a board without a camera, or a stalled one), and inputs
-are released in event time.
+are released in event time. The converse holds an observation: it waits while the board's device topics are not
+read up to their ends (the caller says which partitions are behind), so that a backlog read topic by topic (a
+member given partitions with unread inputs, after a rebalance or a broker restart) is folded in event time too.
 
 A board with a camera holds its clock presses up to `camera_hold_s` instead: there a camera that has not caught
 up is vision restarting or reading the frames sent meanwhile, and a press folded before the move it followed
@@ -132,8 +134,14 @@ class EventTimeOrder:
             return max(short, self._unheard_since[board][0] + self.camera_hold_s)
         return short  # no camera, or one vision reported quiet
 
-    def release(self, now: float) -> list[Any]:
-        """The inputs that may be folded now, each board's in event time (arrival order among equal times)."""
+    def release(self, now: float, devices_behind: frozenset[int] = frozenset()) -> list[Any]:
+        """The inputs that may be folded now, each board's in event time (arrival order among equal times).
+
+        `devices_behind`: the partition numbers whose device topics (clock, arbiter) the caller has not read up to
+        their ends. A board's inputs share its partition number on every topic (key = board), so an observation
+        waits while its number is behind: a press made before it may still be unread (a member given a backlog
+        reads one topic's records before another's), and folded after it, that press would be a press without
+        a move (8.1.7). It waits `hold_s` at most (a device topic that does not catch up)."""
         out: list[Any] = []
         for board in list(self._pending):
             queue = sorted(self._pending[board], key=lambda h: (h.record.event.occurred_at, h.order))
@@ -141,11 +149,12 @@ class EventTimeOrder:
             n = 0
             for held in queue:
                 record = held.record
-                ready = (
-                    record.topic in self.camera_topics
-                    or (seen_until is not None and record.event.occurred_at <= seen_until)
-                    or now >= self.deadline(held)
-                )
+                if record.topic in self.camera_topics:
+                    ready = record.partition not in devices_behind or now >= self.deadline(held)
+                else:
+                    ready = (seen_until is not None and record.event.occurred_at <= seen_until) or (
+                        now >= self.deadline(held)
+                    )
                 if not ready:
                     break  # later inputs of this board wait too: the board's order is kept
                 n += 1

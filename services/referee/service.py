@@ -424,6 +424,7 @@ class RefereeService:
         # with its second topic where the embedded broker rolls it (bus.ROLLED).
         # The venue's camera boards hold their presses for the camera from the first input on, after a restart too.
         cameras = frozenset(topics[:1]) | frozenset(bus.ROLLED[t] for t in topics[:1] if t in bus.ROLLED)
+        self.device_topics = tuple(topics[1:])  # clock and arbiter: an observation waits while they are behind
         self.order = EventTimeOrder(cameras, hold_s=hold_s, camera_boards=frozenset(camera_boards))
         self._next_offset: dict[tuple[str, int], int] = {}
         self._committed: dict[tuple[str, int], int] = {}  # what this member committed last, per partition
@@ -486,7 +487,8 @@ class RefereeService:
             self._next_offset[key] = r.offset + 1
         # A board's clock and arbiter inputs wait until its camera has seen the board at their time (ordering.py).
         self.order.add(polled, time.monotonic())
-        records = self.order.release(time.monotonic())
+        # ... and its observations until the device topics of its partition are read up to their ends.
+        records = self.order.release(time.monotonic(), self.consumer.behind(self.device_topics))
         outputs: list[Event] = []
         if records:
             appended_before = self.referee.appended

@@ -440,3 +440,29 @@ def test_committed_offsets_of_many_partitions_in_one_look(broker: str, unique_to
     finally:
         writer.close()
         probe.close()
+
+
+def test_a_member_says_which_partitions_it_has_not_read_to_their_end(
+    broker: str, unique_topic: Callable[[str], str]
+) -> None:
+    """The referee holds a board's observations while its device topics are behind (services/referee/ordering.py)."""
+    obs, clock = unique_topic("obs"), unique_topic("clock")
+    bus.ensure_topics(broker, [obs, clock], partitions=2)
+    with Producer(broker) as producer:
+        partition = {producer.send(clock, draw_offer("board-1", seq)).partition for seq in range(1, 4)}.pop()
+    consumer = Consumer(broker, unique_topic("g"), [obs, clock], **FAST)
+    try:
+        got: list[bus.Record] = []
+        deadline = time.monotonic() + TIMEOUT_S
+        while not got and time.monotonic() < deadline:
+            got = consumer.poll(0.2, max_records=1)
+        assert len(got) == 1
+        assert partition in consumer.behind([clock])  # two of three still unread
+        assert consumer.behind([obs]) == frozenset({0, 1})  # a poll that returned its most: any may hold more
+        got += drain(consumer, 2)
+        while consumer.poll(0.2):
+            pass
+        # read to the ends the fetches reported, empty partitions included
+        assert consumer.behind([clock]) == frozenset() and consumer.behind([obs]) == frozenset()
+    finally:
+        consumer.close()

@@ -48,6 +48,31 @@ def test_the_camera_alone_is_not_held_and_a_board_without_camera_waits_hold_s() 
     assert order.release(now=10) == [press]
 
 
+def test_a_backlog_read_topic_by_topic_is_folded_in_event_time() -> None:
+    # A member given partitions with unread inputs gets the observations first: they wait while the device topics
+    # of their partition are behind, so that the presses made between the moves are folded between them.
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10)
+    moves = [_rec(CAMERA, i, 100 + 10 * i, type_="BoardStable") for i in range(3)]
+    order.add(moves, now=0)
+    assert order.release(now=0, devices_behind=frozenset({0})) == []
+    assert order.held_from() == {(CAMERA, 0): 0}  # nothing committed past them
+    presses = [_rec("xq.clock", i, 105 + 10 * i) for i in range(3)]
+    order.add(presses, now=1)
+    released = order.release(now=1, devices_behind=frozenset())
+    assert released == [moves[0], presses[0], moves[1], presses[1], moves[2]]  # the last press waits for the camera
+
+
+def test_an_observation_waits_only_for_its_own_partition_and_at_most_hold_s() -> None:
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10)
+    snap = _rec(CAMERA, 1, 100, type_="BoardStable")
+    order.add([snap], now=0)
+    assert order.release(now=0, devices_behind=frozenset({1, 2})) == [snap]  # partition 0 is read to its end
+    late = _rec(CAMERA, 2, 110, type_="BoardStable")
+    order.add([late], now=1)
+    assert order.release(now=10.9, devices_behind=frozenset({0})) == []
+    assert order.release(now=11, devices_behind=frozenset({0})) == [late]  # a device topic that never catches up
+
+
 def test_boards_do_not_wait_for_each_other_and_revoked_partitions_are_dropped() -> None:
     order = EventTimeOrder(frozenset({CAMERA}), hold_s=10)
     held = _rec("xq.clock", 1, 300, board="1")
