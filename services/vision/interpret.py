@@ -930,14 +930,18 @@ def _went_nowhere_sure(w: _Work) -> None:
             # (the empty points the piece that left could have gone to: any, where which piece left is unsure)
             could = [i for i in range(90) if known[i] in ".?" and i not in taken
                      and (mover is None or _reaches(known, mover, i))]
-            rival = max((float(change[i]) for i in could if i != bare[0] and change[i] > cfg.change_half * lvl),
-                        default=0.0)
-            nxt = max(float(change[bare[1]]) if len(bare) > 1 else 0.0, rival)
+            # (where it may have gone: the points changed over the level, and those it could have gone to over half
+            # of it; the most changed first)
+            maybe = sorted({*bare, *(i for i in could if change[i] > cfg.change_half * lvl)}, key=lambda k: -change[k])
+            nxt = float(change[maybe[1]]) if len(maybe) > 1 else 0.0
             if change[bare[0]] > cfg.bare_margin * nxt:
                 arrived = bare[:1]
             else:
-                unexplained.extend(sorted((i for i in range(90) if (i in could or i in bare) and change[i] >= nxt),
-                                          key=lambda k: -change[k])[:cfg.unexplained_most])
+                # Unsure: each of the points that changed most, not only the first two. The point a piece went to
+                # need not be among those two where its ink does not read: its disc changes its own point no more
+                # than its lean, its shadow or the hand lifting it change a neighbour of either end, and a snapshot
+                # that leaves it out fits only wrong moves.
+                unexplained.extend(maybe[:cfg.unexplained_most])
         elif (len(vacated) == 1 and occ[vacated[0]] < cfg.ink_trace
               and (dens[vacated[0]] < cfg.ink_all_gone * ref_dens[vacated[0]]
                    or ((dens[vacated[0]] < cfg.ink_most_gone * ref_dens[vacated[0]]

@@ -70,7 +70,8 @@ def ink_fails(reading: PointReading, known: str, cfg: TrackerConfig = DEFAULTS) 
 
 def joint_reading(reading: PointReading, known: str, discs: Callable[[], np.ndarray],
                   lines: Callable[[], np.ndarray], cfg: TrackerConfig = DEFAULTS,
-                  ink_weight: np.ndarray | None = None, changed: np.ndarray | None = None) -> PointReading:
+                  ink_weight: np.ndarray | None = None, changed: np.ndarray | None = None,
+                  ref_density: np.ndarray | None = None) -> PointReading:
     """`reading` with its occupancy read from the joint of the ink, the round outlines (`discs`: per point, called
     only where needed) and the printed lines shown (`lines`, likewise), where the ink alone fails on the position
     `known` (`ink_fails`) and the joint, fitted on that position, misreads at least `joint_margin` fewer of its
@@ -78,7 +79,8 @@ def joint_reading(reading: PointReading, known: str, discs: Callable[[], np.ndar
     told by how a point's ink changed). `ink_weight`: per point, how much of the ink about it counts
     (`occupancy.ink_weight_at_points`); where under `joint_ink_masked` of the board's median, the printed marks mask
     the point's middle and its ink is no cue: the outlines and lines alone read it, fitted on every known point.
-    `changed`: per point, whether it changed since the last still board (None: none did)."""
+    `changed`: per point, whether it changed since the last still board (None: none did); `ref_density`: the ink
+    densities read on that board (None: not known)."""
     if not ink_fails(reading, known, cfg=cfg):
         return reading
     piece, known_at = _known(known)
@@ -104,6 +106,14 @@ def joint_reading(reading: PointReading, known: str, discs: Callable[[], np.ndar
     # point known empty changed and its ink's peak lies well off it, the joint only adds to what the ink reads
     if changed is not None:
         occupied = np.where(changed & ~piece & _ink_off_point(reading, cfg), np.maximum(occupied, ink), occupied)
+    # Nor where a point known empty changed and its ink came with the change: it reads plainly and its density rose
+    # `ink_rose` times over the last still board's. The fit, made on the position before the move, reads the point as
+    # that position's empty points look, and a piece that just arrived there is what the ink saw arrive (printed
+    # marks, a corner's shade or a neighbour's standing body read as ink on both boards, and do not rise)
+    if changed is not None and ref_density is not None:
+        came = (changed & known_at & ~piece & (ink > cfg.ink_plain)
+                & (reading.density > cfg.ink_rose * ref_density + cfg.ink_rise_least))
+        occupied = np.where(came, np.maximum(occupied, ink), occupied)
     ink_misread = int(((ink > cfg.ink_piece) != piece)[known_at].sum())
     joint_misread = int(((occupied > cfg.ink_piece) != piece)[known_at].sum())
     if joint_misread + cfg.joint_margin > ink_misread:
