@@ -1229,9 +1229,23 @@ def _taker_and_half_way(w: _Work) -> None:
                 arrived, fresh = [], [misaligned[-1]]
             else:
                 rise_a, rise_k = _disc_rise(view_circles(), ref_circles(), [a, k], cfg=cfg).tolist()
-                if rise_k >= cfg.outline_rise and rise_k > cfg.twin_rise_ratio * rise_a:
+                if (rise_k >= cfg.outline_rise and rise_k > cfg.twin_rise_ratio * rise_a
+                        and not _inked_on(reading, w.parallax, a, over=k, cfg=cfg)):
                     arrived = [k]
     w.arrived, w.captured, w.fresh, w.vacated = arrived, captured, fresh, vacated
+
+
+def _inked_on(reading: PointReading, parallax: np.ndarray, a: int, over: int, cfg: TrackerConfig = DEFAULTS) -> bool:
+    """Point a plainly shows a piece's top face and its neighbour `over` does not: ink over `ink_plain` centred on a
+    (within `ink_centred`, the camera's `parallax` removed), where `over`'s is fainter or lies off its point. A
+    piece's characters are on its top face, which the view is read through; a round outline rising on the
+    neighbour (a tall piece's side wall and shadow reaching over it) does not move the piece there."""
+    occ, off = reading.occupied, reading.offset - parallax
+
+    def plain(i: int) -> bool:
+        return bool(occ[i] > cfg.ink_plain and float(np.hypot(*off[i])) < cfg.ink_centred)
+
+    return plain(a) and not plain(over)
 
 
 def _touches_that_moved(w: _Work) -> None:

@@ -81,6 +81,9 @@ def _game(shared_data: Path, k: int) -> tuple[str, list[str]]:
         # outdoor sun through leaves over a board seen steeply with tall pieces: the horse b0-c2 set down beside c1,
         # where a round shadow spot lay; its body changed c1 and the spot read as a black piece there from then on
         (120, 6, 3),
+        # the same scene: the rook i0-i1 left i0 bare over another round shadow spot, read as a piece at i0 (over
+        # the whole game, the rook i1-f1 going by was then reported as touching it: a false touch)
+        (120, 12, 4),
     ],
 )
 def test_a_shadow_spot_is_no_piece_come(shared_data: Path, k: int, from_ply: int, plies: int) -> None:
