@@ -1233,9 +1233,23 @@ def _taker_and_half_way(w: _Work) -> None:
                 arrived, fresh = [], [misaligned[-1]]
             else:
                 rise_a, rise_k = _disc_rise(view_circles(), ref_circles(), [a, k], cfg=cfg).tolist()
-                if rise_k >= cfg.outline_rise and rise_k > cfg.twin_rise_ratio * rise_a:
+                if (rise_k >= cfg.outline_rise and rise_k > cfg.twin_rise_ratio * rise_a
+                        and not _inked_on(reading, w.parallax, a, over=k, cfg=cfg)):
                     arrived = [k]
     w.arrived, w.captured, w.fresh, w.vacated = arrived, captured, fresh, vacated
+
+
+def _inked_on(reading: PointReading, parallax: np.ndarray, a: int, over: int, cfg: TrackerConfig = DEFAULTS) -> bool:
+    """Point a plainly shows a piece's top face and its neighbour `over` does not: ink over `ink_plain` centred on a
+    (within `ink_centred`, the camera's `parallax` removed), where `over`'s is fainter or lies off its point. A
+    piece's characters are on its top face, which the view is read through; a round outline rising on the
+    neighbour (a tall piece's side wall and shadow reaching over it) does not move the piece there."""
+    occ, off = reading.occupied, reading.offset - parallax
+
+    def plain(i: int) -> bool:
+        return bool(occ[i] > cfg.ink_plain and float(np.hypot(*off[i])) < cfg.ink_centred)
+
+    return plain(a) and not plain(over)
 
 
 def _touches_that_moved(w: _Work) -> None:
@@ -1470,11 +1484,30 @@ def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointRe
         # piece seen there is the board's print read as one (a paper board's marks, its curled lines off the mask;
         # e.g. the red palace's middle read as a dark piece from the start on), first doubted no more.
         seen = {i: c for i, c in seen.items() if c == "." or squares[i] != "." or i in changed or i in doubted}
+    seen = _with_a_source(known, squares, seen, doubted)
     again = {i: c for i, c in seen.items() if doubted.get(i) == c}
     if again:
         squares = as_plainly_seen(squares, again, reading, cfg=cfg)
     return (squares, {i: c for i, c in seen.items() if i not in again},
             {i: c for i, c in unsure_of.items() if squares[i] == "?"}, ink_only)
+
+
+def _with_a_source(known: str, squares: str, seen: dict[int, str], doubted: dict[int, str]) -> dict[int, str]:
+    """`seen` (what points plainly show against the snapshot `squares`) without the pieces seen come that no piece
+    can have come from. No piece is ever added to a board: a piece standing where the snapshot has none is one the
+    snapshot lost, either a known piece that left its point with nothing read arriving (the snapshot holds fewer
+    pieces than the `known` board) or one plainly seen gone from its point (a move missed whole). Where more pieces
+    are seen come than that, what reads as a piece (ink and a round outline together) is something else: a round
+    shadow spot left bare by a piece that moved off it, a neighbour's tall body leaning over the point. None of those
+    new ones is taken (which would be a guess); those `doubted` already on the last still board were weighed there."""
+    come = [i for i, c in seen.items() if c != "." and squares[i] == "."]
+    if not come:
+        return seen
+    missing = sum(c in _CASED for c in known) - sum(c in _CASED for c in squares)
+    gone = sum(c == "." for c in seen.values())
+    if len(come) <= max(0, missing) + gone:
+        return seen
+    return {i: c for i, c in seen.items() if i not in come or i in doubted}
 
 
 def plainly_seen(squares: str, outlines: Outlines, reading: PointReading, unsure_of: dict[int, str] | None = None,
