@@ -352,6 +352,14 @@ def load_games(path: Path, n: int, max_moves: int) -> list[tuple[str, list[str]]
     return out
 
 
+def check_hard_window(shared: Path, k: int, from_ply: int, plies: int) -> GameResult:
+    """Plies `from_ply` .. `from_ply + plies` of the hard set's game `k` (seed 1000 + k, the real crops' tops), as
+    the whole-set run reads them (`--truth-fit --adopt moves --hard hard`): the window a test keeps of a case."""
+    fen, moves = load_games(shared / "games" / "ccpd_dev.jsonl", k + 1, 20)[k]
+    return check_game(fen, moves, 1000 + k, truth_fit=True, adopt="moves", hard="hard", from_ply=from_ply,
+                      until_ply=from_ply + plies, piece_crops=str(shared / "piece_crops" / "valid"))
+
+
 def shared_dir() -> Path:
     """The shared data folder: $XQARB_SHARED, else ../shared beside the checkout (as the tests find it)."""
     env = os.environ.get("XQARB_SHARED")

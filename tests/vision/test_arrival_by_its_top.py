@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gamecheck import check_game, load_games
+from gamecheck import check_hard_window
 
 from xqarb.vision.grid import point_index
 from xqarb.vision.interpret import _inked_on
@@ -69,16 +69,5 @@ def test_a_faint_arrival_is_left_to_the_outlines() -> None:
     ],
 )
 def test_a_tall_rook_s_arrival_is_read_where_its_top_is(shared_data: Path, k: int, from_ply: int, plies: int) -> None:
-    fen, moves = load_games(shared_data / "games" / "ccpd_dev.jsonl", k + 1, 20)[k]
-    r = check_game(
-        fen,
-        moves,
-        1000 + k,
-        truth_fit=True,
-        adopt="moves",
-        hard="hard",
-        from_ply=from_ply,
-        until_ply=from_ply + plies,
-        piece_crops=str(shared_data / "piece_crops" / "valid"),
-    )
+    r = check_hard_window(shared_data, k, from_ply, plies)
     assert (r.inferred_ok, r.moves, r.wrong_inferred) == (plies, plies, 0), r.wrong

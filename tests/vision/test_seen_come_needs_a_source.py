@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gamecheck import check_game, load_games
+from gamecheck import check_hard_window
 
 from xqarb.vision.grid import point_index
 from xqarb.vision.interpret import _with_a_source
@@ -71,10 +71,6 @@ def test_a_piece_doubted_on_the_last_still_board_is_weighed_as_then() -> None:
     assert _with_a_source(known, known, {e2: "X"}, {}) == {}
 
 
-def _game(shared_data: Path, k: int) -> tuple[str, list[str]]:
-    return load_games(shared_data / "games" / "ccpd_dev.jsonl", k + 1, 20)[k]
-
-
 @pytest.mark.parametrize(
     ("k", "from_ply", "plies"),
     [
@@ -87,16 +83,5 @@ def _game(shared_data: Path, k: int) -> tuple[str, list[str]]:
     ],
 )
 def test_a_shadow_spot_is_no_piece_come(shared_data: Path, k: int, from_ply: int, plies: int) -> None:
-    fen, moves = _game(shared_data, k)
-    r = check_game(
-        fen,
-        moves,
-        1000 + k,
-        truth_fit=True,
-        adopt="moves",
-        hard="hard",
-        from_ply=from_ply,
-        until_ply=from_ply + plies,
-        piece_crops=str(shared_data / "piece_crops" / "valid"),
-    )
+    r = check_hard_window(shared_data, k, from_ply, plies)
     assert (r.inferred_ok, r.moves, r.false_touches, r.false_lifts) == (plies, plies, 0, 0), (r.wrong, r.false_touched)

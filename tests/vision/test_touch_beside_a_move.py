@@ -9,7 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from gamecheck import check_game, load_games
+from gamecheck import check_hard_window
 
 from xqarb.vision.occupancy import MARGIN, S
 from xqarb.vision.touch import change_off_centre
@@ -57,10 +57,6 @@ def test_nothing_changed_is_centred() -> None:
     assert change_off_centre(ref.copy(), ref, np.array([4.0, 4.0])) == 0.0
 
 
-def _game(shared_data: Path, k: int) -> tuple[str, list[str]]:
-    return load_games(shared_data / "games" / "ccpd_dev.jsonl", k + 1, 20)[k]
-
-
 @pytest.mark.parametrize(("k", "from_ply", "plies"), [
     # Tall pieces under a low sun, seen steeply: the cannon h2-e2 set down in front of the pawn e3 (its outline had
     # been found 0.47 off, on a shadow's rim, on the last still board)
@@ -72,7 +68,5 @@ def _game(shared_data: Path, k: int) -> tuple[str, list[str]]:
 ])
 def test_a_piece_set_down_or_taken_up_beside_another_is_no_touch(shared_data: Path, k: int, from_ply: int,
                                                                   plies: int) -> None:
-    fen, moves = _game(shared_data, k)
-    r = check_game(fen, moves, 1000 + k, truth_fit=True, adopt="moves", hard="hard", from_ply=from_ply,
-                   until_ply=from_ply + plies, piece_crops=str(shared_data / "piece_crops" / "valid"))
+    r = check_hard_window(shared_data, k, from_ply, plies)
     assert (r.inferred_ok, r.moves, r.false_touches, r.false_lifts) == (plies, plies, 0, 0), r.false_touched
