@@ -12,7 +12,9 @@ member given partitions with unread inputs, after a rebalance or a broker restar
 
 A board with a camera holds its clock presses up to `camera_hold_s` instead: there a camera that has not caught
 up is vision restarting or reading the frames sent meanwhile, and a press folded before the move it followed
-would be ruled a press without a move (8.1.7, two of them a loss by 4.1.9). Which boards have a camera:
+would be ruled a press without a move (8.1.7, two of them a loss by 4.1.9); beyond that while the board's camera
+time keeps rising (vision on a loaded machine reading the frames of minutes ago), until it stood still for
+`camera_stall_s`. Which boards have a camera:
   * the venue's configuration (`camera_boards`: a device that sends frames), known from the first input on, so
     that neither a referee that restarts nor a vision process killed before its first report of a board makes
     the referee fold the board's first presses after the short hold;
@@ -51,6 +53,11 @@ VISION_OBSERVATIONS = frozenset({
 # measured under load, bench/faults.py), short enough that a camera gone for good delays a ruling by minutes only
 # (the arbiter is told of a quiet camera after 20 s).
 CAMERA_HOLD_S = 120.0
+# ...and longer while the board's camera time keeps moving on (vision reading the frames sent while it was down, on
+# a loaded machine more than CAMERA_HOLD_S after the press): the press waits until the camera reaches it, unless the
+# camera time stood still this long (s). Vision reports a board's progress about once a second of its frames read
+# (services/vision/progress.py); the arbiter hears of a camera quiet for 20 s.
+CAMERA_STALL_S = 30.0
 
 LIVE, QUIET = "live", "quiet"  # what vision last said of a board's camera: reading its frames, or no frame
 
@@ -90,10 +97,12 @@ class EventTimeOrder:
     camera_topics: frozenset[str]
     hold_s: float = 10.0
     camera_hold_s: float = CAMERA_HOLD_S
+    camera_stall_s: float = CAMERA_STALL_S
     camera_boards: frozenset[str] = frozenset()  # the boards the venue configures with a camera
     _pending: dict[str, list[_Held]] = field(default_factory=dict)
     _camera_time: dict[str, int] = field(default_factory=dict)
     _camera: dict[str, str] = field(default_factory=dict)  # board -> LIVE or QUIET, vision's latest word
+    _camera_moved: dict[str, float] = field(default_factory=dict)  # board -> the caller's clock when its time last rose
     # configured camera boards with no report yet -> (the caller's clock at their first input here, its topic and
     # partition: the board's allowance is counted again if the partition goes and comes back)
     _unheard_since: dict[str, tuple[float, str, int]] = field(default_factory=dict)
@@ -105,8 +114,10 @@ class EventTimeOrder:
             if event is None:
                 continue
             board = event.board_id
-            if record.topic in self.camera_topics:
-                self._camera_time[board] = max(self._camera_time.get(board, event.occurred_at), event.occurred_at)
+            rose = board not in self._camera_time or event.occurred_at > self._camera_time[board]
+            if record.topic in self.camera_topics and rose:
+                self._camera_time[board] = event.occurred_at
+                self._camera_moved[board] = now
             if event.type == PROGRESS:
                 self._camera[board] = LIVE
                 continue
@@ -127,7 +138,10 @@ class EventTimeOrder:
         board = event.board_id
         camera = self._camera.get(board)
         if camera == LIVE:
-            return max(short, held.arrived + self.camera_hold_s)
+            # (a camera time that keeps rising will reach the press: it waits for it; one that stood still for
+            # `camera_stall_s` may never)
+            moving = self._camera_moved.get(board, held.arrived) + self.camera_stall_s
+            return max(short, held.arrived + self.camera_hold_s, moving)
         if camera is None and board in self._unheard_since:
             # Counted from the board's first input here, not from each press: a configured camera that never
             # reports delays the rulings of this process's first `camera_hold_s` on the board only.

@@ -122,6 +122,32 @@ def test_a_press_waits_no_longer_than_camera_hold_s_for_a_camera_gone_for_good()
     assert order.release(now=120) == [press]
 
 
+def test_a_press_waits_past_camera_hold_s_while_the_camera_time_keeps_rising() -> None:
+    # On a loaded machine a restarted vision reads the frames of two minutes ago: each report moves the camera time
+    # on, towards the press, which waits for it; once the camera time stands still for camera_stall_s, no longer.
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10, camera_hold_s=120, camera_stall_s=30)
+    order.add([_progress(1, 100)], now=0)
+    press = _rec("xq.clock", 2, 160)
+    order.add([press], now=0)
+    for i, now in enumerate(range(110, 200, 10)):  # vision back at 110 s, reading a second of frames every 10 s
+        order.add([_progress(3 + i, 101 + i)], now=now)
+        assert order.release(now=now) == [], now
+    assert order.release(now=219.9) == []  # the last report at 190
+    assert order.release(now=220) == [press]
+
+
+def test_a_camera_time_that_reaches_the_press_releases_it_in_order() -> None:
+    order = EventTimeOrder(frozenset({CAMERA}), hold_s=10, camera_hold_s=120, camera_stall_s=30)
+    order.add([_progress(1, 100)], now=0)
+    press = _rec("xq.clock", 2, 102)
+    order.add([press], now=0)
+    order.add([_progress(3, 101)], now=119)
+    assert order.release(now=130) == []  # past camera_hold_s, the camera time rising: held
+    stable = _rec(CAMERA, 4, 101.5, type_="BoardStable")
+    order.add([stable, _progress(5, 103)], now=140)
+    assert order.release(now=140) == [stable, press]  # the move, then its press: no foul
+
+
 def _quiet(offset: int, t_s: float, back: bool, board: str = "1") -> Rec:
     event = make_event("CameraQuiet", board, source="vision", source_seq=offset, occurred_at=int(t_s * 1e6),
                        received_at=int(t_s * 1e6), since=int((t_s - 20) * 1e6), quiet_ms=20_000, back=back)
