@@ -851,10 +851,11 @@ class Consumer:
                 self._follow_roll()
                 # back by the next look at the roll: a board's frames held after a switch are read as soon as the hold
                 # ends, not after a whole poll spent waiting on paused partitions
-                # (none planned where no frames partition is held: then the poll is as asked)
+                # (none planned where no frames partition is held: then the poll is as asked; a look already due, the
+                # process having been off the CPU since it was planned, makes the poll a short one, not a whole one)
                 due = self._next_roll_check - time.monotonic()
-                if due > 0:
-                    timeout_s = min(timeout_s, due)
+                if self._next_roll_check > 0.0:
+                    timeout_s = min(timeout_s, max(due, FETCH_MIN_WAIT_MS / 1000))
                 self._bound_fetch_wait(due)
             batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
         except KafkaError as exc:
@@ -1031,6 +1032,8 @@ class Consumer:
         names = {topic for pair in self._pairs.items() for topic in pair}
         held = [tp for tp in self._consumer.assignment() if tp.topic in names]
         now = time.monotonic()
+        if not held:
+            self._next_roll_check = 0.0  # nothing to look at: polls as long as asked, and a look at once when held
         # A partition just assigned is looked at at once: its end then is what tells a later emptying.
         if not held or (now < self._next_roll_check and all(tp in self._seen_ends for tp in held)):
             self._release_caught_up()
