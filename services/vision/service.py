@@ -87,6 +87,12 @@ OBSERVATION_NS = uuid.UUID("0b1c7f0e-54a4-5d8e-8f3b-7a1e9d6c2b40")
 # (the frames acknowledged late at a roll of the frames topics, a producer's resend after a broker restart), and
 # the counter xq_vision_frames_out_of_order_total has them all.
 SKIPPED_LOG_EVERY_S = 10.0
+# A vision process to which its group has given no partitions this long after it began to rejoin is made a new
+# member (bus.Consumer.renew_after_s), as the referee is (services/referee/service.py, REFEREE_REJOIN_S, which says
+# how the embedded broker can leave a rejoining member unanswered): a member kicked out of its group under load was
+# seen to leave its boards' frames unread past a period of the frames topics, which the roller then dropped, and
+# the moves in them were never seen (bench/faults.py, camera boards). Shorter than that period (bus.FRAMES_ROLL_S).
+VISION_REJOIN_S = 20.0
 
 
 @dataclass
@@ -589,7 +595,7 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
     # worth of frames back (xqarb.fresh_start); `assigned` seeds its boards with their games' positions meanwhile.
     consumer = bus.Consumer(bootstrap, group, topics, on_assigned=assigned, on_revoked=revoked,
                             dlq_producer=producer, client_id=core.source,
-                            fresh_back_s={bus.FRAMES: FRESH_FRAMES_BACK_S})
+                            fresh_back_s={bus.FRAMES: FRESH_FRAMES_BACK_S}, renew_after_s=VISION_REJOIN_S)
     print(f"vision: consuming {', '.join(topics)} as {core.source} in group {group}", file=sys.stderr, flush=True)
     handled = 0
     skipped = SkippedLog()
