@@ -903,8 +903,7 @@ class Consumer:
         not known yet (no fetch answered since the assignment), or paused (fetched no more, so its end is not
         followed). After a poll that returned as many records as it may, the client may still buffer answers it
         has not looked at: every held partition of `topics` is then behind."""
-        wanted = set(topics)
-        wanted |= {ROLLED[t] for t in wanted if t in ROLLED}
+        wanted = set(with_rolled(topics, ROLLED.values()))
         consumer = self._consumer
         if consumer is None:
             return frozenset()

@@ -1240,16 +1240,17 @@ def _taker_and_half_way(w: _Work) -> None:
 
 
 def _inked_on(reading: PointReading, parallax: np.ndarray, a: int, over: int, cfg: TrackerConfig = DEFAULTS) -> bool:
-    """Point a plainly shows a piece's top face and its neighbour `over` does not: ink over `ink_plain` centred on a
-    (within `ink_centred`, the camera's `parallax` removed), where `over`'s is fainter or lies off its point. A
-    piece's characters are on its top face, which the view is read through; a round outline rising on the
-    neighbour (a tall piece's side wall and shadow reaching over it) does not move the piece there."""
-    occ, off = reading.occupied, reading.offset - parallax
+    """Point a plainly shows a piece's top face and its neighbour `over` does not (`_plain_on_point`). A piece's
+    characters are on its top face, which the view is read through; a round outline rising on the neighbour (a tall
+    piece's side wall and shadow reaching over it) does not move the piece there."""
+    return _plain_on_point(reading, parallax, a, cfg) and not _plain_on_point(reading, parallax, over, cfg)
 
-    def plain(i: int) -> bool:
-        return bool(occ[i] > cfg.ink_plain and float(np.hypot(*off[i])) < cfg.ink_centred)
 
-    return plain(a) and not plain(over)
+def _plain_on_point(reading: PointReading, parallax: np.ndarray, i: int, cfg: TrackerConfig = DEFAULTS) -> bool:
+    """Point i's ink reads plainly (over `ink_plain`) and its peak is centred on the point (within `ink_centred`,
+    the camera's `parallax` removed): a piece stands there, not a neighbour's piece leaning towards it."""
+    centred = float(np.hypot(*(reading.offset[i] - parallax))) < cfg.ink_centred
+    return bool(reading.occupied[i] > cfg.ink_plain and centred)
 
 
 def _touches_that_moved(w: _Work) -> None:
@@ -1374,9 +1375,8 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
     for i in range(90):
         if (known[i] == "?" and i not in taken and i not in targets and i not in leaning and i not in left
                 and i not in straightened and i not in vacated and i not in emptied_too and change[i] > lvl):
-            centred = float(np.hypot(*(reading.offset[i] - parallax))) < cfg.ink_centred
-            sq[i] = "." if occ[i] < cfg.ink_none else (_ink_letter(reading, i, cfg=cfg) if occ[i] > cfg.ink_plain
-                                                       and centred else "?")
+            sq[i] = "." if occ[i] < cfg.ink_none else (_ink_letter(reading, i, cfg=cfg)
+                                                       if _plain_on_point(reading, parallax, i, cfg) else "?")
     if nudged and ref_view is not None and len(pieces_but()) >= cfg.least_standing_many:
         # A piece touched moved on its point: its round outline moved with it, or changed its shape where the hand
         # turned it. A piece whose ink peak alone shifted (a change of light or shadow over it) was not touched
