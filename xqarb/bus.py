@@ -59,6 +59,9 @@ ROLL_SETTLE_S = 1.0
 # Frames only: the referee has no such guard for observations, which keep ROLL_SETTLE_S (once in 300 s).
 ROLL_HOLD_S = 0.25
 ROLL_CHECK_S = 0.5  # how often a consumer of rolled frames looks for a recreated topic and keeps boards in order
+# How long a look at the roll waits for the broker to say where a partition just assigned starts (ms); a position
+# not known by then is looked at again at the next look.
+ROLL_POSITION_WAIT_MS = 200
 ROLL_RECHECK_S = 30.0  # how often a producer of frames looks again whether the broker rolls them
 # Observations roll the same way (the referee group reads them; xqarb.broker.TopicRoller empties one only once that
 # group committed all of it, never dropping any): vision reports each board about once a second (CameraProgress)
@@ -779,6 +782,8 @@ class Consumer:
         self._settings = settings
         self.renew_after_s = renew_after_s
         self.renewed = 0  # times this member was made anew (`poll`)
+        self._group_answer: Any = None  # kafka-python's generation at the last look (`_renew_if_stuck`)
+        self._group_answer_at = 0.0  # monotonic time it was first seen
         self._next_roll_check = 0.0
         self._wall_clock = wall_clock  # rolled frames: which topic takes new frames now (frames_topics_at)
         self._seen_ends: dict[Any, int] = {}  # rolled frames: each partition's end offset at the last look
@@ -808,7 +813,8 @@ class Consumer:
             raise BusError(f"cannot join group {self.group_id!r} on Kafka at {self._bootstrap}: {exc}") from exc
 
     def _renew_if_stuck(self) -> None:
-        """Make this member anew where its rejoin has not ended with an assignment for `renew_after_s`.
+        """Make this member anew where its rejoin has not ended with an assignment for `renew_after_s`, and the group
+        has not answered it for as long.
 
         The embedded broker restarted empty was seen to leave a rejoining member for good with neither an answer
         to its SyncGroup nor a timeout from kafka-python 2.3 (it had logged itself the group's leader, and polled
@@ -820,12 +826,22 @@ class Consumer:
             self._join()
             return
         since = self._listener.rejoining_since
-        if self.renew_after_s is None or since is None or time.monotonic() - since < self.renew_after_s:
+        if self.renew_after_s is None or since is None:
+            return
+        now = time.monotonic()
+        answer = getattr(getattr(self._consumer, "_coordinator", None), "_generation", None)
+        if answer is not self._group_answer:
+            # kafka-python makes a new generation at each answer of the group to this member's JoinGroup (and at
+            # each reset after a failed round): a rejoin that goes round after round under load, each ended by a
+            # slow peer, is not a stuck one, and a member made anew would begin the rounds again
+            self._group_answer, self._group_answer_at = answer, now
+        waited = now - max(since, self._group_answer_at)
+        if waited < self.renew_after_s:
             return
         from kafka.errors import KafkaError
 
-        log.warning("group %r: no partitions given to this member %.0f s after it began to rejoin; joining again as "
-                    "a new member", self.group_id, time.monotonic() - since)
+        log.warning("group %r: no partitions given to this member %.0f s after it began to rejoin, and no answer of "
+                    "the group for %.0f s; joining again as a new member", self.group_id, now - since, waited)
         old, self._consumer = self._consumer, None  # (None until joined again: `_join` may fail)
         try:
             old.close(autocommit=False, timeout_ms=1_000)  # (a LeaveGroup at best: the broker may not answer)
@@ -841,13 +857,39 @@ class Consumer:
         """The partitions this member holds (as of the last rebalance callback)."""
         return set(self._listener.assigned)
 
+    def rebalance_due(self) -> bool:
+        """Whether the group has begun a rebalance that this member has not rejoined yet (its heartbeat, about once a
+        second, was told so). A caller working through a batch should give the rest back (`give_back`) and poll,
+        which rejoins: the embedded broker ends a join round about 5 s after it began, with the members that joined
+        by then, and a member that comes later is left out and starts another round. Under load a batch of frames
+        takes longer than that, and such a group was seen to go round for a minute, its partitions unread."""
+        coordinator = getattr(self._consumer, "_coordinator", None)
+        need_rejoin = getattr(coordinator, "need_rejoin", None)
+        return bool(need_rejoin()) if need_rejoin is not None else False
+
+    def give_back(self, records: Sequence[Record]) -> None:
+        """Records `poll()` returned that the caller leaves unhandled: each of their partitions is read again from the
+        first of them (by this member, or from the committed offset by the member the group gives it to), so that
+        `commit()` skips none."""
+        from kafka import TopicPartition as KafkaTopicPartition
+
+        first: dict[KafkaTopicPartition, int] = {}
+        for record in records:
+            tp = KafkaTopicPartition(record.topic, record.partition)
+            first[tp] = min(first.get(tp, record.offset), record.offset)
+        held = self._consumer.assignment() if self._consumer is not None else set()
+        for tp, offset in first.items():
+            if tp in held:  # (a partition no longer held restarts from its committed offset anyway)
+                self._consumer.seek(tp, offset)
+
     def poll(self, timeout_s: float = 1.0, max_records: int | None = None) -> list[Record]:
         """The next records (possibly none), in offset order per partition; undecodable ones are dead-lettered."""
         from kafka.errors import KafkaError
 
         self._renew_if_stuck()
         try:
-            if self._rolled:
+            # (not while a rebalance is due: this poll rejoins first, and the look at the roll waits on the broker)
+            if self._rolled and not self.rebalance_due():
                 self._follow_roll()
                 # back by the next look at the roll: a board's frames held after a switch are read as soon as the hold
                 # ends, not after a whole poll spent waiting on paused partitions
@@ -1079,7 +1121,13 @@ class Consumer:
         holding = since < _hold_s(base)
         positions = {}
         for tp in held:
-            positions[tp] = self._consumer.position(tp) or 0
+            position = self._consumer.position(tp, timeout_ms=ROLL_POSITION_WAIT_MS)
+            if position is None:
+                # Where a partition just assigned starts is not known yet (a broker slow to answer): the pair is
+                # left as it is until the next look, ROLL_CHECK_S at most, rather than the poll held up, and with it
+                # this member's rejoin of a rebalancing group. The consumer's poll learns the position meanwhile.
+                return
+            positions[tp] = position
             end, seen = ends.get(tp), self._seen_ends.get(tp)
             if tp.topic == previous and settled and end == 0 and seen and positions[tp]:
                 # The resting topic was deleted and made again, empty (the roller): its offsets start again from

@@ -606,7 +606,12 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
             out: list[Any] = []  # the observations of `sent`, in order (to send again: deliver)
             read: list[bus.Record] = []  # the records taken (all but the frames skipped as out of order)
             times: dict[str, int] = {}  # frame event id -> its time on its board's time line (order.py)
-            for rec in records:
+            for i, rec in enumerate(records):
+                if consumer.rebalance_due():
+                    # The group is rebalancing: this member rejoins within the broker's join round, not after the
+                    # batch (seconds of frames under load); the rest is read again, by this member or the next owner.
+                    consumer.give_back(records[i:])
+                    break
                 if bus.base_topic(rec.topic) == bus.FRAMES:
                     read_to[(rec.topic, rec.partition)] = rec.offset + 1
                 if rec.event is None:

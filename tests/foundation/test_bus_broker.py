@@ -466,3 +466,59 @@ def test_a_member_says_which_partitions_it_has_not_read_to_their_end(
         assert consumer.behind([clock]) == frozenset() and consumer.behind([obs]) == frozenset()
     finally:
         consumer.close()
+
+
+def test_records_given_back_are_read_again_after_the_commit(broker: str, unique_topic: Callable[[str], str]) -> None:
+    """A member that stops half-way through a batch (a rebalance due) commits only what it handled."""
+    topic = unique_topic("back")
+    bus.ensure_topics(broker, [topic], partitions=1)
+    with Producer(broker) as producer:
+        producer.send_many(topic, [draw_offer("board-1", seq) for seq in range(1, 7)])
+    group = unique_topic("g")
+    first = Consumer(broker, group, [topic], **FAST)
+    try:
+        batch = drain(first, 6)
+        first.give_back(batch[2:])
+        first.commit()
+    finally:
+        first.close()
+    again = Consumer(broker, group, [topic], **FAST)
+    try:
+        rest = drain(again, 4)
+    finally:
+        again.close()
+    assert [r.offset for r in rest] == [r.offset for r in batch[2:]]
+    assert [r.event.event_id for r in rest] == [r.event.event_id for r in batch[2:]]
+
+
+def test_a_member_is_told_of_a_rebalance_before_its_next_poll(broker: str, unique_topic: Callable[[str], str]) -> None:
+    """Its heartbeat learns that the group rebalances; the member's poll then rejoins and the partitions are split."""
+    topic = unique_topic("due")
+    bus.ensure_topics(broker, [topic], partitions=2)
+    group = unique_topic("g")
+    a = Consumer(broker, group, [topic], **FAST)
+    b: Consumer | None = None
+    stop = threading.Event()
+    joining: threading.Thread | None = None
+    try:
+        deadline = time.monotonic() + TIMEOUT_S
+        while len(a.assignment()) < 2 and time.monotonic() < deadline:
+            a.poll(0.2)
+        assert len(a.assignment()) == 2 and not a.rebalance_due()
+        b = Consumer(broker, group, [topic], **FAST)
+        joining = threading.Thread(target=lambda: [b.poll(0.2) for _ in iter(stop.is_set, True)], daemon=True)
+        joining.start()
+        deadline = time.monotonic() + TIMEOUT_S
+        while not a.rebalance_due() and time.monotonic() < deadline:
+            time.sleep(0.1)  # (no poll: a member busy with a batch)
+        assert a.rebalance_due(), "the member was not told of the rebalance"
+        while not (len(a.assignment()) == 1 and len(b.assignment()) == 1) and time.monotonic() < deadline:
+            a.poll(0.2)
+        assert len(a.assignment()) == 1 and len(b.assignment()) == 1 and not a.rebalance_due()
+    finally:
+        stop.set()
+        if joining is not None:
+            joining.join(TIMEOUT_S)
+        a.close()
+        if b is not None:
+            b.close()
