@@ -59,9 +59,6 @@ ROLL_SETTLE_S = 1.0
 # Frames only: the referee has no such guard for observations, which keep ROLL_SETTLE_S (once in 300 s).
 ROLL_HOLD_S = 0.25
 ROLL_CHECK_S = 0.5  # how often a consumer of rolled frames looks for a recreated topic and keeps boards in order
-# How long a look at the roll waits for the broker to say where a partition just assigned starts (ms); a position
-# not known by then is looked at again at the next look.
-ROLL_POSITION_WAIT_MS = 200
 ROLL_RECHECK_S = 30.0  # how often a producer of frames looks again whether the broker rolls them
 # Observations roll the same way (the referee group reads them; xqarb.broker.TopicRoller empties one only once that
 # group committed all of it, never dropping any): vision reports each board about once a second (CameraProgress)
@@ -782,8 +779,6 @@ class Consumer:
         self._settings = settings
         self.renew_after_s = renew_after_s
         self.renewed = 0  # times this member was made anew (`poll`)
-        self._group_answer: Any = None  # kafka-python's generation at the last look (`_renew_if_stuck`)
-        self._group_answer_at = 0.0  # monotonic time it was first seen
         self._next_roll_check = 0.0
         self._wall_clock = wall_clock  # rolled frames: which topic takes new frames now (frames_topics_at)
         self._seen_ends: dict[Any, int] = {}  # rolled frames: each partition's end offset at the last look
@@ -813,8 +808,7 @@ class Consumer:
             raise BusError(f"cannot join group {self.group_id!r} on Kafka at {self._bootstrap}: {exc}") from exc
 
     def _renew_if_stuck(self) -> None:
-        """Make this member anew where its rejoin has not ended with an assignment for `renew_after_s`, and the group
-        has not answered it for as long.
+        """Make this member anew where its rejoin has not ended with an assignment for `renew_after_s`.
 
         The embedded broker restarted empty was seen to leave a rejoining member for good with neither an answer
         to its SyncGroup nor a timeout from kafka-python 2.3 (it had logged itself the group's leader, and polled
@@ -826,22 +820,12 @@ class Consumer:
             self._join()
             return
         since = self._listener.rejoining_since
-        if self.renew_after_s is None or since is None:
-            return
-        now = time.monotonic()
-        answer = getattr(getattr(self._consumer, "_coordinator", None), "_generation", None)
-        if answer is not self._group_answer:
-            # kafka-python makes a new generation at each answer of the group to this member's JoinGroup (and at
-            # each reset after a failed round): a rejoin that goes round after round under load, each ended by a
-            # slow peer, is not a stuck one, and a member made anew would begin the rounds again
-            self._group_answer, self._group_answer_at = answer, now
-        waited = now - max(since, self._group_answer_at)
-        if waited < self.renew_after_s:
+        if self.renew_after_s is None or since is None or time.monotonic() - since < self.renew_after_s:
             return
         from kafka.errors import KafkaError
 
-        log.warning("group %r: no partitions given to this member %.0f s after it began to rejoin, and no answer of "
-                    "the group for %.0f s; joining again as a new member", self.group_id, now - since, waited)
+        log.warning("group %r: no partitions given to this member %.0f s after it began to rejoin; joining again as "
+                    "a new member", self.group_id, time.monotonic() - since)
         old, self._consumer = self._consumer, None  # (None until joined again: `_join` may fail)
         try:
             old.close(autocommit=False, timeout_ms=1_000)  # (a LeaveGroup at best: the broker may not answer)
@@ -888,8 +872,7 @@ class Consumer:
 
         self._renew_if_stuck()
         try:
-            # (not while a rebalance is due: this poll rejoins first, and the look at the roll waits on the broker)
-            if self._rolled and not self.rebalance_due():
+            if self._rolled:
                 self._follow_roll()
                 # back by the next look at the roll: a board's frames held after a switch are read as soon as the hold
                 # ends, not after a whole poll spent waiting on paused partitions
@@ -1121,13 +1104,7 @@ class Consumer:
         holding = since < _hold_s(base)
         positions = {}
         for tp in held:
-            position = self._consumer.position(tp, timeout_ms=ROLL_POSITION_WAIT_MS)
-            if position is None:
-                # Where a partition just assigned starts is not known yet (a broker slow to answer): the pair is
-                # left as it is until the next look, ROLL_CHECK_S at most, rather than the poll held up, and with it
-                # this member's rejoin of a rebalancing group. The consumer's poll learns the position meanwhile.
-                return
-            positions[tp] = position
+            positions[tp] = self._consumer.position(tp) or 0
             end, seen = ends.get(tp), self._seen_ends.get(tp)
             if tp.topic == previous and settled and end == 0 and seen and positions[tp]:
                 # The resting topic was deleted and made again, empty (the roller): its offsets start again from
