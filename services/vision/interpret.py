@@ -227,7 +227,12 @@ class _Work:
                         or dens[k] > cfg.ink_manyfold * ref_dens[k] + cfg.ink_rise_least)
                    and max(float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])),
                            float(np.dot(reading.offset[k] - parallax, POINTS_UV[a] - POINTS_UV[k]))) >= cfg.lean_some]
-        if len(towards) == 1 and _half_way_between(view_circles(), a, towards[0], pieces_but(src), cfg):
+        # (not where the piece's characters read plainly on a, not leaning towards the neighbour (`_topped_on`):
+        # a tall piece's side wall and shadow reach over the neighbour, raising its change, its ink's lean and an
+        # outline half-way; e.g. the horse b0-c2, c2 read 1.00 occupied with its peak 0.12 off, c3 changed as
+        # much, 0.252 against 0.248, its peak 0.53 towards c2)
+        if (len(towards) == 1 and _half_way_between(view_circles(), a, towards[0], pieces_but(src), cfg)
+                and not _topped_on(reading, parallax, a, over=towards[0], cfg=cfg)):
             return towards[0]
         return None
 
@@ -1181,8 +1186,11 @@ def _taker_and_half_way(w: _Work) -> None:
         # (a disc 0.75 as plain as the standing pieces' will do, seen half-way from both points: e.g.
         #  the horse b4 took the rook d5 and was left towards c5 under the noise of a small board, its disc 0.55
         # against their median 0.70)
+        # (not where the taker's characters read plainly on the prey's point, not leaning towards the neighbour:
+        # its top face is there, and the outline half-way is its side wall and shadow reaching over the neighbour)
         half = [k for k in beside if len(others) >= cfg.least_standing
-                and _half_way_between(view_circles(), c, k, others, cfg)]
+                and _half_way_between(view_circles(), c, k, others, cfg)
+                and not _topped_on(reading, w.parallax, c, over=k, cfg=cfg)]
         if len(half) == 1 and _plain_disc_near(view_circles(), [c], outlines.discs(), others,
                                                share=cfg.outline_plain_taker, cfg=cfg):
             k = half[0]
@@ -1218,7 +1226,11 @@ def _taker_and_half_way(w: _Work) -> None:
             misaligned.append((s, a) if s < a else (a, s))
             taken.update((s, a))
             vacated, arrived, fresh, twin = [], [], [misaligned[-1]], []
-        if len(twin) == 1:
+        # (but not where the piece's characters read plainly on the arrival, not leaning towards the twin
+        # (`_topped_on`): the top face is on the point, and the twin's change and the outline seen half-way are the
+        # side wall and shadow of a tall piece reaching over it; e.g. the rook h0-h5, its ink 0.96 on h5 leaning
+        # 0.19 towards h4, which changed more, 0.149 against 0.130)
+        if len(twin) == 1 and not _topped_on(reading, w.parallax, a, over=twin[0], cfg=cfg):
             k = twin[0]
             # half-way (its disc's centre, the camera's parallax removed, `misaligned_from` or more off towards the
             # other): both (e.g. the bishop g0-e2 left between e2 and f2, the disc rose by 0.25 and 0.27)
@@ -1244,6 +1256,18 @@ def _inked_on(reading: PointReading, parallax: np.ndarray, a: int, over: int, cf
     characters are on its top face, which the view is read through; a round outline rising on the neighbour (a tall
     piece's side wall and shadow reaching over it) does not move the piece there."""
     return _plain_on_point(reading, parallax, a, cfg) and not _plain_on_point(reading, parallax, over, cfg)
+
+
+def _topped_on(reading: PointReading, parallax: np.ndarray, a: int, over: int,
+               cfg: TrackerConfig = DEFAULTS) -> bool:
+    """A piece's top face stands on point a, not between it and its neighbour `over` (5.10): a's ink reads plainly
+    (over `ink_plain`), its peak leaning under `lean_some` towards `over` (the camera's `parallax` removed), and
+    `over` shows no piece's characters of its own (`_plain_on_point`). The characters are on the top face; a piece
+    half-way shows them half a spacing off both points, while a tall piece's side wall and shadow, which reach over
+    the neighbour on one side, carry none."""
+    lean = float(np.dot(reading.offset[a] - parallax, POINTS_UV[over] - POINTS_UV[a]))
+    return bool(reading.occupied[a] > cfg.ink_plain and lean < cfg.lean_some
+                and not _plain_on_point(reading, parallax, over, cfg))
 
 
 def _plain_on_point(reading: PointReading, parallax: np.ndarray, i: int, cfg: TrackerConfig = DEFAULTS) -> bool:
