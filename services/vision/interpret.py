@@ -1325,12 +1325,12 @@ def _topped_on(reading: PointReading, parallax: np.ndarray, a: int, over: int,
                cfg: TrackerConfig = DEFAULTS) -> bool:
     """A piece's top face stands on point a, not between it and its neighbour `over` (5.10): a's ink reads plainly
     (over `ink_plain`), its peak leaning under `lean_some` towards `over` (the camera's `parallax` removed), and
-    `over` shows no piece's characters of its own (`_plain_on_point`). The characters are on the top face; a piece
-    half-way shows them half a spacing off both points, while a tall piece's side wall and shadow, which reach over
-    the neighbour on one side, carry none."""
+    `over` reads no piece (under `ink_piece`). The characters are on the top face; a piece half-way shows them half a
+    spacing off both points, often reading a piece on each, while a tall piece's side wall and shadow, which reach
+    over the neighbour on one side, carry none."""
     lean = float(np.dot(reading.offset[a] - parallax, POINTS_UV[over] - POINTS_UV[a]))
     return bool(reading.occupied[a] > cfg.ink_plain and lean < cfg.lean_some
-                and not _plain_on_point(reading, parallax, over, cfg))
+                and reading.occupied[over] < cfg.ink_piece)
 
 
 def _plain_on_point(reading: PointReading, parallax: np.ndarray, i: int, cfg: TrackerConfig = DEFAULTS) -> bool:

@@ -49,6 +49,13 @@ def test_characters_leaning_towards_the_neighbour_may_be_half_way() -> None:
     assert not _topped_on(reading, np.zeros(2), H5, over=H4)
 
 
+def test_a_neighbour_reading_a_piece_may_hold_half_of_one() -> None:
+    # a pawn that took g5 and was left half-way back towards g6: g6 reads 0.98 occupied, its peak 0.44 towards g5,
+    # g5 a piece centred on it
+    reading = _reading({"g5": 1.0, "g6": 0.98}, {"g6": (0.03, 0.44)})
+    assert not _topped_on(reading, np.zeros(2), point_index("g5"), over=point_index("g6"))
+
+
 def test_the_camera_s_parallax_is_no_lean() -> None:
     # every top face seen 0.3 down the view: h5's peak 0.3 off is centred on its top
     reading = _reading({"h5": 0.95}, {"h5": (0.0, 0.3)})
