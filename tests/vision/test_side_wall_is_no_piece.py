@@ -49,7 +49,14 @@ def test_characters_leaning_towards_the_neighbour_may_be_half_way() -> None:
     assert not _topped_on(reading, np.zeros(2), H5, over=H4)
 
 
-def test_a_neighbour_reading_a_piece_may_hold_half_of_one() -> None:
+def test_a_shadow_read_as_some_ink_is_no_piece_s_characters() -> None:
+    # the horse d5xc3: c3 0.89, its peak 0.22 towards c2; c2, under the horse's shadow, 0.51 with its peak 0.31
+    # back towards c3
+    reading = _reading({"c3": 0.89, "c2": 0.51}, {"c3": (0.31, 0.22), "c2": (0.16, -0.31)})
+    assert _topped_on(reading, np.zeros(2), C3, over=C2)
+
+
+def test_a_neighbour_reading_a_piece_plainly_may_hold_half_of_one() -> None:
     # a pawn that took g5 and was left half-way back towards g6: g6 reads 0.98 occupied, its peak 0.44 towards g5,
     # g5 a piece centred on it
     reading = _reading({"g5": 1.0, "g6": 0.98}, {"g6": (0.03, 0.44)})
