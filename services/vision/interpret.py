@@ -1325,13 +1325,14 @@ def _topped_on(reading: PointReading, parallax: np.ndarray, a: int, over: int,
                cfg: TrackerConfig = DEFAULTS) -> bool:
     """A piece's top face stands on point a, not between it and its neighbour `over` (5.10): a's ink reads plainly
     (over `ink_plain`), its peak leaning under `lean_some` towards `over` (the camera's `parallax` removed), and
-    `over` plainly shows no characters (under `ink_plain`). The characters are on the top face; a piece half-way
-    shows them half a spacing off both points, where both may read plainly, while a tall piece's side wall and shadow,
-    which reach over the neighbour on one side, carry none (a dark shadow may read as some ink: e.g. 0.51 occupied,
-    its peak 0.31 back towards the piece)."""
+    `over` plainly reads none (under `ink_none`). The characters are on the top face: a tall piece's side wall and
+    shadow, which reach over the neighbour on one side, carry none. A piece half-way shows them half a spacing off both
+    points, and where the neighbour reads some ink it may be half the characters, however little the lean measured
+    against the median parallax (a dark shadow reads as ink too, 0.51 occupied, but is not told apart from them: e.g.
+    a cannon half-way between f0 and f1, f1 0.44, its peak 0.27 back towards f0, f0's 0.14 towards f1)."""
     lean = float(np.dot(reading.offset[a] - parallax, POINTS_UV[over] - POINTS_UV[a]))
     return bool(reading.occupied[a] > cfg.ink_plain and lean < cfg.lean_some
-                and reading.occupied[over] <= cfg.ink_plain)
+                and reading.occupied[over] < cfg.ink_none)
 
 
 def _plain_on_point(reading: PointReading, parallax: np.ndarray, i: int, cfg: TrackerConfig = DEFAULTS) -> bool:

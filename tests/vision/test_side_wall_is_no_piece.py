@@ -49,11 +49,11 @@ def test_characters_leaning_towards_the_neighbour_may_be_half_way() -> None:
     assert not _topped_on(reading, np.zeros(2), H5, over=H4)
 
 
-def test_a_shadow_read_as_some_ink_is_no_piece_s_characters() -> None:
-    # the horse d5xc3: c3 0.89, its peak 0.22 towards c2; c2, under the horse's shadow, 0.51 with its peak 0.31
-    # back towards c3
-    reading = _reading({"c3": 0.89, "c2": 0.51}, {"c3": (0.31, 0.22), "c2": (0.16, -0.31)})
-    assert _topped_on(reading, np.zeros(2), C3, over=C2)
+def test_a_neighbour_reading_some_ink_may_hold_half_the_characters() -> None:
+    # a cannon half-way between f0 and f1: f0 1.00, its peak only 0.14 towards f1 against the median parallax; f1
+    # 0.44, its peak 0.27 back towards f0
+    reading = _reading({"f0": 1.0, "f1": 0.44}, {"f0": (-0.06, -0.14), "f1": (0.09, 0.27)})
+    assert not _topped_on(reading, np.zeros(2), point_index("f0"), over=point_index("f1"))
 
 
 def test_a_neighbour_reading_a_piece_plainly_may_hold_half_of_one() -> None:
