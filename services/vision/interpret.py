@@ -809,7 +809,7 @@ def _arrival_under_its_skirt(w: _Work) -> None:
     stands, when the change measured where a piece's look would stand on it outdoes the other's (`skirt_margin`).
     The other keeps what it was (its change is the skirt's), and no weak capture is read instead (a colour turning on
     a piece that changed a quarter of the level; e.g. the rook h0-h4 changed h4 0.107 and h3 0.124 at the level
-    0.150, the look centred 0.19 off h0 towards the camera side, measured there h4 0.114 and h3 0.076)."""
+    0.150, the look at h0 centred 0.19 off it on h3's side (the shadow's), measured so h4 0.114 and h3 0.076)."""
     arrived, captured, cfg, change, fresh, known = w.arrived, w.captured, w.cfg, w.change, w.fresh, w.known
     leaning, lvl, nudged, pieces_but, ref_view, taken = w.leaning, w.lvl, w.nudged, w.pieces_but, w.ref_view, w.taken
     vacated, view, view_circles = w.vacated, w.view, w.view_circles
