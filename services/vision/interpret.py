@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .detect import find_discs
+from .frames import _change_map, _pt
 from .grid import POINTS_UV, neighbours
 from .move_checks import (
     _changed_most,
@@ -21,7 +22,7 @@ from .move_checks import (
     _turned,
     _where_it_could_go,
 )
-from .occupancy import PointReading, S
+from .occupancy import PointReading, S, windows
 from .point_evidence import (
     Outlines,
     _between,
@@ -227,7 +228,12 @@ class _Work:
                         or dens[k] > cfg.ink_manyfold * ref_dens[k] + cfg.ink_rise_least)
                    and max(float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])),
                            float(np.dot(reading.offset[k] - parallax, POINTS_UV[a] - POINTS_UV[k]))) >= cfg.lean_some]
-        if len(towards) == 1 and _half_way_between(view_circles(), a, towards[0], pieces_but(src), cfg):
+        # (not where the piece's characters read plainly on a, not leaning towards the neighbour (`_topped_on`):
+        # a tall piece's side wall and shadow reach over the neighbour, raising its change, its ink's lean and an
+        # outline half-way; e.g. the horse b0-c2, c2 read 1.00 occupied with its peak 0.12 off, c3 changed as
+        # much, 0.252 against 0.248, its peak 0.53 towards c2)
+        if (len(towards) == 1 and _half_way_between(view_circles(), a, towards[0], pieces_but(src), cfg)
+                and not _topped_on(reading, parallax, a, over=towards[0], cfg=cfg)):
             return towards[0]
         return None
 
@@ -794,6 +800,68 @@ def _touched_or_taken(w: _Work) -> None:
     w.captured, w.nudged = captured, nudged
 
 
+def _arrival_under_its_skirt(w: _Work) -> None:
+    """A piece left and arrived nowhere sure, and two neighbouring empty points it could go to changed between half
+    the level and the level, none else: one tall piece's look split over two discs. Its top face covers its point;
+    its side wall and its shadow reach over the neighbour on one side, the same side for every piece on the board
+    (the camera's and the light's). The change the same piece made where it left shows that side: where it is
+    centred off its point along the pair's line (`skirt_least`), the point the side leads away from is where the piece
+    stands, when the change measured where a piece's look would stand on it outdoes the other's (`skirt_margin`).
+    The other keeps what it was (its change is the skirt's), and no weak capture is read instead (a colour turning on
+    a piece that changed a quarter of the level; e.g. the rook h0-h4 changed h4 0.107 and h3 0.124 at the level
+    0.150, the look at h0 centred 0.19 off it on h3's side (the shadow's), measured so h4 0.114 and h3 0.076)."""
+    arrived, captured, cfg, change, fresh, known = w.arrived, w.captured, w.cfg, w.change, w.fresh, w.known
+    leaning, lvl, nudged, pieces_but, ref_view, taken = w.leaning, w.lvl, w.nudged, w.pieces_but, w.ref_view, w.taken
+    vacated, view, view_circles = w.vacated, w.view, w.view_circles
+    if (len(vacated) != 1 or arrived or fresh or captured or nudged or ref_view is None
+            or known[vacated[0]] not in _CASED):
+        return
+    src = vacated[0]
+    could = [i for i in range(90) if known[i] == "." and i not in taken and _reaches(known, src, i)
+             and change[i] > cfg.change_half * lvl]
+    if len(could) != 2 or could[1] not in neighbours(could[0]) or max(change[could[0]], change[could[1]]) > lvl:
+        return
+    p, q = could
+    standing = pieces_but(src)
+    # (a piece half-way between the two (5.10) changes both by half a disc as well: its outline tells)
+    if len(standing) < cfg.least_standing or _half_way_between(view_circles(), p, q, standing, cfg):
+        return
+    cmap = _change_map(ref_view, view)
+    skirt = _look_centre(cmap, src, cfg) - POINTS_UV[src]
+    along = float(np.dot(skirt, POINTS_UV[q] - POINTS_UV[p]))
+    if abs(along) < cfg.skirt_least:
+        return
+    top, over = (p, q) if along > 0 else (q, p)
+    on_top, on_over = (_change_about(cmap, POINTS_UV[k] + skirt, cfg) for k in (top, over))
+    if on_top > cfg.skirt_margin * on_over:
+        w.arrived, w.leaning = [top], [*leaning, over]
+
+
+def _look_centre(cmap: np.ndarray, i: int, cfg: TrackerConfig = DEFAULTS) -> np.ndarray:
+    """Where the change about point i is centred (board spacings, (u, v)): the centroid of the change over the board's
+    median within `skirt_reach` of the point (a piece's top face, side wall and shadow together)."""
+    r = round(cfg.skirt_reach * S)
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+    inside = (xx ** 2 + yy ** 2) <= r * r
+    x, y = _pt(i)
+    over = np.clip(windows(cmap, np.array([[x, y]]), r)[0] - float(np.median(cmap)), 0.0, None) * inside
+    total = float(over.sum())
+    if total <= 0.0:
+        return POINTS_UV[i].copy()
+    return POINTS_UV[i] + np.array([float((over * xx).sum()), float((over * yy).sum())]) / (total * S)
+
+
+def _change_about(cmap: np.ndarray, uv: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> float:
+    """The mean change within the disc (`change_disc`) about board position `uv` (spacings), as `_point_change`
+    measures it about a point."""
+    r = round(cfg.change_disc * S)
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+    disc = (xx ** 2 + yy ** 2) <= r * r
+    x0, y0 = _pt(0)
+    centre = np.array([[round(x0 + float(uv[0]) * S), round(y0 + float(uv[1]) * S)]])
+    return float(windows(cmap, centre, r)[0][disc].mean())
+
+
 def _captures_under_changed_light(w: _Work) -> None:
     """Captures found where the light changed the whole board, a pair's piece that took,
     and the one capture among the touched pieces."""
@@ -1181,8 +1249,11 @@ def _taker_and_half_way(w: _Work) -> None:
         # (a disc 0.75 as plain as the standing pieces' will do, seen half-way from both points: e.g.
         #  the horse b4 took the rook d5 and was left towards c5 under the noise of a small board, its disc 0.55
         # against their median 0.70)
+        # (not where the taker's characters read plainly on the prey's point, not leaning towards the neighbour:
+        # its top face is there, and the outline half-way is its side wall and shadow reaching over the neighbour)
         half = [k for k in beside if len(others) >= cfg.least_standing
-                and _half_way_between(view_circles(), c, k, others, cfg)]
+                and _half_way_between(view_circles(), c, k, others, cfg)
+                and not _topped_on(reading, w.parallax, c, over=k, cfg=cfg)]
         if len(half) == 1 and _plain_disc_near(view_circles(), [c], outlines.discs(), others,
                                                share=cfg.outline_plain_taker, cfg=cfg):
             k = half[0]
@@ -1218,7 +1289,11 @@ def _taker_and_half_way(w: _Work) -> None:
             misaligned.append((s, a) if s < a else (a, s))
             taken.update((s, a))
             vacated, arrived, fresh, twin = [], [], [misaligned[-1]], []
-        if len(twin) == 1:
+        # (but not where the piece's characters read plainly on the arrival, not leaning towards the twin
+        # (`_topped_on`): the top face is on the point, and the twin's change and the outline seen half-way are the
+        # side wall and shadow of a tall piece reaching over it; e.g. the rook h0-h5, its ink 0.96 on h5 leaning
+        # 0.19 towards h4, which changed more, 0.149 against 0.130)
+        if len(twin) == 1 and not _topped_on(reading, w.parallax, a, over=twin[0], cfg=cfg):
             k = twin[0]
             # half-way (its disc's centre, the camera's parallax removed, `misaligned_from` or more off towards the
             # other): both (e.g. the bishop g0-e2 left between e2 and f2, the disc rose by 0.25 and 0.27)
@@ -1244,6 +1319,20 @@ def _inked_on(reading: PointReading, parallax: np.ndarray, a: int, over: int, cf
     characters are on its top face, which the view is read through; a round outline rising on the neighbour (a tall
     piece's side wall and shadow reaching over it) does not move the piece there."""
     return _plain_on_point(reading, parallax, a, cfg) and not _plain_on_point(reading, parallax, over, cfg)
+
+
+def _topped_on(reading: PointReading, parallax: np.ndarray, a: int, over: int,
+               cfg: TrackerConfig = DEFAULTS) -> bool:
+    """A piece's top face stands on point a, not between it and its neighbour `over` (5.10): a's ink reads plainly
+    (over `ink_plain`), its peak leaning under `lean_some` towards `over` (the camera's `parallax` removed), and
+    `over` plainly reads none (under `ink_none`). The characters are on the top face: a tall piece's side wall and
+    shadow, which reach over the neighbour on one side, carry none. A piece half-way shows them half a spacing off both
+    points, and where the neighbour reads some ink it may be half the characters, however little the lean measured
+    against the median parallax (a dark shadow reads as ink too, 0.51 occupied, but is not told apart from them: e.g.
+    a cannon half-way between f0 and f1, f1 0.44, its peak 0.27 back towards f0, f0's 0.14 towards f1)."""
+    lean = float(np.dot(reading.offset[a] - parallax, POINTS_UV[over] - POINTS_UV[a]))
+    return bool(reading.occupied[a] > cfg.ink_plain and lean < cfg.lean_some
+                and reading.occupied[over] < cfg.ink_none)
 
 
 def _plain_on_point(reading: PointReading, parallax: np.ndarray, i: int, cfg: TrackerConfig = DEFAULTS) -> bool:
@@ -1393,8 +1482,8 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
 # that only bind what the later ones share (`_vacated`, `_fresh`, `_touched_or_taken`). (A tuple looked up at each
 # call, so that bench/interpret_passes.py can measure what each correction is worth by running without it.)
 _PASSES = (_pieces_between, _vacated, _where_the_mover_went, _ink_leaning, _fresh, _source_of_an_arrival,
-           _captures_read_faintly, _changed_pieces, _touched_or_taken, _captures_under_changed_light,
-           _went_nowhere_sure, _by_outlines, _taker_and_half_way, _touches_that_moved)
+           _captures_read_faintly, _changed_pieces, _touched_or_taken, _arrival_under_its_skirt,
+           _captures_under_changed_light, _went_nowhere_sure, _by_outlines, _taker_and_half_way, _touches_that_moved)
 
 
 def _settled_from_between(known: str, squares: str, placed: list[int], unsure_of: dict[int, str]) -> str:

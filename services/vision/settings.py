@@ -214,6 +214,12 @@ class TrackerConfig:
     outline_rise_trace: float = 0.05  # ... by this, where the point changed over the board's median too
     twin_rise_ratio: float = 1.3  # of an arrival and the neighbour beside it, the neighbour's outline rose this
     # multiple of the arrival's (and by `outline_rise`): the piece is there
+    skirt_reach: float = 0.8  # a piece's whole look (top face, side wall, shadow) lies within this of its point
+    # (spacings): where the change a piece leaving made is centred, looked for this far about its point
+    skirt_least: float = 0.1  # the look's centre this far (spacings) off the point along a line: its side wall and
+    # shadow reach over the neighbour on that side
+    skirt_margin: float = 1.25  # of two neighbours one piece's look changed, the change measured where a piece's look
+    # would stand on each: the point's over this multiple of the other's is where the piece stands
     pair_fall: float = 0.1  # the outlines near a pair of unsure points fell by at least this together (and by twice
     # any other pair's): the piece between them left
     glare_outline_change: float = 0.3  # under full glare, where no point changed, a piece's outline fell (rose) by at
