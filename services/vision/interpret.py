@@ -666,13 +666,21 @@ def _captures_read_faintly(w: _Work) -> None:
         # its neighbours a little by its shadow; e.g. a first move h2-f2 on a board whose pieces read
         # no ink, changed h3 0.056 and f3 0.049 against 0.323 and 0.163 at the level 0.09)
         calm = max(cfg.change_half * lvl, cfg.calm_share * min((change[i] for i in moved), default=0.0))
-        quiet = all(change[i] < calm for i in range(90) if i not in moved and i not in taken)
+        # (a neighbour of either end only under `twin_change` of that end's change: a piece set down changes the
+        # point beside it by its shadow and lean, and only one changed as much as it could be the same piece
+        # between the two; e.g. the black horse b9-c7 on a paper print with plain discs, b9 0.103, c7 0.091 at
+        # the level 0.090, the cannon b7 beside c7 0.048)
+        quiet = all(change[i] < max(calm, max((cfg.twin_change * change[m] for m in moved if i in neighbours(m)),
+                                              default=0.0))
+                    for i in range(90) if i not in moved and i not in taken)
         if quiet and len(moved) == 2:
             src, dst = sorted(moved, key=lambda k: known[k] in ".?")
             # (not where the piece's point read it clearly before and still shows half its ink: a piece touched
-            # towards an empty neighbour, its ink reaching into that neighbour's disc)
+            # towards an empty neighbour, its ink reaching into that neighbour's disc. A touch reaches no point
+            # further off: there, a piece whose ink still reads (a plain disc read by the board's own marks under
+            # it) went all the same)
             kept = (ref_occ[src] > cfg.ink_piece and occ[src] > cfg.ink_piece
-                    and dens[src] >= cfg.ink_lost * ref_dens[src])
+                    and dens[src] >= cfg.ink_lost * ref_dens[src] and dst in neighbours(src))
             # (nor where the point it would have gone to was left unsure, showed a piece on the last still board
             # and lost its ink: a piece left there; e.g. a pawn half-way between g3 and g4, both unsure,
             # took on g5. A point known empty may have read like a piece only by the board's frame, as an a4 did)
