@@ -409,7 +409,7 @@ def _where_the_mover_went(w: _Work) -> None:
     # (said below; e.g. the rook a9-a8, the corner a9 reading 0.6 occupied): its move tells where it went
     went_from = vacated[0] if len(vacated) == 1 else left_most(held) if not vacated and arrived and held else None
     if went_from is not None and known[went_from] in _CASED:
-        arrived = went_where_it_could(went_from, _where_it_could_go(known, went_from, arrived, change, lvl))
+        arrived = went_where_it_could(went_from, _where_it_could_go(known, went_from, arrived, change, lvl, cfg))
     if (went_from is not None and known[went_from] in _CASED and len(arrived) == 1
             and (half_to := left_towards(arrived[0], went_from)) is not None):
         misaligned.append((min(arrived[0], half_to), max(arrived[0], half_to)))
@@ -534,7 +534,8 @@ def _source_of_an_arrival(w: _Work) -> None:
         if cand:
             vacated = [left_most(cand)]
             if known[vacated[0]] in _CASED:
-                arrived = went_where_it_could(vacated[0], _where_it_could_go(known, vacated[0], arrived, change, lvl))
+                arrived = went_where_it_could(vacated[0],
+                                              _where_it_could_go(known, vacated[0], arrived, change, lvl, cfg))
                 fresh = fresh_pairs()  # the piece may have been found between two points
     if not vacated and fresh and not [i for i in was_occ if i not in taken] and ref_view is not None:
         # A piece found between two points this move came from somewhere, though no known piece's point changed at
