@@ -190,13 +190,16 @@ class _Work:
             # Or it stands between the two (5.10), its ink peak only part of the way over: its round outline
             # half-way between them tells (e.g. the cannon b2-b6 left between b6 and c6, c6 changed
             # 0.25, b6 0.14 under the level, the ink peak 0.41 towards b6)
+            # (of two such neighbours, the one its outline stands half-way towards: e.g. the rook i9 left between
+            # i8 and h8 on a board whose edge file reads dark as ink, h9 beside the rook's old point changed too)
             went = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > cfg.change_half * lvl
                     and _reaches(known, src, k)]
-            if (len(went) == 1 and ref_view is not None and len(pieces_but(src)) >= cfg.least_standing
-                    and _half_way_between(view_circles(), a, went[0], pieces_but(src), cfg)):
-                misaligned.append((min(a, went[0]), max(a, went[0])))
-                taken.update((a, went[0]))
-                return []
+            if ref_view is not None and len(pieces_but(src)) >= cfg.least_standing:
+                went = [k for k in went if _half_way_between(view_circles(), a, k, pieces_but(src), cfg)]
+                if len(went) == 1:
+                    misaligned.append((min(a, went[0]), max(a, went[0])))
+                    taken.update((a, went[0]))
+                    return []
         return arrived
 
     def left_most(self, cand: list[int]) -> int:
@@ -687,7 +690,11 @@ def _captures_read_faintly(w: _Work) -> None:
             # took on g5. A point known empty may have read like a piece only by the board's frame, as an a4 did)
             kept = kept or (known[dst] == "?" and _left_by_a_piece(dst, ref_reading, reading, cfg=cfg))
             if known[src] in _CASED and known[dst] in ".?" and vacated in ([], [src]) and not kept:
-                vacated, arrived = [src], [dst]
+                # (where it cannot go there, it went to a neighbour it can reach, or stands half-way between the
+                # two: `went_where_it_could`)
+                vacated, arrived = [src], w.went_where_it_could(src, [dst])
+                if not arrived:
+                    fresh = [misaligned[-1]]
     w.arrived, w.fresh, w.unexplained, w.vacated = arrived, fresh, unexplained, vacated
 
 
