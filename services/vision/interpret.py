@@ -670,12 +670,15 @@ def _captures_read_faintly(w: _Work) -> None:
         # its neighbours a little by its shadow; e.g. a first move h2-f2 on a board whose pieces read
         # no ink, changed h3 0.056 and f3 0.049 against 0.323 and 0.163 at the level 0.09)
         calm = max(cfg.change_half * lvl, cfg.calm_share * min((change[i] for i in moved), default=0.0))
-        # (a neighbour of either end only under `twin_change` of that end's change: a piece set down changes the
-        # point beside it by its shadow and lean, and only one changed as much as it could be the same piece
-        # between the two; e.g. the black horse b9-c7 on a paper print with plain discs, b9 0.103, c7 0.091 at
-        # the level 0.090, the cannon b7 beside c7 0.048)
-        quiet = all(change[i] < max(calm, max((cfg.twin_change * change[m] for m in moved if i in neighbours(m)),
-                                              default=0.0))
+        src = next((k for k in moved if known[k] in _CASED), None)
+        # (a neighbour of either end where the piece could not have gone, only under `twin_change` of that end's
+        # change: a piece set down changes the point beside it by its shadow and lean, and only one changed as much
+        # as it could be the same piece between the two; e.g. the black horse b9-c7 on a paper print with plain
+        # discs, b9 0.103, c7 0.091 at the level 0.090, the cannon b7 beside c7 0.048. One it could have gone to is
+        # no shadow but perhaps its point: a tall piece's body changes the neighbour on its far side more; e.g. the
+        # rook f1-f4, f3 changed more than f4)
+        quiet = all(change[i] < max(calm, max((cfg.twin_change * change[m] for m in moved if i in neighbours(m)
+                                               and src is not None and not _reaches(known, src, i)), default=0.0))
                     for i in range(90) if i not in moved and i not in taken)
         if quiet and len(moved) == 2:
             src, dst = sorted(moved, key=lambda k: known[k] in ".?")
