@@ -9,20 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from gamecheck import check_hard_window
+from readings import crafted_reading
 
 from xqarb.vision.grid import point_index
 from xqarb.vision.interpret import _inked_on
-from xqarb.vision.occupancy import PointReading
-
-
-def _reading(occupied: dict[str, float], offset: dict[str, tuple[float, float]]) -> PointReading:
-    occ, off = np.zeros(90), np.zeros((90, 2))
-    for p, v in occupied.items():
-        occ[point_index(p)] = v
-    for p, v in offset.items():
-        off[point_index(p)] = v
-    return PointReading(occupied=occ, red=np.zeros(90), offset=off, density=occ * 0.2, redness=np.zeros(90))
-
 
 H5, H4 = point_index("h5"), point_index("h4")
 
@@ -30,30 +20,30 @@ H5, H4 = point_index("h5"), point_index("h4")
 def test_ink_centred_on_the_arrival_keeps_it_there() -> None:
     # the rook h9-h5: its characters read plainly on h5 (0.98, 0.09 off); h4, under its side wall, reads 0.62 with
     # the ink's peak 0.64 off towards h5
-    reading = _reading({"h5": 0.98, "h4": 0.62}, {"h5": (0.09, 0.0), "h4": (0.16, -0.62)})
+    reading = crafted_reading({"h5": 0.98, "h4": 0.62}, {"h5": (0.09, 0.0), "h4": (0.16, -0.62)})
     assert _inked_on(reading, np.zeros(2), H5, over=H4)
 
 
 def test_ink_leaning_over_from_a_neighbour_moves_nothing() -> None:
     # the arrival's ink read on h5 lies well off it (a neighbour's edge read as ink): the outline decides
-    reading = _reading({"h5": 0.98, "h4": 0.3}, {"h5": (0.0, 0.45)})
+    reading = crafted_reading({"h5": 0.98, "h4": 0.3}, {"h5": (0.0, 0.45)})
     assert not _inked_on(reading, np.zeros(2), H5, over=H4)
 
 
 def test_the_parallax_shared_by_all_pieces_is_no_lean() -> None:
     # every top face seen 0.3 up the picture (a steep camera, tall pieces): h5's ink 0.3 off is centred on its top
-    reading = _reading({"h5": 0.95}, {"h5": (0.0, -0.3)})
+    reading = crafted_reading({"h5": 0.95}, {"h5": (0.0, -0.3)})
     assert _inked_on(reading, np.array([0.0, -0.3]), H5, over=H4)
     assert not _inked_on(reading, np.zeros(2), H5, over=H4)
 
 
 def test_both_points_plainly_inked_tell_nothing() -> None:
-    reading = _reading({"h5": 0.95, "h4": 0.9}, {})
+    reading = crafted_reading({"h5": 0.95, "h4": 0.9}, {})
     assert not _inked_on(reading, np.zeros(2), H5, over=H4)
 
 
 def test_a_faint_arrival_is_left_to_the_outlines() -> None:
-    reading = _reading({"h5": 0.6}, {})
+    reading = crafted_reading({"h5": 0.6}, {})
     assert not _inked_on(reading, np.zeros(2), H5, over=H4)
 
 

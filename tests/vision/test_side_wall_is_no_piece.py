@@ -11,68 +11,59 @@ from pathlib import Path
 import numpy as np
 import pytest
 from gamecheck import check_hard_window
+from readings import crafted_reading
 
 from xqarb.vision.frames import _change_map, _pt
 from xqarb.vision.grid import POINTS_UV, point_index
 from xqarb.vision.interpret import _change_about, _look_centre, _topped_on
-from xqarb.vision.occupancy import MARGIN, PointReading, S
+from xqarb.vision.occupancy import MARGIN, S
 from xqarb.vision.point_evidence import _point_change
-
-
-def _reading(occupied: dict[str, float], offset: dict[str, tuple[float, float]]) -> PointReading:
-    occ, off = np.zeros(90), np.zeros((90, 2))
-    for p, v in occupied.items():
-        occ[point_index(p)] = v
-    for p, v in offset.items():
-        off[point_index(p)] = v
-    return PointReading(occupied=occ, red=np.zeros(90), offset=off, density=occ * 0.2, redness=np.zeros(90))
-
 
 H5, H4, C3, C2 = (point_index(p) for p in ("h5", "h4", "c3", "c2"))
 
 
 def test_characters_plainly_on_the_point_leaning_a_little_keep_the_piece_there() -> None:
     # the rook h0-h5: its ink 0.96 on h5, its peak 0.19 towards h4 (down the view, +v), h4 none of its own
-    reading = _reading({"h5": 0.96, "h4": 0.04}, {"h5": (-0.12, 0.19), "h4": (-0.56, 0.09)})
+    reading = crafted_reading({"h5": 0.96, "h4": 0.04}, {"h5": (-0.12, 0.19), "h4": (-0.56, 0.09)})
     assert _topped_on(reading, np.zeros(2), H5, over=H4)
 
 
 def test_the_lean_that_counts_is_along_the_line_to_the_neighbour() -> None:
     # the horse took c3: its peak 0.28 across the file (not towards c2) and 0.09 towards c2
-    reading = _reading({"c3": 0.84, "c2": 0.03}, {"c3": (0.28, 0.09)})
+    reading = crafted_reading({"c3": 0.84, "c2": 0.03}, {"c3": (0.28, 0.09)})
     assert _topped_on(reading, np.zeros(2), C3, over=C2)
 
 
 def test_characters_leaning_towards_the_neighbour_may_be_half_way() -> None:
     # a piece half-way shows its peak followed from either point 0.3 or more towards the other
-    reading = _reading({"h5": 0.9, "h4": 0.3}, {"h5": (0.0, 0.32)})
+    reading = crafted_reading({"h5": 0.9, "h4": 0.3}, {"h5": (0.0, 0.32)})
     assert not _topped_on(reading, np.zeros(2), H5, over=H4)
 
 
 def test_a_neighbour_reading_some_ink_may_hold_half_the_characters() -> None:
     # a cannon half-way between f0 and f1: f0 1.00, its peak only 0.14 towards f1 against the median parallax; f1
     # 0.44, its peak 0.27 back towards f0
-    reading = _reading({"f0": 1.0, "f1": 0.44}, {"f0": (-0.06, -0.14), "f1": (0.09, 0.27)})
+    reading = crafted_reading({"f0": 1.0, "f1": 0.44}, {"f0": (-0.06, -0.14), "f1": (0.09, 0.27)})
     assert not _topped_on(reading, np.zeros(2), point_index("f0"), over=point_index("f1"))
 
 
 def test_a_neighbour_reading_a_piece_plainly_may_hold_half_of_one() -> None:
     # a pawn that took g5 and was left half-way back towards g6: g6 reads 0.98 occupied, its peak 0.44 towards g5,
     # g5 a piece centred on it
-    reading = _reading({"g5": 1.0, "g6": 0.98}, {"g6": (0.03, 0.44)})
+    reading = crafted_reading({"g5": 1.0, "g6": 0.98}, {"g6": (0.03, 0.44)})
     assert not _topped_on(reading, np.zeros(2), point_index("g5"), over=point_index("g6"))
 
 
 def test_the_camera_s_parallax_is_no_lean() -> None:
     # every top face seen 0.3 down the view: h5's peak 0.3 off is centred on its top
-    reading = _reading({"h5": 0.95}, {"h5": (0.0, 0.3)})
+    reading = crafted_reading({"h5": 0.95}, {"h5": (0.0, 0.3)})
     assert _topped_on(reading, np.array([0.0, 0.3]), H5, over=H4)
     assert not _topped_on(reading, np.zeros(2), H5, over=H4)
 
 
 def test_a_neighbour_with_plain_characters_of_its_own_or_a_faint_point_tell_nothing() -> None:
-    assert not _topped_on(_reading({"h5": 0.95, "h4": 0.9}, {}), np.zeros(2), H5, over=H4)
-    assert not _topped_on(_reading({"h5": 0.6}, {}), np.zeros(2), H5, over=H4)
+    assert not _topped_on(crafted_reading({"h5": 0.95, "h4": 0.9}, {}), np.zeros(2), H5, over=H4)
+    assert not _topped_on(crafted_reading({"h5": 0.6}, {}), np.zeros(2), H5, over=H4)
 
 
 def _look(at: str, skirt: tuple[float, float], size: tuple[int, int] = (11 * S, 12 * S)) -> np.ndarray:
