@@ -861,6 +861,10 @@ class Consumer:
         for record in records:
             tp = KafkaTopicPartition(record.topic, record.partition)
             first[tp] = min(first.get(tp, record.offset), record.offset)
+        self._seek_back(first)
+
+    def _seek_back(self, first: Mapping[Any, int]) -> None:
+        """Each held partition of `first` read again from its offset there."""
         held = self._consumer.assignment() if self._consumer is not None else set()
         for tp, offset in first.items():
             if tp in held:  # (a partition no longer held restarts from its committed offset anyway)
@@ -1139,10 +1143,7 @@ class Consumer:
             self._consumer.resume(*ready)
 
     def _rewind(self, batches: Mapping[Any, list[Any]]) -> None:
-        held = self._consumer.assignment()
-        for tp, messages in batches.items():
-            if messages and tp in held:  # a partition no longer held restarts from its committed offset anyway
-                self._consumer.seek(tp, messages[0].offset)
+        self._seek_back({tp: messages[0].offset for tp, messages in batches.items() if messages})
 
     def _dead_letter(self, record: Record, reason: str) -> None:
         if self._dlq is None:

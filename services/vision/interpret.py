@@ -26,6 +26,7 @@ from .occupancy import PointReading, S, windows
 from .point_evidence import (
     Outlines,
     _between,
+    _change_disc,
     _change_level,
     _clearly_most,
     _colour_turned,
@@ -185,7 +186,7 @@ class _Work:
             a = arrived[0]
             went = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > cfg.change_half * lvl
                     and _reaches(known, src, k)
-                    and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= cfg.lean_far]
+                    and _lean(reading, parallax, a, k) >= cfg.lean_far]
             if len(went) == 1:
                 return went
             # Or it stands between the two (5.10), its ink peak only part of the way over: its round outline
@@ -226,8 +227,8 @@ class _Work:
         towards = [k for k in neighbours(a) if known[k] == "." and k not in taken
                    and (change[k] > cfg.change_half * lvl
                         or dens[k] > cfg.ink_manyfold * ref_dens[k] + cfg.ink_rise_least)
-                   and max(float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])),
-                           float(np.dot(reading.offset[k] - parallax, POINTS_UV[a] - POINTS_UV[k]))) >= cfg.lean_some]
+                   and max(_lean(reading, parallax, a, k),
+                           _lean(reading, parallax, k, a)) >= cfg.lean_some]
         # (not where the piece's characters read plainly on a, not leaning towards the neighbour (`_topped_on`):
         # a tall piece's side wall and shadow reach over the neighbour, raising its change, its ink's lean and an
         # outline half-way; e.g. the horse b0-c2, c2 read 1.00 occupied with its peak 0.12 off, c3 changed as
@@ -468,8 +469,7 @@ def _ink_leaning(w: _Work) -> None:
         # down towards g5, g6 changed 0.30 and g5 0.12, and the peaks, less the board's median parallax, leant
         # the wrong way.)
         a, b = arrived
-        d = POINTS_UV[b] - POINTS_UV[a]
-        pa, pb = float(np.dot(reading.offset[a] - parallax, d)), float(np.dot(reading.offset[b] - parallax, -d))
+        pa, pb = _lean(reading, parallax, a, b), _lean(reading, parallax, b, a)
         on = [k for k in (a, b) if ref_view is not None and len(standing) >= cfg.least_standing
               and _stands_on(outlines, k, standing, cfg=cfg)]
         if len(on) == 1:
@@ -499,7 +499,7 @@ def _ink_leaning(w: _Work) -> None:
                          or (ref_view is not None and len(pieces_but(k)) >= cfg.least_standing
                              and _stands_on(outlines, k, pieces_but(k), within=cfg.misaligned_from, cfg=cfg)
                              and not _stands_on(outlines, a, pieces_but(k), within=cfg.misaligned_from, cfg=cfg)))
-                    and float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) >= cfg.lean_far):
+                    and _lean(reading, parallax, a, k) >= cfg.lean_far):
                 arrived, leaning = [], [a]
                 break
     if len(arrived) == 1 and not misaligned and len([i for i in was_occ if i not in taken]) == 1:
@@ -511,9 +511,7 @@ def _ink_leaning(w: _Work) -> None:
         # point, but the neighbour's peak lies nearer (e.g. g6-g5 set down towards g6, the peak followed
         # from g6 0.64 of a spacing over, from g5 0.21 back)
         a, k = arrived[0], next(i for i in was_occ if i not in taken)
-        d = POINTS_UV[a] - POINTS_UV[k]
-        from_k = float(np.dot(reading.offset[k] - parallax, d))
-        from_a = float(np.dot(reading.offset[a] - parallax, -d))
+        from_k, from_a = _lean(reading, parallax, k, a), _lean(reading, parallax, a, k)
         if (k in neighbours(a) and occ[k] > cfg.ink_plain and dens[k] >= cfg.ink_all_kept * ref_dens[k]
                 and from_k >= cfg.lean_some and from_a >= cfg.lean_some and from_k <= from_a):
             arrived, leaning = [], [a]
@@ -854,9 +852,7 @@ def _look_centre(cmap: np.ndarray, i: int, cfg: TrackerConfig = DEFAULTS) -> np.
 def _change_about(cmap: np.ndarray, uv: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> float:
     """The mean change within the disc (`change_disc`) about board position `uv` (spacings), as `_point_change`
     measures it about a point."""
-    r = round(cfg.change_disc * S)
-    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
-    disc = (xx ** 2 + yy ** 2) <= r * r
+    r, disc = _change_disc(cfg)
     x0, y0 = _pt(0)
     centre = np.array([[round(x0 + float(uv[0]) * S), round(y0 + float(uv[1]) * S)]])
     return float(windows(cmap, centre, r)[0][disc].mean())
@@ -1330,8 +1326,7 @@ def _topped_on(reading: PointReading, parallax: np.ndarray, a: int, over: int,
     points, and where the neighbour reads some ink it may be half the characters, however little the lean measured
     against the median parallax (a dark shadow reads as ink too, 0.51 occupied, but is not told apart from them: e.g.
     a cannon half-way between f0 and f1, f1 0.44, its peak 0.27 back towards f0, f0's 0.14 towards f1)."""
-    lean = float(np.dot(reading.offset[a] - parallax, POINTS_UV[over] - POINTS_UV[a]))
-    return bool(reading.occupied[a] > cfg.ink_plain and lean < cfg.lean_some
+    return bool(reading.occupied[a] > cfg.ink_plain and _lean(reading, parallax, a, over) < cfg.lean_some
                 and reading.occupied[over] < cfg.ink_none)
 
 
@@ -1340,6 +1335,12 @@ def _plain_on_point(reading: PointReading, parallax: np.ndarray, i: int, cfg: Tr
     the camera's `parallax` removed): a piece stands there, not a neighbour's piece leaning towards it."""
     centred = float(np.hypot(*(reading.offset[i] - parallax))) < cfg.ink_centred
     return bool(reading.occupied[i] > cfg.ink_plain and centred)
+
+
+def _lean(reading: PointReading, parallax: np.ndarray, a: int, k: int) -> float:
+    """How far point a's ink peak lies towards its neighbour k (board spacings along a -> k), the camera's `parallax`
+    removed."""
+    return float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a]))
 
 
 def _touches_that_moved(w: _Work) -> None:

@@ -446,11 +446,17 @@ def _change_level(change: np.ndarray, cfg: TrackerConfig) -> float:
     return max(cfg.change_level, cfg.typical_change_times * float(np.median(change)))
 
 
+def _change_disc(cfg: TrackerConfig = DEFAULTS) -> tuple[int, np.ndarray]:
+    """(radius in pixels, the disc's mask over a (2r+1)-square window): where a point's change is measured
+    (`change_disc` spacings about it)."""
+    r = round(cfg.change_disc * S)
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+    return r, (xx ** 2 + yy ** 2) <= r * r
+
+
 def _point_change(ref: np.ndarray, view: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> np.ndarray:
     """Per point: mean normalised appearance change within the disc (0.4 spacing)."""
     d = _change_map(ref, view)
-    r = round(cfg.change_disc * S)
-    yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
-    disc = (xx ** 2 + yy ** 2) <= r * r
+    r, disc = _change_disc(cfg)
     pts = np.array([_pt(i) for i in range(90)])
     return windows(d, pts, r)[:, disc].mean(axis=1).astype(np.float64)
