@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 from xqarb import codec
 from xqarb.events import Event
 from xqarb.fresh_start import FreshStart, fresh_start, fresh_target_ms, lacks_offset
+from xqarb.offset_holes import OffsetHoles
 from xqarb.roll_order import NOTHING_OLDER, RollSide, roll_merge, roll_plan
 
 FRAMES = "xq.frames"
@@ -671,6 +672,7 @@ class _Listener:
     # monotonic time since which this member's rejoin has not ended with an assignment (None: it has one, perhaps
     # empty): from its first join, and from each revocation kafka-python makes at the start of a rejoin
     rejoining_since: float | None = field(default_factory=time.monotonic)
+    assignments: int = 0  # assignments so far: one in a poll resets the positions kafka-python holds
 
     def as_kafka_listener(self) -> Any:
         from kafka import ConsumerRebalanceListener
@@ -694,6 +696,7 @@ class _Listener:
                 parts = sorted(TopicPartition(tp.topic, tp.partition) for tp in assigned)
                 outer.assigned.update(parts)
                 outer.rejoining_since = None
+                outer.assignments += 1
                 if outer.on_assigned is not None and parts:
                     try:
                         outer.on_assigned(parts)
@@ -787,6 +790,7 @@ class Consumer:
         self._behind: dict[Any, tuple[Any, int]] = {}
         self._heads: Heads = {}  # rolled pairs: the generation of a partition's next record, where one was held back
         self._last_poll_full = False  # the last poll returned as many records as it may (`behind`)
+        self.holes = OffsetHoles()  # records missing from a partition's offsets, waited for (`poll`)
         self._join()
 
     def _join(self) -> None:
@@ -886,11 +890,15 @@ class Consumer:
                 if self._next_roll_check > 0.0:
                     timeout_s = min(timeout_s, max(due, FETCH_MIN_WAIT_MS / 1000))
                 self._bound_fetch_wait(due)
+            starts, assignments = positions_known(self._consumer), self._listener.assignments
             batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
         except KafkaError as exc:
             raise BusError(f"group {self.group_id!r}: poll failed: {exc}") from exc
         limit = max_records or int(self._settings.get("max_poll_records", KAFKA_MAX_POLL_RECORDS))
         self._last_poll_full = sum(len(m) for m in batches.values()) >= limit
+        if self._listener.assignments != assignments:
+            starts = {}  # (assigned in this poll: the positions kafka-python set then are not known here)
+        batches = up_to_holes(self._consumer, batches, starts, self.holes, f"group {self.group_id!r}")
         if self._listener.failure is not None:
             # The service could not load or release its state: return nothing of this batch (rewound, so a
             # later commit skips nothing) and let the service stop (close this consumer).
@@ -1298,6 +1306,41 @@ def _after(consumer: Any, tp: Any, records: list[Any], ends: Mapping[Any, int], 
     return None if holding else NOTHING_OLDER
 
 
+def positions_known(consumer: Any) -> dict[Any, int]:
+    """Each assigned partition's position as known now (none asked of the broker)."""
+    known = {}
+    for tp in consumer.assignment():
+        position = consumer.position(tp, timeout_ms=0)
+        if position is not None:
+            known[tp] = position
+    return known
+
+
+def up_to_holes(consumer: Any, batches: Mapping[Any, list[Any]], starts: Mapping[Any, int], holes: OffsetHoles,
+                 who: str) -> dict[Any, list[Any]]:
+    """kafka-python's `batches`, each partition's records cut at its first hole (xqarb.offset_holes: a record
+    acknowledged but not readable yet when they were fetched), and such a partition read again from the missing
+    offset. `starts`: the partitions' positions when the poll began, where they still held at its end."""
+    from xqarb.metrics import OFFSET_HOLES
+
+    now = time.monotonic()
+    out: dict[Any, list[Any]] = {}
+    for tp, messages in batches.items():
+        waited, passed = holes.waited, holes.passed
+        n, again = holes.readable(tp, starts.get(tp), [m.offset for m in messages], now)
+        if again is not None:
+            consumer.seek(tp, again)
+        if n:
+            out[tp] = messages if n == len(messages) else messages[:n]
+        if holes.waited > waited:
+            OFFSET_HOLES.labels("filled").inc(holes.waited - waited)
+        if holes.passed > passed:
+            OFFSET_HOLES.labels("passed").inc(holes.passed - passed)
+            log.warning("%s: %s[%d]: %d offset(s) still missing after %.0f s, passed over", who, tp.topic,
+                        tp.partition, holes.passed - passed, holes.wait_s)
+    return out
+
+
 def _record(m: Any) -> Record:
     """Our Record from a kafka-python ConsumerRecord."""
     return Record(
@@ -1373,6 +1416,7 @@ class Reader:
                 self._consumer.seek_to_end(*assigned)
         except KafkaError as exc:
             raise BusError(f"cannot read {list(topics)} on Kafka at {bootstrap}: {exc}") from exc
+        self.holes = OffsetHoles()  # records missing from a partition's offsets, waited for (`poll`)
 
     def seek(self, tp: TopicPartition, offset: int) -> None:
         """Continue a partition from an offset (e.g. resuming a stream after its last seen event)."""
@@ -1404,9 +1448,11 @@ class Reader:
         from kafka.errors import KafkaError
 
         try:
+            starts = positions_known(self._consumer)
             batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
         except KafkaError as exc:
             raise BusError(f"reading failed: {exc}") from exc
+        batches = up_to_holes(self._consumer, batches, starts, self.holes, "reader")
         records = []
         for messages in batches.values():
             for m in messages:

@@ -28,6 +28,9 @@ INGEST_IN_FLIGHT = Gauge("xq_ingest_in_flight", "ingest sends waiting for the br
 DEAD_LETTERS = Counter(
     "xq_dead_letters_total", "messages sent to xq.dlq, by the service that refused them", ["service"]
 )
+# A record a reader found missing from a partition's offsets (xqarb.offset_holes): read again once it came
+# ("filled"), or passed over after waiting ("passed": offsets never read).
+OFFSET_HOLES = Counter("xq_offset_holes_total", "holes in a partition's offsets met by a reader", ["outcome"])
 CONSUMER_LAG = Gauge(
     "xq_consumer_lag", "messages not yet consumed (end offset - committed offset)", ["group", "topic", "partition"]
 )

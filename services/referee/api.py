@@ -312,6 +312,7 @@ def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC, *,
 
     from xqarb import bus
     from xqarb.codec import CodecError, decode
+    from xqarb.offset_holes import OffsetHoles
     from xqarb.referee.stream_roll import RollOrder, stream_offset
 
     # earliest: when the broker starts over (its topics were in memory), read its new log from the beginning
@@ -324,6 +325,7 @@ def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC, *,
     assigned: set[Any] = set()
     caught_up = threading.Event()
     order = RollOrder(consumer, topic, wall_clock)
+    holes = OffsetHoles()  # two referees publish to a partition: an event acknowledged but not readable yet
     rolled = [False]  # the broker rolls the topic: its second topic exists
 
     def refresh() -> None:
@@ -349,7 +351,8 @@ def kafka_game_events(bootstrap: str, topic: str = GAME_EVENTS_TOPIC, *,
         if rolled[0]:
             order.order(assigned)
         out = []
-        batches = consumer.poll(timeout_ms=200)
+        starts = bus.positions_known(consumer)
+        batches = bus.up_to_holes(consumer, consumer.poll(timeout_ms=200), starts, holes, "api stream")
         batches = order.seen(batches)  # a rolled pair's records in generation order (stream_roll.py)
         if not batches:
             caught_up.set()  # a poll with nothing to read: the topic's end was reached
