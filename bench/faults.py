@@ -124,6 +124,14 @@ class Venue:
         status, body = request(self.base + "/api/venue/parts")
         return {p["part"]: p for p in json.loads(body)["parts"]} if status == 200 else {}
 
+    def offset_holes(self) -> dict[str, float]:
+        """xq_offset_holes_total in `up`'s process (its referee, the API's stream reader), by outcome: records a
+        reader found missing from a partition's offsets and read again once they came, or passed over."""
+        status, body = request(self.base + "/metrics")
+        text = body.decode(errors="replace") if status == 200 else ""
+        return {outcome: float(n) for outcome, n in
+                re.findall(r'^xq_offset_holes_total\{outcome="(\w+)"\} ([0-9.e+]+)$', text, re.M)}
+
     def token(self, board: str, kind: str) -> str:
         devices = self.venue["boards"][board]["devices"]
         return next(t for name, t in devices.items() if name.startswith(kind))
@@ -535,6 +543,7 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
             result["recovery_s"]["broker SIGKILL (vision)"] = None if r is None else round(r, 1)
         result["faults_at_s"] = {name: round(at - t0, 1) for name, at in marks.items()}
         result["parts"] = {name: {k: p.get(k) for k in ("status", "restarts")} for name, p in venue.parts().items()}
+        result["offset_holes_up"] = venue.offset_holes()
     finally:
         stop.set()
         venue.stop()
