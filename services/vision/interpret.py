@@ -251,6 +251,16 @@ class _Work:
         skirt = _look_centre(self.cmap, src, cfg) - POINTS_UV[src]
         return skirt if float(np.hypot(*skirt)) >= cfg.skirt_least else None
 
+    def look_on(self, src: int, a: int, k: int) -> bool:
+        """The change measured where the look of the piece that left `src` would stand on a (`change_at_looks`: a
+        tall piece's) outdoes that measured where it would stand on its neighbour k (`skirt_margin`): the piece's top
+        face is on a, and what k shows is its side wall and shadow. One left half-way between the two changes both
+        looks' places about alike (where it took, the prey's look left from a as the taker's came half-way)."""
+        if self.look_of(src) is None:
+            return False
+        seen = self.change_at_looks(src)
+        return bool(seen[a] > self.cfg.skirt_margin * seen[k])
+
     def change_at_looks(self, src: int) -> np.ndarray:
         """Each point's change measured where the look of the piece that left `src` would stand on it (`look_of`; the
         same on every point of the board: the camera's and the light's side), else as measured about the point. A
@@ -1275,9 +1285,12 @@ def _taker_and_half_way(w: _Work) -> None:
         # against their median 0.70)
         # (not where the taker's characters read plainly on the prey's point, not leaning towards the neighbour:
         # its top face is there, and the outline half-way is its side wall and shadow reaching over the neighbour)
+        # (where the change shows the taker's look standing on c, k under its side wall and shadow, k may read some
+        # ink: a dark shadow does (`look_on`); not where k is the point it came from, whose change is its leaving)
         half = [k for k in beside if len(others) >= cfg.least_standing
                 and _half_way_between(view_circles(), c, k, others, cfg)
-                and not _topped_on(reading, w.parallax, c, over=k, cfg=cfg)]
+                and not _topped_on(reading, w.parallax, c, over=k, cfg=cfg,
+                                   shaded=k != v and w.look_on(v, c, k))]
         if len(half) == 1 and _plain_disc_near(view_circles(), [c], outlines.discs(), others,
                                                share=cfg.outline_plain_taker, cfg=cfg):
             k = half[0]
@@ -1346,16 +1359,19 @@ def _inked_on(reading: PointReading, parallax: np.ndarray, a: int, over: int, cf
 
 
 def _topped_on(reading: PointReading, parallax: np.ndarray, a: int, over: int,
-               cfg: TrackerConfig = DEFAULTS) -> bool:
+               cfg: TrackerConfig = DEFAULTS, shaded: bool = False) -> bool:
     """A piece's top face stands on point a, not between it and its neighbour `over` (5.10): a's ink reads plainly
     (over `ink_plain`), its peak leaning under `lean_some` towards `over` (the camera's `parallax` removed), and
     `over` plainly reads none (under `ink_none`). The characters are on the top face: a tall piece's side wall and
     shadow, which reach over the neighbour on one side, carry none. A piece half-way shows them half a spacing off both
     points, and where the neighbour reads some ink it may be half the characters, however little the lean measured
     against the median parallax (a dark shadow reads as ink too, 0.51 occupied, but is not told apart from them: e.g.
-    a cannon half-way between f0 and f1, f1 0.44, its peak 0.27 back towards f0, f0's 0.14 towards f1)."""
+    a cannon half-way between f0 and f1, f1 0.44, its peak 0.27 back towards f0, f0's 0.14 towards f1). `shaded`: the
+    change shows the piece's look standing on a, `over` under its side wall and shadow (`_Work.look_on`): there
+    `over` may read some ink, only not plainly (under `ink_plain`; e.g. the horse d5xc3, its shadow 0.51 on c2)."""
+    most = cfg.ink_plain if shaded else cfg.ink_none
     return bool(reading.occupied[a] > cfg.ink_plain and _lean(reading, parallax, a, over) < cfg.lean_some
-                and reading.occupied[over] < cfg.ink_none)
+                and reading.occupied[over] < most)
 
 
 def _plain_on_point(reading: PointReading, parallax: np.ndarray, i: int, cfg: TrackerConfig = DEFAULTS) -> bool:
