@@ -91,6 +91,7 @@ class _Work:
     captured: Any = None
     cfg: Any = None
     change: Any = None
+    cmap: Any = None  # the change map since the last still board (`_change_map`), made where first asked
     dens: Any = None
     emptied_too: Any = None
     fresh: Any = None
@@ -237,6 +238,38 @@ class _Work:
                 and not _topped_on(reading, parallax, a, over=towards[0], cfg=cfg)):
             return towards[0]
         return None
+
+    def look_of(self, src: int) -> np.ndarray | None:
+        """Where the change the piece leaving `src` made is centred off its point (spacings, (u, v)): its look, the top
+        face with the side wall and shadow a tall piece shows on one side (`_look_centre`), where that centre stands
+        `skirt_least` or more off the point; else None (a flat piece's look is centred on its point)."""
+        cfg, ref_view, view = self.cfg, self.ref_view, self.view
+        if ref_view is None:
+            return None
+        if self.cmap is None:
+            self.cmap = _change_map(ref_view, view)
+        skirt = _look_centre(self.cmap, src, cfg) - POINTS_UV[src]
+        return skirt if float(np.hypot(*skirt)) >= cfg.skirt_least else None
+
+    def look_on(self, src: int, a: int, k: int) -> bool:
+        """The change measured where the look of the piece that left `src` would stand on a (`change_at_looks`: a
+        tall piece's) outdoes that measured where it would stand on its neighbour k (`skirt_margin`): the piece's top
+        face is on a, and what k shows is its side wall and shadow. One left half-way between the two changes both
+        looks' places about alike (where it took, the prey's look left from a as the taker's came half-way)."""
+        if self.look_of(src) is None:
+            return False
+        seen = self.change_at_looks(src)
+        return bool(seen[a] > self.cfg.skirt_margin * seen[k])
+
+    def change_at_looks(self, src: int) -> np.ndarray:
+        """Each point's change measured where the look of the piece that left `src` would stand on it (`look_of`; the
+        same on every point of the board: the camera's and the light's side), else as measured about the point. A
+        piece arriving changes its look's disc; the neighbour its look leaves changes under the skirt leaving, which
+        measured there lies back over the point left."""
+        skirt = self.look_of(src)
+        if skirt is None:
+            return self.change
+        return np.array([_change_about(self.cmap, POINTS_UV[k] + skirt, self.cfg) for k in range(90)])
 
     def fresh_pairs(self) -> list[tuple[int, int]]:
         """The pairs found this move: a piece left half-way by an earlier move (both points already unsure) is
@@ -959,6 +992,7 @@ def _went_nowhere_sure(w: _Work) -> None:
                           and dens[i] > cfg.ink_doubled * ref_dens[i] + cfg.ink_rise_least))]
         bare = sorted((i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > lvl),
                       key=lambda k: -change[k])
+        typical = float(np.median(change))  # (what every point changed by: the light's, the camera's)
         if faint:
             arrived = [max(faint, key=lambda k: change[k])]
             if len(vacated) == 1 and known[vacated[0]] in _CASED:
@@ -1012,13 +1046,14 @@ def _went_nowhere_sure(w: _Work) -> None:
                         or w.ref_occ[vacated[0]] < cfg.ink_none)
                        and ref_view is not None
                        and _outline_gone(outlines.discs(), vacated[0], pieces_but(vacated[0]), cfg=cfg)))
+              and (seen := w.change_at_looks(vacated[0])) is not None  # (binds it only where looked at)
               and len(dests := sorted((i for i in range(90) if i not in taken and i not in vacated
                                        and ((known[i] in ".?" and _reaches(known, vacated[0], i))
                                             or (known[i] in _CASED and _may_take(known, vacated[0], i)))),
-                                      key=lambda k: -change[k])) >= 1
-              and change[dests[0]] > cfg.change_half * lvl
-              and all(change[dests[0]] > (cfg.dest_margin_beside if j in neighbours(dests[0])
-                                          else cfg.dest_margin) * change[j] for j in dests[1:]
+                                      key=lambda k: -seen[k])) >= 1
+              and seen[dests[0]] > cfg.change_half * lvl
+              and all(seen[dests[0]] - typical > (cfg.dest_margin_beside if j in neighbours(dests[0])
+                                                  else cfg.dest_margin) * (seen[j] - typical) for j in dests[1:]
                       if j not in neighbours(vacated[0]))):
             # The point left lost all its ink (not pushed: a piece pushed outwards from an edge point keeps some
             # of it, and changes no other point), or all but a quarter of it with its round outline gone, or its
@@ -1031,6 +1066,9 @@ def _went_nowhere_sure(w: _Work) -> None:
             # neighbours need only be outdone by a fifth (its disc's shadow or lean changes them a little too);
             # those of the point left, not at all (the piece lifted off changes them so: e.g. the rook g0
             # took the cannon in the corner i0, which changed 0.107, g1 beside g0 0.073).
+            # Each change measured where the mover's look would stand (`change_at_looks`), over what every point
+            # changed (`typical`): the skirt leaving a neighbour lies back over the point left (e.g. the rook h4-f4,
+            # h3 changed 0.118 and f4 0.073; so measured 0.060 and 0.086, the edge a4 0.063, the board 0.055).
             if known[dests[0]] in ".?":
                 arrived = dests[:1]
                 # (or it was left between that point and an empty one beside it that it could also go to, which
@@ -1247,9 +1285,12 @@ def _taker_and_half_way(w: _Work) -> None:
         # against their median 0.70)
         # (not where the taker's characters read plainly on the prey's point, not leaning towards the neighbour:
         # its top face is there, and the outline half-way is its side wall and shadow reaching over the neighbour)
+        # (where the change shows the taker's look standing on c, k under its side wall and shadow, k may read some
+        # ink: a dark shadow does (`look_on`); not where k is the point it came from, whose change is its leaving)
         half = [k for k in beside if len(others) >= cfg.least_standing
                 and _half_way_between(view_circles(), c, k, others, cfg)
-                and not _topped_on(reading, w.parallax, c, over=k, cfg=cfg)]
+                and not _topped_on(reading, w.parallax, c, over=k, cfg=cfg,
+                                   shaded=k != v and w.look_on(v, c, k))]
         if len(half) == 1 and _plain_disc_near(view_circles(), [c], outlines.discs(), others,
                                                share=cfg.outline_plain_taker, cfg=cfg):
             k = half[0]
@@ -1318,16 +1359,19 @@ def _inked_on(reading: PointReading, parallax: np.ndarray, a: int, over: int, cf
 
 
 def _topped_on(reading: PointReading, parallax: np.ndarray, a: int, over: int,
-               cfg: TrackerConfig = DEFAULTS) -> bool:
+               cfg: TrackerConfig = DEFAULTS, shaded: bool = False) -> bool:
     """A piece's top face stands on point a, not between it and its neighbour `over` (5.10): a's ink reads plainly
     (over `ink_plain`), its peak leaning under `lean_some` towards `over` (the camera's `parallax` removed), and
     `over` plainly reads none (under `ink_none`). The characters are on the top face: a tall piece's side wall and
     shadow, which reach over the neighbour on one side, carry none. A piece half-way shows them half a spacing off both
     points, and where the neighbour reads some ink it may be half the characters, however little the lean measured
     against the median parallax (a dark shadow reads as ink too, 0.51 occupied, but is not told apart from them: e.g.
-    a cannon half-way between f0 and f1, f1 0.44, its peak 0.27 back towards f0, f0's 0.14 towards f1)."""
+    a cannon half-way between f0 and f1, f1 0.44, its peak 0.27 back towards f0, f0's 0.14 towards f1). `shaded`: the
+    change shows the piece's look standing on a, `over` under its side wall and shadow (`_Work.look_on`): there
+    `over` may read some ink, only not plainly (under `ink_plain`; e.g. the horse d5xc3, its shadow 0.51 on c2)."""
+    most = cfg.ink_plain if shaded else cfg.ink_none
     return bool(reading.occupied[a] > cfg.ink_plain and _lean(reading, parallax, a, over) < cfg.lean_some
-                and reading.occupied[over] < cfg.ink_none)
+                and reading.occupied[over] < most)
 
 
 def _plain_on_point(reading: PointReading, parallax: np.ndarray, i: int, cfg: TrackerConfig = DEFAULTS) -> bool:

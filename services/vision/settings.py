@@ -219,7 +219,8 @@ class TrackerConfig:
     skirt_least: float = 0.1  # the look's centre this far (spacings) off the point along a line: its side wall and
     # shadow reach over the neighbour on that side
     skirt_margin: float = 1.25  # of two neighbours one piece's look changed, the change measured where a piece's look
-    # would stand on each: the point's over this multiple of the other's is where the piece stands
+    # would stand on each: the point's over this multiple of the other's is where the piece stands (an arrival split
+    # over two; a taker whose shadow reads as some ink on the neighbour: one half-way changes both about alike)
     pair_fall: float = 0.1  # the outlines near a pair of unsure points fell by at least this together (and by twice
     # any other pair's): the piece between them left
     glare_outline_change: float = 0.3  # under full glare, where no point changed, a piece's outline fell (rose) by at
