@@ -1165,9 +1165,12 @@ class Consumer:
         self.dead_lettered += 1
         log.warning("dead-lettered %s[%d]@%d: %s", record.topic, record.partition, record.offset, reason)
 
-    def commit(self, offsets: Mapping[TopicPartition, int] | None = None) -> None:
+    def commit(self, offsets: Mapping[TopicPartition, int] | None = None, *,
+               held: Mapping[TopicPartition, int] | None = None) -> None:
         """Commit `offsets` (partition -> the next offset to read, i.e. last processed + 1), or, without
-        arguments, the position after everything `poll()` returned (and dead-lettered).
+        arguments, the position after everything `poll()` returned (and dead-lettered). `held` (without `offsets`):
+        partitions whose commit stops at that offset at most, records this member has read but whose outcome it
+        has not given yet (vision's moves in progress): a next owner reads them again.
 
         `CommitFailed` where the group no longer knows this member (kafka-python's CommitFailedError: a broker
         restarted empty, or this process paused past its session timeout) is not the end of the consumer: the
@@ -1185,12 +1188,29 @@ class Consumer:
                 KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(offset, "", -1)
                 for tp, offset in offsets.items()
             }
+        elif held:
+            kafka_offsets = self._consumed_at_most(held)
         try:
             self._consumer.commit(kafka_offsets)
         except KafkaError as exc:
             raise CommitFailed(
                 f"group {self.group_id!r}: committing {offsets or 'the consumed positions'} failed: {exc}"
             ) from exc
+
+    def _consumed_at_most(self, held: Mapping[TopicPartition, int]) -> dict[Any, Any] | None:
+        """What `commit()` without offsets commits (kafka-python's consumed positions), each partition of `held` no
+        further than its offset there; None where the client does not tell its positions (commit them all)."""
+        from kafka.structs import OffsetAndMetadata
+
+        subscription = getattr(self._consumer, "_subscription", None)
+        consumed = getattr(subscription, "all_consumed_offsets", None)
+        if consumed is None:
+            return None
+        out = {}
+        for tp, at in consumed().items():
+            stop = held.get(TopicPartition(tp.topic, tp.partition))
+            out[tp] = at if stop is None or stop >= at.offset else OffsetAndMetadata(stop, at.metadata, -1)
+        return out
 
     def committed(self, tp: TopicPartition) -> int | None:
         """The group's committed offset for a partition (None if nothing was committed)."""

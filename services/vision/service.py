@@ -56,7 +56,7 @@ import sys
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as dataclass_replace
 from typing import Any
@@ -66,6 +66,7 @@ from xqarb.referee.rules import START_FEN
 
 from .board import BoardFit, fit_from_corners
 from .evidence import EvidenceStore, sha256_hex
+from .in_progress import MovesInProgress
 from .order import CameraCounts, FrameOrder, Placed
 from .progress import ProgressWatch
 from .quiet import CAMERA_QUIET_S, QuietReport, QuietWatch
@@ -131,6 +132,8 @@ class VisionCore:
         self._now_us = now_us or (lambda: time.time_ns() // 1000)
         self.quiet = QuietWatch()  # boards whose camera went quiet (CameraQuiet)
         self.progress = ProgressWatch()  # how far each board's frames are read (CameraProgress)
+        # each board's move in progress: it holds the board's watermark and its frames' commit (in_progress.py)
+        self.moves = MovesInProgress()
         self.order = FrameOrder()  # each board's frames stepped in capture order (order.py)
         # partition -> its cameras' counts when it was released (order.py: given back by `recount`)
         self.released_counts: dict[int, CameraCounts] = {}
@@ -148,6 +151,7 @@ class VisionCore:
             del self.games[key]
         self.quiet.drop(gone)
         self.progress.drop(gone)
+        self.moves.drop(gone)
         for board, cameras in self.order.drop(gone).items():
             self.released_counts.setdefault(board[0], {})[board] = cameras
 
@@ -217,9 +221,12 @@ class VisionCore:
             seeded += 1
         return seeded
 
-    def handle(self, frame: Any, partition: int = 0, at_us: int | None = None) -> list[Any]:
+    def handle(self, frame: Any, partition: int = 0, at_us: int | None = None,
+               stored: tuple[Hashable, int] | None = None) -> list[Any]:
         """One FrameCaptured event -> the observation events it gives (xqarb.events.Event values). `at_us`: the
-        frame's time on its board's time line (`place`; None: its capture time). The tracker steps at that time,
+        frame's time on its board's time line (`place`; None: its capture time). `stored`: where the frame is
+        stored (its log and offset), read again from there should this process stop in a move in progress
+        (in_progress.py). The tracker steps at that time,
         and the observations carry it as their occurred_at: it is the capture time, except after the camera's
         clock stepped back, where it is the capture time plus the camera's offset (order.py). The referee folds a
         board's observations and clock presses in event time (services/referee/ordering.py): the camera's raw
@@ -268,6 +275,7 @@ class VisionCore:
             slot.state, slot.corners = _given_state(slot.state, wanted, image), wanted
         first = slot.state.known is None
         slot.state, observations = self.tracker.step(slot.state, image, at, sha, small=small)
+        self.moves.frame(key, at, _still(slot.state), *(stored or (None, None)))
         if slot.resumed is not None and first and slot.state.known is not None:
             observations = self._resumed_at(slot, observations)
         out = []
@@ -443,13 +451,21 @@ class VisionCore:
             if e is not None and e.type == "FrameCaptured":
                 key = (rec.partition, e.board_id)
                 game = e.data.get("game_id") or self.games.get(key)
-                self.progress.frame(key, (at or {}).get(e.event_id, int(e.occurred_at)), e.event_id,
-                                    int(e.source_seq), game)
+                read_to = (at or {}).get(e.event_id, int(e.occurred_at))
+                # (not past a move in progress: the presses it holds wait for its still board)
+                self.progress.frame(key, self.moves.watermark(key, read_to), e.event_id, int(e.source_seq), game)
         return [make_event(
             "CameraProgress", r.key[1], source=self.source, source_seq=r.frame_seq * 16 + 13, occurred_at=r.at,
             received_at=self._now_us(), event_id=str(uuid.uuid5(OBSERVATION_NS, f"{r.frame_event_id}/progress")),
             frames=r.frames, game_id=r.game)
             for r in self.progress.due()]
+
+
+def _still(state: TrackerState) -> bool:
+    """Whether a board's tracker holds a still board with nothing in progress (no hand over it, no change since the
+    last BoardStable): a move that began since is told whole only at the next still board. A camera fault (a frame
+    that does not decode, the board lost) holds no move: read again, its frames would tell the same fault."""
+    return state.known is not None and not state.hand and (not state.pending or state.fault is not None)
 
 
 def _fields(obs: Observation, frame: Any) -> dict[str, Any]:
@@ -562,8 +578,10 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
 
     def commit() -> None:
         assert consumer is not None
-        consumer.commit()
-        committed_to.update(read_to)
+        # a move in progress is read again by the next owner from its board's last still frame (in_progress.py)
+        held = core.moves.read_from()
+        consumer.commit(held={bus.TopicPartition(*log): offset for log, offset in held.items()})
+        committed_to.update({log: min(offset, held.get(log, offset)) for log, offset in read_to.items()})
 
     def revoked(partitions: Iterable[bus.TopicPartition]) -> None:
         parts = list(partitions)
@@ -633,7 +651,7 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
                 times[rec.event.event_id] = placed.at_us
                 # each frame's observations go out at once, not after the rest of the batch is read (a batch of
                 # frames queued under load takes seconds): the move reaches the referee that much sooner
-                seen = core.handle(rec.event, rec.partition, placed.at_us)
+                seen = core.handle(rec.event, rec.partition, placed.at_us, ((rec.topic, rec.partition), rec.offset))
                 out += seen
                 sent += producer.send_soon(bus.OBSERVATIONS, seen)
                 handled += 1

@@ -491,6 +491,31 @@ def test_records_given_back_are_read_again_after_the_commit(broker: str, unique_
     assert [r.event.event_id for r in rest] == [r.event.event_id for r in batch[2:]]
 
 
+def test_records_held_are_read_again_by_the_next_member(broker: str, unique_topic: Callable[[str], str]) -> None:
+    """A commit that holds a partition back (records read whose outcome is not given yet) stops it there; the
+    partitions not held are committed where the member read to."""
+    topic = unique_topic("held")
+    bus.ensure_topics(broker, [topic], partitions=1)
+    with Producer(broker) as producer:
+        producer.send_many(topic, [draw_offer("board-1", seq) for seq in range(1, 7)])
+    group = unique_topic("g")
+    first = Consumer(broker, group, [topic], **FAST)
+    try:
+        batch = drain(first, 6)
+        first.commit(held={bus.TopicPartition(topic, 0): batch[3].offset, bus.TopicPartition("elsewhere", 0): 0})
+        assert first.committed(bus.TopicPartition(topic, 0)) == batch[3].offset
+    finally:
+        first.close()
+    again = Consumer(broker, group, [topic], **FAST)
+    try:
+        rest = drain(again, 3)
+        again.commit(held={bus.TopicPartition(topic, 0): 10_000})  # (held beyond the position: the position)
+        assert again.committed(bus.TopicPartition(topic, 0)) == batch[-1].offset + 1
+    finally:
+        again.close()
+    assert [r.offset for r in rest] == [r.offset for r in batch[3:]]
+
+
 def test_a_member_is_told_of_a_rebalance_before_its_next_poll(broker: str, unique_topic: Callable[[str], str]) -> None:
     """Its heartbeat learns that the group rebalances; the member's poll then rejoins and the partitions are split."""
     topic = unique_topic("due")

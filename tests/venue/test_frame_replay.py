@@ -40,9 +40,9 @@ def test_frames_a_killed_broker_lost_are_sent_again_and_read_once_in_order(tmp_p
             go.wait(30)
         return place(e, partition)
 
-    def counted_handle(e: Any, partition: int = 0, at_us: int | None = None) -> list[Any]:
+    def counted_handle(e: Any, partition: int = 0, at_us: int | None = None, stored: Any = None) -> list[Any]:
         handled.append(int(e.source_seq))
-        return handle(e, partition, at_us)
+        return handle(e, partition, at_us, stored)
 
     core.place = slow_place  # type: ignore[method-assign]
     core.handle = counted_handle  # type: ignore[method-assign]

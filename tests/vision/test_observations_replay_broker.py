@@ -50,7 +50,7 @@ def test_observations_a_killed_broker_lost_unread_reach_the_topic_again_once_in_
     core = VisionCore(DirectoryEvidenceStore(tmp_path / "evidence"), source="vision-test")
     handled: list[int] = []
 
-    def observe(e: Any, partition: int = 0, at_us: int | None = None) -> list[Any]:
+    def observe(e: Any, partition: int = 0, at_us: int | None = None, stored: Any = None) -> list[Any]:
         handled.append(int(e.source_seq))  # one still board a frame, its id derived from the frame's
         return [make_event("BoardStable", e.board_id, source="vision-test", source_seq=e.source_seq,
                            occurred_at=e.occurred_at, received_at=e.received_at, event_id=f"obs-{e.source_seq}",

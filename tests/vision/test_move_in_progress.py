@@ -1,0 +1,70 @@
+"""A move in progress holds its board's watermark and its frames until the still board that ends it."""
+
+from __future__ import annotations
+
+from xqarb.vision.in_progress import MovesInProgress
+
+BOARD = (0, "board-1")
+LOG = ("xq.frames", 0)
+
+
+def test_a_still_board_holds_nothing() -> None:
+    moves = MovesInProgress(hold_max_us=20_000_000)
+    moves.frame(BOARD, 1_000_000, still=True, log=LOG, offset=10)
+    moves.frame(BOARD, 1_500_000, still=True, log=LOG, offset=11)
+    assert moves.watermark(BOARD, 1_500_000) == 1_500_000
+    assert moves.read_from() == {}
+
+
+def test_the_watermark_stays_at_the_last_still_frame_until_the_move_ends() -> None:
+    moves = MovesInProgress(hold_max_us=20_000_000)
+    moves.frame(BOARD, 1_000_000, still=True, log=LOG, offset=10)
+    for k, at in enumerate((1_500_000, 2_000_000, 2_500_000)):  # a hand over the board, then it leaves
+        moves.frame(BOARD, at, still=False, log=LOG, offset=11 + k)
+    # a press made as the hand left (2.45 s) is not yet seen by the camera: the still board is still to come
+    assert moves.watermark(BOARD, 2_500_000) == 1_000_000
+    assert moves.in_progress(BOARD)
+    moves.frame(BOARD, 3_000_000, still=True, log=LOG, offset=14)  # the still board that shows the move
+    assert moves.watermark(BOARD, 3_000_000) == 3_000_000
+    assert not moves.in_progress(BOARD)
+
+
+def test_a_next_owner_reads_a_move_in_progress_again_from_the_last_still_frame() -> None:
+    moves = MovesInProgress(hold_max_us=20_000_000)
+    other = (0, "board-2")
+    moves.frame(BOARD, 1_000_000, still=True, log=LOG, offset=10)
+    moves.frame(other, 1_100_000, still=True, log=LOG, offset=11)
+    moves.frame(BOARD, 1_500_000, still=False, log=LOG, offset=12)
+    moves.frame(other, 1_600_000, still=True, log=LOG, offset=13)
+    # the frames topic rolled over in the middle of the move: the new topic's frames of the move are held too
+    moves.frame(BOARD, 2_000_000, still=False, log=("xq.frames.roll", 0), offset=0)
+    assert moves.read_from() == {LOG: 10, ("xq.frames.roll", 0): 0}
+    moves.frame(BOARD, 2_500_000, still=True, log=("xq.frames.roll", 0), offset=1)
+    assert moves.read_from() == {}
+
+
+def test_a_board_never_still_yet_holds_nothing() -> None:
+    moves = MovesInProgress(hold_max_us=20_000_000)
+    moves.frame(BOARD, 1_000_000, still=False, log=LOG, offset=3)
+    assert moves.watermark(BOARD, 1_000_000) == 1_000_000
+    assert moves.read_from() == {}
+
+
+def test_a_move_longer_than_the_hold_lets_the_watermark_and_the_frames_go() -> None:
+    moves = MovesInProgress(hold_max_us=20_000_000)
+    moves.frame(BOARD, 0, still=True, log=LOG, offset=0)
+    moves.frame(BOARD, 500_000, still=False, log=LOG, offset=1)
+    assert moves.watermark(BOARD, 19_000_000) == 0
+    assert moves.watermark(BOARD, 20_000_000) == 20_000_000  # (a hand resting on the board: presses go on)
+    moves.frame(BOARD, 20_000_000, still=False, log=LOG, offset=40)
+    assert moves.read_from() == {}
+
+
+def test_partitions_given_away_are_forgotten() -> None:
+    moves = MovesInProgress(hold_max_us=20_000_000)
+    moves.frame(BOARD, 0, still=True, log=LOG, offset=0)
+    moves.frame(BOARD, 500_000, still=False, log=LOG, offset=1)
+    moves.drop([0])
+    assert moves.read_from() == {} and not moves.in_progress(BOARD)
+    moves.frame(BOARD, 1_000_000, still=False, log=LOG, offset=2)  # (not seen still since: nothing held)
+    assert moves.read_from() == {}
