@@ -700,6 +700,14 @@ def _captures_read_faintly(w: _Work) -> None:
                 # (where it cannot go there, it went to a neighbour it can reach, or stands half-way between the
                 # two: `went_where_it_could`)
                 vacated, arrived = [src], w.went_where_it_could(src, [dst])
+                if len(arrived) == 1 and (half_to := w.left_towards(arrived[0], src)) is not None:
+                    # (or it was left half-way from there (5.10): the neighbour the shadow allowance above let
+                    # change is then the piece's own disc, not its shadow, and its round outline straddles the
+                    # two points; e.g. the horse i2-h4 left towards h5, h4 changed 0.093 at the level 0.090,
+                    # h5 0.059, under the allowance 0.065)
+                    misaligned.append((min(arrived[0], half_to), max(arrived[0], half_to)))
+                    taken.update((arrived[0], half_to))
+                    arrived = []
                 if not arrived:
                     fresh = [misaligned[-1]]
     w.arrived, w.fresh, w.unexplained, w.vacated = arrived, fresh, unexplained, vacated
