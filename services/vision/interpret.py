@@ -696,10 +696,15 @@ def _captures_read_faintly(w: _Work) -> None:
             # and lost its ink: a piece left there; e.g. a pawn half-way between g3 and g4, both unsure,
             # took on g5. A point known empty may have read like a piece only by the board's frame, as an a4 did)
             kept = kept or (known[dst] == "?" and _left_by_a_piece(dst, ref_reading, reading, cfg=cfg))
-            if known[src] in _CASED and known[dst] in ".?" and vacated in ([], [src]) and not kept:
-                # (where it cannot go there, it went to a neighbour it can reach, or stands half-way between the
-                # two: `went_where_it_could`)
-                vacated, arrived = [src], w.went_where_it_could(src, [dst])
+            went = (w.went_where_it_could(src, [dst])
+                    if known[src] in _CASED and known[dst] in ".?" and vacated in ([], [src]) and not kept else None)
+            # (where it cannot go there, it went to a neighbour it can reach, or stands half-way between the two:
+            # `went_where_it_could`. Where it can reach neither, the two changes are no one move of that piece: a
+            # piece still inked on its point changes by another's arrival, e.g. taken by a piece that stood between
+            # two points, whose leaving changed one of them; the cannon between b6 and c6 took the pawn g6, g6 still
+            # read 0.99 occupied, and the pawn would have gone to c6)
+            if went is not None and all(_reaches(known, src, k) for k in went):
+                vacated, arrived = [src], went
                 if len(arrived) == 1 and (half_to := w.left_towards(arrived[0], src)) is not None:
                     # (or it was left half-way from there (5.10): the neighbour the shadow allowance above let
                     # change is then the piece's own disc, not its shadow, and its round outline straddles the
