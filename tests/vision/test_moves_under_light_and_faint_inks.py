@@ -130,3 +130,16 @@ def test_a_piece_standing_still_reads_no_more_surely_than_before_unless_its_ink_
 def test_the_moves_read(shared_data: Path, k: int, from_ply: int, plies: int) -> None:
     r = check_hard_window(shared_data, k, from_ply, plies)
     assert (r.inferred_ok, r.moves, r.wrong_inferred) == (plies, plies, 0), r.wrong
+
+
+
+@pytest.mark.parametrize(("src", "far"), [("b9", "d7"), ("g6", "c5")])
+def test_changes_alone_tell_no_move_the_piece_cannot_make(src: str, far: str) -> None:
+    # As the horse b9-c7 above, but the empty point that changed is one the piece cannot go to (the horse's leg
+    # blocked; a pawn's one step): a touch does not reach that far, and no move of that piece does either. Another
+    # piece came there, or the light changed both (e.g. a cannon left between two points took the pawn g6, which
+    # still read its ink, and the cannon's leaving changed c6): the changes tell no move of it.
+    known = START_SQUARES
+    now = _reading(known, **{src: {"occupied": 0.97, "density": 0.25}})
+    squares, placed, _, _ = _interpret(known, {src: 0.19, far: 0.17}, _reading(known), now)
+    assert squares[point_index(far)] != known[point_index(src)] and point_index(far) not in placed, squares
