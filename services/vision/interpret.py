@@ -193,13 +193,16 @@ class _Work:
             # Or it stands between the two (5.10), its ink peak only part of the way over: its round outline
             # half-way between them tells (e.g. the cannon b2-b6 left between b6 and c6, c6 changed
             # 0.25, b6 0.14 under the level, the ink peak 0.41 towards b6)
+            # (of two such neighbours, the one its outline stands half-way towards: e.g. the rook i9 left between
+            # i8 and h8 on a board whose edge file reads dark as ink, h9 beside the rook's old point changed too)
             went = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > cfg.change_half * lvl
                     and _reaches(known, src, k)]
-            if (len(went) == 1 and ref_view is not None and len(pieces_but(src)) >= cfg.least_standing
-                    and _half_way_between(view_circles(), a, went[0], pieces_but(src), cfg)):
-                misaligned.append((min(a, went[0]), max(a, went[0])))
-                taken.update((a, went[0]))
-                return []
+            if ref_view is not None and len(pieces_but(src)) >= cfg.least_standing:
+                went = [k for k in went if _half_way_between(view_circles(), a, k, pieces_but(src), cfg)]
+                if len(went) == 1:
+                    misaligned.append((min(a, went[0]), max(a, went[0])))
+                    taken.update((a, went[0]))
+                    return []
         return arrived
 
     def left_most(self, cand: list[int]) -> int:
@@ -449,7 +452,7 @@ def _where_the_mover_went(w: _Work) -> None:
     # (said below; e.g. the rook a9-a8, the corner a9 reading 0.6 occupied): its move tells where it went
     went_from = vacated[0] if len(vacated) == 1 else left_most(held) if not vacated and arrived and held else None
     if went_from is not None and known[went_from] in _CASED:
-        arrived = went_where_it_could(went_from, _where_it_could_go(known, went_from, arrived, change, lvl))
+        arrived = went_where_it_could(went_from, _where_it_could_go(known, went_from, arrived, change, lvl, cfg))
     if (went_from is not None and known[went_from] in _CASED and len(arrived) == 1
             and (half_to := left_towards(arrived[0], went_from)) is not None):
         misaligned.append((min(arrived[0], half_to), max(arrived[0], half_to)))
@@ -571,7 +574,8 @@ def _source_of_an_arrival(w: _Work) -> None:
         if cand:
             vacated = [left_most(cand)]
             if known[vacated[0]] in _CASED:
-                arrived = went_where_it_could(vacated[0], _where_it_could_go(known, vacated[0], arrived, change, lvl))
+                arrived = went_where_it_could(vacated[0],
+                                              _where_it_could_go(known, vacated[0], arrived, change, lvl, cfg))
                 fresh = fresh_pairs()  # the piece may have been found between two points
     if not vacated and fresh and not [i for i in was_occ if i not in taken] and ref_view is not None:
         # A piece found between two points this move came from somewhere, though no known piece's point changed at
@@ -703,19 +707,47 @@ def _captures_read_faintly(w: _Work) -> None:
         # its neighbours a little by its shadow; e.g. a first move h2-f2 on a board whose pieces read
         # no ink, changed h3 0.056 and f3 0.049 against 0.323 and 0.163 at the level 0.09)
         calm = max(cfg.change_half * lvl, cfg.calm_share * min((change[i] for i in moved), default=0.0))
-        quiet = all(change[i] < calm for i in range(90) if i not in moved and i not in taken)
+        src = next((k for k in moved if known[k] in _CASED), None)
+        # (a neighbour of either end where the piece could not have gone, only under `twin_change` of that end's
+        # change: a piece set down changes the point beside it by its shadow and lean, and only one changed as much
+        # as it could be the same piece between the two; e.g. the black horse b9-c7 on a paper print with plain
+        # discs, b9 0.103, c7 0.091 at the level 0.090, the cannon b7 beside c7 0.048. One it could have gone to is
+        # no shadow but perhaps its point: a tall piece's body changes the neighbour on its far side more; e.g. the
+        # rook f1-f4, f3 changed more than f4)
+        quiet = all(change[i] < max(calm, max((cfg.twin_change * change[m] for m in moved if i in neighbours(m)
+                                               and src is not None and not _reaches(known, src, i)), default=0.0))
+                    for i in range(90) if i not in moved and i not in taken)
         if quiet and len(moved) == 2:
             src, dst = sorted(moved, key=lambda k: known[k] in ".?")
             # (not where the piece's point read it clearly before and still shows half its ink: a piece touched
-            # towards an empty neighbour, its ink reaching into that neighbour's disc)
+            # towards an empty neighbour, its ink reaching into that neighbour's disc. A touch reaches no point
+            # further off: there, a piece whose ink still reads (a plain disc read by the board's own marks under
+            # it) went all the same)
             kept = (ref_occ[src] > cfg.ink_piece and occ[src] > cfg.ink_piece
-                    and dens[src] >= cfg.ink_lost * ref_dens[src])
+                    and dens[src] >= cfg.ink_lost * ref_dens[src] and dst in neighbours(src))
             # (nor where the point it would have gone to was left unsure, showed a piece on the last still board
             # and lost its ink: a piece left there; e.g. a pawn half-way between g3 and g4, both unsure,
             # took on g5. A point known empty may have read like a piece only by the board's frame, as an a4 did)
             kept = kept or (known[dst] == "?" and _left_by_a_piece(dst, ref_reading, reading, cfg=cfg))
-            if known[src] in _CASED and known[dst] in ".?" and vacated in ([], [src]) and not kept:
-                vacated, arrived = [src], [dst]
+            went = (w.went_where_it_could(src, [dst])
+                    if known[src] in _CASED and known[dst] in ".?" and vacated in ([], [src]) and not kept else None)
+            # (where it cannot go there, it went to a neighbour it can reach, or stands half-way between the two:
+            # `went_where_it_could`. Where it can reach neither, the two changes are no one move of that piece: a
+            # piece still inked on its point changes by another's arrival, e.g. taken by a piece that stood between
+            # two points, whose leaving changed one of them; the cannon between b6 and c6 took the pawn g6, g6 still
+            # read 0.99 occupied, and the pawn would have gone to c6)
+            if went is not None and all(_reaches(known, src, k) for k in went):
+                vacated, arrived = [src], went
+                if len(arrived) == 1 and (half_to := w.left_towards(arrived[0], src)) is not None:
+                    # (or it was left half-way from there (5.10): the neighbour the shadow allowance above let
+                    # change is then the piece's own disc, not its shadow, and its round outline straddles the
+                    # two points; e.g. the horse i2-h4 left towards h5, h4 changed 0.093 at the level 0.090,
+                    # h5 0.059, under the allowance 0.065)
+                    misaligned.append((min(arrived[0], half_to), max(arrived[0], half_to)))
+                    taken.update((arrived[0], half_to))
+                    arrived = []
+                if not arrived:
+                    fresh = [misaligned[-1]]
     w.arrived, w.fresh, w.unexplained, w.vacated = arrived, fresh, unexplained, vacated
 
 

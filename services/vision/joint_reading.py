@@ -71,7 +71,7 @@ def ink_fails(reading: PointReading, known: str, cfg: TrackerConfig = DEFAULTS) 
 def joint_reading(reading: PointReading, known: str, discs: Callable[[], np.ndarray],
                   lines: Callable[[], np.ndarray], cfg: TrackerConfig = DEFAULTS,
                   ink_weight: np.ndarray | None = None, changed: np.ndarray | None = None,
-                  ref_density: np.ndarray | None = None) -> PointReading:
+                  ref_density: np.ndarray | None = None, ref_occupied: np.ndarray | None = None) -> PointReading:
     """`reading` with its occupancy read from the joint of the ink, the round outlines (`discs`: per point, called
     only where needed) and the printed lines shown (`lines`, likewise), where the ink alone fails on the position
     `known` (`ink_fails`) and the joint, fitted on that position, misreads at least `joint_margin` fewer of its
@@ -79,8 +79,8 @@ def joint_reading(reading: PointReading, known: str, discs: Callable[[], np.ndar
     told by how a point's ink changed). `ink_weight`: per point, how much of the ink about it counts
     (`occupancy.ink_weight_at_points`); where under `joint_ink_masked` of the board's median, the printed marks mask
     the point's middle and its ink is no cue: the outlines and lines alone read it, fitted on every known point.
-    `changed`: per point, whether it changed since the last still board (None: none did); `ref_density`: the ink
-    densities read on that board (None: not known)."""
+    `changed`: per point, whether it changed since the last still board (None: none did); `ref_density`,
+    `ref_occupied`: the ink densities and the occupancy read on that board (None: not known)."""
     if not ink_fails(reading, known, cfg=cfg):
         return reading
     piece, known_at = _known(known)
@@ -114,6 +114,15 @@ def joint_reading(reading: PointReading, known: str, discs: Callable[[], np.ndar
         came = (changed & known_at & ~piece & (ink > cfg.ink_plain)
                 & (reading.density > cfg.ink_rose * ref_density + cfg.ink_rise_least))
         occupied = np.where(came, np.maximum(occupied, ink), occupied)
+    # A piece known on a point that changed reads no more surely than on the last still board, unless its ink rose
+    # with the change: a piece that stayed looks as it did, one that left or was taken leaves less. Cues that rose
+    # there are another's: a tall piece set down beside it, seen steeply, hides the point's printed lines with its
+    # body (e.g. the red pawn c3-c4 whose ink never read, the lines at c3 hidden 13 -> 2.5 and the joint 0.33 ->
+    # 0.61: no point read emptied and the move went unseen)
+    if changed is not None and ref_density is not None and ref_occupied is not None:
+        rose = reading.density > cfg.ink_rose * ref_density + cfg.ink_rise_least
+        held = changed & known_at & piece & ~rose
+        occupied = np.where(held, np.minimum(occupied, np.maximum(ref_occupied, ink)), occupied)
     ink_misread = int(((ink > cfg.ink_piece) != piece)[known_at].sum())
     joint_misread = int(((occupied > cfg.ink_piece) != piece)[known_at].sum())
     if joint_misread + cfg.joint_margin > ink_misread:

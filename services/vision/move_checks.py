@@ -50,7 +50,8 @@ def _changed_most(candidates: list[int], change: np.ndarray, lvl: float, reading
     return best if len(order) == 1 and faded and change[best] > cfg.change_quarter * lvl else None
 
 
-def _where_it_could_go(known: str, src: int, arrived: list[int], change: np.ndarray, lvl: float) -> list[int]:
+def _where_it_could_go(known: str, src: int, arrived: list[int], change: np.ndarray, lvl: float,
+                       cfg: TrackerConfig = DEFAULTS) -> list[int]:
     """Of the points where a piece seems to have arrived, those where the one piece that left `src` could go, and
     their neighbours (the other point of a piece set down half-way); or, where it could go to none, those that
     changed over the level `lvl`. One piece moved: an arrival where it cannot go, beside one where it can, is the
@@ -60,10 +61,44 @@ def _where_it_could_go(known: str, src: int, arrived: list[int], change: np.ndar
     read the frame's ink as pieces; e.g. the cannon b7 took g7, the ink at g8 beside it rose)."""
     could = [i for i in arrived if _reaches(known, src, i)]
     if not could:
-        return [i for i in arrived if change[i] > lvl]
+        # (but not where no piece on the board can go: no piece changed that point, the light did; e.g. the
+        # cannon e7 took e4 while a patch of sun moved off the empty corner a8, which changed 0.26 and read 0.83
+        # occupied, as it had before)
+        anywhere = _reached_by_any(known)
+        return [i for i in arrived if change[i] > lvl and i in anywhere]
     # (a neighbour whose ink rose but which changed under the level shows the ink leaning over: half a piece
-    # changes a point over it; e.g. the rook a9-a8, b8 changed 0.12 at the level 0.15)
-    return [i for i in arrived if i in could or (change[i] > lvl and any(k in could for k in neighbours(i)))]
+    # changes a point over it; e.g. the rook a9-a8, b8 changed 0.12 at the level 0.15. Nor one the light changed:
+    # `_lit_alike`)
+    return [i for i in arrived if i in could or (change[i] > lvl and any(k in could for k in neighbours(i))
+                                                 and not _lit_alike(known, i, change, cfg))]
+
+
+def _lit_alike(known: str, i: int, change: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> bool:
+    """An empty point beside `i` where no piece on the known board can go changed at least `twin_change` as much as
+    `i`: no piece changed it, so the light did (a sunlit patch or a shadow moving over the board changes
+    neighbouring points alike, and a dark patch reads as ink), and `i`'s change is the same light's, no evidence of
+    a piece (e.g. the pawn c3-c4 under a patch of sun moving off d3 and d4, both changed 0.37 and d4 read 1.00
+    occupied: read as c3-d4)."""
+    anywhere = _reached_by_any(known)
+    return any(known[k] == "." and k not in anywhere and change[k] >= cfg.twin_change * change[i]
+               for k in neighbours(i))
+
+
+def _reached_by_any(known: str) -> set[int]:
+    """The points some piece on the known board could go to or take on, by its kind of move (a piece whose type is
+    not known, `?`, `X`, `x`, by any kind's move of its side or either)."""
+    anywhere: set[int] = set()
+    board = list(known)
+    for s in range(90):
+        c = known[s]
+        if c == ".":
+            continue
+        kinds = c if c in _CASED else "RNBAKCP" if c == "X" else "rnbakcp" if c == "x" else "RNBAKCPrnbakcp"
+        for k in kinds:
+            board[s] = k
+            anywhere |= reach("".join(board), s) or set()
+        board[s] = c
+    return anywhere
 
 
 def _reaches(known: str, src: int, dst: int) -> bool:

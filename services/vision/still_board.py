@@ -966,7 +966,8 @@ class Tracker:
                              lambda: _lines_shown(view, marks_at(POINTS_PX, state.tops), cfg=cfg), cfg=cfg,
                              ink_weight=ink_weight_at_points((view.shape[1], view.shape[0]), state.tops),
                              changed=changed,
-                             ref_density=None if state.ref_reading is None else state.ref_reading.density)
+                             ref_density=None if state.ref_reading is None else state.ref_reading.density,
+                             ref_occupied=None if state.ref_reading is None else state.ref_reading.occupied)
 
     def _look_again(self, state: TrackerState, view: np.ndarray, reading: PointReading,
                     emit) -> tuple[TrackerState | None, Anchor]:
