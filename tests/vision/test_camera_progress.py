@@ -55,3 +55,17 @@ def test_the_service_core_reports_each_board_with_a_stable_id() -> None:
         ("CameraProgress", "1", T0 + 1_000_000, 5), ("CameraProgress", "2", T0 + 1_000_000, 5)]
     # The id derives from the frame read last: a process that reads the same frames again reports the same event.
     assert [e.event_id for e in core_reports()] == [e.event_id for e in reports]
+
+
+def test_the_service_core_reports_a_board_no_further_than_its_move_in_progress() -> None:
+    """A board whose tracker waits for the still board that ends a move (a hand over it) is reported read only up to
+    its last still frame: a press made as the hand left waits for the move (in_progress.py)."""
+    core = VisionCore(MemoryEvidenceStore(), source="vision-test", now_us=lambda: T0)
+    core.moves.frame((0, "1"), T0, still=True)
+    for seq in range(1, 5):
+        core.moves.frame((0, "1"), T0 + seq * 250_000, still=False)
+    [report] = core.camera_progress([SimpleNamespace(event=_frame("1", s), partition=0) for s in range(5)])
+    assert report.occurred_at == T0
+    core.moves.frame((0, "1"), T0 + 1_250_000, still=True)  # the still board that shows the move
+    [report] = core.camera_progress([SimpleNamespace(event=_frame("1", 5), partition=0)])
+    assert report.occurred_at == T0 + 1_250_000
