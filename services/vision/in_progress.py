@@ -10,8 +10,8 @@ makes the move come at the end. Two things must not run ahead of that end:
     after the press, a press without a move (8.1.7);
   * the committed offset of the board's frames: a process killed in the middle of a move takes its tracker's state
     with it, and the next owner, starting after the frames this one committed, never sees the hand leave. Held back
-    to the board's last still frame, the next owner reads the move again from there, whole (its observations' ids
-    derive from the frames', and the referee folds each input once).
+    to the board's still frames before the move (`read_back_us` of them), the next owner reads the move again from
+    there, whole (its observations' ids derive from the frames', and the referee folds each input once).
 A move in progress longer than `hold_max_us` (a hand resting on the board, a camera that stopped in the middle)
 holds neither any longer: the watermark moves on and the frames are let go, as before a move began, so that a
 board never stalls its presses or its partition for good. A board not seen still yet (its tracker calibrating, or
@@ -29,6 +29,10 @@ from dataclasses import dataclass, field
 # than a move takes (a hand over the board for a few seconds), far shorter than a rolled frames topic is kept (60 s,
 # xqarb.bus.FRAMES_ROLL_S), so that a hold never outlives the frames it names.
 HOLD_MAX_US = 20_000_000
+# How much (µs of frame time) of the still board before a move a next owner reads again: its tracker starts afresh,
+# finds the board and must see it still (TrackerConfig.stable_us, 0.75 s) before the hand comes, or it follows no
+# move and only infers one from its first look after it.
+READ_BACK_US = 3_000_000
 
 Key = tuple[int, str]  # (partition, board)
 
@@ -43,25 +47,29 @@ class _Move:
 @dataclass
 class MovesInProgress:
     hold_max_us: int = HOLD_MAX_US
+    read_back_us: int = READ_BACK_US
     _moves: dict[Key, _Move] = field(default_factory=dict)
-    # board -> (frame time, log, offset) of its last still frame: where a move that begins after it is read again
-    _still: dict[Key, tuple[int, Hashable | None, int | None]] = field(default_factory=dict)
+    # board -> (frame time, log, offset) of its still frames since its last move, the last `read_back_us` of them:
+    # where a move that begins after them is read again from
+    _still: dict[Key, list[tuple[int, Hashable | None, int | None]]] = field(default_factory=dict)
 
     def frame(self, key: Key, at: int, still: bool, log: Hashable | None = None, offset: int | None = None) -> None:
         """A frame of the board handled at frame time `at`, after which its tracker holds a still board with nothing
         in progress (`still`) or not; `log`, `offset`: where the frame is stored (None: not known)."""
         if still:
-            self._moves.pop(key, None)
-            self._still[key] = (at, log, offset)
+            run = [] if self._moves.pop(key, None) is not None else self._still.get(key, [])
+            run.append((at, log, offset))
+            self._still[key] = [frame for frame in run if at - frame[0] <= self.read_back_us]
             return
-        last = self._still.get(key)
-        if last is None:
+        run = self._still.get(key)
+        if not run:
             return  # never seen still yet (its tracker calibrating): no move of it is followed, none to lose
         move = self._moves.get(key)
         if move is None:
-            move = self._moves[key] = _Move(since=last[0])
-            if last[1] is not None and last[2] is not None:
-                move.read_from[last[1]] = last[2]  # (the next owner's tracker starts from a still board)
+            move = self._moves[key] = _Move(since=run[-1][0])
+            for _, still_log, still_offset in run:  # (the next owner's tracker starts from the still board)
+                if still_log is not None and still_offset is not None:
+                    move.read_from.setdefault(still_log, still_offset)
         if log is not None and offset is not None:
             move.read_from.setdefault(log, offset)
         move.latest = max(move.latest, at)

@@ -68,3 +68,15 @@ def test_partitions_given_away_are_forgotten() -> None:
     assert moves.read_from() == {} and not moves.in_progress(BOARD)
     moves.frame(BOARD, 1_000_000, still=False, log=LOG, offset=2)  # (not seen still since: nothing held)
     assert moves.read_from() == {}
+
+
+def test_a_next_owner_reads_again_enough_of_the_still_board_before_the_move_to_see_it_still() -> None:
+    moves = MovesInProgress(hold_max_us=20_000_000, read_back_us=3_000_000)
+    for k in range(11):  # five seconds of a still board at 2 frames a second
+        moves.frame(BOARD, k * 500_000, still=True, log=LOG, offset=k)
+    moves.frame(BOARD, 5_500_000, still=False, log=LOG, offset=11)
+    assert moves.read_from() == {LOG: 4}  # (the frames of the last 3 s before the move: 2.0-5.0 s)
+    assert moves.watermark(BOARD, 5_500_000) == 5_000_000
+    moves.frame(BOARD, 6_000_000, still=True, log=LOG, offset=12)  # the move's still board: a new still run
+    moves.frame(BOARD, 6_500_000, still=False, log=LOG, offset=13)
+    assert moves.read_from() == {LOG: 12}
