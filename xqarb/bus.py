@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 from xqarb import codec
 from xqarb.events import Event
-from xqarb.fresh_start import FreshStart, fresh_start, fresh_target_ms, lacks_offset
+from xqarb.fresh_start import FreshStart, fresh_start, fresh_target_ms, lacks_offset, read_on_in_pair
 from xqarb.offset_holes import OffsetHoles
 from xqarb.roll_order import NOTHING_OLDER, RollSide, roll_merge, roll_plan
 
@@ -1028,6 +1028,7 @@ class Consumer:
             log.warning("group %r: the committed offsets of %d partition(s) not read (%s: %s): they start where "
                         "the consumer's defaults say", self.group_id, len(asked), type(exc).__name__, exc)
             return
+        lacking = self._from_start_in_pair(lacking, asked, committed)
         if not lacking:
             return
         wall = self._wall_clock()
@@ -1056,6 +1057,24 @@ class Consumer:
                          "before it left unread)", tp.topic, tp.partition, self.group_id, start, back,
                          start - starts.get(ktp, start))
                 self._consumer.seek(ktp, start)
+
+    def _from_start_in_pair(self, lacking: list[TopicPartition], asked: Mapping[TopicPartition, Any],
+                            committed: Mapping[Any, int | None]) -> list[TopicPartition]:
+        """Of `lacking` (partitions without an offset to resume from), those of a rolled pair whose other topic the
+        group has committed on the same partition start at their beginning (xqarb.fresh_start.read_on_in_pair).
+        Returns the others."""
+        pair_of = {**self._pairs, **{second: base for base, second in self._pairs.items()}}
+        others = []
+        for tp in lacking:
+            done = {t.topic for t in asked if t.partition == tp.partition and committed.get(asked[t]) is not None}
+            other = read_on_in_pair(tp.topic, pair_of, done)
+            if other is None:
+                others.append(tp)
+                continue
+            log.info("%s[%d]: no offset in group %r, which read %s[%d]: from its start", tp.topic, tp.partition,
+                     self.group_id, other, tp.partition)
+            self._consumer.seek_to_beginning(asked[tp])
+        return others
 
     def _follow_roll(self) -> None:
         """Rolled frames (observations): read a topic of a rolled pair that was emptied and made again from its

@@ -7,10 +7,13 @@ whose committed offsets expired, a partition first assigned. It starts instead a
 no earlier than FRESH_FRAMES_BACK_S before now, found with ListOffsets by timestamp (KafkaConsumer.offsets_for_times).
 A partition with a committed offset resumes from it: nothing read twice or lost there. The other topics keep
 `earliest`: the referee must read every input, and vision every accepted position (xq.game-events, xq.arbiter).
+A rolled topic without a commit whose pair the group committed on the same partition starts at its beginning
+(`read_on_in_pair`): it was made again, empty, since, so it holds only frames the group has not read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Container, Mapping
 from enum import Enum
 
 # How far back from now a vision process starts a partition of frames it has no offset to resume from. Enough for
@@ -53,3 +56,13 @@ def fresh_start(target_ms: int, found: tuple[int, int] | None) -> int | FreshSta
     if timestamp < target_ms:
         return FreshStart.RESET
     return offset
+
+
+def read_on_in_pair(topic: str, pair_of: Mapping[str, str], committed_topics: Container[str]) -> str | None:
+    """The other topic of `topic`'s rolled pair (`pair_of`: each topic of a pair -> the other) where the group has
+    committed the same partition (`committed_topics`), or None. A partition of `topic` without a commit then starts
+    at its beginning, not fresh: a rolled topic is made again, empty, each period, so all it holds came since the
+    group read on in the other one, and a fresh start would skip the first seconds after a switch (a move in
+    progress) when the member reading the partition stopped before its first commit in the new topic."""
+    other = pair_of.get(topic)
+    return other if other is not None and other in committed_topics else None

@@ -16,7 +16,7 @@ import pytest
 
 from xqarb import bus
 from xqarb.bus import Consumer, TopicPartition
-from xqarb.fresh_start import FreshStart, fresh_start, fresh_target_ms, lacks_offset
+from xqarb.fresh_start import FreshStart, fresh_start, fresh_target_ms, lacks_offset, read_on_in_pair
 
 TIMEOUT_S = 30.0
 FAST = {"session_timeout_ms": 6_000}
@@ -56,6 +56,16 @@ def test_only_a_missing_or_expired_commit_lacks_an_offset() -> None:
     assert not lacks_offset(100, 100)
     assert not lacks_offset(0, 0)
     assert not lacks_offset(5, None)
+
+
+def test_a_rolled_topic_the_group_read_on_from_starts_at_its_beginning() -> None:
+    pair_of = {"xq.frames": "xq.frames.roll", "xq.frames.roll": "xq.frames"}
+    # the member that read xq.frames[0] stopped before its first commit in xq.frames.roll[0], made at the switch
+    assert read_on_in_pair("xq.frames.roll", pair_of, {"xq.frames"}) == "xq.frames"
+    assert read_on_in_pair("xq.frames", pair_of, {"xq.frames.roll"}) == "xq.frames.roll"
+    # a group that committed neither (a venue's first start), and a topic of no pair, start fresh
+    assert read_on_in_pair("xq.frames.roll", pair_of, set()) is None
+    assert read_on_in_pair("xq.frames-test", pair_of, {"xq.frames"}) is None
 
 
 # ------------------------------------------------------------------------------------------ over the broker
