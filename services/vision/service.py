@@ -578,7 +578,7 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
 
     def commit() -> None:
         assert consumer is not None
-        # a move in progress is read again by the next owner from its board's last still frame (in_progress.py)
+        # a move in progress is read again by the next owner, from the still board before it (in_progress.py)
         held = core.moves.read_from()
         consumer.commit(held={bus.TopicPartition(*log): offset for log, offset in held.items()})
         committed_to.update({log: min(offset, held.get(log, offset)) for log, offset in read_to.items()})
