@@ -41,7 +41,6 @@ Key = tuple[int, str]  # (partition, board)
 class _Move:
     since: int  # frame time of the board's last still frame
     read_from: dict[Hashable, int] = field(default_factory=dict)  # frames log -> the first offset to read again
-    latest: int = 0  # frame time of the latest frame of the board
 
 
 @dataclass
@@ -52,10 +51,12 @@ class MovesInProgress:
     # board -> (frame time, log, offset) of its still frames since its last move, the last `read_back_us` of them:
     # where a move that begins after them is read again from
     _still: dict[Key, list[tuple[int, Hashable | None, int | None]]] = field(default_factory=dict)
+    _latest: int = 0  # frame time of the latest frame of any board: a board whose frames stopped mid-move expires
 
     def frame(self, key: Key, at: int, still: bool, log: Hashable | None = None, offset: int | None = None) -> None:
         """A frame of the board handled at frame time `at`, after which its tracker holds a still board with nothing
         in progress (`still`) or not; `log`, `offset`: where the frame is stored (None: not known)."""
+        self._latest = max(self._latest, at)
         if still:
             run = [] if self._moves.pop(key, None) is not None else self._still.get(key, [])
             run.append((at, log, offset))
@@ -72,7 +73,6 @@ class MovesInProgress:
                     move.read_from.setdefault(still_log, still_offset)
         if log is not None and offset is not None:
             move.read_from.setdefault(log, offset)
-        move.latest = max(move.latest, at)
 
     def watermark(self, key: Key, read_to: int) -> int:
         """How far the board's frames may be said to be read (CameraProgress), they being read up to `read_to`: no
@@ -85,10 +85,9 @@ class MovesInProgress:
     def read_from(self) -> dict[Hashable, int]:
         """Per frames log, the first offset a next owner must read again: the earliest of the moves in progress on
         it that are not older than `hold_max_us` (by the latest frame time seen of any board)."""
-        now = max((m.latest for m in self._moves.values()), default=0)
         out: dict[Hashable, int] = {}
         for move in self._moves.values():
-            if now - move.since >= self.hold_max_us:
+            if self._latest - move.since >= self.hold_max_us:
                 continue
             for log, offset in move.read_from.items():
                 out[log] = min(out.get(log, offset), offset)

@@ -80,3 +80,14 @@ def test_a_next_owner_reads_again_enough_of_the_still_board_before_the_move_to_s
     moves.frame(BOARD, 6_000_000, still=True, log=LOG, offset=12)  # the move's still board: a new still run
     moves.frame(BOARD, 6_500_000, still=False, log=LOG, offset=13)
     assert moves.read_from() == {LOG: 12}
+
+
+def test_a_board_whose_frames_stopped_in_a_move_lets_its_frames_go_as_the_others_go_on() -> None:
+    moves = MovesInProgress(hold_max_us=20_000_000)
+    moves.frame(BOARD, 0, still=True, log=LOG, offset=0)
+    moves.frame(BOARD, 500_000, still=False, log=LOG, offset=1)  # its camera stops here
+    other = (0, "board-2")
+    moves.frame(other, 19_000_000, still=True, log=LOG, offset=50)
+    assert moves.read_from() == {LOG: 0}
+    moves.frame(other, 20_000_000, still=True, log=LOG, offset=51)
+    assert moves.read_from() == {}
