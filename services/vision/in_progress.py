@@ -9,9 +9,11 @@ makes the move come at the end. Two things must not run ahead of that end:
     folded before the move, and should the process die then, the move comes only from the next owner's first look:
     after the press, a press without a move (8.1.7);
   * the committed offset of the board's frames: a process killed in the middle of a move takes its tracker's state
-    with it, and the next owner, starting after the frames this one committed, never sees the hand leave. Held back
-    to the board's still frames before the move (`read_back_us` of them), the next owner reads the move again from
-    there, whole (its observations' ids derive from the frames', and the referee folds each input once).
+    with it, and the next owner, starting after the frames this one committed, never sees the hand leave; starting
+    just before the hand came, its fresh tracker has not seen the board still and follows no move either. Held back
+    to the board's last still frames (`read_back_us` of them, before a move or, between moves, before the frame
+    read last), the next owner reads a move again from there, whole (its observations' ids derive from the
+    frames', and the referee folds each input once).
 A move in progress longer than `hold_max_us` (a hand resting on the board, a camera that stopped in the middle)
 holds neither any longer: the watermark moves on and the frames are let go, as before a move began, so that a
 board never stalls its presses or its partition for good. A board not seen still yet (its tracker calibrating, or
@@ -84,13 +86,23 @@ class MovesInProgress:
 
     def read_from(self) -> dict[Hashable, int]:
         """Per frames log, the first offset a next owner must read again: the earliest of the moves in progress on
-        it that are not older than `hold_max_us` (by the latest frame time seen of any board)."""
+        it, and of the still boards' last `read_back_us` (a move may begin with the next frame, and the next owner's
+        fresh tracker must see the board still before it; none where `read_back_us` is 0), leaving out those older
+        than `hold_max_us` by the latest frame time seen of any board (a camera that stopped)."""
         out: dict[Hashable, int] = {}
-        for move in self._moves.values():
-            if self._latest - move.since >= self.hold_max_us:
-                continue
-            for log, offset in move.read_from.items():
+
+        def hold(log: Hashable | None, offset: int | None) -> None:
+            if log is not None and offset is not None:
                 out[log] = min(out.get(log, offset), offset)
+
+        for move in self._moves.values():
+            if self._latest - move.since < self.hold_max_us:
+                for log, offset in move.read_from.items():
+                    hold(log, offset)
+        for key, run in self._still.items() if self.read_back_us > 0 else ():
+            if key not in self._moves and run and self._latest - run[-1][0] < self.hold_max_us:
+                for _, log, offset in run:
+                    hold(log, offset)
         return out
 
     def in_progress(self, key: Key) -> bool:

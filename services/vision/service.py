@@ -66,7 +66,7 @@ from xqarb.referee.rules import START_FEN
 
 from .board import BoardFit, fit_from_corners
 from .evidence import EvidenceStore, sha256_hex
-from .in_progress import MovesInProgress
+from .in_progress import READ_BACK_US, MovesInProgress
 from .order import CameraCounts, FrameOrder, Placed
 from .progress import ProgressWatch
 from .quiet import CAMERA_QUIET_S, QuietReport, QuietWatch
@@ -118,7 +118,7 @@ class VisionCore:
     def __init__(self, evidence: EvidenceStore, *, source: str = "vision", config: TrackerConfig | None = None,
                  classifier: Any = None, now_us: Callable[[], int] | None = None,
                  calibrations: Mapping[str, BoardFit] | None = None,
-                 corners: Mapping[str, Any] | None = None) -> None:
+                 corners: Mapping[str, Any] | None = None, read_back_us: int = READ_BACK_US) -> None:
         self.tracker = Tracker(config, classifier)
         self.calibrations: Mapping[str, BoardFit] = dict(calibrations or {})  # board id -> the operator's fit
         # board id -> the operator's four corners (any consistent turn), fitted on the board's next frame
@@ -132,8 +132,9 @@ class VisionCore:
         self._now_us = now_us or (lambda: time.time_ns() // 1000)
         self.quiet = QuietWatch()  # boards whose camera went quiet (CameraQuiet)
         self.progress = ProgressWatch()  # how far each board's frames are read (CameraProgress)
-        # each board's move in progress: it holds the board's watermark and its frames' commit (in_progress.py)
-        self.moves = MovesInProgress()
+        # each board's move in progress and last still frames: they hold its watermark and its frames' commit
+        # (in_progress.py; `read_back_us` 0: no still frames held between moves)
+        self.moves = MovesInProgress(read_back_us=read_back_us)
         self.order = FrameOrder()  # each board's frames stepped in capture order (order.py)
         # partition -> its cameras' counts when it was released (order.py: given back by `recount`)
         self.released_counts: dict[int, CameraCounts] = {}

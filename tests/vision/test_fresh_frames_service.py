@@ -67,7 +67,8 @@ def test_a_fresh_vision_group_reads_the_recent_frames_and_a_committed_one_resume
 
         def serve(until: int) -> list[int]:
             """Run vision (a new process's core) until the group committed `until` on the frames' partition."""
-            core = VisionCore(DirectoryEvidenceStore(tmp_path / "evidence"), source="vision-test")
+            # (no still frames held back between moves: the commit tells which frames were read; in_progress.py)
+            core = VisionCore(DirectoryEvidenceStore(tmp_path / "evidence"), source="vision-test", read_back_us=0)
             done.clear()
             handled: list[int] = []
             t = threading.Thread(target=lambda: handled.append(

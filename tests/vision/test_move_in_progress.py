@@ -8,12 +8,17 @@ BOARD = (0, "board-1")
 LOG = ("xq.frames", 0)
 
 
-def test_a_still_board_holds_nothing() -> None:
-    moves = MovesInProgress(hold_max_us=20_000_000)
-    moves.frame(BOARD, 1_000_000, still=True, log=LOG, offset=10)
-    moves.frame(BOARD, 1_500_000, still=True, log=LOG, offset=11)
-    assert moves.watermark(BOARD, 1_500_000) == 1_500_000
-    assert moves.read_from() == {}
+def test_a_still_board_holds_its_watermark_nowhere_and_its_last_still_frames_back() -> None:
+    moves = MovesInProgress(hold_max_us=20_000_000, read_back_us=3_000_000)
+    for k in range(9):  # four seconds of a still board at 2 frames a second
+        moves.frame(BOARD, k * 500_000, still=True, log=LOG, offset=10 + k)
+    assert moves.watermark(BOARD, 4_000_000) == 4_000_000
+    # a move may begin with the next frame: a next owner's tracker must see the board still before it
+    assert moves.read_from() == {LOG: 12}
+    # where no still frames are to be read again (read_back_us 0), a still board holds nothing
+    still_only = MovesInProgress(hold_max_us=20_000_000, read_back_us=0)
+    still_only.frame(BOARD, 0, still=True, log=LOG, offset=10)
+    assert still_only.read_from() == {}
 
 
 def test_the_watermark_stays_at_the_last_still_frame_until_the_move_ends() -> None:
@@ -40,7 +45,7 @@ def test_a_next_owner_reads_a_move_in_progress_again_from_the_last_still_frame()
     moves.frame(BOARD, 2_000_000, still=False, log=("xq.frames.roll", 0), offset=0)
     assert moves.read_from() == {LOG: 10, ("xq.frames.roll", 0): 0}
     moves.frame(BOARD, 2_500_000, still=True, log=("xq.frames.roll", 0), offset=1)
-    assert moves.read_from() == {}
+    assert moves.read_from() == {LOG: 11, ("xq.frames.roll", 0): 1}  # (the still frames of both boards since)
 
 
 def test_a_board_never_still_yet_holds_nothing() -> None:
@@ -90,4 +95,4 @@ def test_a_board_whose_frames_stopped_in_a_move_lets_its_frames_go_as_the_others
     moves.frame(other, 19_000_000, still=True, log=LOG, offset=50)
     assert moves.read_from() == {LOG: 0}
     moves.frame(other, 20_000_000, still=True, log=LOG, offset=51)
-    assert moves.read_from() == {}
+    assert moves.read_from() == {LOG: 50}  # (the other board's last still frames only)

@@ -121,7 +121,8 @@ def test_a_frame_older_than_one_read_is_skipped_and_committed(tmp_path) -> None:
         prod = bus.Producer(broker.bootstrap, client_id="cam-test")
         # (the camera numbers its frames 0, 2, 4, ...: the frame numbered between two of them comes late)
         [first, *_] = prod.send_many(bus.FRAMES, [frame(2 * k, k * 250_000, bytes(jpg)) for k in range(5)])
-        core = VisionCore(DirectoryEvidenceStore(tmp_path / "evidence"), source="vision-test")
+        # (no still frames held back between moves: the commit tells which frames were read; in_progress.py)
+        core = VisionCore(DirectoryEvidenceStore(tmp_path / "evidence"), source="vision-test", read_back_us=0)
         handled: list[int] = []
         t = threading.Thread(target=lambda: handled.append(
             run(broker.bootstrap, "vision-test", core, stop=done.is_set, poll_s=0.5)), daemon=True)
