@@ -1064,10 +1064,10 @@ class Consumer:
         group has committed on the same partition start at their beginning (xqarb.fresh_start.read_on_in_pair).
         Returns the others."""
         pair_of = {**self._pairs, **{second: base for base, second in self._pairs.items()}}
+        done = {(tp.topic, tp.partition) for tp, ktp in asked.items() if committed.get(ktp) is not None}
         others = []
         for tp in lacking:
-            done = {t.topic for t in asked if t.partition == tp.partition and committed.get(asked[t]) is not None}
-            other = read_on_in_pair(tp.topic, pair_of, done)
+            other = read_on_in_pair(tp.topic, pair_of, {t for t, p in done if p == tp.partition})
             if other is None:
                 others.append(tp)
                 continue

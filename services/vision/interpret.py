@@ -99,6 +99,7 @@ class _Work:
     known: Any = None
     leaning: Any = None
     levels: Any = None
+    looks: Any = None  # point left -> each point's change where its look would stand (`change_at_looks`), once
     lvl: Any = None
     misaligned: Any = None
     nudged: Any = None
@@ -272,7 +273,11 @@ class _Work:
         skirt = self.look_of(src)
         if skirt is None:
             return self.change
-        return np.array([_change_about(self.cmap, POINTS_UV[k] + skirt, self.cfg) for k in range(90)])
+        if self.looks is None:
+            self.looks = {}
+        if src not in self.looks:  # (90 discs measured: asked again for each neighbour judged)
+            self.looks[src] = np.array([_change_about(self.cmap, POINTS_UV[k] + skirt, self.cfg) for k in range(90)])
+        return self.looks[src]
 
     def fresh_pairs(self) -> list[tuple[int, int]]:
         """The pairs found this move: a piece left half-way by an earlier move (both points already unsure) is

@@ -69,17 +69,17 @@ def _where_it_could_go(known: str, src: int, arrived: list[int], change: np.ndar
     # (a neighbour whose ink rose but which changed under the level shows the ink leaning over: half a piece
     # changes a point over it; e.g. the rook a9-a8, b8 changed 0.12 at the level 0.15. Nor one the light changed:
     # `_lit_alike`)
-    return [i for i in arrived if i in could or (change[i] > lvl and any(k in could for k in neighbours(i))
-                                                 and not _lit_alike(known, i, change, cfg))]
+    beside = [i for i in arrived if i not in could and change[i] > lvl and any(k in could for k in neighbours(i))]
+    anywhere = _reached_by_any(known) if beside else set()  # (every piece's reach, once)
+    return [i for i in arrived if i in could or (i in beside and not _lit_alike(known, i, change, anywhere, cfg))]
 
 
-def _lit_alike(known: str, i: int, change: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> bool:
-    """An empty point beside `i` where no piece on the known board can go changed at least `twin_change` as much as
-    `i`: no piece changed it, so the light did (a sunlit patch or a shadow moving over the board changes
-    neighbouring points alike, and a dark patch reads as ink), and `i`'s change is the same light's, no evidence of
-    a piece (e.g. the pawn c3-c4 under a patch of sun moving off d3 and d4, both changed 0.37 and d4 read 1.00
-    occupied: read as c3-d4)."""
-    anywhere = _reached_by_any(known)
+def _lit_alike(known: str, i: int, change: np.ndarray, anywhere: set[int], cfg: TrackerConfig = DEFAULTS) -> bool:
+    """An empty point beside `i` where no piece on the known board can go (not in `anywhere`, `_reached_by_any`)
+    changed at least `twin_change` as much as `i`: no piece changed it, so the light did (a sunlit patch or a shadow
+    moving over the board changes neighbouring points alike, and a dark patch reads as ink), and `i`'s change is the
+    same light's, no evidence of a piece (e.g. the pawn c3-c4 under a patch of sun moving off d3 and d4, both changed
+    0.37 and d4 read 1.00 occupied: read as c3-d4)."""
     return any(known[k] == "." and k not in anywhere and change[k] >= cfg.twin_change * change[i]
                for k in neighbours(i))
 
