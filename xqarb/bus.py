@@ -897,7 +897,11 @@ class Consumer:
         limit = max_records or int(self._settings.get("max_poll_records", KAFKA_MAX_POLL_RECORDS))
         self._last_poll_full = sum(len(m) for m in batches.values()) >= limit
         if self._listener.assignments != assignments:
-            starts = {}  # (assigned in this poll: the positions kafka-python set then are not known here)
+            # Assigned in this poll: the positions kafka-python set then are not known here, and a hole waited on
+            # before (a partition given away and back, minutes later) is waited on afresh, not passed over at once.
+            starts = {}
+            for tp in self.holes.waiting():
+                self.holes.forget(tp)
         batches = up_to_holes(self._consumer, batches, starts, self.holes, f"group {self.group_id!r}")
         if self._listener.failure is not None:
             # The service could not load or release its state: return nothing of this batch (rewound, so a
