@@ -110,13 +110,23 @@ FRAMES_EMPTIED = Counter("xq_broker_frames_emptied_total", "camera frames remove
 FRAMES_EXPIRED = Counter(
     "xq_broker_frames_expired_total", "camera frames removed from the embedded broker before every group read them"
 )
+FRAMES_KEPT_OVER = Counter(
+    "xq_broker_frames_kept_over_total", "camera frames kept another period in the embedded broker for a group behind"
+)
 # The same for the other rolled topics (never removed before every group read them).
 RECORDS_EMPTIED = Counter("xq_broker_records_emptied_total", "records of rolled topics other than the frames "
                           "removed from the embedded broker once every group read them", ["topic"])
 
-# A frames topic still not consumed this long before producers come back to it is emptied anyway (its frames are
-# dropped, counted): making it again takes about a second, and a frame that waited a whole period is stale.
+# A resting topic is never emptied within this long of producers coming back to it: making it again takes about a
+# second, and a frame sent meanwhile would be lost with it.
 ROLL_LEAD_S = 5.0
+# A frames topic the vision group has not read by then is kept this many periods more, taking the frames of its next
+# turn after its unread ones (the group reads them in the order taken, xqarb.roll_order), before what is still
+# unread is dropped, counted: vision a period behind is a process restarted on a loaded machine, or a group
+# rebalancing while its members read a backlog (measured, bench/faults.py beside a fresh install: 45 s of four
+# cameras' frames unread at the end of their period; dropped, the moves in them were lost and the presses after
+# them ruled presses without a move). One more period keeps the broker's frames to about three periods at most.
+FRAMES_KEEP_OVER_PERIODS = 1
 ROLL_TICK_S = 0.5  # how often the roller looks at the resting frames topic
 READ_LAST_S = 5.0  # at most this long to read the last batch of each partition (to learn its true end)
 FETCH_MAX_BYTES = 64 * 1024 * 1024  # the roller's fetch answers: every partition's last batch of frames at once
@@ -143,9 +153,9 @@ class TopicRoller:
     `xqarb.bus` see it and roll), then, each period, deletes the resting topic and makes it again, empty, as soon as
     every group in `groups` has committed all of it (`bus.roll_keep_s` after the switch at the earliest: late
     acknowledgements, ingest's outbox, the live stream's resumes). Frames still not committed ROLL_LEAD_S before
-    producers come back to it are dropped and counted in `expired`; any other topic is kept until every group
-    committed it, never emptied within ROLL_LEAD_S of producers coming back to it (see `rolled_groups` for who
-    reads what).
+    producers come back to it are kept over FRAMES_KEEP_OVER_PERIODS more turns (counted in `kept_over`), then
+    dropped and counted in `expired`; any other topic is kept until every group committed it, never emptied within
+    ROLL_LEAD_S of producers coming back to it (see `rolled_groups` for who reads what).
     """
 
     def __init__(
@@ -169,6 +179,9 @@ class TopicRoller:
         self.clock = clock
         self.rolls = 0  # resting topics emptied
         self.expired = 0  # frames emptied before every group had committed them
+        self.kept_over = 0  # frames not read at the end of their period, kept for another turn
+        # frames topic -> (the period at whose end it was last kept over unread, how many of its turns in a row)
+        self._kept: dict[str, tuple[int, int]] = {}
         self.freed = 0  # records emptied in all
         self._emptied: tuple[str, int] | None = None  # (topic, period) last emptied
         self._read_since: tuple[str, int, float] | None = None  # (topic, period, when) first seen read by every group
@@ -271,9 +284,12 @@ class TopicRoller:
              for committed in (bus.committed_offsets(probe, parts) for probe in self._probes.values())),
             default=0,
         )
-        if unread and since < period_s - ROLL_LEAD_S:
+        late = since >= period_s - ROLL_LEAD_S
+        if unread and not late:
             return False  # still being consumed
-        if not self.droppable and (unread or since >= period_s - ROLL_LEAD_S):
+        if unread and self.droppable and self._keeps_over(resting, period, unread):
+            return False
+        if not self.droppable and (unread or late):
             self._read_since = None
             return False  # kept until every group committed it; not made again as producers come back to it
         if self._read_since is None or self._read_since[:2] != (resting, period):
@@ -293,6 +309,24 @@ class TopicRoller:
             RECORDS_EMPTIED.labels(self.topic).inc(held)
         if unread:
             log.warning("frames roller: %d frames of %s dropped unread by %s", unread, resting, self.groups)
+        return True
+
+
+    def _keeps_over(self, resting: str, period: int, unread: int) -> bool:
+        """Whether the frames topic `resting`, `unread` of its frames not read by every group as producers are about
+        to come back to it, is kept for its next turn rather than dropped now: for FRAMES_KEEP_OVER_PERIODS turns
+        in a row at most. Said and counted once a period."""
+        kept_at, turns = self._kept.get(resting, (None, 0))
+        if kept_at == period:
+            return True
+        turns = turns if kept_at == period - 2 else 0  # (a topic rests every other period)
+        if turns >= FRAMES_KEEP_OVER_PERIODS:
+            return False
+        self._kept[resting] = (period, turns + 1)
+        self.kept_over += unread
+        FRAMES_KEPT_OVER.inc(unread)
+        log.warning("frames roller: %d frames of %s not read yet by %s: kept, the frames of its next turn after them",
+                    unread, resting, self.groups)
         return True
 
 

@@ -47,7 +47,9 @@ REFEREE_GROUP = "xq-referee"
 # The second topic exists only on such a broker (xqarb.broker.FramesRoller makes it): against Apache Kafka, xq.frames
 # alone, with the topic's own retention.
 FRAMES_ROLLED = "xq.frames.roll"
-FRAMES_ROLL_S = 60.0  # each frames topic takes new frames this long: a broker holds about one such period of frames
+# Each frames topic takes new frames this long: a broker holds one to two such periods of frames, three where vision
+# falls a period behind (xqarb.broker.FRAMES_KEEP_OVER_PERIODS).
+FRAMES_ROLL_S = 60.0
 # After a switch, frames sent just before it may still be acknowledged into the other topic: the roller
 # (xqarb.broker.FramesRoller) looks at that topic, to empty it, no sooner than this after the switch.
 ROLL_SETTLE_S = 1.0

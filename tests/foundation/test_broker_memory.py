@@ -125,13 +125,15 @@ def test_the_roller_reads_a_resting_topics_last_batches_again_only_when_its_ends
             assert roller.tick() is False
             assert len(reads) == 2
             now[0] += bus.FRAMES_ROLL_S - ROLL_LEAD_S - RESTING_ROLL + 0.1
+            assert roller.tick() is False and roller.kept_over == 8  # every frame counted, the late ones too
+            now[0] += 2 * bus.FRAMES_ROLL_S  # (the end of its next turn: nobody came)
             assert roller.tick() is True
-            assert (roller.expired, roller.freed) == (8, 8)  # every frame counted, the late ones too
+            assert (roller.expired, roller.freed) == (8, 8)
         finally:
             roller.stop()
 
 
-def test_frames_nobody_reads_are_dropped_and_counted_before_the_topic_is_used_again() -> None:
+def test_frames_nobody_reads_are_kept_one_turn_more_then_dropped_and_counted() -> None:
     now = [RESTING_ROLL + bus.FRAMES_ROLL_S * 2]
     with EmbeddedBroker() as broker:
         roller = FramesRoller(broker.bootstrap, partitions=PARTITIONS, groups=("nobody",), clock=lambda: now[0])
@@ -140,10 +142,39 @@ def test_frames_nobody_reads_are_dropped_and_counted_before_the_topic_is_used_ag
         try:
             assert roller.tick() is False  # kept while there is time for a consumer to come
             now[0] += bus.FRAMES_ROLL_S - ROLL_LEAD_S - RESTING_ROLL + 0.1
+            # Unread as producers are about to come back to it: kept, their frames go after these.
+            assert roller.tick() is False and roller.tick() is False
+            assert (roller.kept_over, roller.expired, roller.rolls) == (5, 0, 0)  # counted once
+            now[0] += bus.FRAMES_ROLL_S
+            produce(broker.bootstrap, bus.FRAMES_ROLLED, 3, 1000)  # its next turn
+            now[0] += bus.FRAMES_ROLL_S  # the end of its next rest: still nobody read them
             assert roller.tick() is True
-            assert (roller.expired, roller.freed) == (5, 5)
+            assert (roller.kept_over, roller.expired, roller.freed) == (5, 8, 8)
             assert ends(broker.bootstrap, bus.FRAMES_ROLLED) == 0
         finally:
+            roller.stop()
+
+
+def test_frames_kept_over_for_a_group_behind_are_read_and_then_emptied() -> None:
+    now = [RESTING_ROLL + bus.FRAMES_ROLL_S * 2]
+    with EmbeddedBroker() as broker:
+        roller = FramesRoller(broker.bootstrap, partitions=PARTITIONS, groups=(GROUP,), clock=lambda: now[0])
+        roller.ensure_topics()
+        produce(broker.bootstrap, bus.FRAMES_ROLLED, 5, 1000)
+        consumer = bus.Consumer(broker.bootstrap, GROUP, [bus.FRAMES], decode=False, wall_clock=lambda: now[0])
+        try:
+            now[0] += bus.FRAMES_ROLL_S - ROLL_LEAD_S - RESTING_ROLL + 0.1
+            assert roller.tick() is False and roller.kept_over == 5  # the group has not come yet
+            now[0] += bus.FRAMES_ROLL_S
+            produce(broker.bootstrap, bus.FRAMES_ROLLED, 3, 1000)  # its next turn, after the unread ones
+            now[0] += bus.FRAMES_ROLL_S
+            got = poll_until(consumer, 8)
+            assert len({(r.partition, r.offset) for r in got}) == 8  # the group behind read every frame
+            consumer.commit()
+            assert roller.tick() is True
+            assert (roller.expired, roller.freed) == (0, 8)
+        finally:
+            consumer.close()
             roller.stop()
 
 
