@@ -446,7 +446,7 @@ class EmbeddedBroker:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # Ctrl-C in a terminal reaches us, and we stop it in order
-                preexec_fn=_die_with_parent if threading.current_thread() is threading.main_thread() else None,
+                preexec_fn=dies_with_parent(signal.SIGKILL),
             )
         try:
             return self._wait_until_answering()
@@ -501,13 +501,19 @@ class EmbeddedBroker:
         self.stop()
 
 
-def _die_with_parent() -> None:
-    """In the child, before exec (Linux): get SIGKILL when the parent dies, even if it is killed outright, so
-    a killed test run or `xqarb up` leaves no broker behind. The signal follows the *thread* that started the
-    child, so this is only used when the main thread starts the broker."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+def dies_with_parent(sig: int) -> Callable[[], None] | None:
+    """For `subprocess.Popen(preexec_fn=...)` (Linux): the child gets `sig` when its parent dies, even killed
+    outright, so that a killed test run or `xqarb up` leaves no part behind. The signal follows the *thread* that
+    started the child: None (nothing asked) where that is not the main thread, which lives as long as the parent."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def ask() -> None:  # (in the child, before exec)
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, sig)
+
+    return ask
 
 
 _PR_SET_PDEATHSIG = 1

@@ -249,7 +249,12 @@ class VisionProcess:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT)
+        from xqarb.broker import dies_with_parent
+
+        # SIGTERM should `up` die, even killed outright: a vision process left behind would go on as a member of
+        # xq-vision, holding partitions whose frames the next `up`'s processes are to read (it commits and exits).
+        self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT,
+                                        preexec_fn=dies_with_parent(signal.SIGTERM))
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None

@@ -178,6 +178,28 @@ def test_a_killed_vision_process_is_restarted_and_reads_frames_again(up: Up) -> 
           f"SIGTERM stopped up in {stop_s:.1f} s")
 
 
+def test_no_part_outlives_an_up_killed_outright(up: Up) -> None:
+    up.wait_for("frames consumed by vision", _consumer(up, [0]))  # (past its start, which needs the broker)
+    parts = up.parts()
+    children = [parts[name]["pid"] for name in ("vision-1", "broker")]
+    up.proc.kill()
+    up.proc.wait(10)
+
+    def gone(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                state = stat.read().rsplit(")", 1)[-1].split()[0]
+        except FileNotFoundError:
+            return True
+        return state in ("Z", "X")  # (ended, not reaped yet: its parent is gone, init reaps it)
+
+    deadline = time.monotonic() + STOP_S
+    while not all(gone(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [pid for pid in children if not gone(pid)]
+    assert not left, f"left running after up's SIGKILL: {left} of vision-1, broker {children}"
+
+
 def test_a_killed_broker_is_restarted_and_ingest_accepts_again(up: Up) -> None:
     venue = up.venue()
     board = next(iter(venue["boards"]))
