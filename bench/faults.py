@@ -8,7 +8,9 @@ ingest with its outbox, the API, one referee in `up`, two vision processes in gr
   * clean:  no fault;
   * faults: SIGKILL of vision-1 (up restarts it), SIGKILL of the second referee (restarted by this script 1 s
     later, as a supervisor would), SIGSTOP of that referee for longer than its session timeout (10 s) then
-    SIGCONT, SIGKILL of the embedded broker (up restarts it, empty: its storage is in memory).
+    SIGCONT, SIGKILL of the embedded broker (up restarts it, empty: its storage is in memory); with `--faults
+    stall` (not among the default ones) instead, every vision process paused (SIGSTOP) for STALL_S, past the end
+    of a frames period (the vision group a whole period behind, as on a machine loaded by an install beside it).
 
 Inputs, identical in both runs (event ids derived from board, device and sequence number): on each of N boards a
 GameStarted (arbiter, /events), then per ply a clock press (/clock) after the move, and a resignation after the
@@ -55,6 +57,9 @@ SESSION_TIMEOUT_S = 10.0  # bus.Consumer's default session timeout: a member pau
 STOP_S = SESSION_TIMEOUT_S + 5.0  # the referee paused this long: past its session timeout
 BENCH_NS = uuid.UUID("5d7e0c64-3f0a-4b7e-9a47-2b3c1e4f6a80")
 FIRST_FAULT_S = 10.0  # the first fault this long after the games began
+# The vision group paused this long (--faults stall): past the end of the frames period it began in, whatever its
+# phase (bus.FRAMES_ROLL_S, 60 s), and well within the referee's hold of a camera board's presses (120 s).
+STALL_S = 65.0
 GAP_S = 30.0  # between the end of one fault and the next: each recovers (or not) on its own
 
 
@@ -551,7 +556,8 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
     return result
 
 
-FAULTS = ("vision", "referee", "stop", "broker")  # --faults: which, always in this order
+FAULTS = ("vision", "referee", "stop", "broker", "stall")  # --faults: which, always in this order
+DEFAULT_FAULTS = FAULTS[:4]
 
 
 def inflict(venue: Venue, t0: float, which: tuple[str, ...] = FAULTS) -> dict[str, float]:
@@ -589,6 +595,16 @@ def inflict(venue: Venue, t0: float, which: tuple[str, ...] = FAULTS) -> dict[st
         at(next_at)
         marks["broker SIGKILL"] = time.time()
         os.kill(venue.parts()["broker"]["pid"], signal.SIGKILL)
+        next_at = time.time() + GAP_S
+    if "stall" in which:
+        at(next_at)
+        pids = [p["pid"] for name, p in venue.parts().items() if name.startswith("vision")]
+        marks[f"vision SIGSTOP {STALL_S:.0f} s"] = time.time()
+        for pid in pids:
+            os.kill(pid, signal.SIGSTOP)
+        time.sleep(STALL_S)
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
     return marks
 
 
@@ -617,9 +633,9 @@ def main() -> int:
     parser.add_argument("--fps", type=float, default=2.0)
     parser.add_argument("--ply-s", type=float, default=6.0, help="seconds between plies on a board without camera")
     parser.add_argument("--only", choices=("clean", "faults"), help="one run only")
-    parser.add_argument("--faults", default=",".join(FAULTS),
-                        help=f"which faults, comma-separated, in this order: {','.join(FAULTS)} (default all; "
-                        "`broker` alone falls FIRST_FAULT_S into the games, mid-game with few plies)")
+    parser.add_argument("--faults", default=",".join(DEFAULT_FAULTS),
+                        help=f"which faults, comma-separated, in this order: {','.join(FAULTS)} (default "
+                        f"{','.join(DEFAULT_FAULTS)}; a fault alone falls FIRST_FAULT_S into the games)")
     parser.add_argument("--out", help="write the JSON report here")
     args = parser.parse_args()
     video, _ = camera_video(args.plies, args.fps)
