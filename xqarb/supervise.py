@@ -602,13 +602,15 @@ def _gauges(name: str, state: PartState) -> None:
     metrics.PART_CRASH_LOOP.labels(name).set(1 if state.crash_loop else 0)
 
 
-def vision_command(bootstrap: str, evidence_dir: Path, config_path: Path) -> list[str]:
+def vision_command(bootstrap: str, evidence_dir: Path, config_path: Path, partitions: int) -> list[str]:
     """`xqarb vision serve` on this broker, keeping evidence here, calibrated by the venue's configuration."""
     return [
         sys.executable, "-m", "xqarb.cli", "vision", "serve",
         "--bootstrap-servers", bootstrap,
         "--evidence-dir", str(evidence_dir),
         "--config", str(config_path),  # boards whose corners the venue gives start from them
+        # (a process that starts while the embedded broker restarts empty makes the topics before `up` does)
+        "--partitions", str(partitions),
     ]  # fmt: skip
 
 

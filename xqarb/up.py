@@ -291,11 +291,13 @@ class System:
         if importlib.util.find_spec("xqarb.vision.service") is None:
             self.say("vision: not built yet (no xqarb.vision.service); frames are accepted but not seen")
             return
+        from xqarb import bus
         from xqarb.supervise import VisionProcess, vision_command
 
         log_path = data / "vision.log"
         self._vision_log = log_path.open("ab")
-        cmd = vision_command(bootstrap, data / "evidence", config_path)
+        cmd = vision_command(bootstrap, data / "evidence", config_path,
+                             self.args.partitions or bus.DEFAULT_PARTITIONS)
         # (a vision process started after the embedded broker restarted empty learns the games in progress from
         # the API's boards: services/vision/resume.py)
         host = "127.0.0.1" if self.args.host in ("0.0.0.0", "::", "") else self.args.host

@@ -32,6 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--source", default=None, help="source id of this process's events (default vision-<host>-<pid>)")
     p.add_argument("--stable-ms", type=int, default=750, help="stillness after the hand left before BoardStable (5.7)")
     p.add_argument("--max-records", type=int, default=64, help="frames per poll")
+    p.add_argument("--partitions", type=int, default=None,
+                   help="partitions per topic where this process makes missing topics (default 12, as `xqarb up`)")
     p.add_argument("--state-url", default=None,
                    help="the referee API (http://HOST:PORT) whose /api/boards completes the games in progress a "
                         "starting process learns from the topics (an embedded broker restarted empty)")

@@ -547,7 +547,7 @@ def serve(args: argparse.Namespace) -> int:
     core.quiet = QuietWatch(quiet_s)  # the venue's [alerts] camera_quiet_s
     try:
         run(args.bootstrap_servers, args.group, core, max_records=args.max_records,
-            state_url=args.state_url)
+            state_url=args.state_url, partitions=args.partitions)
     except KeyboardInterrupt:
         return 0
     return 0
@@ -555,16 +555,17 @@ def serve(args: argparse.Namespace) -> int:
 
 def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
         stop: Callable[[], bool] = lambda: False, poll_s: float = 1.0, state_url: str | None = None,
-        referee_group: str | None = None) -> int:
+        referee_group: str | None = None, partitions: int | None = None) -> int:
     """Consume xq.frames and produce xq.observations until `stop()` says so; returns the frames handled.
     `state_url`: the referee's API, whose boards complete the games the topics tell of (resume). `referee_group`:
     the group reading the observations (bus.REFEREE_GROUP by default), whose commits say which observations kept
-    to be sent again after a broker restart may be forgotten (observations_kept.py)."""
+    to be sent again after a broker restart may be forgotten (observations_kept.py). `partitions`: of the topics it
+    makes where missing (bus.DEFAULT_PARTITIONS by default)."""
     from xqarb import bus
 
     from .observations_kept import ObservationReplay
 
-    bus.ensure_topics(bootstrap)
+    bus.ensure_topics(bootstrap, partitions=partitions or bus.DEFAULT_PARTITIONS)
     producer = bus.Producer(bootstrap, client_id=core.source)
     # the observations the broker acknowledged and the referee has not read yet, sent again should the broker lose
     # them (an embedded broker restarted empty)

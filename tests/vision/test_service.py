@@ -163,3 +163,24 @@ def test_a_frame_older_than_one_read_is_skipped_and_committed(tmp_path) -> None:
     finally:
         done.set()
         broker.stop()
+
+
+def test_a_vision_process_makes_missing_topics_with_the_venues_partitions(tmp_path) -> None:
+    # A vision process starting while the embedded broker restarts empty makes the topics before `up` does: with
+    # the venue's partition count (`vision serve --partitions`, passed by `up`), not the default 12.
+    from xqarb import bus
+    from xqarb.broker import BrokerError, EmbeddedBroker
+    from xqarb.vision.evidence import DirectoryEvidenceStore
+    from xqarb.vision.service import VisionCore, run
+
+    try:
+        broker = EmbeddedBroker(log_path=tmp_path / "broker.log").start()
+    except BrokerError as exc:
+        pytest.skip(f"no embedded broker here: {exc}")
+    try:
+        core = VisionCore(DirectoryEvidenceStore(tmp_path / "evidence"), source="vision-test")
+        assert run(broker.bootstrap, "vision-test", core, stop=lambda: True, partitions=2) == 0
+        counts = bus.ensure_topics(broker.bootstrap, partitions=5)  # (finds them: nothing made again)
+        assert {counts[t] for t in bus.TOPICS} == {2}, counts
+    finally:
+        broker.stop()
