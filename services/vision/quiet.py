@@ -70,11 +70,15 @@ class QuietWatch:
             b.seen = max(b.seen, now)
         b.game, b.ended = game, ended
 
-    def due(self, now: float) -> list[QuietReport]:
-        """The silences longer than the setting at `now` not yet reported (each once)."""
+    def due(self, now: float, behind: Iterable[int] = ()) -> list[QuietReport]:
+        """The silences longer than the setting at `now` not yet reported (each once). `behind`: partitions whose
+        frames the caller has not read to their end: its boards there are not judged (a process that was paused,
+        or reads a backlog, has not yet read the frames their cameras sent meanwhile; told quiet, the referee
+        would fold the presses of that time before the moves in those frames)."""
         out = []
+        unread = set(behind)
         for key, b in self._boards.items():
-            if b.told or b.ended or now - b.seen < self.quiet_s:
+            if b.told or b.ended or key[0] in unread or now - b.seen < self.quiet_s:
                 continue
             b.told = True
             out.append(QuietReport(key, b.captured, b.captured + round(self.quiet_s * 1e6), False, b.event_id,

@@ -413,10 +413,12 @@ class VisionCore:
         return [dataclass_replace(obs, fields={**obs.fields, "squares": moved}) if obs.type == "BoardStable"
                 else obs for obs in observations]
 
-    def camera_quiet(self, records: Iterable[Any], at: Mapping[str, int] | None = None) -> list[Any]:
+    def camera_quiet(self, records: Iterable[Any], at: Mapping[str, int] | None = None,
+                     behind: Iterable[int] = ()) -> list[Any]:
         """CameraQuiet observations (quiet.py) after one poll's records (frames, GameStarted and GameEnded): a
         board whose camera has sent no frame for the setting, and the first frame of one reported so. `at`: the
-        frames' times on their boards' time lines by event id (`place`; a frame not there: its capture time)."""
+        frames' times on their boards' time lines by event id (`place`; a frame not there: its capture time).
+        `behind`: partitions whose frames are not read to their end (their boards' silences not judged yet)."""
         from xqarb.events import make_event
 
         now = self._now_us() / 1e6
@@ -433,7 +435,7 @@ class VisionCore:
                 reports.extend([back] if back is not None else [])
             elif e.type in ("GameStarted", "GameEnded") and e.data.get("game_id"):
                 self.quiet.game(key, str(e.data["game_id"]), e.type == "GameEnded", now)
-        reports.extend(self.quiet.due(now))
+        reports.extend(self.quiet.due(now, behind))
         return [make_event(
             "CameraQuiet", r.key[1], source=self.source, source_seq=r.frame_seq * 16 + (14 if r.back else 15),
             occurred_at=r.at, received_at=self._now_us(),
@@ -658,7 +660,8 @@ def run(bootstrap: str, group: str, core: VisionCore, *, max_records: int = 64,
                 sent += producer.send_soon(bus.OBSERVATIONS, seen)
                 handled += 1
             reports = [
-                *core.camera_quiet(read, times),  # boards gone quiet, and frames again (quiet.py)
+                # boards gone quiet, and frames again (quiet.py); not while their frames are read behind
+                *core.camera_quiet(read, times, consumer.behind([bus.FRAMES])),
                 *core.camera_progress(read, times),  # how far the boards' frames are read (progress.py)
             ]  # fmt: skip
             out += reports

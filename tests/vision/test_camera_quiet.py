@@ -92,3 +92,22 @@ def test_each_board_on_its_own_and_dropped_partitions_forgotten():
     core.drop_partitions([1])
     clock.s += 60
     assert core.camera_quiet([]) == []  # board 7 told already; board 8 is another process's now
+
+
+def test_a_board_whose_frames_are_read_behind_is_not_told_quiet():
+    # A process paused past the setting (or reading a backlog) has not read what its cameras sent meanwhile: until
+    # its partition's frames are read to their end, the silence is not judged; then the frames read decide.
+    clock = Clock()
+    core = VisionCore(MemoryEvidenceStore(), source="vision-test", now_us=clock.us)
+    assert core.camera_quiet(_records(*[_frame("7", n) for n in range(1, 5)], partition=1)) == []
+    clock.s += 65.0  # (paused)
+    assert core.camera_quiet([], behind={1}) == []
+    # the backlog read: frames every 0.25 s all along, the last one read now
+    backlog = _records(*[_frame("7", n) for n in range(5, 265)], partition=1)
+    assert core.camera_quiet(backlog, behind=set()) == []
+    clock.s += CAMERA_QUIET_S - 1
+    assert core.camera_quiet([]) == []
+    # a board of a partition read to its end is judged as before
+    clock.s += 2
+    [quiet] = core.camera_quiet([], behind={0})
+    assert (quiet.board_id, quiet.data["since"]) == ("7", T0 + 264 * 250_000)
