@@ -253,15 +253,26 @@ def record_generation(topic: str, timestamp_ms: int | None) -> float:
     return float(generation(topic, timestamp_ms))
 
 
-def committed_offsets(consumer: Any, partitions: Sequence[Any]) -> dict[Any, int | None]:
+# How long a consumer of a rolled pair waits for kafka-python to tell a partition's position (the committed offset,
+# or the reset one, asked of the broker) before it looks at the others and comes back to it.
+POSITION_READ_S = 2.0
+# How long reading a group's committed offsets may take: kafka-python asks again without end while the answer is
+# a retriable error (a coordinator it has marked dead, after a broker restart or a process paused past its
+# session), and the rollers, the lag sampler and vision's kept observations ask from loops that must go on.
+COMMITTED_READ_S = 5.0
+
+
+def committed_offsets(consumer: Any, partitions: Sequence[Any],
+                      timeout_s: float = COMMITTED_READ_S) -> dict[Any, int | None]:
     """Each partition's offset committed by `consumer`'s group (None: none committed), in one request: kafka-python's
     `committed()` asks once per partition, and the lag sampler and the rollers look at dozens of partitions every
     few seconds (5 % of `up`'s Python time with 25 boards). Through the client's coordinator, which `committed()`
-    itself uses; a client without it is asked partition by partition."""
+    itself uses; a client without it is asked partition by partition. kafka-python's KafkaTimeoutError after
+    `timeout_s`."""
     fetch = getattr(getattr(consumer, "_coordinator", None), "fetch_committed_offsets", None)
     if fetch is None:
         return {tp: consumer.committed(tp) for tp in partitions}
-    found = fetch(list(partitions))
+    found = fetch(list(partitions), timeout_ms=int(timeout_s * 1000))
     return {tp: (found[tp].offset if tp in found and found[tp].offset >= 0 else None) for tp in partitions}
 
 
@@ -1160,8 +1171,13 @@ class Consumer:
         settled = since >= ROLL_SETTLE_S  # (the roller may have emptied the other topic since)
         holding = since < _hold_s(base)
         positions = {}
+        unknown = self._positions_unknown(held)
+        if unknown:  # (both topics of such a partition number wait: which holds the older records is not known)
+            wait.extend(tp for tp in held if tp.partition in unknown)
+            held = [tp for tp in held if tp.partition not in unknown]
+            self._next_roll_check = min(self._next_roll_check, time.monotonic() + ROLL_CHECK_S)
         for tp in held:
-            positions[tp] = self._consumer.position(tp) or 0
+            positions[tp] = self._consumer.position(tp, timeout_ms=0) or 0
             end, seen = ends.get(tp), self._seen_ends.get(tp)
             if tp.topic == previous and settled and end == 0 and seen and positions[tp]:
                 # The resting topic was deleted and made again, empty (the roller): its offsets start again from
@@ -1179,6 +1195,18 @@ class Consumer:
         wait.extend(waiting)
         go.extend(going)
         self._behind.update({tp: (other, ends.get(other, 0)) for tp, other in behind.items()})
+
+    def _positions_unknown(self, held: list[Any]) -> set[int]:
+        """The partition numbers of `held` whose position kafka-python could not tell within POSITION_READ_S (it
+        asks the broker for the committed offset or the reset one, and without a deadline asks again for ever
+        while the answer is a retriable error): looked at again at the next check, said."""
+        unknown: set[int] = set()
+        for tp in held:
+            if self._consumer.position(tp, timeout_ms=int(POSITION_READ_S * 1000)) is None:
+                unknown.add(tp.partition)
+                log.warning("group %r: the position of %s[%d] not known after %.0f s; looked at again",
+                            self.group_id, tp.topic, tp.partition, POSITION_READ_S)
+        return unknown
 
     def _release_caught_up(self) -> None:
         """Between two looks at the roll: resume each waiting partition whose partition of the other topic has been
