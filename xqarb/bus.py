@@ -802,6 +802,7 @@ class Consumer:
         # read up to the end seen at the last look (what either takes after that is newer)
         self._behind: dict[Any, tuple[Any, int]] = {}
         self._heads: Heads = {}  # rolled pairs: the generation of a partition's next record, where one was held back
+        self._position_unknown: set[Any] = set()  # rolled pairs: partitions whose position was not told (said once)
         self._last_poll_full = False  # the last poll returned as many records as it may (`behind`)
         self.holes = OffsetHoles()  # records missing from a partition's offsets, waited for (`poll`)
         self._join()
@@ -1202,8 +1203,12 @@ class Consumer:
         while the answer is a retriable error): looked at again at the next check, said."""
         unknown: set[int] = set()
         for tp in held:
-            if self._consumer.position(tp, timeout_ms=int(POSITION_READ_S * 1000)) is None:
-                unknown.add(tp.partition)
+            if self._consumer.position(tp, timeout_ms=int(POSITION_READ_S * 1000)) is not None:
+                self._position_unknown.discard(tp)
+                continue
+            unknown.add(tp.partition)
+            if tp not in self._position_unknown:  # (said once, not at every look)
+                self._position_unknown.add(tp)
                 log.warning("group %r: the position of %s[%d] not known after %.0f s; looked at again",
                             self.group_id, tp.topic, tp.partition, POSITION_READ_S)
         return unknown
