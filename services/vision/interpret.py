@@ -133,6 +133,26 @@ class _Work:
         is_piece, = self.is_piece,
         return [k for k in range(90) if is_piece[k] and k not in points]
 
+    def emptied(self, i: int) -> bool:
+        """Point i, which held a piece, shows it gone: not a trace of ink left (`ink_trace`), and all of its piece's
+        ink gone, or all but a quarter of it (or its piece's ink never read) with its round outline gone too; or read
+        emptied by the joint of the cues where the ink fails (`read_emptied`)."""
+        cfg, dens, ref_dens, ref_occ = self.cfg, self.dens, self.ref_dens, self.ref_occ
+        return bool((self.occ[i] < cfg.ink_trace
+                     and (dens[i] < cfg.ink_all_gone * ref_dens[i]
+                          or ((dens[i] < cfg.ink_most_gone * ref_dens[i] or ref_occ[i] < cfg.ink_none)
+                              and self.ref_view is not None
+                              and _outline_gone(self.outlines.discs(), i, self.pieces_but(i), cfg=cfg))))
+                    or self.read_emptied(i))
+
+    def read_emptied(self, i: int) -> bool:
+        """Where the ink alone does not tell this board's pieces from its empty points (`PointReading.joint`), point i
+        reads emptied by the joint of the cues (its ink, its round outline, its printed lines bared, weighed as they
+        tell the known position's points apart): under `joint_emptied`. A point's ink then says nothing of whether a
+        piece stays on it: the printed marks an emptied point bares read as much ink as a piece's character did."""
+        joint = self.reading.joint
+        return joint is not None and float(joint[i]) < self.cfg.joint_emptied
+
     def outline_fell(self) -> np.ndarray:
         """How much each known piece's round outline fell (only a piece's can leave; elsewhere 0)."""
         is_piece, outline_delta = self.is_piece, self.outline_delta
@@ -1077,12 +1097,7 @@ def _went_nowhere_sure(w: _Work) -> None:
                 # than its lean, its shadow or the hand lifting it change a neighbour of either end, and a snapshot
                 # that leaves it out fits only wrong moves.
                 unexplained.extend(maybe[:cfg.unexplained_most])
-        elif (len(vacated) == 1 and occ[vacated[0]] < cfg.ink_trace
-              and (dens[vacated[0]] < cfg.ink_all_gone * ref_dens[vacated[0]]
-                   or ((dens[vacated[0]] < cfg.ink_most_gone * ref_dens[vacated[0]]
-                        or w.ref_occ[vacated[0]] < cfg.ink_none)
-                       and ref_view is not None
-                       and _outline_gone(outlines.discs(), vacated[0], pieces_but(vacated[0]), cfg=cfg)))
+        elif (len(vacated) == 1 and w.emptied(vacated[0])
               and (seen := w.change_at_looks(vacated[0])) is not None  # (binds it only where looked at)
               and len(dests := sorted((i for i in range(90) if i not in taken and i not in vacated
                                        and ((known[i] in ".?" and _reaches(known, vacated[0], i))
@@ -1143,9 +1158,13 @@ def _went_nowhere_sure(w: _Work) -> None:
             # e3 and cannon c2, read 0.01 occupied throughout, changed 0.09 and 0.10 when touched). It keeps its
             # piece.
             standing = pieces_but(*vacated)
-            pushed = [i for i in vacated if occ[i] >= cfg.ink_trace or _on_edge(i)
-                      or ((ref_occ[i] < cfg.ink_none or dens[i] >= cfg.ink_lost * ref_dens[i])
-                          and not _outline_gone(outlines.discs(), i, standing, cfg=cfg))]
+            # (but not where the ink does not tell pieces from empty points on this board and the joint of the cues
+            # reads the point emptied: its ink is no trace of its piece, `read_emptied`)
+            pushed = [i for i in vacated if _on_edge(i)
+                      or (not w.read_emptied(i)
+                          and (occ[i] >= cfg.ink_trace
+                               or ((ref_occ[i] < cfg.ink_none or dens[i] >= cfg.ink_lost * ref_dens[i])
+                                   and not _outline_gone(outlines.discs(), i, standing, cfg=cfg))))]
             nudged.extend(pushed)
             vacated = [i for i in vacated if i not in pushed]
     if vacated and not arrived and not fresh and len(captured) > 1:

@@ -80,7 +80,8 @@ def joint_reading(reading: PointReading, known: str, discs: Callable[[], np.ndar
     (`occupancy.ink_weight_at_points`); where under `joint_ink_masked` of the board's median, the printed marks mask
     the point's middle and its ink is no cue: the outlines and lines alone read it, fitted on every known point.
     `changed`: per point, whether it changed since the last still board (None: none did); `ref_density`,
-    `ref_occupied`: the ink densities and the occupancy read on that board (None: not known)."""
+    `ref_occupied`: the ink densities and the occupancy read on that board (None: not known). Where the joint is
+    taken, its own probabilities are kept beside (`PointReading.joint`)."""
     if not ink_fails(reading, known, cfg=cfg):
         return reading
     piece, known_at = _known(known)
@@ -127,7 +128,7 @@ def joint_reading(reading: PointReading, known: str, discs: Callable[[], np.ndar
     joint_misread = int(((occupied > cfg.ink_piece) != piece)[known_at].sum())
     if joint_misread + cfg.joint_margin > ink_misread:
         return reading
-    return replace(reading, occupied=occupied)
+    return replace(reading, occupied=occupied, joint=prob)
 
 
 def _ink_off_point(reading: PointReading, cfg: TrackerConfig) -> np.ndarray:

@@ -118,7 +118,10 @@ class PointReading:
 
     occupied: 0..1 (1 = a piece stands on the point); red: 0..1 (1 = red ink, 0 = dark ink; only meaningful where
     occupied); offset: 90 x 2, where the ink peak lies relative to the point, in grid spacings; density: the raw
-    ink density at the point; types: FEN letters from a classifier (None where not asked or not sure).
+    ink density at the point; types: FEN letters from a classifier (None where not asked or not sure); joint: where
+    the ink alone does not tell this board's pieces from its empty points, the probability of a piece that the
+    joint of the cues reads (`joint_reading`: ink, round outline, printed lines bared, fitted on the known position),
+    before `occupied` takes it only as far as the ink agrees; None where the ink reads the board.
     """
 
     occupied: np.ndarray
@@ -128,6 +131,7 @@ class PointReading:
     redness: np.ndarray
     types: tuple[str | None, ...] = field(default=(None,) * 90)
     type_conf: np.ndarray = field(default_factory=lambda: np.zeros(90))
+    joint: np.ndarray | None = None
 
     def probabilities(self) -> np.ndarray:
         """90 x 3: P(empty), P(red piece), P(black piece)."""

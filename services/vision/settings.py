@@ -291,6 +291,9 @@ class TrackerConfig:
     # printed marks as the view shows them) is under this share of the board's median has its character masked:
     # its ink is no cue (through the tops' plane the river's band is seen over one bank's points, 0.16-0.2 of a
     # median 0.6; on the board's plane the palace middles, where the diagonals cross, are the least, 0.43 of it)
+    joint_emptied: float = 0.05  # a point that held a piece, read by the joint (the ink failing), reads under this
+    # probability of a piece: emptied, whatever ink it shows (`ink_trace`'s level: not a trace of a piece left;
+    # a horse lifted off a pale board in glare read 0.02, its bared printed marks 2 times its character's ink)
     joint_ink_floor: float = 0.01  # the ink density added before its log: the empty points' noise (0.00-0.01 where
     # a red character on a pink face reads 0.01-0.06 and a black one 0.2-0.4)
 

@@ -68,6 +68,20 @@ def test_red_pieces_without_ink_read_occupied_by_their_outlines_and_covered_line
     assert joint.density is ink.density and joint.red is ink.red
 
 
+def test_the_joints_own_reading_is_kept_beside_where_it_is_taken_and_none_where_the_ink_reads() -> None:
+    # the rules that weigh a point's ink ask the joint instead where the ink fails: its own probabilities, before
+    # the occupancy takes them only as far as the ink agrees
+    view = _board(START_SQUARES)
+    joint = _joint(view, START_SQUARES)
+    assert joint.joint is not None
+    red = [i for i, c in enumerate(START_SQUARES) if c.isupper()]
+    empty = [i for i, c in enumerate(START_SQUARES) if c == "."]
+    assert float(joint.joint[red].min()) > DEFAULTS.ink_piece > float(joint.joint[empty].max())
+    assert read_view(view).joint is None
+    inked = _board(START_SQUARES, red_inked=True)
+    assert _joint(inked, START_SQUARES).joint is None
+
+
 def test_a_move_of_an_inkless_piece_read_by_the_cues_fitted_on_the_position_before() -> None:
     # the red cannon h2-e2: fitted on the known start (two of its 90 points now wrong), the cues read e2 as a piece
     # and h2 as empty; e2 not plainly a piece (plain contradictions of the known position are the ink's to make,
