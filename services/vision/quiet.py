@@ -16,6 +16,10 @@ from dataclasses import dataclass
 # second (DESIGN: 4 frames/s), so 20 s is no network hiccup but a camera off, unplugged or turned away, while
 # a move can be made and pressed in that time that the referee will not see until frames come again.
 CAMERA_QUIET_S = 20.0
+# A look at the boards this long (s) after the last one means the watching process was away (paused, starved of the
+# CPU; it looks about once a second): the time away is not counted as any board's silence, since the frames sent
+# meanwhile are waiting unread, and the consumer's idea of how far behind it is was learned before it went away.
+AWAY_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +47,11 @@ class _Board:
 
 
 class QuietWatch:
-    def __init__(self, quiet_s: float = CAMERA_QUIET_S) -> None:
+    def __init__(self, quiet_s: float = CAMERA_QUIET_S, away_s: float = AWAY_S) -> None:
         self.quiet_s = quiet_s
+        self.away_s = away_s
         self._boards: dict[tuple[int, str], _Board] = {}
+        self._looked: float | None = None  # the caller's clock at the last `due`
 
     def frame(self, key: tuple[int, str], event_id: str, seq: int, captured: int, game: str | None,
               now: float) -> QuietReport | None:
@@ -75,6 +81,10 @@ class QuietWatch:
         frames the caller has not read to their end: its boards there are not judged (a process that was paused,
         or reads a backlog, has not yet read the frames their cameras sent meanwhile; told quiet, the referee
         would fold the presses of that time before the moves in those frames)."""
+        if self._looked is not None and now - self._looked > self.away_s:
+            for b in self._boards.values():  # (away: that time is no silence)
+                b.seen += now - self._looked
+        self._looked = now
         out = []
         unread = set(behind)
         for key, b in self._boards.items():
