@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import cv2
 import numpy as np
 
 from .detect import find_discs
-from .frames import _change_map, _pt
+from .frames import _change_map, _norm, _pt
 from .grid import POINTS_UV, neighbours
 from .move_checks import (
     _changed_most,
@@ -102,6 +103,7 @@ class _Work:
     looks: Any = None  # point left -> each point's change where its look would stand (`change_at_looks`), once
     lvl: Any = None
     misaligned: Any = None
+    norms: Any = None  # the last still board's view and this one, normalised (`_norm`), made where first asked
     nudged: Any = None
     occ: Any = None
     outline_delta: Any = None
@@ -199,7 +201,8 @@ class _Work:
             went = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > cfg.change_half * lvl
                     and _reaches(known, src, k)]
             if ref_view is not None and len(pieces_but(src)) >= cfg.least_standing:
-                went = [k for k in went if _half_way_between(view_circles(), a, k, pieces_but(src), cfg)]
+                went = [k for k in went if _half_way_between(view_circles(), a, k, pieces_but(src), cfg)
+                        and not self.look_on_a_point(src, a, k)]
                 if len(went) == 1:
                     misaligned.append((min(a, went[0]), max(a, went[0])))
                     taken.update((a, went[0]))
@@ -238,8 +241,10 @@ class _Work:
         # a tall piece's side wall and shadow reach over the neighbour, raising its change, its ink's lean and an
         # outline half-way; e.g. the horse b0-c2, c2 read 1.00 occupied with its peak 0.12 off, c3 changed as
         # much, 0.252 against 0.248, its peak 0.53 towards c2)
+        # (nor where the piece's look is found on a point rather than half-way: `look_on_a_point`)
         if (len(towards) == 1 and _half_way_between(view_circles(), a, towards[0], pieces_but(src), cfg)
-                and not _topped_on(reading, parallax, a, over=towards[0], cfg=cfg)):
+                and not _topped_on(reading, parallax, a, over=towards[0], cfg=cfg)
+                and not self.look_on_a_point(src, a, towards[0])):
             return towards[0]
         return None
 
@@ -278,6 +283,74 @@ class _Work:
         if src not in self.looks:  # (90 discs measured: asked again for each neighbour judged)
             self.looks[src] = np.array([_change_about(self.cmap, POINTS_UV[k] + skirt, self.cfg) for k in range(90)])
         return self.looks[src]
+
+    def look_unlike(self, src: int, uv: np.ndarray, before: bool = False) -> float:
+        """How unlike the look of the piece on `src` at the last still board (its top face, side wall and shadow,
+        about the point and its look's offset, `look_of`) this view is about board position `uv` (spacings) with the
+        same offset: the mean absolute difference of the two normalised views (`_norm`: the light's drift cancels)
+        within `look_radius`. Small where that piece now stands: a piece carries its whole look with it, however
+        little of it reads as ink or as a round outline (a red piece's washed-out characters, a tall piece's top
+        face seen far off its point). `before`: the last still board's view about `uv` instead of this one's."""
+        cfg = self.cfg
+        if self.norms is None:
+            self.norms = (_norm(self.ref_view), _norm(self.view))
+        ref, now = self.norms
+        skirt = self.look_of(src)
+        off = np.zeros(2) if skirt is None else skirt
+        x0, y0 = _pt(0)
+        r = round(cfg.look_radius * S)
+        yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+        inside = (xx ** 2 + yy ** 2) <= r * r
+
+        def about(img: np.ndarray, at: np.ndarray) -> np.ndarray:
+            centre = (x0 + float(at[0]) * S, y0 + float(at[1]) * S)
+            return cv2.getRectSubPix(img, (2 * r + 1, 2 * r + 1), centre)
+
+        there = about(ref if before else now, uv + off)
+        return float(np.abs(there - about(ref, POINTS_UV[src] + off))[inside].mean())
+
+    def look_on_a_point(self, src: int, a: int, k: int) -> bool:
+        """The look of the piece from `src` (`look_unlike`) is found on a point rather than half-way between the
+        neighbours a and k: on a or k, or on another empty point the piece could go to, `look_margin` times more
+        like itself than at the two points' middle. A piece left half-way shows its whole look there, half a spacing
+        off each point; where a point shows it whole, a round outline seen half-way is the board's print or the
+        piece's own side wall (a tall piece seen from the side, its top face further off its point than the
+        camera's parallax measured from the outlines tells)."""
+        known, ref_view = self.known, self.ref_view
+        if ref_view is None:
+            return False
+        places = {a, k} | {i for i in range(90) if known[i] in ".?" and _reaches(known, src, i)}
+        best = min(self.look_unlike(src, POINTS_UV[i]) for i in places)
+        middle = self.look_unlike(src, (POINTS_UV[a] + POINTS_UV[k]) / 2.0)
+        return bool(middle > self.cfg.look_margin * best)
+
+    def look_prefers(self, src: int, a: int, k: int) -> bool:
+        """The look of the piece from `src` (`look_unlike`) is found on point a `look_margin` times more like itself
+        than on point k."""
+        if self.ref_view is None:
+            return False
+        return bool(self.look_unlike(src, POINTS_UV[k]) > self.cfg.look_margin * self.look_unlike(src, POINTS_UV[a]))
+
+    def look_went(self, src: int) -> int | None:
+        """The point the piece from `src` could go to (empty, or holding a piece it may take) where its look
+        (`look_unlike`) is found, `look_margin` times more like itself there than on its own point, on any other
+        point it could go to, and half-way between two neighbouring points of those; else None. Where it took, also
+        so much more like itself than the taken piece's look there was (pieces of a set look alike)."""
+        cfg, known, ref_view = self.cfg, self.known, self.ref_view
+        if ref_view is None:
+            return None
+        could = [i for i in range(90) if i != src and ((known[i] in ".?" and _reaches(known, src, i))
+                                                      or (known[i] in _CASED and _may_take(known, src, i)))]
+        if not could:
+            return None
+        unlike = {i: self.look_unlike(src, POINTS_UV[i]) for i in [src, *could]}
+        went = min(could, key=lambda i: unlike[i])
+        halves = [self.look_unlike(src, (POINTS_UV[went] + POINTS_UV[k]) / 2.0) for k in neighbours(went)
+                  if k in unlike]
+        others = [v for i, v in unlike.items() if i != went] + halves
+        if known[went] in _CASED:
+            others.append(self.look_unlike(src, POINTS_UV[went], before=True))
+        return went if all(v > cfg.look_margin * unlike[went] for v in others) else None
 
     def fresh_pairs(self) -> list[tuple[int, int]]:
         """The pairs found this move: a piece left half-way by an earlier move (both points already unsure) is
@@ -472,7 +545,8 @@ def _where_the_mover_went(w: _Work) -> None:
         a = arrived[0]
         for s, p in [(s, p) for s in vacated for p in was_occ if p != s and p not in taken and p in neighbours(a)]:
             if (_may_take(known, s, p) and len(pieces_but(s, p)) >= cfg.least_standing
-                    and _half_way_between(view_circles(), p, a, pieces_but(s, p), cfg)):
+                    and _half_way_between(view_circles(), p, a, pieces_but(s, p), cfg)
+                    and not w.look_on_a_point(s, p, a)):
                 misaligned.append((min(p, a), max(p, a)))
                 taken.update((p, a))
                 vacated, arrived = [s], []
@@ -656,7 +730,8 @@ def _captures_read_faintly(w: _Work) -> None:
                     if _may_take(known, s, p) and len(pieces_but(s, p)) >= cfg.least_standing
                     for k in neighbours(p) if known[k] == "." and k not in taken
                     and _half_way_between(view_circles(), p, k, pieces_but(s, p), cfg)
-                    and _plain_disc_near(view_circles(), [p, k], outlines.discs(), pieces_but(s, p), cfg=cfg)]
+                    and _plain_disc_near(view_circles(), [p, k], outlines.discs(), pieces_but(s, p), cfg=cfg)
+                    and not w.look_on_a_point(s, p, k)]
             if len(half) == 1:
                 s, p, k = half[0]
                 misaligned.append((min(p, k), max(p, k)))
@@ -1116,7 +1191,8 @@ def _went_nowhere_sure(w: _Work) -> None:
                 standing = pieces_but(vacated[0])
                 k = (_half_way_towards(view_circles(), dests[0], standing, cfg)
                      if len(standing) >= cfg.least_standing else None)
-                if k is not None and known[k] == "." and k not in taken and _reaches(known, vacated[0], k):
+                if (k is not None and known[k] == "." and k not in taken and _reaches(known, vacated[0], k)
+                        and not w.look_on_a_point(vacated[0], dests[0], k)):
                     misaligned.append((min(dests[0], k), max(dests[0], k)))
                     taken.update((dests[0], k))
                     arrived = []
@@ -1135,6 +1211,21 @@ def _went_nowhere_sure(w: _Work) -> None:
             # empty point the piece could go to within half a spacing of that, which changed or whose round
             # outline rose a little, is where it was set down.
             arrived = near
+        elif (len(vacated) == 1 and known[vacated[0]] in _CASED and ref_view is not None
+              and (went := w.look_went(vacated[0])) is not None
+              and w.change_at_looks(vacated[0])[went] > cfg.change_half * lvl):
+            # The piece's whole look (`look_went`) is found on one point it could go to, clearly more like itself
+            # there than on its own point or anywhere else it could stand, and that point changed where the look
+            # would stand: it went there, though neither end's ink tells (e.g. the red cannon b2-b3 on a
+            # board in glare, its ink 0.008 at b2 and read nowhere after, b2 still 0.21 occupied by the light and its
+            # printed marks; b3 changed 0.060 at the level 0.090, 0.098 where the look would stand). A piece pushed
+            # keeps its look on its own point. Where a piece stood there, it took it (e.g. the red pawn c4xc5, both
+            # pawns' inks washed out, c5 changed 0.046 at the level 0.090, the look 0.060 unlike the pawn's there,
+            # 0.076 the taken one's, 0.099 on c4).
+            if known[went] in _CASED:
+                captured = [went]
+            else:
+                arrived = [went]
         else:
             # Nowhere: a "vacated" point whose disc still shows some ink was pushed, not emptied; so was one on the
             # edge of the board, whose ink may lie all beyond the outer line when pushed outwards (the reading
@@ -1282,7 +1373,8 @@ def _by_outlines(w: _Work) -> None:
             standing = pieces_but(src, dst)
             j = _half_way_towards(view_circles(), dst, standing, cfg)
             if (j is not None and known[j] in ".?" and j not in taken and j != src
-                    and _half_way_between(view_circles(), dst, j, standing, cfg)):
+                    and _half_way_between(view_circles(), dst, j, standing, cfg)
+                    and not w.look_on_a_point(src, dst, j)):
                 misaligned.append((dst, j) if dst < j else (j, dst))
                 taken.update((dst, j))
                 arrived, fresh = [], [misaligned[-1]]
@@ -1327,7 +1419,8 @@ def _taker_and_half_way(w: _Work) -> None:
         half = [k for k in beside if len(others) >= cfg.least_standing
                 and _half_way_between(view_circles(), c, k, others, cfg)
                 and not _topped_on(reading, w.parallax, c, over=k, cfg=cfg,
-                                   shaded=k != v and w.look_on(v, c, k))]
+                                   shaded=k != v and w.look_on(v, c, k))
+                and not w.look_on_a_point(v, c, k)]
         if len(half) == 1 and _plain_disc_near(view_circles(), [c], outlines.discs(), others,
                                                share=cfg.outline_plain_taker, cfg=cfg):
             k = half[0]
@@ -1357,7 +1450,8 @@ def _taker_and_half_way(w: _Work) -> None:
                 and change[k] > cfg.twin_change * change[a]]
         s = vacated[0]
         if (s in neighbours(a) and known[s] in _CASED and not captured
-                and _half_way_between(view_circles(), a, s, pieces_but(s), cfg)):
+                and _half_way_between(view_circles(), a, s, pieces_but(s), cfg)
+                and not w.look_on_a_point(s, a, s)):
             # It went to the neighbouring point and was left half-way back: its disc stands half-way between the
             # two (e.g. the rook a3-b3 left between them; a3 still read 0.90 occupied, b3 0.42)
             misaligned.append((s, a) if s < a else (a, s))
@@ -1376,14 +1470,17 @@ def _taker_and_half_way(w: _Work) -> None:
             # stood on a1, and it was reported between the two)
             standing = pieces_but(*vacated)
             if (_half_way_towards(view_circles(), a, standing, cfg) == k
-                    and _half_way_between(view_circles(), a, k, standing, cfg)):
+                    and _half_way_between(view_circles(), a, k, standing, cfg)
+                    and not (known[s] in _CASED and w.look_on_a_point(s, a, k))):
                 misaligned.append((a, k) if a < k else (k, a))
                 taken.update((a, k))
                 arrived, fresh = [], [misaligned[-1]]
             else:
                 rise_a, rise_k = _disc_rise(view_circles(), ref_circles(), [a, k], cfg=cfg).tolist()
+                # (nor where the piece's look is found on a, `look_margin` times more like itself than on k)
                 if (rise_k >= cfg.outline_rise and rise_k > cfg.twin_rise_ratio * rise_a
-                        and not _inked_on(reading, w.parallax, a, over=k, cfg=cfg)):
+                        and not _inked_on(reading, w.parallax, a, over=k, cfg=cfg)
+                        and not (known[s] in _CASED and w.look_prefers(s, a, k))):
                     arrived = [k]
     w.arrived, w.captured, w.fresh, w.vacated = arrived, captured, fresh, vacated
 
@@ -1452,7 +1549,8 @@ def _touches_that_moved(w: _Work) -> None:
             # (half-way seen from both: a piece gone to the neighbour and set down 0.3 back towards its old point
             # lies 0.7 from that point; e.g. the pawn g3-g4, g3's printed marks reading a dark ink)
             if (plain and j is not None and known[j] == "." and j not in taken and change[j] > cfg.change_half * lvl
-                    and _half_way_towards(view_circles(), j, standing, cfg) == i):
+                    and _half_way_towards(view_circles(), j, standing, cfg) == i
+                    and not w.look_on_a_point(i, i, j)):
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
                 nudged = [k for k in nudged if k != i]
