@@ -309,33 +309,42 @@ class _Work:
         there = about(ref if before else now, uv + off)
         return float(np.abs(there - about(ref, POINTS_UV[src] + off))[inside].mean())
 
+    def look_found(self, src: int, i: int) -> float | None:
+        """`look_unlike` on point i where the look of the piece from `src` is found there, else None: the view there
+        under 1/`look_found` of what the same place showed on the last still board where it was empty (the look
+        came whole), under 1/`look_margin` of it where a piece stood there (a taker's look in its prey's place:
+        pieces of a set look alike)."""
+        now = self.look_unlike(src, POINTS_UV[i])
+        least = self.cfg.look_found if self.known[i] in ".?" else self.cfg.look_margin
+        return now if self.look_unlike(src, POINTS_UV[i], before=True) > least * now else None
+
     def look_on_a_point(self, src: int, a: int, k: int) -> bool:
         """The look of the piece from `src` (`look_unlike`) is found on a point rather than half-way between the
-        neighbours a and k: on a or k, or on another empty point the piece could go to, `look_margin` times more
-        like itself than at the two points' middle. A piece left half-way shows its whole look there, half a spacing
-        off each point; where a point shows it whole, a round outline seen half-way is the board's print or the
-        piece's own side wall (a tall piece seen from the side, its top face further off its point than the
-        camera's parallax measured from the outlines tells)."""
+        neighbours a and k: on a or k, or on another empty point the piece could go to, where it is found
+        (`look_found`), `look_margin` times more like itself than at the two points' middle. A piece left half-way
+        shows its whole look there, half a spacing off each point; where a point shows it whole, a round outline
+        seen half-way is the board's print or the piece's own side wall (a tall piece seen from the side, its top
+        face further off its point than the camera's parallax measured from the outlines tells)."""
         known, ref_view = self.known, self.ref_view
         if ref_view is None:
             return False
         places = {a, k} | {i for i in range(90) if known[i] in ".?" and _reaches(known, src, i)}
-        best = min(self.look_unlike(src, POINTS_UV[i]) for i in places)
+        unlike = {i: self.look_unlike(src, POINTS_UV[i]) for i in places}
+        best = min(unlike, key=lambda i: unlike[i])
         middle = self.look_unlike(src, (POINTS_UV[a] + POINTS_UV[k]) / 2.0)
-        return bool(middle > self.cfg.look_margin * best)
+        return bool(self.look_found(src, best) is not None and middle > self.cfg.look_margin * unlike[best])
 
     def look_prefers(self, src: int, a: int, k: int) -> bool:
-        """The look of the piece from `src` (`look_unlike`) is found on point a `look_margin` times more like itself
+        """The look of the piece from `src` is found on point a (`look_found`), `look_margin` times more like itself
         than on point k."""
-        if self.ref_view is None:
+        if self.ref_view is None or (on_a := self.look_found(src, a)) is None:
             return False
-        return bool(self.look_unlike(src, POINTS_UV[k]) > self.cfg.look_margin * self.look_unlike(src, POINTS_UV[a]))
+        return bool(self.look_unlike(src, POINTS_UV[k]) > self.cfg.look_margin * on_a)
 
     def look_went(self, src: int) -> int | None:
-        """The point the piece from `src` could go to (empty, or holding a piece it may take) where its look
-        (`look_unlike`) is found, `look_margin` times more like itself there than on its own point, on any other
-        point it could go to, and half-way between two neighbouring points of those; else None. Where it took, also
-        so much more like itself than the taken piece's look there was (pieces of a set look alike)."""
+        """The point the piece from `src` could go to (empty, or holding a piece it may take) where its look is found
+        (`look_found`), `look_margin` times more like itself (`look_unlike`) there than on its own point, on any
+        other point it could go to, and half-way between two neighbouring points of those; else None."""
         cfg, known, ref_view = self.cfg, self.known, self.ref_view
         if ref_view is None:
             return None
@@ -348,8 +357,8 @@ class _Work:
         halves = [self.look_unlike(src, (POINTS_UV[went] + POINTS_UV[k]) / 2.0) for k in neighbours(went)
                   if k in unlike]
         others = [v for i, v in unlike.items() if i != went] + halves
-        if known[went] in _CASED:
-            others.append(self.look_unlike(src, POINTS_UV[went], before=True))
+        if self.look_found(src, went) is None:
+            return None
         return went if all(v > cfg.look_margin * unlike[went] for v in others) else None
 
     def fresh_pairs(self) -> list[tuple[int, int]]:
