@@ -361,6 +361,23 @@ class _Work:
             return None
         return went if all(v > cfg.look_margin * unlike[went] for v in others) else None
 
+    def went_by_look(self, src: int) -> tuple[list[int], list[int]] | None:
+        """A piece that left `src` and arrived nowhere the inks tell: (arrived, captured) where its whole look is
+        found on one point it could go to (`look_went`), clearly more like itself there than on its own point or
+        anywhere else it could stand, and that point changed where the look would stand (half the level); else
+        None. A piece pushed keeps its look on its own point. (e.g. the red cannon b2-b3 on a board in glare, its
+        ink 0.008 at b2 and read nowhere after, b2 still 0.21 occupied by the light and its printed marks; b3
+        changed 0.060 at the level 0.090, 0.098 where the look would stand.) Where a piece stood there, it took it
+        (e.g. the red pawn c4xc5, both pawns' inks washed out, c5 changed 0.046, the look 0.060 unlike the pawn's
+        there, 0.076 the taken one's, 0.099 on c4)."""
+        cfg, known = self.cfg, self.known
+        if known[src] not in _CASED or self.ref_view is None:
+            return None
+        went = self.look_went(src)
+        if went is None or self.change_at_looks(src)[went] <= cfg.change_half * self.lvl:
+            return None
+        return ([], [went]) if known[went] in _CASED else ([went], [])
+
     def fresh_pairs(self) -> list[tuple[int, int]]:
         """The pairs found this move: a piece left half-way by an earlier move (both points already unsure) is
         seen again, and is not this move's."""
@@ -1094,11 +1111,9 @@ def _went_nowhere_sure(w: _Work) -> None:
     """A piece that left and arrived nowhere sure: where it went by the changes, the inks, the hand's
     fingertips, or that it was pushed."""
     arrived, captured, cfg, change, dens, fresh = w.arrived, w.captured, w.cfg, w.change, w.dens, w.fresh
-    known, left_towards, lvl, misaligned, nudged, occ = w.known, w.left_towards, w.lvl, w.misaligned, w.nudged, w.occ
-    outline_delta, outlines, pieces_but, reading = w.outline_delta, w.outlines, w.pieces_but, w.reading
-    ref_dens, ref_occ, ref_view, set_down = w.ref_dens, w.ref_occ, w.ref_view, w.set_down
-    set_down_near, taken, unexplained, vacated = w.set_down_near, w.taken, w.unexplained, w.vacated
-    view_circles, went_where_it_could = w.view_circles, w.went_where_it_could
+    known, lvl, misaligned, nudged, occ, outlines = w.known, w.lvl, w.misaligned, w.nudged, w.occ, w.outlines
+    outline_delta, pieces_but, ref_dens, ref_occ = w.outline_delta, w.pieces_but, w.ref_dens, w.ref_occ
+    ref_view, set_down, taken, unexplained, vacated = w.ref_view, w.set_down, w.taken, w.unexplained, w.vacated
     if vacated and not arrived and not fresh and not captured:
         # A piece left its point and arrived nowhere sure: pieces do not vanish from a still board. A piece set
         # down off its point near the edge shows only part of its ink inside the board: the empty point that
@@ -1120,8 +1135,8 @@ def _went_nowhere_sure(w: _Work) -> None:
                 # (where the piece cannot go to that point, it went to a neighbour it can reach, or stands half-way
                 # between the two: e.g. the advisor f0-e1 left half-way towards e2, e2 changed
                 # 0.113 and read 0.35 occupied, e1 0.071 and 0.14, at the level 0.09: read as gone to e2)
-                arrived = went_where_it_could(vacated[0], arrived)
-                if len(arrived) == 1 and (half_to := left_towards(arrived[0], vacated[0])) is not None:
+                arrived = w.went_where_it_could(vacated[0], arrived)
+                if len(arrived) == 1 and (half_to := w.left_towards(arrived[0], vacated[0])) is not None:
                     # (or left half-way from there: e.g. the pawn c3-c4 towards d4, c4 changed
                     # 0.085 at the level 0.090)
                     misaligned.append((min(arrived[0], half_to), max(arrived[0], half_to)))
@@ -1198,7 +1213,7 @@ def _went_nowhere_sure(w: _Work) -> None:
                 # read, the disc 0.43 off h5 towards h6. Seen from h6 the strongest outline within 0.7 was the
                 # cannon's on h7: one side's view is what there is)
                 standing = pieces_but(vacated[0])
-                k = (_half_way_towards(view_circles(), dests[0], standing, cfg)
+                k = (_half_way_towards(w.view_circles(), dests[0], standing, cfg)
                      if len(standing) >= cfg.least_standing else None)
                 if (k is not None and known[k] == "." and k not in taken and _reaches(known, vacated[0], k)
                         and not w.look_on_a_point(vacated[0], dests[0], k)):
@@ -1210,7 +1225,7 @@ def _went_nowhere_sure(w: _Work) -> None:
                 nudged = [i for i in nudged if i != dests[0]]
         elif (len(vacated) == 1 and set_down is not None and occ[vacated[0]] < cfg.ink_trace
               and dens[vacated[0]] < cfg.ink_lost * ref_dens[vacated[0]]
-              and len(near := set_down_near(vacated[0])) == 1
+              and len(near := w.set_down_near(vacated[0])) == 1
               and (change[near[0]] > cfg.set_down_change * lvl
                    or outline_delta()[near[0]] > cfg.outline_rise_set_down)):
             # The point left lost most of its ink and no point it could go to changed clearly more than the others
@@ -1220,21 +1235,8 @@ def _went_nowhere_sure(w: _Work) -> None:
             # empty point the piece could go to within half a spacing of that, which changed or whose round
             # outline rose a little, is where it was set down.
             arrived = near
-        elif (len(vacated) == 1 and known[vacated[0]] in _CASED and ref_view is not None
-              and (went := w.look_went(vacated[0])) is not None
-              and w.change_at_looks(vacated[0])[went] > cfg.change_half * lvl):
-            # The piece's whole look (`look_went`) is found on one point it could go to, clearly more like itself
-            # there than on its own point or anywhere else it could stand, and that point changed where the look
-            # would stand: it went there, though neither end's ink tells (e.g. the red cannon b2-b3 on a
-            # board in glare, its ink 0.008 at b2 and read nowhere after, b2 still 0.21 occupied by the light and its
-            # printed marks; b3 changed 0.060 at the level 0.090, 0.098 where the look would stand). A piece pushed
-            # keeps its look on its own point. Where a piece stood there, it took it (e.g. the red pawn c4xc5, both
-            # pawns' inks washed out, c5 changed 0.046 at the level 0.090, the look 0.060 unlike the pawn's there,
-            # 0.076 the taken one's, 0.099 on c4).
-            if known[went] in _CASED:
-                captured = [went]
-            else:
-                arrived = [went]
+        elif len(vacated) == 1 and (by_look := w.went_by_look(vacated[0])) is not None:
+            arrived, captured = by_look  # (its whole look went there, not pushed: `went_by_look`)
         else:
             # Nowhere: a "vacated" point whose disc still shows some ink was pushed, not emptied; so was one on the
             # edge of the board, whose ink may lie all beyond the outer line when pushed outwards (the reading
@@ -1251,7 +1253,7 @@ def _went_nowhere_sure(w: _Work) -> None:
     if vacated and not arrived and not fresh and len(captured) > 1:
         # one capture per move: the largest change among those now showing the mover's colour; the others were
         # only touched
-        captured.sort(key=lambda k: (not _takes(known, vacated[0], k, reading, cfg=cfg), -change[k]))
+        captured.sort(key=lambda k: (not _takes(known, vacated[0], k, w.reading, cfg=cfg), -change[k]))
         nudged.extend(captured[1:])
         captured = captured[:1]
     w.arrived, w.captured, w.fresh, w.nudged, w.vacated = arrived, captured, fresh, nudged, vacated
