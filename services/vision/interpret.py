@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import cv2
 import numpy as np
 
 from .detect import find_discs
-from .frames import _change_map, _pt
+from .frames import _change_map, _norm, _pt
 from .grid import POINTS_UV, neighbours
 from .move_checks import (
     _changed_most,
@@ -102,6 +103,7 @@ class _Work:
     looks: Any = None  # point left -> each point's change where its look would stand (`change_at_looks`), once
     lvl: Any = None
     misaligned: Any = None
+    norms: Any = None  # the last still board's view and this one, normalised (`_norm`), made where first asked
     nudged: Any = None
     occ: Any = None
     outline_delta: Any = None
@@ -219,7 +221,8 @@ class _Work:
             went = [k for k in neighbours(a) if known[k] == "." and k not in taken and change[k] > cfg.change_half * lvl
                     and _reaches(known, src, k)]
             if ref_view is not None and len(pieces_but(src)) >= cfg.least_standing:
-                went = [k for k in went if _half_way_between(view_circles(), a, k, pieces_but(src), cfg)]
+                went = [k for k in went if _half_way_between(view_circles(), a, k, pieces_but(src), cfg)
+                        and not self.look_on_a_point(src, a, k)]
                 if len(went) == 1:
                     misaligned.append((min(a, went[0]), max(a, went[0])))
                     taken.update((a, went[0]))
@@ -258,8 +261,10 @@ class _Work:
         # a tall piece's side wall and shadow reach over the neighbour, raising its change, its ink's lean and an
         # outline half-way; e.g. the horse b0-c2, c2 read 1.00 occupied with its peak 0.12 off, c3 changed as
         # much, 0.252 against 0.248, its peak 0.53 towards c2)
+        # (nor where the piece's look is found on a point rather than half-way: `look_on_a_point`)
         if (len(towards) == 1 and _half_way_between(view_circles(), a, towards[0], pieces_but(src), cfg)
-                and not _topped_on(reading, parallax, a, over=towards[0], cfg=cfg)):
+                and not _topped_on(reading, parallax, a, over=towards[0], cfg=cfg)
+                and not self.look_on_a_point(src, a, towards[0])):
             return towards[0]
         return None
 
@@ -298,6 +303,100 @@ class _Work:
         if src not in self.looks:  # (90 discs measured: asked again for each neighbour judged)
             self.looks[src] = np.array([_change_about(self.cmap, POINTS_UV[k] + skirt, self.cfg) for k in range(90)])
         return self.looks[src]
+
+    def look_unlike(self, src: int, uv: np.ndarray, before: bool = False) -> float:
+        """How unlike the look of the piece on `src` at the last still board (its top face, side wall and shadow,
+        about the point and its look's offset, `look_of`) this view is about board position `uv` (spacings) with the
+        same offset: the mean absolute difference of the two normalised views (`_norm`: the light's drift cancels)
+        within `look_radius`. Small where that piece now stands: a piece carries its whole look with it, however
+        little of it reads as ink or as a round outline (a red piece's washed-out characters, a tall piece's top
+        face seen far off its point). `before`: the last still board's view about `uv` instead of this one's."""
+        cfg = self.cfg
+        if self.norms is None:
+            self.norms = (_norm(self.ref_view), _norm(self.view))
+        ref, now = self.norms
+        skirt = self.look_of(src)
+        off = np.zeros(2) if skirt is None else skirt
+        x0, y0 = _pt(0)
+        r = round(cfg.look_radius * S)
+        yy, xx = np.mgrid[-r:r + 1, -r:r + 1]
+        inside = (xx ** 2 + yy ** 2) <= r * r
+
+        def about(img: np.ndarray, at: np.ndarray) -> np.ndarray:
+            centre = (x0 + float(at[0]) * S, y0 + float(at[1]) * S)
+            return cv2.getRectSubPix(img, (2 * r + 1, 2 * r + 1), centre)
+
+        there = about(ref if before else now, uv + off)
+        return float(np.abs(there - about(ref, POINTS_UV[src] + off))[inside].mean())
+
+    def look_found(self, src: int, i: int) -> float | None:
+        """`look_unlike` on point i where the look of the piece from `src` is found there, else None: the view there
+        under 1/`look_found` of what the same place showed on the last still board where it was empty (the look
+        came whole), under 1/`look_margin` of it where a piece stood there (a taker's look in its prey's place:
+        pieces of a set look alike)."""
+        now = self.look_unlike(src, POINTS_UV[i])
+        least = self.cfg.look_found if self.known[i] in ".?" else self.cfg.look_margin
+        return now if self.look_unlike(src, POINTS_UV[i], before=True) > least * now else None
+
+    def look_on_a_point(self, src: int, a: int, k: int) -> bool:
+        """The look of the piece from `src` (`look_unlike`) is found on a point rather than half-way between the
+        neighbours a and k: on a or k, or on another empty point the piece could go to, where it is found
+        (`look_found`), `look_margin` times more like itself than at the two points' middle. A piece left half-way
+        shows its whole look there, half a spacing off each point; where a point shows it whole, a round outline
+        seen half-way is the board's print or the piece's own side wall (a tall piece seen from the side, its top
+        face further off its point than the camera's parallax measured from the outlines tells)."""
+        known, ref_view = self.known, self.ref_view
+        if ref_view is None:
+            return False
+        places = {a, k} | {i for i in range(90) if known[i] in ".?" and _reaches(known, src, i)}
+        unlike = {i: self.look_unlike(src, POINTS_UV[i]) for i in places}
+        best = min(unlike, key=lambda i: unlike[i])
+        middle = self.look_unlike(src, (POINTS_UV[a] + POINTS_UV[k]) / 2.0)
+        return bool(self.look_found(src, best) is not None and middle > self.cfg.look_margin * unlike[best])
+
+    def look_prefers(self, src: int, a: int, k: int) -> bool:
+        """The look of the piece from `src` is found on point a (`look_found`), `look_margin` times more like itself
+        than on point k."""
+        if self.ref_view is None or (on_a := self.look_found(src, a)) is None:
+            return False
+        return bool(self.look_unlike(src, POINTS_UV[k]) > self.cfg.look_margin * on_a)
+
+    def look_went(self, src: int) -> int | None:
+        """The point the piece from `src` could go to (empty, or holding a piece it may take) where its look is found
+        (`look_found`), `look_margin` times more like itself (`look_unlike`) there than on its own point, on any
+        other point it could go to, and half-way between two neighbouring points of those; else None."""
+        cfg, known, ref_view = self.cfg, self.known, self.ref_view
+        if ref_view is None:
+            return None
+        could = [i for i in range(90) if i != src and ((known[i] in ".?" and _reaches(known, src, i))
+                                                      or (known[i] in _CASED and _may_take(known, src, i)))]
+        if not could:
+            return None
+        unlike = {i: self.look_unlike(src, POINTS_UV[i]) for i in [src, *could]}
+        went = min(could, key=lambda i: unlike[i])
+        halves = [self.look_unlike(src, (POINTS_UV[went] + POINTS_UV[k]) / 2.0) for k in neighbours(went)
+                  if k in unlike]
+        others = [v for i, v in unlike.items() if i != went] + halves
+        if self.look_found(src, went) is None:
+            return None
+        return went if all(v > cfg.look_margin * unlike[went] for v in others) else None
+
+    def went_by_look(self, src: int) -> tuple[list[int], list[int]] | None:
+        """A piece that left `src` and arrived nowhere the inks tell: (arrived, captured) where its whole look is
+        found on one point it could go to (`look_went`), clearly more like itself there than on its own point or
+        anywhere else it could stand, and that point changed where the look would stand (half the level); else
+        None. A piece pushed keeps its look on its own point. (e.g. the red cannon b2-b3 on a board in glare, its
+        ink 0.008 at b2 and read nowhere after, b2 still 0.21 occupied by the light and its printed marks; b3
+        changed 0.060 at the level 0.090, 0.098 where the look would stand.) Where a piece stood there, it took it
+        (e.g. the red pawn c4xc5, both pawns' inks washed out, c5 changed 0.046, the look 0.060 unlike the pawn's
+        there, 0.076 the taken one's, 0.099 on c4)."""
+        cfg, known = self.cfg, self.known
+        if known[src] not in _CASED or self.ref_view is None:
+            return None
+        went = self.look_went(src)
+        if went is None or self.change_at_looks(src)[went] <= cfg.change_half * self.lvl:
+            return None
+        return ([], [went]) if known[went] in _CASED else ([went], [])
 
     def fresh_pairs(self) -> list[tuple[int, int]]:
         """The pairs found this move: a piece left half-way by an earlier move (both points already unsure) is
@@ -492,7 +591,8 @@ def _where_the_mover_went(w: _Work) -> None:
         a = arrived[0]
         for s, p in [(s, p) for s in vacated for p in was_occ if p != s and p not in taken and p in neighbours(a)]:
             if (_may_take(known, s, p) and len(pieces_but(s, p)) >= cfg.least_standing
-                    and _half_way_between(view_circles(), p, a, pieces_but(s, p), cfg)):
+                    and _half_way_between(view_circles(), p, a, pieces_but(s, p), cfg)
+                    and not w.look_on_a_point(s, p, a)):
                 misaligned.append((min(p, a), max(p, a)))
                 taken.update((p, a))
                 vacated, arrived = [s], []
@@ -676,7 +776,8 @@ def _captures_read_faintly(w: _Work) -> None:
                     if _may_take(known, s, p) and len(pieces_but(s, p)) >= cfg.least_standing
                     for k in neighbours(p) if known[k] == "." and k not in taken
                     and _half_way_between(view_circles(), p, k, pieces_but(s, p), cfg)
-                    and _plain_disc_near(view_circles(), [p, k], outlines.discs(), pieces_but(s, p), cfg=cfg)]
+                    and _plain_disc_near(view_circles(), [p, k], outlines.discs(), pieces_but(s, p), cfg=cfg)
+                    and not w.look_on_a_point(s, p, k)]
             if len(half) == 1:
                 s, p, k = half[0]
                 misaligned.append((min(p, k), max(p, k)))
@@ -1030,11 +1131,9 @@ def _went_nowhere_sure(w: _Work) -> None:
     """A piece that left and arrived nowhere sure: where it went by the changes, the inks, the hand's
     fingertips, or that it was pushed."""
     arrived, captured, cfg, change, dens, fresh = w.arrived, w.captured, w.cfg, w.change, w.dens, w.fresh
-    known, left_towards, lvl, misaligned, nudged, occ = w.known, w.left_towards, w.lvl, w.misaligned, w.nudged, w.occ
-    outline_delta, outlines, pieces_but, reading = w.outline_delta, w.outlines, w.pieces_but, w.reading
-    ref_dens, ref_occ, ref_view, set_down = w.ref_dens, w.ref_occ, w.ref_view, w.set_down
-    set_down_near, taken, unexplained, vacated = w.set_down_near, w.taken, w.unexplained, w.vacated
-    view_circles, went_where_it_could = w.view_circles, w.went_where_it_could
+    known, lvl, misaligned, nudged, occ, outlines = w.known, w.lvl, w.misaligned, w.nudged, w.occ, w.outlines
+    outline_delta, pieces_but, ref_dens, ref_occ = w.outline_delta, w.pieces_but, w.ref_dens, w.ref_occ
+    ref_view, set_down, taken, unexplained, vacated = w.ref_view, w.set_down, w.taken, w.unexplained, w.vacated
     if vacated and not arrived and not fresh and not captured:
         # A piece left its point and arrived nowhere sure: pieces do not vanish from a still board. A piece set
         # down off its point near the edge shows only part of its ink inside the board: the empty point that
@@ -1056,8 +1155,8 @@ def _went_nowhere_sure(w: _Work) -> None:
                 # (where the piece cannot go to that point, it went to a neighbour it can reach, or stands half-way
                 # between the two: e.g. the advisor f0-e1 left half-way towards e2, e2 changed
                 # 0.113 and read 0.35 occupied, e1 0.071 and 0.14, at the level 0.09: read as gone to e2)
-                arrived = went_where_it_could(vacated[0], arrived)
-                if len(arrived) == 1 and (half_to := left_towards(arrived[0], vacated[0])) is not None:
+                arrived = w.went_where_it_could(vacated[0], arrived)
+                if len(arrived) == 1 and (half_to := w.left_towards(arrived[0], vacated[0])) is not None:
                     # (or left half-way from there: e.g. the pawn c3-c4 towards d4, c4 changed
                     # 0.085 at the level 0.090)
                     misaligned.append((min(arrived[0], half_to), max(arrived[0], half_to)))
@@ -1129,9 +1228,10 @@ def _went_nowhere_sure(w: _Work) -> None:
                 # read, the disc 0.43 off h5 towards h6. Seen from h6 the strongest outline within 0.7 was the
                 # cannon's on h7: one side's view is what there is)
                 standing = pieces_but(vacated[0])
-                k = (_half_way_towards(view_circles(), dests[0], standing, cfg)
+                k = (_half_way_towards(w.view_circles(), dests[0], standing, cfg)
                      if len(standing) >= cfg.least_standing else None)
-                if k is not None and known[k] == "." and k not in taken and _reaches(known, vacated[0], k):
+                if (k is not None and known[k] == "." and k not in taken and _reaches(known, vacated[0], k)
+                        and not w.look_on_a_point(vacated[0], dests[0], k)):
                     misaligned.append((min(dests[0], k), max(dests[0], k)))
                     taken.update((dests[0], k))
                     arrived = []
@@ -1140,7 +1240,7 @@ def _went_nowhere_sure(w: _Work) -> None:
                 nudged = [i for i in nudged if i != dests[0]]
         elif (len(vacated) == 1 and set_down is not None and occ[vacated[0]] < cfg.ink_trace
               and dens[vacated[0]] < cfg.ink_lost * ref_dens[vacated[0]]
-              and len(near := set_down_near(vacated[0])) == 1
+              and len(near := w.set_down_near(vacated[0])) == 1
               and (change[near[0]] > cfg.set_down_change * lvl
                    or outline_delta()[near[0]] > cfg.outline_rise_set_down)):
             # The point left lost most of its ink and no point it could go to changed clearly more than the others
@@ -1150,6 +1250,8 @@ def _went_nowhere_sure(w: _Work) -> None:
             # empty point the piece could go to within half a spacing of that, which changed or whose round
             # outline rose a little, is where it was set down.
             arrived = near
+        elif len(vacated) == 1 and (by_look := w.went_by_look(vacated[0])) is not None:
+            arrived, captured = by_look  # (its whole look went there, not pushed: `went_by_look`)
         else:
             # Nowhere: a "vacated" point whose disc still shows some ink was pushed, not emptied; so was one on the
             # edge of the board, whose ink may lie all beyond the outer line when pushed outwards (the reading
@@ -1170,7 +1272,7 @@ def _went_nowhere_sure(w: _Work) -> None:
     if vacated and not arrived and not fresh and len(captured) > 1:
         # one capture per move: the largest change among those now showing the mover's colour; the others were
         # only touched
-        captured.sort(key=lambda k: (not _takes(known, vacated[0], k, reading, cfg=cfg), -change[k]))
+        captured.sort(key=lambda k: (not _takes(known, vacated[0], k, w.reading, cfg=cfg), -change[k]))
         nudged.extend(captured[1:])
         captured = captured[:1]
     w.arrived, w.captured, w.fresh, w.nudged, w.vacated = arrived, captured, fresh, nudged, vacated
@@ -1301,7 +1403,8 @@ def _by_outlines(w: _Work) -> None:
             standing = pieces_but(src, dst)
             j = _half_way_towards(view_circles(), dst, standing, cfg)
             if (j is not None and known[j] in ".?" and j not in taken and j != src
-                    and _half_way_between(view_circles(), dst, j, standing, cfg)):
+                    and _half_way_between(view_circles(), dst, j, standing, cfg)
+                    and not w.look_on_a_point(src, dst, j)):
                 misaligned.append((dst, j) if dst < j else (j, dst))
                 taken.update((dst, j))
                 arrived, fresh = [], [misaligned[-1]]
@@ -1346,7 +1449,8 @@ def _taker_and_half_way(w: _Work) -> None:
         half = [k for k in beside if len(others) >= cfg.least_standing
                 and _half_way_between(view_circles(), c, k, others, cfg)
                 and not _topped_on(reading, w.parallax, c, over=k, cfg=cfg,
-                                   shaded=k != v and w.look_on(v, c, k))]
+                                   shaded=k != v and w.look_on(v, c, k))
+                and not w.look_on_a_point(v, c, k)]
         if len(half) == 1 and _plain_disc_near(view_circles(), [c], outlines.discs(), others,
                                                share=cfg.outline_plain_taker, cfg=cfg):
             k = half[0]
@@ -1376,7 +1480,8 @@ def _taker_and_half_way(w: _Work) -> None:
                 and change[k] > cfg.twin_change * change[a]]
         s = vacated[0]
         if (s in neighbours(a) and known[s] in _CASED and not captured
-                and _half_way_between(view_circles(), a, s, pieces_but(s), cfg)):
+                and _half_way_between(view_circles(), a, s, pieces_but(s), cfg)
+                and not w.look_on_a_point(s, a, s)):
             # It went to the neighbouring point and was left half-way back: its disc stands half-way between the
             # two (e.g. the rook a3-b3 left between them; a3 still read 0.90 occupied, b3 0.42)
             misaligned.append((s, a) if s < a else (a, s))
@@ -1395,14 +1500,17 @@ def _taker_and_half_way(w: _Work) -> None:
             # stood on a1, and it was reported between the two)
             standing = pieces_but(*vacated)
             if (_half_way_towards(view_circles(), a, standing, cfg) == k
-                    and _half_way_between(view_circles(), a, k, standing, cfg)):
+                    and _half_way_between(view_circles(), a, k, standing, cfg)
+                    and not (known[s] in _CASED and w.look_on_a_point(s, a, k))):
                 misaligned.append((a, k) if a < k else (k, a))
                 taken.update((a, k))
                 arrived, fresh = [], [misaligned[-1]]
             else:
                 rise_a, rise_k = _disc_rise(view_circles(), ref_circles(), [a, k], cfg=cfg).tolist()
+                # (nor where the piece's look is found on a, `look_margin` times more like itself than on k)
                 if (rise_k >= cfg.outline_rise and rise_k > cfg.twin_rise_ratio * rise_a
-                        and not _inked_on(reading, w.parallax, a, over=k, cfg=cfg)):
+                        and not _inked_on(reading, w.parallax, a, over=k, cfg=cfg)
+                        and not (known[s] in _CASED and w.look_prefers(s, a, k))):
                     arrived = [k]
     w.arrived, w.captured, w.fresh, w.vacated = arrived, captured, fresh, vacated
 
@@ -1471,7 +1579,8 @@ def _touches_that_moved(w: _Work) -> None:
             # (half-way seen from both: a piece gone to the neighbour and set down 0.3 back towards its old point
             # lies 0.7 from that point; e.g. the pawn g3-g4, g3's printed marks reading a dark ink)
             if (plain and j is not None and known[j] == "." and j not in taken and change[j] > cfg.change_half * lvl
-                    and _half_way_towards(view_circles(), j, standing, cfg) == i):
+                    and _half_way_towards(view_circles(), j, standing, cfg) == i
+                    and not w.look_on_a_point(i, i, j)):
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
                 nudged = [k for k in nudged if k != i]

@@ -221,6 +221,16 @@ class TrackerConfig:
     skirt_margin: float = 1.25  # of two neighbours one piece's look changed, the change measured where a piece's look
     # would stand on each: the point's over this multiple of the other's is where the piece stands (an arrival split
     # over two; a taker whose shadow reads as some ink on the neighbour: one half-way changes both about alike)
+    look_radius: float = 0.6  # a piece's look (top face, side wall, shadow) is compared within this (spacings) of
+    # its centre: where a piece went is where the look its point showed on the last still board is found again
+    look_margin: float = 1.2  # the look found on one placement (a point, or half-way between two) under 1/this of its
+    # difference on another stands there rather than there (a piece half-way is found so at the two points' middle;
+    # measured: a piece on its point 0.061 there, 0.079 and 0.098 at its two middles with neighbours); where it took,
+    # under 1/this of the taken piece's look there (pieces of a set look alike: 0.060 against 0.076)
+    look_found: float = 1.4  # a piece's look is found on an empty point only where the view there is under 1/this of
+    # what the same place showed on the last still board (its look came whole: 0.061 against 0.121, 0.067 against
+    # 0.101; a rook gone from the corner, whose look held the frame's print, 0.144 against 0.173 at its best point,
+    # is found nowhere)
     pair_fall: float = 0.1  # the outlines near a pair of unsure points fell by at least this together (and by twice
     # any other pair's): the piece between them left
     glare_outline_change: float = 0.3  # under full glare, where no point changed, a piece's outline fell (rose) by at
