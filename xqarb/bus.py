@@ -1026,36 +1026,18 @@ class Consumer:
         return assigned
 
     def _start_fresh(self, parts: list[TopicPartition]) -> None:
-        """Partitions just assigned of `fresh_back_s`'s topics with no offset to resume from start where
-        `_seek_fresh` says, and that start is committed at once: a member that stops before its own first commit
-        (killed, or paused past its session timeout, seconds after the assignment) hands its next owner the same
-        start, not a fresh one decided later, which would skip the frames between the two (a move)."""
-        from kafka.errors import KafkaError
-        from kafka.structs import OffsetAndMetadata
-
-        started = self._seek_fresh(parts)
-        if not started:
-            return
-        try:
-            self._consumer.commit({tp: OffsetAndMetadata(self._consumer.position(tp), "", -1) for tp in started})
-        except (KafkaError, KeyError, OSError) as exc:  # (the next owner then decides afresh, as before)
-            log.warning("group %r: the start of %d partition(s) without an offset not committed (%s: %s)",
-                        self.group_id, len(started), type(exc).__name__, exc)
-
-    def _seek_fresh(self, parts: list[TopicPartition]) -> list[Any]:
         """Partitions just assigned of `fresh_back_s`'s topics with no offset to resume from (`lacks_offset`) start
         at the first record the broker took no earlier than their time back from now (xqarb.fresh_start), before
         anything of them is fetched; the end where none came since. Where the committed offsets cannot be read,
         kafka-python's own start is kept (the committed offset, most likely); where they lack one and the search by
-        time fails, the end (reading a retention's worth of frames is what this avoids). Returns the partitions
-        (kafka-python's) that lacked an offset, whatever their start."""
+        time fails, the end (reading a retention's worth of frames is what this avoids)."""
         from kafka import TopicPartition as KafkaTopicPartition
         from kafka.errors import KafkaError
 
         asked = {tp: KafkaTopicPartition(tp.topic, tp.partition) for tp in parts
                  if base_topic(tp.topic) in self._fresh_back_s}  # fmt: skip
         if not asked:
-            return []
+            return
         try:
             starts = self._consumer.beginning_offsets(list(asked.values()))
             committed = committed_offsets(self._consumer, list(asked.values()))
@@ -1063,11 +1045,10 @@ class Consumer:
         except (KafkaError, KeyError, OSError) as exc:  # KeyError: kafka-python 2.3 on a partition not known yet
             log.warning("group %r: the committed offsets of %d partition(s) not read (%s: %s): they start where "
                         "the consumer's defaults say", self.group_id, len(asked), type(exc).__name__, exc)
-            return []
-        started = [asked[tp] for tp in lacking]
+            return
         lacking = self._from_start_in_pair(lacking, asked, committed)
         if not lacking:
-            return started
+            return
         wall = self._wall_clock()
         targets = {asked[tp]: fresh_target_ms(wall, self._fresh_back_s[base_topic(tp.topic)]) for tp in lacking}
         try:
@@ -1076,7 +1057,7 @@ class Consumer:
             log.warning("group %r: %d partition(s) without a committed offset, whose search by time failed (%s: %s):"
                         " they start at their ends", self.group_id, len(lacking), type(exc).__name__, exc)
             self._consumer.seek_to_end(*(asked[tp] for tp in lacking))
-            return started
+            return
         for tp in lacking:
             ktp = asked[tp]
             answer = answers.get(ktp)
@@ -1094,7 +1075,6 @@ class Consumer:
                          "before it left unread)", tp.topic, tp.partition, self.group_id, start, back,
                          start - starts.get(ktp, start))
                 self._consumer.seek(ktp, start)
-        return started
 
     def _from_start_in_pair(self, lacking: list[TopicPartition], asked: Mapping[TopicPartition, Any],
                             committed: Mapping[Any, int | None]) -> list[TopicPartition]:
