@@ -120,6 +120,11 @@ RECORDS_EMPTIED = Counter("xq_broker_records_emptied_total", "records of rolled 
 # A resting topic is never emptied within this long of producers coming back to it: making it again takes about a
 # second, and a frame sent meanwhile would be lost with it.
 ROLL_LEAD_S = 5.0
+# ...and never deleted later than this before producers come back to it, by the clock read just before the deletion:
+# deleting and making it again takes about a second, and a look at a resting topic (its last batches read, the
+# groups' commits asked) takes seconds on a loaded machine: deleted after the switch, the frames sent to it since
+# went with it (measured: 7 and 26 frames of each camera board never read, two runs beside the full suite).
+ROLL_DELETE_S = 2.0
 # A frames topic the vision group has not read by then is kept this many periods more, taking the frames of its next
 # turn after its unread ones (the group reads them in the order taken, xqarb.roll_order), before what is still
 # unread is dropped, counted: vision a period behind is a process restarted on a loaded machine, or a group
@@ -296,6 +301,11 @@ class TopicRoller:
             self._read_since = (resting, period, now)
         if now - self._read_since[2] < bus.ROLL_READ_KEEP_S.get(self.topic, 0.0):
             return False  # read, and kept a little longer (ingest's outbox looks at the commits first)
+        # (this look read the last batches and asked the groups' commits: seconds on a loaded machine)
+        again = self.clock()
+        if bus.rolled_topics_at(self.topic, again)[1] != resting or \
+                bus.since_switch_s(again, self.topic) > period_s - ROLL_DELETE_S:
+            return False  # too close to producers coming back to it: what they send there would go with it
         _admin_request(self.bootstrap, _delete_topics_request(resting))
         bus.ensure_topics(self.bootstrap, [resting], partitions=len(parts) or self.partitions)
         self._emptied = (resting, period)

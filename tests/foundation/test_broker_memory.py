@@ -292,3 +292,24 @@ def test_a_boards_frames_wait_for_the_other_topics_backlog_only_until_it_is_read
             assert time.monotonic() - started < 20  # (the next look is a minute away)
         finally:
             consumer.close()
+
+
+def test_a_resting_topic_is_not_deleted_once_producers_are_about_to_come_back() -> None:
+    # The look at a resting topic (its last batches read, the groups' commits asked) takes seconds on a loaded
+    # machine: by the clock read again before the deletion, within ROLL_DELETE_S of the switch it is kept.
+    from xqarb.broker import ROLL_DELETE_S
+
+    base = RESTING_ROLL + bus.FRAMES_ROLL_S * 2
+    late = bus.FRAMES_ROLL_S - ROLL_LEAD_S - RESTING_ROLL + 0.5  # read by every group, in the last seconds
+    readings = [base + late, base + bus.FRAMES_ROLL_S - RESTING_ROLL - ROLL_DELETE_S + 0.5]
+    with EmbeddedBroker() as broker:
+        roller = FramesRoller(broker.bootstrap, partitions=PARTITIONS, groups=(), clock=lambda: readings[0])
+        roller.ensure_topics()
+        produce(broker.bootstrap, bus.FRAMES_ROLLED, 5, 1000)
+        try:
+            roller.clock = iter(readings).__next__  # (the look, then the clock read again before deleting)
+            assert roller.tick() is False and ends(broker.bootstrap, bus.FRAMES_ROLLED) > 0  # kept
+            roller.clock = lambda: base + late  # a quick look: emptied
+            assert roller.tick() is True and ends(broker.bootstrap, bus.FRAMES_ROLLED) == 0
+        finally:
+            roller.stop()
