@@ -117,8 +117,8 @@ FRAMES_KEPT_OVER = Counter(
 RECORDS_EMPTIED = Counter("xq_broker_records_emptied_total", "records of rolled topics other than the frames "
                           "removed from the embedded broker once every group read them", ["topic"])
 
-# A resting topic is never emptied within this long of producers coming back to it: making it again takes about a
-# second, and a frame sent meanwhile would be lost with it.
+# Frames not read by every group this long before producers come back to their topic are kept over or dropped
+# (below); a resting topic of any other kind is never emptied within this long of producers coming back to it.
 ROLL_LEAD_S = 5.0
 # ...and never deleted later than this before producers come back to it, by the clock read just before the deletion:
 # deleting and making it again takes about a second, and a look at a resting topic (its last batches read, the
@@ -320,7 +320,6 @@ class TopicRoller:
         if unread:
             log.warning("frames roller: %d frames of %s dropped unread by %s", unread, resting, self.groups)
         return True
-
 
     def _keeps_over(self, resting: str, period: int, unread: int) -> bool:
         """Whether the frames topic `resting`, `unread` of its frames not read by every group as producers are about
