@@ -1151,14 +1151,13 @@ class Consumer:
         since = since_switch_s(wall, base)
         settled = since >= ROLL_SETTLE_S  # (the roller may have emptied the other topic since)
         holding = since < _hold_s(base)
-        positions = {}
-        unknown = self._positions_unknown(held)
+        positions = self._positions_told(held)
+        unknown = {tp.partition for tp in held if tp not in positions}
         if unknown:  # (both topics of such a partition number wait: which holds the older records is not known)
             wait.extend(tp for tp in held if tp.partition in unknown)
             held = [tp for tp in held if tp.partition not in unknown]
             self._next_roll_check = min(self._next_roll_check, time.monotonic() + ROLL_CHECK_S)
         for tp in held:
-            positions[tp] = self._consumer.position(tp, timeout_ms=0) or 0
             end, seen = ends.get(tp), self._seen_ends.get(tp)
             if tp.topic == previous and settled and end == 0 and seen and positions[tp]:
                 # The resting topic was deleted and made again, empty (the roller): its offsets start again from
@@ -1177,21 +1176,21 @@ class Consumer:
         go.extend(going)
         self._behind.update({tp: (other, ends.get(other, 0)) for tp, other in behind.items()})
 
-    def _positions_unknown(self, held: list[Any]) -> set[int]:
-        """The partition numbers of `held` whose position kafka-python could not tell within POSITION_READ_S (it
-        asks the broker for the committed offset or the reset one, and without a deadline asks again for ever
-        while the answer is a retriable error): looked at again at the next check, said."""
-        unknown: set[int] = set()
+    def _positions_told(self, held: list[Any]) -> dict[Any, int]:
+        """The positions of `held` that kafka-python tells within POSITION_READ_S each (it asks the broker for the
+        committed offset or the reset one, and without a deadline asks again for ever while the answer is a
+        retriable error); one not told is left out, looked at again at the next check, and said once."""
+        told: dict[Any, int] = {}
         for tp in held:
-            if self._consumer.position(tp, timeout_ms=int(POSITION_READ_S * 1000)) is not None:
+            position = self._consumer.position(tp, timeout_ms=int(POSITION_READ_S * 1000))
+            if position is not None:
+                told[tp] = position
                 self._position_unknown.discard(tp)
-                continue
-            unknown.add(tp.partition)
-            if tp not in self._position_unknown:  # (said once, not at every look)
+            elif tp not in self._position_unknown:  # (said once, not at every look)
                 self._position_unknown.add(tp)
                 log.warning("group %r: the position of %s[%d] not known after %.0f s; looked at again",
                             self.group_id, tp.topic, tp.partition, POSITION_READ_S)
-        return unknown
+        return told
 
     def _release_caught_up(self) -> None:
         """Between two looks at the roll: resume each waiting partition whose partition of the other topic has been

@@ -160,7 +160,7 @@ class System:
         # --db, $XQARB_LEDGER_URL, else data/ledger.sqlite
         self.ledger = open_ledger(ledger_target(getattr(args, "db", None)))
         self._start_referee(bootstrap, config.alerts.flag_warning_s, config.camera_boards())
-        self._start_vision(bootstrap, data, config_path)
+        self._start_vision(bootstrap, data, config_path, partitions)
 
         from xqarb.ingest.outbox import OUTBOX_FILE, OutboxPublisher
 
@@ -283,7 +283,7 @@ class System:
         if self.publisher is not None:
             self.publisher.broker_back()  # the frames it lost go again, in order, before new ones
 
-    def _start_vision(self, bootstrap: str, data: Path, config_path: Path) -> None:
+    def _start_vision(self, bootstrap: str, data: Path, config_path: Path, partitions: int) -> None:
         """Vision in a child process (`xqarb vision serve`): it is the CPU-heavy part, and a process of its own
         runs on another core instead of taking turns with ingest, the API and the referee for this one's GIL."""
         import importlib.util
@@ -291,13 +291,11 @@ class System:
         if importlib.util.find_spec("xqarb.vision.service") is None:
             self.say("vision: not built yet (no xqarb.vision.service); frames are accepted but not seen")
             return
-        from xqarb import bus
         from xqarb.supervise import VisionProcess, vision_command
 
         log_path = data / "vision.log"
         self._vision_log = log_path.open("ab")
-        cmd = vision_command(bootstrap, data / "evidence", config_path,
-                             self.args.partitions or bus.DEFAULT_PARTITIONS)
+        cmd = vision_command(bootstrap, data / "evidence", config_path, partitions)
         # (a vision process started after the embedded broker restarted empty learns the games in progress from
         # the API's boards: services/vision/resume.py)
         host = "127.0.0.1" if self.args.host in ("0.0.0.0", "::", "") else self.args.host
