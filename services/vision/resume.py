@@ -54,6 +54,20 @@ class BoardGame:
     at: int = 0  # when that position was held (the event's occurred_at, µs): a later report replaces it
     ended: bool = False  # GameEnded: the pieces stand where the game left them until the next game is set up
     left: str | None = None  # the position the board's previous game left, while this game has no move yet
+    # the positions this game held before `position`, oldest first, each (when held, squares, FEN; squares None:
+    # the start): the frames a next owner reads again may begin before `at` (a process killed between a move's
+    # observation and its next commit), and its tracker must start from the position those frames show
+    earlier: tuple[tuple[int, str | None, str | None], ...] = ()
+
+    def as_of(self, t: int) -> BoardGame:
+        """The game as the events told it at time `t` (µs, the board's time line): the position held last at or
+        before `t`; the oldest known where `t` is before all of them."""
+        if t >= self.at or not self.earlier:
+            return self
+        k = max((i for i, (at, _, _) in enumerate(self.earlier) if at <= t), default=0)
+        at, position, fen = self.earlier[k]
+        return replace(self, position=position, fen=fen, at=at,
+                       earlier=self.earlier[:k])
 
     @property
     def stands(self) -> str | None:
@@ -94,7 +108,7 @@ def games_of(events: Iterable[Any]) -> dict[str, BoardGame]:
         except ValueError:
             continue
         boards[board] = replace(known, position=squares, fen=str(event.data[fen]), at=int(event.occurred_at),
-                                left=None)
+                                left=None, earlier=(*known.earlier, (known.at, known.position, known.fen)))
     return boards
 
 

@@ -110,6 +110,10 @@ class BoardSlot:
     # the FEN of the position a board resumed at (VisionCore.resume), until its first still board: that board may
     # show a move made while no process read the frames (resume.moved_in_the_gap)
     resumed: str | None = None
+    # the game a board resumed with (VisionCore.resume), until its first frame: its tracker starts from the position
+    # held when that frame was taken (BoardGame.as_of), not the last one, where the frames are read again from
+    # before the last move (the previous owner killed between reporting it and committing its frames)
+    resumed_game: BoardGame | None = None
 
 
 class VisionCore:
@@ -212,15 +216,19 @@ class VisionCore:
             key = (partition, board)
             if key in self.boards:
                 continue
-            state = self.tracker.initial(self.calibrations.get(board), known.stands)
-            if known.left is not None and known.position is None:
-                state = dataclass_replace(state, left=known.left)
-            gap = None if known.ended or (known.left is not None and known.position is None) else (
-                known.fen or START_FEN)
-            self.boards[key] = BoardSlot(state, game=known.game, resumed=gap)
+            self.boards[key] = self._seeded(board, known)
             self.starts[key], self.games[key] = known.start, known.game
             seeded += 1
         return seeded
+
+    def _seeded(self, board: str, known: BoardGame) -> BoardSlot:
+        """A board's slot whose tracker waits for the position `known` tells as its first still board."""
+        state = self.tracker.initial(self.calibrations.get(board), known.stands)
+        if known.left is not None and known.position is None:
+            state = dataclass_replace(state, left=known.left)
+        gap = None if known.ended or (known.left is not None and known.position is None) else (
+            known.fen or START_FEN)
+        return BoardSlot(state, game=known.game, resumed=gap, resumed_game=known)
 
     def handle(self, frame: Any, partition: int = 0, at_us: int | None = None,
                stored: tuple[Hashable, int] | None = None) -> list[Any]:
@@ -247,6 +255,11 @@ class VisionCore:
                                                 game=frame.data.get("game_id") or self.games.get(key))
         named = frame.data.get("game_id")
         at = int(frame.occurred_at) if at_us is None else at_us
+        if slot.resumed_game is not None:
+            then = slot.resumed_game.as_of(at)
+            if then is not slot.resumed_game:
+                slot = self.boards[key] = self._seeded(board, then)
+            slot.resumed_game = None
         if named and slot.game and named != slot.game:
             # the camera names the board's next game: it begins with this frame, its GameStarted before or after
             # it (the frames and the venue's events reach this process on topics of their own, in no common order)

@@ -52,7 +52,8 @@ def test_games_of_follows_each_board_to_its_last_position() -> None:
         _event("MoveMade", 3, game_id="g1", fen_after=_fen_after(2)),
         _event("GameStarted", 4, game_id="g1"),  # (announced again: nothing reset)
     ]
-    assert games_of(events) == {BOARD: BoardGame("g1", None, squares_of_fen(_fen_after(2)), _fen_after(2), 3)}
+    assert games_of(events) == {BOARD: BoardGame("g1", None, squares_of_fen(_fen_after(2)), _fen_after(2), 3, earlier=(
+        (1, None, None), (2, squares_of_fen(_fen_after(1)), _fen_after(1))))}
     # an arbiter's restored position is the board's from then on; a late report of another game is not
     events += [_event("PositionRestored", 5, fen=restored, article="5.8.2", game_id=None),
                _event("MoveMade", 6, game_id="g0", fen_after=_fen_after(3))]
@@ -65,6 +66,21 @@ def test_games_of_follows_each_board_to_its_last_position() -> None:
                                                  fen="4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1", at=8,
                                                  left=squares_of_fen(restored))}
     assert games_of(events)[BOARD].stands == squares_of_fen("4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1")
+
+
+def test_a_game_tells_the_position_it_held_at_any_earlier_time() -> None:
+    events = [_event("GameStarted", 10, game_id="g1"),
+              _event("MoveMade", 20, game_id="g1", fen_after=_fen_after(1)),
+              _event("AttentionNeeded", 25, game_id="g1", reason="a look", fen=_fen_after(1)),
+              _event("MoveMade", 30, game_id="g1", fen_after=_fen_after(2))]
+    game = games_of(events)[BOARD]
+    assert game.as_of(30) is game and game.as_of(99) is game
+    assert game.as_of(29).position == squares_of_fen(_fen_after(1)) and game.as_of(29).fen == _fen_after(1)
+    assert game.as_of(20).at == 20 and game.as_of(24).position == squares_of_fen(_fen_after(1))
+    # before the first move: the start (the standard one here); before the game's start: the oldest known
+    assert game.as_of(19).position is None and game.as_of(19).stands is None and game.as_of(19).at == 10
+    assert game.as_of(5).at == 10 and game.as_of(5).earlier == ()
+    assert game.as_of(29).as_of(15) == game.as_of(15)
 
 
 def _reading(squares: str, doubt: dict[int, float] | None = None) -> PointReading:
@@ -174,6 +190,40 @@ def test_a_game_in_progress_is_followed_on_after_a_vision_restart(tmp_path) -> N
         if referee is not None:
             referee.stop()
         broker.stop()
+
+
+def _frame(k: int, image: Any, t0: int) -> Event:
+    from xqarb.vision.render import jpeg
+
+    return make_event("FrameCaptured", BOARD, source="cam", source_seq=k, occurred_at=t0 + k * STEP,
+                      received_at=t0 + k * STEP, camera_id="cam", width=image.shape[1], height=image.shape[0],
+                      encoding="jpeg", image=jpeg(image))
+
+
+@pytest.mark.parametrize("first_still_of", [1, 2])
+def test_frames_read_again_from_before_the_last_move_start_from_the_position_they_show(first_still_of: int) -> None:
+    """The previous owner reported ply 2's still board and was killed before committing its frames: the next owner
+    reads them again from ply 1's still board (or from ply 2's, the press that made the move coming later), its
+    tracker seeded with the game as the referee told it. It starts from the position held when its first frame was
+    taken, not the last one: every still board it reports is the game's position then, and no board goes back."""
+    from xqarb.vision.evidence import MemoryEvidenceStore
+    from xqarb.vision.render import render_game
+    from xqarb.vision.service import VisionCore
+
+    video = list(render_game(START_FEN, MOVES[:3], 11, fps=1e6 / STEP, difficulty="plain", misplace_rate=0.0,
+                             nudge_rate=0.0))
+    still = {n: [k for k, f in enumerate(video) if f.truth.ply == n and f.truth.stable] for n in (1, 2)}
+    t0 = 1_764_460_800_000_000
+    # ply 2 made at the press after its still board (its MoveMade's time is the press's)
+    events = [_event("GameStarted", t0 - STEP, game_id="g1"),
+              _event("MoveMade", t0 + still[1][0] * STEP, game_id="g1", fen_after=_fen_after(1)),
+              _event("MoveMade", t0 + still[2][-1] * STEP, game_id="g1", fen_after=_fen_after(2))]
+    core = VisionCore(MemoryEvidenceStore(), source="vision-test")
+    core.resume(games_of(events))
+    reported = [e.data["squares"] for k in range(still[first_still_of][1], len(video))
+                for e in core.handle(_frame(k, video[k].image, t0)) if e.type == "BoardStable"]
+    plies = [next(n for n in range(4) if squares == squares_of_fen(_fen_after(n))) for squares in reported]
+    assert plies == list(range(first_still_of, 4)), plies
 
 
 def test_the_api_completes_what_a_restarted_broker_lost() -> None:
