@@ -769,6 +769,9 @@ class Consumer:
         # topic (its rolled second too) -> how far back from now a partition without an offset to resume from
         # starts (xqarb.fresh_start); the other topics start at `auto_offset_reset`
         self._fresh_back_s = dict(fresh_back_s or {})
+        # kafka-python's partitions started afresh in the last assignment -> that start, committed at the next poll
+        # (`_commit_fresh_starts`)
+        self._fresh_starts: dict[Any, int] = {}
         self._listener = _Listener(self._hold_current_frames(on_assigned), on_revoked)
         settings: dict[str, Any] = {
             "bootstrap_servers": _servers(bootstrap),
@@ -908,6 +911,7 @@ class Consumer:
             batches = self._consumer.poll(timeout_ms=int(timeout_s * 1000), max_records=max_records)
         except KafkaError as exc:
             raise BusError(f"group {self.group_id!r}: poll failed: {exc}") from exc
+        self._commit_fresh_starts()
         limit = max_records or int(self._settings.get("max_poll_records", KAFKA_MAX_POLL_RECORDS))
         self._last_poll_full = sum(len(m) for m in batches.values()) >= limit
         if self._listener.assignments != assignments:
@@ -1030,10 +1034,12 @@ class Consumer:
         at the first record the broker took no earlier than their time back from now (xqarb.fresh_start), before
         anything of them is fetched; the end where none came since. Where the committed offsets cannot be read,
         kafka-python's own start is kept (the committed offset, most likely); where they lack one and the search by
-        time fails, the end (reading a retention's worth of frames is what this avoids)."""
+        time fails, the end (reading a retention's worth of frames is what this avoids). The starts chosen are
+        committed at the next poll (`_commit_fresh_starts`)."""
         from kafka import TopicPartition as KafkaTopicPartition
         from kafka.errors import KafkaError
 
+        self._fresh_starts = {}
         asked = {tp: KafkaTopicPartition(tp.topic, tp.partition) for tp in parts
                  if base_topic(tp.topic) in self._fresh_back_s}  # fmt: skip
         if not asked:
@@ -1046,7 +1052,19 @@ class Consumer:
             log.warning("group %r: the committed offsets of %d partition(s) not read (%s: %s): they start where "
                         "the consumer's defaults say", self.group_id, len(asked), type(exc).__name__, exc)
             return
+        chosen: dict[Any, int | None] = {asked[tp]: None for tp in lacking}  # (None: a start not known by number)
         lacking = self._from_start_in_pair(lacking, asked, committed)
+        chosen.update({ktp: starts.get(ktp) for ktp in chosen if ktp not in {asked[tp] for tp in lacking}})
+        self._start_near_now(lacking, asked, starts, chosen)
+        if all(offset is not None for offset in chosen.values()):  # (a pair's starts committed both, or neither)
+            self._fresh_starts = {ktp: int(offset) for ktp, offset in chosen.items() if offset is not None}
+
+    def _start_near_now(self, lacking: list[TopicPartition], asked: Mapping[TopicPartition, Any],
+                        starts: Mapping[Any, int], chosen: dict[Any, int | None]) -> None:
+        """`_start_fresh`'s partitions that start near now, by the broker's search by time; `chosen` gets each
+        one's start where it is known by number."""
+        from kafka.errors import KafkaError
+
         if not lacking:
             return
         wall = self._wall_clock()
@@ -1058,10 +1076,13 @@ class Consumer:
                         " they start at their ends", self.group_id, len(lacking), type(exc).__name__, exc)
             self._consumer.seek_to_end(*(asked[tp] for tp in lacking))
             return
+        ends = [asked[tp] for tp in lacking
+                if fresh_start(targets[asked[tp]], _answer(answers.get(asked[tp]))) is FreshStart.END]
+        with contextlib.suppress(KafkaError, KeyError, OSError):  # (then none committed: the next owner decides)
+            chosen.update(self._consumer.end_offsets(ends) if ends else {})
         for tp in lacking:
             ktp = asked[tp]
-            answer = answers.get(ktp)
-            start = fresh_start(targets[ktp], None if answer is None else (answer.offset, answer.timestamp))
+            start = fresh_start(targets[ktp], _answer(answers.get(ktp)))
             back = self._fresh_back_s[base_topic(tp.topic)]
             if start is FreshStart.RESET:
                 log.info("%s[%d]: no offset in group %r, and the broker does not search by time: from where "
@@ -1075,6 +1096,29 @@ class Consumer:
                          "before it left unread)", tp.topic, tp.partition, self.group_id, start, back,
                          start - starts.get(ktp, start))
                 self._consumer.seek(ktp, start)
+                chosen[ktp] = start
+
+    def _commit_fresh_starts(self) -> None:
+        """Commit the starts `_start_fresh` chose in the last assignment, for the partitions still held: a member
+        that stops before its own first commit (killed, or paused past its session timeout, seconds after the
+        assignment while it reads its boards' history and first frames) hands its next owner that start, not a
+        fresh one decided later, which would skip the frames between the two (a move). Committed here, after the
+        poll that assigned them, not in the assignment itself, where kafka-python's group is still joining. A
+        commit that fails is said; the next owner then decides afresh, as before."""
+        from kafka.errors import KafkaError
+        from kafka.structs import OffsetAndMetadata
+
+        if not self._fresh_starts:
+            return
+        held = self._consumer.assignment()
+        starts, self._fresh_starts = self._fresh_starts, {}
+        offsets = {ktp: OffsetAndMetadata(offset, "", -1) for ktp, offset in starts.items() if ktp in held}
+        try:
+            if offsets:
+                self._consumer.commit(offsets)
+        except KafkaError as exc:
+            log.warning("group %r: the starts of %d partition(s) without an offset not committed (%s: %s)",
+                        self.group_id, len(offsets), type(exc).__name__, exc)
 
     def _from_start_in_pair(self, lacking: list[TopicPartition], asked: Mapping[TopicPartition, Any],
                             committed: Mapping[Any, int | None]) -> list[TopicPartition]:
@@ -1416,6 +1460,11 @@ def up_to_holes(consumer: Any, batches: Mapping[Any, list[Any]], starts: Mapping
             log.warning("%s: %s[%d]: %d offset(s) still missing after %.0f s, passed over", who, tp.topic,
                         tp.partition, holes.passed - passed, holes.wait_s)
     return out
+
+
+def _answer(found: Any) -> tuple[int, int] | None:
+    """kafka-python's answer of a search by time (offsets_for_times) as xqarb.fresh_start takes it."""
+    return None if found is None else (found.offset, found.timestamp)
 
 
 def _record(m: Any) -> Record:

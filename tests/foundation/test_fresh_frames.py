@@ -185,3 +185,23 @@ def test_over_the_embedded_broker_the_start_is_what_its_answer_gives(
                   **FAST) as consumer:  # fmt: skip
         got = settle(consumer, read(consumer, lambda got: (topic, 0, 4) in got))
     assert min(o for t, p, o in got if p == 0) == first
+
+
+def test_the_start_decided_without_an_offset_is_committed_for_the_next_owner(
+    broker: str, unique_topic: Callable[[str], str], frames: dict[str, Any]
+) -> None:
+    topic, group, stored = frames["topic"], unique_topic("g"), frames["stored"]
+    with Consumer(broker, group, [topic], decode=False, fresh_back_s={topic: BACK_S}, **FAST) as first:
+        as_kafka_answers(first, stored)
+        read(first, lambda got: {(topic, 0, 3), (topic, 0, 4)} <= got)
+        # committed at the poll that assigned them, before anything was handled: partition 0 at the recent frames,
+        # 1 at its end
+        assert (first.committed(TopicPartition(topic, 0)), first.committed(TopicPartition(topic, 1))) == (3, 2)
+    # It stopped without a commit of its own; frames came meanwhile. The next owner, whose own fresh start would
+    # now be later than all of them, goes on from the start the group decided.
+    stored[topic][0] += stamp(broker, topic, [(0, int(time.time() * 1000))] * 2)[0]
+    time.sleep(1.0)
+    with Consumer(broker, group, [topic], decode=False, fresh_back_s={topic: 0.5}, **FAST) as second:
+        as_kafka_answers(second, stored)
+        got = settle(second, read(second, lambda got: (topic, 0, 6) in got))
+    assert got == {(topic, 0, 3), (topic, 0, 4), (topic, 0, 5), (topic, 0, 6)}
