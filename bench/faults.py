@@ -16,10 +16,11 @@ Inputs, identical in both runs (event ids derived from board, device and sequenc
 GameStarted (arbiter, /events), then per ply a clock press (/clock) after the move, and a resignation after the
 last ply. On `--camera-boards` of them the moves come from camera frames (/frames, a rendered real game at
 `--fps`) through the vision processes; on the others from a BoardStable per ply that this script publishes on
-xq.observations itself (a perfect camera: it keeps the CPU for the faults, not for rendering 50 boards; after a
-broker restart it reports its board again, as a restarted vision process does); the venue file configures a
-camera on the camera boards and the probe boards only (the referee holds a camera board's presses for its camera,
-the others' the short time). A ply every `--ply-s` seconds per board, boards staggered.
+xq.observations itself, with a CameraProgress of each board every second and the observations the broker lost
+sent again, as vision does (a perfect camera, StandInCameras: it keeps the CPU for the faults, not for rendering
+50 boards); the venue file configures a camera on the camera boards and the probe boards only (the stand-in
+boards are known as cameras from their progress reports). A ply every `--ply-s` seconds per board, boards
+staggered.
 
 Reported per run: acknowledged inputs (202) by type, and those not in the ledger at the end (lost: must be 0);
 per game, the moves, rulings and result against the clean run's (differing games: must be 0), and the input
@@ -170,8 +171,9 @@ class Venue:
 
 def write_venue(data: Path, boards: int, cameras: set[str]) -> None:
     """The venue file `up` keeps (data/venue.json, read by the second referee too): a camera on the boards in
-    `cameras` only. The others' observations come from this script on xq.observations, not from frames: boards
-    without a camera, whose presses the referee holds the short time (services/referee/ordering.py)."""
+    `cameras` only. The others' observations come from this script on xq.observations (StandInCameras), not from
+    frames: boards without a camera device, which the referee knows as boards with a camera from their progress
+    reports (services/referee/ordering.py)."""
     from xqarb.ingest.config import generate_config
 
     raw = generate_config([str(i) for i in range(1, boards + 1)])
@@ -192,9 +194,7 @@ class Inputs:
         self.acked: dict[str, str] = {}  # event id -> type (202)
         self.refused: Counter[str] = Counter()  # "type status"
         self.frames_acked = self.frames_refused = 0
-        self.observations = self.observed_again = 0
-        self.last_seen: dict[str, tuple[int, str]] = {}  # board -> the last still board its camera reported
-        self.board_locks: dict[str, threading.Lock] = {b: threading.Lock() for b in venue.venue["boards"]}
+        self.cameras = StandInCameras(venue.bootstrap)
         self.lock = threading.Lock()
         self.seq: Counter[str] = Counter()
 
@@ -236,55 +236,7 @@ class Inputs:
         self._send(board, "events", "arbiter", {"type": "Resigned", "side": "black" if plies % 2 else "red",
                                                 "game_id": self.game_id(board)})
 
-    def observe(self, producer: Any, board: str, ply: int, squares: str, again: int = 0) -> None:
-        """A perfect camera's BoardStable, published until the broker takes it. `again`: the same still board
-        reported again after the broker's n-th restart (see `reobserve`)."""
-        from xqarb import bus
-        from xqarb.events import make_event
-
-        with self.board_locks[board]:
-            if again:  # (the board's last still board, read under its lock: never one its camera reported before)
-                with self.lock:
-                    ply, squares = self.last_seen[board]
-            now = time.time_ns() // 1000
-            event = make_event("BoardStable", board, source=f"bench-camera-{board}", source_seq=ply * 100 + again,
-                               occurred_at=now, received_at=now, squares=squares, frame_sha256="0" * 64,
-                               event_id=str(uuid.uuid5(BENCH_NS, f"{board}/observation/{ply}/{again}")))
-            for _ in range(240):
-                try:
-                    producer.send(bus.OBSERVATIONS, event)
-                    with self.lock:
-                        self.observations += 1 if not again else 0
-                        self.observed_again += 1 if again else 0
-                        self.last_seen[board] = (ply, squares)
-                    return
-                except bus.BusError:
-                    time.sleep(0.5)
-
-    def reobserve(self, stop: threading.Event) -> None:
-        """After each broker restart, every camera-less board's last still board reported again, as a vision
-        process restarted with the broker does (services/vision/resume.py: it learns the referee's position and
-        reports the board it sees, with a move the referee missed): the embedded broker's storage is in memory, and
-        observations not yet folded by the referee are lost with it."""
-        from xqarb import bus
-
-        restarts = 0
-        producer = None
-        while not stop.wait(0.5):
-            now = self.venue.parts().get("broker", {}).get("restarts", restarts)
-            if now == restarts or self.venue.parts().get("broker", {}).get("status") != "up":
-                continue
-            restarts = now
-            if producer is None:
-                producer = bus.Producer(self.venue.bootstrap, client_id="bench-reobserve")
-            for board in sorted(self.last_seen):
-                self.observe(producer, board, 0, "", again=restarts)
-        if producer is not None:
-            producer.close()
-
     def run_board(self, board: str, k: int, t0: float, stop: threading.Event) -> None:
-        from xqarb import bus
-
         if k < self.args.camera_boards:
             self.run_camera_board(board, t0 + 1 + k * 0.3, stop)
             return
@@ -293,13 +245,12 @@ class Inputs:
         if stop.wait(max(0.0, begin - time.time())):
             return
         self.start(board, start_fen)
-        with bus.Producer(self.venue.bootstrap, client_id=f"bench-{board}") as producer:
-            for ply, squares in enumerate(positions, start=1):
-                if stop.wait(max(0.0, begin + ply * self.args.ply_s - time.time())):
-                    return
-                self.observe(producer, board, ply, squares)
-                time.sleep(0.3)  # the mover's hand back to the clock
-                self.press(board, ply)
+        for ply, squares in enumerate(positions, start=1):
+            if stop.wait(max(0.0, begin + ply * self.args.ply_s - time.time())):
+                return
+            self.cameras.observe(board, ply, squares, stop)
+            time.sleep(0.3)  # the mover's hand back to the clock
+            self.press(board, ply)
         self.resign(board, len(positions))
 
     def run_camera_board(self, board: str, begin: float, stop: threading.Event) -> None:
@@ -323,6 +274,95 @@ class Inputs:
                 pressed = ply
                 self.press(board, ply)
         self.resign(board, pressed)
+
+
+class StandInCameras(threading.Thread):
+    """The perfect cameras of the boards without frames, publishing what a vision process would publish for them,
+    the way it does (services/vision/service.py): each still board as a BoardStable, acknowledged before the clock
+    press that follows it is posted; every PROGRESS_EVERY_S a CameraProgress of each board seen (its frames read up
+    to now), so that the referee holds a board's presses until its camera has seen past them, as it does a camera
+    board's; and the observations the broker acknowledged but the referee group had not read, kept and sent again
+    once the broker lost them (ObservationReplay). The referee thus meets on these boards what it meets on a camera
+    board: a press that ingest sends again after a broker restart waits for the still board sent again before it."""
+
+    PROGRESS_EVERY_S = 1.0  # vision reports a board's progress about once a second of its frames
+    ACK_WAIT_S = 120.0  # a board's still board waited for this long at most (the broker down and restarted)
+
+    def __init__(self, bootstrap: str) -> None:
+        super().__init__(daemon=True)
+        self.bootstrap = bootstrap
+        self.published = 0  # BoardStables acknowledged
+        self.sent_again = 0  # observations sent again after the broker lost them (ObservationReplay)
+        self._queue: list[tuple[Any, threading.Event]] = []
+        self._lock = threading.Condition()
+        self._seen: dict[str, int] = {}  # board -> its CameraProgress reports so far
+        self._stop_when = threading.Event()
+
+    def observe(self, board: str, ply: int, squares: str, stop: threading.Event) -> None:
+        """A still board (`squares`, after `ply` moves), returned once the broker acknowledged it."""
+        from xqarb.events import make_event
+
+        now = time.time_ns() // 1000
+        event = make_event("BoardStable", board, source=f"bench-camera-{board}", source_seq=ply * 1000,
+                           occurred_at=now, received_at=now, squares=squares, frame_sha256="0" * 64,
+                           event_id=str(uuid.uuid5(BENCH_NS, f"{board}/observation/{ply}")))
+        done = threading.Event()
+        with self._lock:
+            self._queue.append((event, done))
+            self._lock.notify()
+        deadline = time.monotonic() + self.ACK_WAIT_S
+        while not done.wait(0.5) and not stop.is_set() and time.monotonic() < deadline:
+            pass
+
+    def stop(self) -> None:
+        self._stop_when.set()
+        with self._lock:
+            self._lock.notify()
+
+    def run(self) -> None:
+        from xqarb import bus
+        from xqarb.vision.observations_kept import ObservationReplay
+        from xqarb.vision.service import deliver
+
+        producer = bus.Producer(self.bootstrap, client_id="bench-cameras")
+        replay = ObservationReplay.connect(self.bootstrap, bus.REFEREE_GROUP)
+        next_progress = 0.0
+        try:
+            while not self._stop_when.is_set():
+                with self._lock:
+                    if not self._queue:
+                        self._lock.wait(0.2)
+                    taken, self._queue = self._queue, []
+                events = [event for event, _ in taken]
+                for event in events:
+                    self._seen.setdefault(event.board_id, 0)
+                if time.monotonic() >= next_progress:
+                    next_progress = time.monotonic() + self.PROGRESS_EVERY_S
+                    events += self._progress()
+                sent = producer.send_soon(bus.OBSERVATIONS, events)
+                replay.kept(events, deliver(producer, sent, events, self._stop_when.is_set,
+                                            before_resend=lambda: replay.check(producer, now=True)))
+                self.published += len(taken)
+                for _, done in taken:
+                    done.set()
+                replay.check(producer)
+                self.sent_again = replay.replayed
+        finally:
+            replay.close()
+            producer.close()
+
+    def _progress(self) -> list[Any]:
+        from xqarb.events import make_event
+
+        now = time.time_ns() // 1000
+        out = []
+        for board in sorted(self._seen):
+            self._seen[board] += 1
+            n = self._seen[board]
+            out.append(make_event("CameraProgress", board, source=f"bench-camera-{board}", source_seq=n,
+                                  occurred_at=now, received_at=now, frames=1,
+                                  event_id=str(uuid.uuid5(BENCH_NS, f"{board}/progress/{n}"))))
+        return out
 
 
 # --- probes ------------------------------------------------------------------------------------------------------
@@ -500,13 +540,12 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
         t0 = time.time() + 2
         threads = [threading.Thread(target=inputs.run_board, args=(b, k, t0, stop), daemon=True)
                    for k, b in enumerate(play)]
-        threads.append(threading.Thread(target=inputs.reobserve, args=(stop,), daemon=True))
-        for t in (*threads, probes, watch):
+        for t in (*threads, inputs.cameras, probes, watch):
             t.start()
         marks: dict[str, float] = {}
         if faults:
             marks = inflict(venue, t0, tuple(f for f in FAULTS if f in args.faults.split(",")))
-        for t in threads[:-1]:
+        for t in threads:
             t.join(args.ply_s * (args.plies + 4) + 240)
         if marks:  # (games shorter than the faults: the last one's recovery is waited for, up to 90 s)
             last = max(marks.values())
@@ -518,6 +557,7 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
             until(lambda: all(e in watch.ledger_seen for e in inputs.acked), timeout=60, step=1.0)
         result["drain_s"] = round(time.time() - end_inputs, 1)
         stop.set()
+        inputs.cameras.stop()
         probes.join(10)
         watch.join(10)
         result["acked"] = dict(Counter(inputs.acked.values()))
@@ -528,8 +568,8 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
         gaps = [int(n) for n in re.findall(r"(\d+) frame\(s\) never read", (data / "vision.log").read_text())]
         result["frames"] = {"acked": inputs.frames_acked, "refused": inputs.frames_refused,
                             "missed_by_vision": sum(gaps), "missed_gaps": len(gaps)}
-        result["observations_published"] = {"once": inputs.observations, "again_after_broker_restart":
-                                             inputs.observed_again}
+        result["observations_published"] = {"once": inputs.cameras.published,
+                                            "again_after_broker_restart": inputs.cameras.sent_again}
         result["acked_ids"] = set(inputs.acked)
         downs = re.findall(r"broker restarted \(pid \d+\) after ([0-9.]+) s down", (data / "up.log").read_text())
         result["broker_down_s"] = [float(x) for x in downs]
@@ -551,6 +591,7 @@ def one_run(args: argparse.Namespace, video: list, games: list, faults: bool) ->
         result["offset_holes_up"] = venue.offset_holes()
     finally:
         stop.set()
+        inputs.cameras.stop()
         venue.stop()
     result["wall_s"] = round(time.monotonic() - started, 1)
     return result
