@@ -1076,13 +1076,18 @@ class Consumer:
                         " they start at their ends", self.group_id, len(lacking), type(exc).__name__, exc)
             self._consumer.seek_to_end(*(asked[tp] for tp in lacking))
             return
-        ends = [asked[tp] for tp in lacking
-                if fresh_start(targets[asked[tp]], _answer(answers.get(asked[tp]))) is FreshStart.END]
+        found = {asked[tp]: fresh_start(targets[asked[tp]], _answer(answers.get(asked[tp]))) for tp in lacking}
+        # (RESET: where auto_offset_reset says; an empty partition, on the embedded broker, answers so)
+        from_start = self._settings.get("auto_offset_reset") == "earliest"
+        chosen.update({ktp: starts.get(ktp) for ktp, start in found.items()
+                       if start is FreshStart.RESET and from_start})
+        ends = [ktp for ktp, start in found.items() if start is FreshStart.END or (
+            start is FreshStart.RESET and not from_start)]
         with contextlib.suppress(KafkaError, KeyError, OSError):  # (then none committed: the next owner decides)
             chosen.update(self._consumer.end_offsets(ends) if ends else {})
         for tp in lacking:
             ktp = asked[tp]
-            start = fresh_start(targets[ktp], _answer(answers.get(ktp)))
+            start = found[ktp]
             back = self._fresh_back_s[base_topic(tp.topic)]
             if start is FreshStart.RESET:
                 log.info("%s[%d]: no offset in group %r, and the broker does not search by time: from where "

@@ -205,3 +205,22 @@ def test_the_start_decided_without_an_offset_is_committed_for_the_next_owner(
         as_kafka_answers(second, stored)
         got = settle(second, read(second, lambda got: (topic, 0, 6) in got))
     assert got == {(topic, 0, 3), (topic, 0, 4), (topic, 0, 5), (topic, 0, 6)}
+
+
+def test_an_empty_partition_s_start_is_committed_for_the_next_owner(
+    broker: str, unique_topic: Callable[[str], str]
+) -> None:
+    """A venue's first start: the frames partitions are empty (the embedded broker answers the search by time with
+    timestamp -1: auto_offset_reset decides, the beginning). That start is committed too, so that a member stopped
+    before its own first commit does not hand its next owner a fresh start past the frames that came meanwhile."""
+    topic, group = unique_topic("frames"), unique_topic("g")
+    bus.ensure_topics(broker, [topic], partitions=1)
+    with Consumer(broker, group, [topic], decode=False, fresh_back_s={topic: BACK_S}, **FAST) as first:
+        read(first, lambda got: first.committed(TopicPartition(topic, 0)) is not None)
+        assert first.committed(TopicPartition(topic, 0)) == 0
+    stored = {topic: stamp(broker, topic, [(0, int(time.time() * 1000))] * 3)}
+    time.sleep(1.0)
+    with Consumer(broker, group, [topic], decode=False, fresh_back_s={topic: 0.5}, **FAST) as second:
+        as_kafka_answers(second, stored)  # (its own fresh start would be past all three)
+        got = settle(second, read(second, lambda got: (topic, 0, 2) in got))
+    assert got == {(topic, 0, 0), (topic, 0, 1), (topic, 0, 2)}
