@@ -332,6 +332,8 @@ class VisionCore:
             except (TypeError, ValueError, KeyError):
                 return False  # the API checked them; a malformed one changes nothing
             return True
+        if slot is not None and event.type in ("GameStarted", "MoveMade", "PositionRestored", "AttentionNeeded"):
+            slot.resumed_game = None  # (what it tells is newer than the history the board resumed with)
         if event.type == "GameStarted":
             return self._game_started(event, key, slot)
         if slot is None:

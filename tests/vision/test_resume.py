@@ -226,6 +226,23 @@ def test_frames_read_again_from_before_the_last_move_start_from_the_position_the
     assert plies == list(range(first_still_of, 4)), plies
 
 
+def test_a_board_resumed_then_told_its_next_game_is_not_sent_back_to_the_last_one() -> None:
+    """What the venue tells a resumed board before its first frame (its next game here) is newer than the history
+    it resumed with: a first frame taken before the last game's last position does not seed that game again."""
+    from xqarb.vision.evidence import MemoryEvidenceStore
+    from xqarb.vision.service import VisionCore
+
+    t0 = 1_764_460_800_000_000
+    core = VisionCore(MemoryEvidenceStore(), source="vision-test")
+    core.resume(games_of([_event("GameStarted", t0, game_id="g1"),
+                          _event("MoveMade", t0 + 10 * STEP, game_id="g1", fen_after=_fen_after(1))]))
+    core.learn(make_event("GameStarted", BOARD, source="arbiter", source_seq=2, occurred_at=t0 + 20 * STEP,
+                          received_at=t0 + 20 * STEP, game_id="g2", red_player="R", black_player="B",
+                          time_control={"scheme": "sudden_death", "base_ms": 600_000}))
+    core.handle(_frame(5, np.full((72, 128, 3), 90, np.uint8), t0))
+    assert core.boards[(0, BOARD)].game == "g2"
+
+
 def test_the_api_completes_what_a_restarted_broker_lost() -> None:
     """An embedded broker restarted empty holds only what ingest sent again (the GameStarted, no move): the
     referee API's boards give the position; a board the topics know better, or of another game, keeps theirs."""
