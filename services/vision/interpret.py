@@ -345,14 +345,18 @@ class _Work:
         shows its whole look there, half a spacing off each point; where a point shows it whole, a round outline
         seen half-way is the board's print or the piece's own side wall (a tall piece seen from the side, its top
         face further off its point than the camera's parallax measured from the outlines tells)."""
+        return self.look_point(src, a, k) is not None
+
+    def look_point(self, src: int, a: int, k: int) -> int | None:
+        """The point `look_on_a_point` finds the look of the piece from `src` on, else None."""
         known, ref_view = self.known, self.ref_view
         if ref_view is None:
-            return False
+            return None
         places = {a, k} | {i for i in range(90) if known[i] in ".?" and _reaches(known, src, i)}
         unlike = {i: self.look_unlike(src, POINTS_UV[i]) for i in places}
         best = min(unlike, key=lambda i: unlike[i])
         middle = self.look_unlike(src, (POINTS_UV[a] + POINTS_UV[k]) / 2.0)
-        return bool(self.look_found(src, best) is not None and middle > self.cfg.look_margin * unlike[best])
+        return best if self.look_found(src, best) is not None and middle > self.cfg.look_margin * unlike[best] else None
 
     def look_prefers(self, src: int, a: int, k: int) -> bool:
         """The look of the piece from `src` is found on point a (`look_found`), `look_margin` times more like itself
@@ -397,6 +401,46 @@ class _Work:
         if went is None or self.change_at_looks(src)[went] <= cfg.change_half * self.lvl:
             return None
         return ([], [went]) if known[went] in _CASED else ([went], [])
+
+    def shown_by_the_mover(self, mover: int | None, i: int, j: int) -> list[int]:
+        """The points of the neighbouring pair i, j that show only the side wall and shadow of the piece that moved
+        (`mover`, the one known piece whose point emptied; None where not one), and no piece between them: a tall
+        piece's side wall and shadow darken the neighbours on one side of where it stands, and read there as ink
+        leaning towards each other, as a piece half-way's would (e.g. the cannon h2-e2, its shadow over f3 and f2, 0.96
+        and 0.04 occupied, their peaks 0.53 and 0.59 towards each other). Two points that were both empty hold a piece
+        between them only where the move brought it there, and one piece moves: none where the mover can go to
+        neither, or is seen whole on another point it could go to (an arrival read plainly, its ink peak short of
+        half-way along every line from it): both points show its shadow; none where its whole look (top face, side
+        wall, shadow) is found on a point rather than half-way (`look_point`): the pair's points but that one. Else
+        none (a piece may stand between the two)."""
+        known = self.known
+        if mover is None or known[i] != "." or known[j] != ".":
+            return []
+        if not (_reaches(known, mover, i) or _reaches(known, mover, j)):
+            return [i, j]
+        cfg, parallax, reading = self.cfg, self.parallax, self.reading
+        short = cfg.misaligned_from - cfg.between_short  # (as the peaks looked at for a piece between two points)
+        if any(a not in (i, j) and _reaches(known, mover, a) and self.occ[a] > cfg.ink_plain
+               and all(float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) < short
+                       for k in neighbours(a)) for a in self.arrived):
+            return [i, j]
+        on = self.look_point(mover, i, j)
+        return [] if on is None else [k for k in (i, j) if k != on]
+
+    def of_the_movers_colour(self, src: int, arrived: list[int]) -> list[int]:
+        """Of several empty points where the one piece that left `src` seems to have arrived, the one whose ink reads
+        surely its side's colour, where each other reads surely the other side's: those show no piece (one piece
+        moved, and it keeps its colour), but a tall piece's shadow cast beside where it stands, which reads as dark
+        ink (e.g. the red rook i0-h0, h0 read 0.96 red, its shadow over i1 1.00 occupied and 0.06 red, changed
+        0.53 against h0's 0.31). They keep what they were. Else `arrived` as it is (a piece half-way seen
+        again may be of either side; a black piece's shadow is its own colour)."""
+        red = self.known[src].isupper()
+        colour = {a: _sure_colour(self.reading, a, cfg=self.cfg) for a in arrived}
+        own = [a for a in arrived if colour[a] == red]
+        if len(own) != 1 or any(self.known[a] != "." or colour[a] != (not red) for a in arrived if a != own[0]):
+            return arrived
+        self.leaning.extend(a for a in arrived if a != own[0] and a not in self.leaning)
+        return own
 
     def fresh_pairs(self) -> list[tuple[int, int]]:
         """The pairs found this move: a piece left half-way by an earlier move (both points already unsure) is
@@ -528,6 +572,9 @@ def _pieces_between(w: _Work) -> None:
     arrived, cfg, change, known, lvl, misaligned = w.arrived, w.cfg, w.change, w.known, w.lvl, w.misaligned
     occ, outlines, parallax, pieces_but, reading = w.occ, w.outlines, w.parallax, w.pieces_but, w.reading
     taken, unsure_before, was_occ = w.taken, w.unsure_before, w.was_occ
+    # the one known piece whose point now reads empty: the piece that moved (`shown_by_the_mover`)
+    left = [i for i in was_occ if occ[i] < cfg.ink_piece and known[i] in _CASED]
+    mover = left[0] if len(left) == 1 else None
     # a piece between two points: an ink peak far from its point along a line, towards a neighbour (5.10)
     for i in sorted(arrived + was_occ + unsure_before, key=lambda k: -change[k]):
         off = reading.offset[i] - parallax
@@ -554,6 +601,10 @@ def _pieces_between(w: _Work) -> None:
                     and _between(reading.offset[i], reading.offset[j], POINTS_UV[j] - POINTS_UV[i], parallax, cfg)
                     and not any(_stands_on(outlines, k, pieces_but(k), within=cfg.misaligned_from, cfg=cfg)
                                 for k in (i, j))):
+                if shadow := w.shown_by_the_mover(mover, i, j):
+                    w.leaning.extend(k for k in shadow if k not in w.leaning)  # (kept as they were)
+                    arrived = [k for k in arrived if k not in shadow]
+                    continue
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))
     w.arrived = [i for i in arrived if i not in taken]
@@ -577,6 +628,8 @@ def _where_the_mover_went(w: _Work) -> None:
     went_from = vacated[0] if len(vacated) == 1 else left_most(held) if not vacated and arrived and held else None
     if went_from is not None and known[went_from] in _CASED:
         arrived = went_where_it_could(went_from, _where_it_could_go(known, went_from, arrived, change, lvl, cfg))
+    if len(vacated) == 1 and known[vacated[0]] in _CASED and len(arrived) >= 2:
+        arrived = w.of_the_movers_colour(vacated[0], arrived)
     if (went_from is not None and known[went_from] in _CASED and len(arrived) == 1
             and (half_to := left_towards(arrived[0], went_from)) is not None):
         misaligned.append((min(arrived[0], half_to), max(arrived[0], half_to)))
