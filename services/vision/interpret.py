@@ -252,11 +252,15 @@ class _Work:
         ref_view, taken, view_circles = self.ref_view, self.taken, self.view_circles
         if known[a] != "." or ref_view is None or len(pieces_but(src)) < cfg.least_standing:
             return None
+        # (or, where the ink peaks lean less, the round outline seen half-way from both points, each towards the
+        # other: a piece half-way covers half of each point's ink window, and a character set off its top's centre
+        # pulls the peak short; e.g. the pawn a3-a4 left half-way towards a5, the peaks leaning 0.23 and 0.08, the
+        # disc 0.46 and 0.54 off the two)
         towards = [k for k in neighbours(a) if known[k] == "." and k not in taken
                    and (change[k] > cfg.change_half * lvl
                         or dens[k] > cfg.ink_manyfold * ref_dens[k] + cfg.ink_rise_least)
-                   and max(_lean(reading, parallax, a, k),
-                           _lean(reading, parallax, k, a)) >= cfg.lean_some]
+                   and (max(_lean(reading, parallax, a, k), _lean(reading, parallax, k, a)) >= cfg.lean_some
+                        or self.outline_half_way_from_both(a, k, src))]
         # (not where the piece's characters read plainly on a, not leaning towards the neighbour (`_topped_on`):
         # a tall piece's side wall and shadow reach over the neighbour, raising its change, its ink's lean and an
         # outline half-way; e.g. the horse b0-c2, c2 read 1.00 occupied with its peak 0.12 off, c3 changed as
@@ -267,6 +271,14 @@ class _Work:
                 and not self.look_on_a_point(src, a, towards[0])):
             return towards[0]
         return None
+
+    def outline_half_way_from_both(self, a: int, k: int, src: int) -> bool:
+        """The round outline nearest each of the neighbouring points a and k stands half-way towards the other
+        (`_half_way_towards`, the standing pieces but the one from `src` measuring the parallax): one disc between
+        the two, seen so from both sides (a disc set down 0.3 off a point is seen from it short of half-way)."""
+        pieces, score = self.pieces_but(src), self.view_circles()
+        return (_half_way_towards(score, a, pieces, self.cfg) == k
+                and _half_way_towards(score, k, pieces, self.cfg) == a)
 
     def look_of(self, src: int) -> np.ndarray | None:
         """Where the change the piece leaving `src` made is centred off its point (spacings, (u, v)): its look, the top

@@ -184,6 +184,22 @@ def _disc_came(score: np.ndarray, ref_score: np.ndarray, known: str, taken: set[
     return best
 
 
+def _as_only_mover(known: str, squares: str, v: int, seen: str, unseen: frozenset[int]) -> str:
+    """The letter of a piece read arriving on point v as `seen` (X / x, its ink's colour), where the camera misses
+    the points `unseen`, against the pieces that could have come: those on points out of view, and those whose
+    points in view read emptied, that reach v (or may take there). Where none of `seen`'s side could and pieces of
+    the other side could, the ink's colour is wrong (a piece cannot come from nowhere; a dark ink or a shadow over
+    a red piece): the one such piece's letter, or its side's X / x; where none at all could, '?'."""
+    movers = {known[w] for w in range(90) if w != v and known[w] in _CASED
+              and (w in unseen or squares[w] in ".?") and _may_take(known, w, v)}
+    if any(m.isupper() == (seen == "X") for m in movers):
+        return seen
+    sides = {m.isupper() for m in movers}
+    if len(sides) != 1:
+        return "?"
+    return next(iter(movers)) if len(movers) == 1 else ("X" if sides.pop() else "x")
+
+
 def unseen_partners(known: str, squares: str, placed: list[int], unseen: frozenset[int], reading: PointReading,
                     cfg: TrackerConfig = DEFAULTS) -> tuple[str, list[int]]:
     """The reading `squares` of a still board against the known board, where the camera does not see the points
@@ -213,6 +229,6 @@ def unseen_partners(known: str, squares: str, placed: list[int], unseen: frozens
             continue
         plain = float(reading.occupied[v]) > cfg.unseen_arrival_ink
         seen = _ink_letter(reading, v, cfg=cfg) if plain else "?"
-        out[v] = seen
+        out[v] = _as_only_mover(known, squares, v, seen, unseen) if seen in "Xx" else seen
     fixed = "".join(out)
     return fixed, [p for p in placed if fixed[p] == squares[p]]
