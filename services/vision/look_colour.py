@@ -58,13 +58,16 @@ def ink_colour_fails(reading: PointReading, known: str, cfg: TrackerConfig = DEF
     return int(misread[piece].sum()) > cfg.hue_from * int(piece.sum())
 
 
-def look_colour(reading: PointReading, known: str, view: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> PointReading:
+def look_colour(reading: PointReading, known: str, view: np.ndarray, changed: np.ndarray | None,
+                cfg: TrackerConfig = DEFAULTS) -> PointReading:
     """`reading` with its pieces' colours read from their look (`look_chroma`), fitted on the sides of the pieces
     `known`, where the ink's colour fails there (`ink_colour_fails`) and the look misreads at least `hue_margin`
     fewer of those pieces' sides; else `reading` as it is. Only the points that hold a piece (known, or read by the
     occupancy) take the look's colour, and only where the look is sure of a side: an empty point's colour is no
-    piece's, and stays as the ink read it."""
-    if not ink_colour_fails(reading, known, cfg=cfg):
+    piece's, and stays as the ink read it. And only the points that `changed` since the last still board (None: no
+    still board before, nothing is taken): a move is read from the points it changed, and elsewhere the rules weigh
+    the ink's colours as they were read on the last still board, against which they were tuned."""
+    if changed is None or not changed.any() or not ink_colour_fails(reading, known, cfg=cfg):
         return reading
     piece, red = _sides(known)
     # (the ink's own colour is one more cue: where it reads some of this board's pieces, the fit weighs it)
@@ -79,5 +82,5 @@ def look_colour(reading: PointReading, known: str, view: np.ndarray, cfg: Tracke
     # (the look is taken where it is sure of a side, `red_sure` / `dark_sure`; where it is not, the ink's colour,
     # which reads some pieces of such a board surely and rightly, stands)
     sure = (prob > cfg.red_sure) | (prob < cfg.dark_sure)
-    held = (piece | (reading.occupied > cfg.ink_piece)) & sure
+    held = (piece | (reading.occupied > cfg.ink_piece)) & sure & changed
     return replace(reading, red=np.where(held, prob, reading.red))

@@ -48,12 +48,18 @@ def test_a_piece_is_read_on_its_side_by_its_look_where_the_ink_colour_fails() ->
     wrong = {i: (0.1 if c.isupper() else 0.9) for i, c in enumerate(known) if c != "." and i % 2 == 0}
     reading = _reading(now, {**wrong, point_index("d2"): 0.05})
     assert ink_colour_fails(reading, known)
-    out = look_colour(reading, known, _view(now))
+    changed = np.zeros(90, bool)
+    changed[[point_index("b2"), point_index("d2")]] = True
+    out = look_colour(reading, known, _view(now), changed)
     assert out.red[point_index("d2")] > 0.8
-    # every piece still standing whose ink misread its side reads its own side now
-    assert all((out.red[i] > 0.8) == known[i].isupper() for i in wrong if now[i] != ".")
-    # an empty point keeps the ink's reading: its colour is no piece's
-    assert out.red[point_index("e5")] == reading.red[point_index("e5")]
+    # the points that did not change keep the ink's colours (the rules weigh them against the last still board's),
+    # and so does an empty point (its colour is no piece's)
+    assert all(out.red[i] == reading.red[i] for i in range(90) if not changed[i])
+    # every piece standing whose ink misread its side would read its own side, had its point changed
+    everywhere = look_colour(reading, known, _view(now), np.ones(90, bool))
+    assert all((everywhere.red[i] > 0.8) == known[i].isupper() for i in wrong if now[i] != ".")
+    # with no still board before (no change measured) nothing is taken
+    assert look_colour(reading, known, _view(now), None) is reading
 
 
 def test_the_ink_colour_stands_where_it_reads_the_known_sides() -> None:
@@ -65,4 +71,4 @@ def test_the_ink_colour_stands_where_it_reads_the_known_sides() -> None:
     red_at[point_index("a9")] = 0.95
     reading = _reading(known, red_at)
     assert not ink_colour_fails(reading, known)
-    assert look_colour(reading, known, _view(known)) is reading
+    assert look_colour(reading, known, _view(known), np.ones(90, bool)) is reading
