@@ -308,6 +308,18 @@ class TrackerConfig:
     # a horse lifted off a pale board in glare read 0.02, its bared printed marks 2 times its character's ink)
     joint_ink_floor: float = 0.01  # the ink density added before its log: the empty points' noise (0.00-0.01 where
     # a red character on a pink face reads 0.01-0.06 and a black one 0.2-0.4)
+    # -- the pieces' colours from their look where the ink's colour fails (look_colour.py), calibrated on the
+    # position the tracker holds
+    hue_from: float = 0.3  # the ink's colour misreading the side of more than this share of the known pieces
+    # fails on this camera (an ink at chance misreads half; one that reads the board misreads a piece or two, and
+    # on a faint one up to a fifth, where the ink's sure readings are still mostly right)
+    hue_margin: int = 3  # ... and the look, fitted on the known pieces, must misread at least this many fewer of
+    # their sides to be taken instead (a fit over thirty pieces reads a few as the ink does by chance)
+    hue_least: int = 5  # at least this many known pieces of each side to fit the look on
+    hue_radius: float = 0.25  # the face's middle whose mean hue is a piece's look (spacings; a face's radius is
+    # about 0.45, its character's strokes stand within about 0.3 of its centre)
+    hue_red_floor: float = 0.01  # the ink's P(red) is held within this of 0 and 1 before its log-odds, a cue of the
+    # look's fit beside the hue (the ink reader's surest readings, 1e-6 off, must not outweigh the rest)
 
 
 DEFAULTS = TrackerConfig()  # the settings a pure function uses where its caller passes none

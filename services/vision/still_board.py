@@ -79,6 +79,7 @@ from .hand import (
 )
 from .interpret import _set_onto_by_outline, _settled_from_between, as_seen_twice, interpret
 from .joint_reading import joint_reading
+from .look_colour import look_colour
 from .move_checks import unseen_partners
 from .movefit import (
     Followed,
@@ -837,6 +838,11 @@ class Tracker:
         change = _point_change(state.ref_view, view, cfg=cfg) if state.ref_view is not None else None
         if state.known is not None:
             reading = self._joint(reading, state.known, view, outlines, state, change)
+            # (and the sides of the pieces on the points that changed from their look where the ink's colour fails
+            # on this camera)
+            moved = None if change is None else change >= cfg.change_half * _change_level(change, cfg)
+            reading = look_colour(reading, "".join("?" if i in state.unseen else c for i, c in enumerate(state.known)),
+                                  view, moved, cfg=cfg)
         weighed_now = False  # the change to this still board was weighed in looking again (the anchor's trail)
         if state.held is not None and state.anchor is not None and isinstance(self.move_model, MoveModel):
             looked, weighed = self._look_again(state, view, reading, emit)

@@ -1270,6 +1270,8 @@ def test_a_piece_between_two_points_set_onto_one_keeps_its_letter(shared_data, m
     inferred, wrong = _first_moves_inferred(shared_data, 33, 30, 5)
     assert inferred == 30, wrong
     patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
+    # (and the colour as the ink reads it: the pieces' look reads the pawn black on c4, look_colour.py)
+    patch_tracker(monkeypatch, "look_colour", lambda reading, *args, **kwargs: reading)
     patch_tracker(monkeypatch, "_settled_from_between", lambda known, squares, placed, unsure_of: squares)
     assert _first_moves_inferred(shared_data, 33, 30, 5)[0] < 30
 
