@@ -6,8 +6,8 @@ piece that could have come (`move_checks.unseen_partners`)."""
 from __future__ import annotations
 
 import numpy as np
+from readings import referee_sees, with_points
 
-from xqarb.referee.inference import infer
 from xqarb.referee.rules import Position
 from xqarb.vision.grid import point_index
 from xqarb.vision.move_checks import unseen_partners
@@ -25,41 +25,28 @@ def _dark_at(squares: str, point: str) -> PointReading:
     return PointReading(occ, red, np.zeros((90, 2)), np.where(occ > 0.5, 0.3, 0.005), red - 0.5)
 
 
-def _with(squares: str, **points: str) -> str:
-    cells = list(squares)
-    for name, letter in points.items():
-        cells[point_index(name)] = letter
-    return "".join(cells)
-
-
-def _referee_sees(known: str, squares: str) -> str:
-    sent = "".join("?" if i in UNSEEN else c for i, c in enumerate(squares))
-    inf = infer(Position.from_fen(START), known, sent)
-    return inf.kind + (" " + ",".join(m.iccs for m in inf.moves) if inf.moves else "")
-
-
 def test_an_arrival_read_dark_where_only_a_red_piece_could_come_is_that_piece() -> None:
     # The red horse h0-g2, h0 out of view: g2's ink read surely dark, as a black piece no black piece could bring
     # there; the snapshot fitted no move and every move after it was lost.
     known = Position.from_fen(START).squares()
-    read = _with(known, g2="n")
+    read = with_points(known, g2="n")
     squares, placed = unseen_partners(known, read, [point_index("g2")], UNSEEN, _dark_at(read, "g2"))
-    assert squares == _with(known, g2="N") and placed == []
-    assert _referee_sees(known, squares) == "move h0g2"
+    assert squares == with_points(known, g2="N") and placed == []
+    assert referee_sees(START, UNSEEN, known, squares) == "move h0g2"
 
 
 def test_an_arrival_where_no_piece_could_come_is_unsure() -> None:
     # e5 read holding a dark piece: no piece out of view reaches it and no point in view was left empty
     known = Position.from_fen(START).squares()
-    read = _with(known, e5="n")
+    read = with_points(known, e5="n")
     squares, _ = unseen_partners(known, read, [point_index("e5")], UNSEEN, _dark_at(read, "e5"))
-    assert squares == _with(known, e5="?")
+    assert squares == with_points(known, e5="?")
 
 
 def test_an_arrival_of_the_side_that_could_come_keeps_its_ink() -> None:
     # the black horse h9 left (seen emptied) and a dark piece arrived on g7: both the ink and a mover agree, and
     # with h9 reaching no point out of view the move stands as read
     known = Position.from_fen(START).squares()
-    read = _with(known, h9=".", g7="n")
+    read = with_points(known, h9=".", g7="n")
     placed = [point_index("g7")]
     assert unseen_partners(known, read, placed, UNSEEN, _dark_at(read, "g7")) == (read, placed)

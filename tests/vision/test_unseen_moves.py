@@ -8,8 +8,8 @@ horse h9 gone, so the rook i9 may go to h9 (out of view), i8 or i7; the camera m
 from __future__ import annotations
 
 import numpy as np
+from readings import referee_sees, with_points
 
-from xqarb.referee.inference import infer
 from xqarb.referee.rules import Position
 from xqarb.vision.grid import point_index
 from xqarb.vision.move_checks import unseen_partners
@@ -29,61 +29,47 @@ def _read(squares: str, **occupied: float) -> PointReading:
     return PointReading(occ, red, np.zeros((90, 2)), np.where(occ > 0.5, 0.3, 0.005), red - 0.5)
 
 
-def _with(squares: str, **points: str) -> str:
-    cells = list(squares)
-    for name, letter in points.items():
-        cells[point_index(name)] = letter
-    return "".join(cells)
-
-
-def _referee_sees(known: str, squares: str) -> str:
-    """What the referee infers from the snapshot the tracker sends (its unseen points '?')."""
-    sent = "".join("?" if i in UNSEEN else c for i, c in enumerate(squares))
-    inf = infer(Position.from_fen(FEN), known, sent)
-    return inf.kind + (" " + ",".join(m.iccs for m in inf.moves) if inf.moves else "")
-
-
 def test_a_piece_gone_from_an_unseen_point_to_a_dim_point_is_no_definite_move() -> None:
     # The rook i9-h9, wholly out of view; the hand's shade left i8 reading 0.6 occupied, and the reading carried
     # the rook's letter there (i9 read emptied though it is not seen): the referee took i9-i8, a wrong move.
     known = Position.from_fen(FEN).squares()
-    read = _with(known, i9=".", i8="r")
-    assert _referee_sees(known, read) == "move i9i8"  # what the snapshot said before
+    read = with_points(known, i9=".", i8="r")
+    assert referee_sees(FEN, UNSEEN, known, read) == "move i9i8"  # what the snapshot said before
     squares, placed = unseen_partners(known, read, [point_index("i8")], UNSEEN, _read(read, i8=0.6))
-    assert squares == _with(known, i9=".", i8="?") and placed == []
-    assert _referee_sees(known, squares) == "unchanged"  # no move taken from it: i9-h9 is as likely
+    assert squares == with_points(known, i9=".", i8="?") and placed == []
+    assert referee_sees(FEN, UNSEEN, known, squares) == "unchanged"  # no move taken from it: i9-h9 is as likely
 
 
 def test_a_piece_that_could_have_gone_out_of_view_is_no_definite_move() -> None:
     # The cannon h7 left (seen), and may have gone to h8 (in view, read dimly) or h9 (out of view): not h7-h8.
     known = Position.from_fen(FEN).squares()
-    read = _with(known, h7=".", h8="c")
+    read = with_points(known, h7=".", h8="c")
     squares, placed = unseen_partners(known, read, [point_index("h8")], UNSEEN, _read(read, h8=0.6))
-    assert squares == _with(known, h7=".", h8="?") and placed == []
-    assert _referee_sees(known, squares) == "ambiguous h7h8,h7h9"
+    assert squares == with_points(known, h7=".", h8="?") and placed == []
+    assert referee_sees(FEN, UNSEEN, known, squares) == "ambiguous h7h8,h7h9"
 
 
 def test_an_arrival_from_out_of_view_plainly_seen_reads_as_its_ink() -> None:
     # The rook i9-i8 with i8 plainly holding a dark piece: its type is not carried from the unseen point (x), and
     # the referee finds the one legal move to it.
     known = Position.from_fen(FEN).squares()
-    read = _with(known, i9=".", i8="r")
+    read = with_points(known, i9=".", i8="r")
     squares, _ = unseen_partners(known, read, [point_index("i8")], UNSEEN, _read(read, i8=0.95))
-    assert squares == _with(known, i9=".", i8="x")
-    assert _referee_sees(known, squares) == "move i9i8"
+    assert squares == with_points(known, i9=".", i8="x")
+    assert referee_sees(FEN, UNSEEN, known, squares) == "move i9i8"
 
 
 def test_a_move_wholly_in_view_that_cannot_reach_out_of_view_stays_definite() -> None:
     # The cannon b7-e7: both points in view, and from b7 no unseen point is reachable: kept as read, dim or not.
     known = Position.from_fen(FEN).squares()
-    read = _with(known, b7=".", e7="c")
+    read = with_points(known, b7=".", e7="c")
     placed = [point_index("e7")]
     assert unseen_partners(known, read, placed, UNSEEN, _read(read, e7=0.6)) == (read, placed)
-    assert _referee_sees(known, read) == "move b7e7"
+    assert referee_sees(FEN, UNSEEN, known, read) == "move b7e7"
 
 
 def test_with_every_point_in_view_nothing_changes() -> None:
     known = Position.from_fen(FEN).squares()
-    read = _with(known, i9=".", i8="r")
+    read = with_points(known, i9=".", i8="r")
     placed = [point_index("i8")]
     assert unseen_partners(known, read, placed, frozenset(), _read(read, i8=0.6), TrackerConfig()) == (read, placed)
