@@ -439,21 +439,6 @@ class _Work:
         on = self.look_point(mover, i, j)
         return [] if on is None else [k for k in (i, j) if k != on]
 
-    def of_the_movers_colour(self, src: int, arrived: list[int]) -> list[int]:
-        """Of several empty points where the one piece that left `src` seems to have arrived, the one whose ink reads
-        surely its side's colour, where each other reads surely the other side's: those show no piece (one piece
-        moved, and it keeps its colour), but a tall piece's shadow cast beside where it stands, which reads as dark
-        ink (e.g. the red rook i0-h0, h0 read 0.96 red, its shadow over i1 1.00 occupied and 0.06 red, changed
-        0.53 against h0's 0.31). They keep what they were. Else `arrived` as it is (a piece half-way seen
-        again may be of either side; a black piece's shadow is its own colour)."""
-        red = self.known[src].isupper()
-        colour = {a: _sure_colour(self.reading, a, cfg=self.cfg) for a in arrived}
-        own = [a for a in arrived if colour[a] == red]
-        if len(own) != 1 or any(self.known[a] != "." or colour[a] != (not red) for a in arrived if a != own[0]):
-            return arrived
-        self.leaning.extend(a for a in arrived if a != own[0] and a not in self.leaning)
-        return own
-
     def fresh_pairs(self) -> list[tuple[int, int]]:
         """The pairs found this move: a piece left half-way by an earlier move (both points already unsure) is
         seen again, and is not this move's."""
@@ -640,8 +625,6 @@ def _where_the_mover_went(w: _Work) -> None:
     went_from = vacated[0] if len(vacated) == 1 else left_most(held) if not vacated and arrived and held else None
     if went_from is not None and known[went_from] in _CASED:
         arrived = went_where_it_could(went_from, _where_it_could_go(known, went_from, arrived, change, lvl, cfg))
-    if len(vacated) == 1 and known[vacated[0]] in _CASED and len(arrived) >= 2:
-        arrived = w.of_the_movers_colour(vacated[0], arrived)
     if (went_from is not None and known[went_from] in _CASED and len(arrived) == 1
             and (half_to := left_towards(arrived[0], went_from)) is not None):
         misaligned.append((min(arrived[0], half_to), max(arrived[0], half_to)))
