@@ -81,8 +81,6 @@ class TrackerConfig:
     shift_most: float = 0.4  # ... under this much of a spacing (more is the board found again)
     realign_response: float = 0.1  # the response over which the view lines up with the last still board again
     hand_moving_share: float = 0.02  # a hand moves where this share of its blob changed since the last frame
-    hand_part_cells: float = 0.18  # ... counted in parts this large in area (a hand's moving fingers and outline
-    # change a fifth of a cell and more at once; the camera's lone specks reach 180 pixels, 0.18 of a cell)
     resting_shift_px: float = 0.3  # a resting hand's view lined up with the last still board where it is shifted
     # by more than this (top-view pixels): a camera shifted by under a pixel joins every line's change to the hand's
     stable_shift_px: float = 0.7  # the still board lined up with the last one where shifted by more than this

@@ -71,7 +71,6 @@ from .hand import (
     _solid,
     _whole_hull,
     dark_weight,
-    hand_moved,
     noise_levels,
     noise_scale,
     noisy,
@@ -656,7 +655,7 @@ class Tracker:
         # shifted by under a pixel made the hand's mask 68 cells, the fingers over g0 and h0 at the corner
         # moved 800-1,700 px a frame, 1.2 % of the mask; the hand read as resting, was lined up at 3.6 cells,
         # under an arm's 4, and gone, and the board read still at once with the fingers on it as touches)
-        if (moved is None or hand_moved(moved, hand_mask, cfg)
+        if (moved is None or float(moved[hand_mask > 0].mean()) >= cfg.hand_moving_share
                 or (state.hand and _changed(moved, cfg) and _blobs_moved(moved, cfg))):
             state = replace(state, hand_moved_at=t_us)
         elif not state.hand or state.hand_moved_at is None:

@@ -1330,9 +1330,6 @@ def test_camera_noise_over_a_hands_blob_is_no_hand_moving(shared_data, monkeypat
     assert inferred == 21, wrong
     patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
     patch_tracker(monkeypatch, "_solid", lambda step, *_: step.astype(np.uint8))
-    # (and the hand's motion counted in parts of any size: `hand_moved`'s least part is a second guard)
-    patch_tracker(monkeypatch, "hand_moved",
-                  lambda moved, mask, *_: float(moved[mask > 0].mean()) >= TrackerConfig().hand_moving_share)
     assert _first_moves_inferred(shared_data, 389, 11, 4)[0] < 11
 
 
