@@ -136,6 +136,12 @@ CLIENT_METRICS = False
 GROUP_REQUEST_TIMEOUT_MS = 15_000
 # A member that sends no heartbeat for this long is dropped from its group, and its partitions go to the others.
 SESSION_TIMEOUT_MS = 10_000
+# How often a group member reads the cluster's metadata again (kafka-python's default: every 5 minutes). The group's
+# leader rebalances when the partitions of the subscribed topics change, and learns of it only from fresh metadata: a
+# member that rejoined a restarted broker before `up` had made its topics again was given no partitions (the
+# assignment made from that metadata) and kept none for minutes. Every group member needs it (the referee, vision,
+# ingest's readers); one small request this often.
+GROUP_METADATA_MAX_AGE_MS = 5_000
 
 # Dead-letter headers: the reason and where the bytes came from (absent topic = rejected at ingest).
 DLQ_REASON = "xq.reason"
@@ -791,6 +797,7 @@ class Consumer:
             "receive_message_max_bytes": FETCH_RESPONSE_MAX_BYTES,
             "fetch_max_wait_ms": FETCH_MAX_WAIT_MS,  # a move's latency (FETCH_MAX_WAIT_MS)
             "metrics_enabled": CLIENT_METRICS,
+            "metadata_max_age_ms": GROUP_METADATA_MAX_AGE_MS,  # partitions made again reach the group
         }
         if request_timeout_s is not None:  # (kafka-python wants it above the session timeout)
             settings["request_timeout_ms"] = max(int(request_timeout_s * 1000), session_timeout_ms + 1_000)

@@ -74,12 +74,6 @@ REPUBLISH_PAUSE_S = 1.0
 # Measured (two referees, the broker SIGKILLed and restarted): 7-8 s to fold again without that stall, 37 s with it
 # and 30 s here; a third of the tries stalled so.
 REFEREE_REJOIN_S = 20.0
-# How often the referee's consumer reads the cluster's metadata again (kafka-python's default: every 5 minutes). The
-# group's leader rebalances when the partitions of the subscribed topics change, and learns of it only from fresh
-# metadata: a referee that rejoined a restarted broker before `up` had made its topics again was given no partitions
-# (the assignment made from that metadata) and kept none (the test of a broker restart under `up`: not a record
-# folded in 40 s), where the fresh referee of a renewal never met it. One small request this often.
-REFEREE_METADATA_MAX_AGE_S = 5.0
 
 
 def unassigned_chain(board_id: str) -> str:
@@ -443,7 +437,6 @@ class RefereeService:
             dlq_producer=self.producer,
             renew_after_s=REFEREE_REJOIN_S,
             request_timeout_s=bus.GROUP_REQUEST_TIMEOUT_MS / 1000,  # a SyncGroup never answered: given up, rejoined
-            metadata_max_age_ms=int(REFEREE_METADATA_MAX_AGE_S * 1000),
         )
         self.processed = 0
         self.republished = 0  # outputs sent again after the broker did not acknowledge them (`_publish`)
