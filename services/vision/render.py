@@ -838,9 +838,9 @@ def _draw_hand(img: np.ndarray, scene: Scene, view: _View, hand: Hand, frame_key
     f = np.array(feet)
     sx0, sy0 = np.clip(np.floor(f.min(0)).astype(int) - pad, 0, [W // 4, H // 4])
     sx1, sy1 = np.clip(np.ceil(f.max(0)).astype(int) + pad, 0, [W // 4 + 1, H // 4 + 1])
-    if sx1 > sx0 and sy1 > sy0:
+    X0, Y0, X1, Y1 = sx0 * 4, sy0 * 4, min(W, sx1 * 4), min(H, sy1 * 4)
+    if X1 > X0 and Y1 > Y0:  # (a shadow falling wholly past the picture's edge leaves nothing to darken)
         sh = cv2.GaussianBlur(shadow[sy0:sy1, sx0:sx1], (0, 0), sig)
-        X0, Y0, X1, Y1 = sx0 * 4, sy0 * 4, min(W, sx1 * 4), min(H, sy1 * 4)
         sh = cv2.resize(sh, ((sx1 - sx0) * 4, (sy1 - sy0) * 4), interpolation=cv2.INTER_LINEAR)[:Y1 - Y0, :X1 - X0]
         fac = cv2.subtract(np.full_like(sh, 255), cv2.multiply(sh, 1, scale=0.5 * (0.5 + li.shadow_strength)))
         roi = img[Y0:Y1, X0:X1]

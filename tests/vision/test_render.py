@@ -227,6 +227,20 @@ def test_motion_blur_smears_the_hand(plain):
     assert sx1 / sx0 < 0.7 * (sy1 / sy0)  # much more than edges along it
 
 
+def test_a_hands_shadow_falling_wholly_past_the_pictures_edge_is_no_error():
+    # A hand just reaching in by the picture's lower edge, below a corner point: it and its shadow on the board's
+    # plane lie wholly below the picture, so there is nothing of them to draw (OpenCV refused the empty region
+    # before).
+    from xqarb.vision.render_hard import harden, parse
+
+    scene = harden(random_scene(1627, difficulty="hard"), parse("hard", 1627, crops=None))
+    hand = Hand((8.0, 0.0), "red", 0.2, height=1.2, angle=0.584)
+    bare = render_position(START, scene)
+    reaching = render_position(START, scene, hand=hand)
+    assert reaching.image.shape == bare.image.shape
+    assert not (cv2.absdiff(reaching.image, bare.image).max(2) > 40).any(), "a hand out of the picture drew in it"
+
+
 def test_bad_input_is_refused(plain):
     with pytest.raises(RenderError):
         render_position("rnb", plain)
