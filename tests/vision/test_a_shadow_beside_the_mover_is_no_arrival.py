@@ -6,8 +6,11 @@ plainly, the arrivals are left as they are (no move is chosen between them)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+from gamecheck import check_hard_window
 
 import xqarb.vision.interpret as interpret
 from xqarb.vision.grid import point_name
@@ -56,3 +59,11 @@ def test_two_points_a_piece_plainly_stands_on_are_left_as_they_are(monkeypatch: 
 def test_the_one_standing_where_the_mover_cannot_go_is_no_move_of_it(monkeypatch: pytest.MonkeyPatch) -> None:
     w = _work(monkeypatch, {H0, I1}, (-0.22, 0.44))
     assert w.the_one_standing(A0, [I1, H0]) == [I1, H0]  # (the rook a0, its rank blocked, reaches neither)
+
+
+def test_a_rook_s_long_shadow_over_the_edge_file_is_no_second_arrival(shared_data: Path) -> None:
+    # a rendered game in low side light: the red rook i0-h0, its shadow over i1 changed 0.55 against h0's 0.29,
+    # read 0.99 occupied and dark, its ink peak 0.44 towards i0 and its outline 0.76 against h0's 0.84 centred;
+    # both read as arrivals, the still board fitted no move and three moves were lost
+    r = check_hard_window(shared_data, 72, 3, 2)
+    assert (r.inferred_ok, r.moves, r.wrong_inferred, r.false_touches, r.false_lifts) == (2, 2, 0, 0, 0), r.wrong

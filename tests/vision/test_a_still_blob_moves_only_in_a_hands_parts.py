@@ -6,7 +6,10 @@ moving again, and the board is read still; on a blob that moved over the last fr
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+from gamecheck import check_hard_window
 
 from xqarb.vision.hand import hand_moved
 from xqarb.vision.occupancy import S
@@ -74,3 +77,12 @@ def test_a_blob_that_stood_still_moves_again_with_a_hand_s_part() -> None:
 def test_a_blob_still_over_a_frame_stops_stirring() -> None:
     state, _ = _stays(True, np.zeros_like(_blob()))
     assert not state.hand_stirred and state.hand_moved_at == T0
+
+
+def test_a_move_set_down_at_the_view_s_edge_under_grainy_jpeg_is_read_before_the_next(shared_data: Path) -> None:
+    # a small picture (320 x 240, JPEG quality 58) in sunlight under a plastic sheet: the advisor d0-e1 left a blob
+    # over the bottom edge, which stood still for three frames once the hand had gone; the noise on its top at e1
+    # (specks of 100-140 pixels, 2-4 % of the blob) then read as a hand moving again for the 3 s the board stood
+    # still: the pawn g6-g5 fell into the same still board, both lost
+    r = check_hard_window(shared_data, 110, 9, 3)
+    assert (r.inferred_ok, r.moves, r.wrong_inferred, r.false_touches, r.false_lifts) == (3, 3, 0, 0, 0), r.wrong
