@@ -22,8 +22,22 @@ A0, I0, H0, I1 = (next(i for i in range(90) if point_name(i) == p) for p in ("a0
 KNOWN = "".join("." if i == H0 else c for i, c in enumerate(START))
 
 
-def _work(monkeypatch: pytest.MonkeyPatch, outline_on: set[int], off_i1: tuple[float, float]) -> interpret._Work:
+class _Outlines:
+    """Round outlines as plain as the standing pieces' (0.85) on the pieces and on `on`, the board's print (0.45)
+    elsewhere; risen by `rise` where given."""
+
+    def __init__(self, on: set[int], rise: dict[int, float]) -> None:
+        self.disc = np.array([0.85 if c != "." or i in on else 0.45 for i, c in enumerate(KNOWN)])
+        self.rise = np.array([rise.get(i, 0.0) for i in range(90)])
+
+    def discs(self) -> np.ndarray:
+        return self.disc
+
+
+def _work(monkeypatch: pytest.MonkeyPatch, outline_on: set[int], off_i1: tuple[float, float],
+          rise: dict[int, float] | None = None) -> interpret._Work:
     monkeypatch.setattr(interpret, "_stands_on", lambda outlines, a, pieces, **_: a in outline_on)
+    outlines = _Outlines(outline_on, {H0: 0.44, I1: 0.25} if rise is None else rise)
     offset = np.zeros((90, 2))
     offset[I1] = off_i1
     occ = np.array([0.99 if c != "." else 0.02 for c in KNOWN])
@@ -35,7 +49,8 @@ def _work(monkeypatch: pytest.MonkeyPatch, outline_on: set[int], off_i1: tuple[f
     reading = _Reading()
     reading.offset = offset  # type: ignore[attr-defined]
     return interpret._Work(known=KNOWN, occ=occ, cfg=DEFAULTS, ref_view=np.zeros((4, 4, 3), np.uint8),
-                           reading=reading, parallax=np.zeros(2), outlines=None, leaning=[],
+                           reading=reading, parallax=np.zeros(2), outlines=outlines, leaning=[],
+                           outline_delta=lambda: outlines.rise,
                            is_piece=np.array([c not in ".?" for c in KNOWN]))
 
 
@@ -48,6 +63,18 @@ def test_a_shadow_whose_ink_lies_off_its_point_is_no_arrival(monkeypatch: pytest
 def test_a_shadow_with_no_round_outline_of_its_own_is_no_arrival(monkeypatch: pytest.MonkeyPatch) -> None:
     w = _work(monkeypatch, {H0}, (0.0, -0.09))  # its ink on the point, but no piece's round outline there
     assert w.the_one_standing(I0, [I1, H0]) == [H0]
+
+
+def test_the_one_standing_whose_outline_rose_less_than_a_shadow_s_is_not_taken(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    w = _work(monkeypatch, {H0, I1}, (-0.22, 0.44), rise={H0: 0.2, I1: 0.3})
+    assert w.the_one_standing(I0, [I1, H0]) == [I1, H0]
+
+
+def test_an_outline_short_of_the_standing_pieces_is_no_piece_standing(monkeypatch: pytest.MonkeyPatch) -> None:
+    w = _work(monkeypatch, {H0, I1}, (-0.22, 0.44))
+    w.outlines.disc[H0] = 0.55  # (a shadow's circle: not gone, but not as plain as a piece's)
+    assert w.the_one_standing(I0, [I1, H0]) == [I1, H0]
 
 
 def test_two_points_a_piece_plainly_stands_on_are_left_as_they_are(monkeypatch: pytest.MonkeyPatch) -> None:
