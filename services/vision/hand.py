@@ -232,6 +232,24 @@ def _blobs_moved(moved: np.ndarray, cfg: TrackerConfig = DEFAULTS) -> bool:
     return float(areas[areas >= cfg.moved_part_cells * S * S].sum()) > cfg.moved_share * moved.size
 
 
+def hand_moved(moved: np.ndarray, hand_mask: np.ndarray, least_part: float, cfg: TrackerConfig = DEFAULTS) -> bool:
+    """Whether the hand's blob (`hand_mask`) moved since the last frame: `hand_moving_share` of it or more changed
+    (`moved`, `_solid`), counting only the parts of that change at least `least_part` of a cell in area (0: all of
+    it). A hand moving changes its outline and its fingers in parts of a fifth of a cell and more; the camera's
+    noise leaves lone specks, densest on a piece's high-contrast top, and inside a blob that is the board's own
+    change (a piece just set down on an edge point, with its shadow, over the edge of the view) such specks alone
+    made 2-4 % of it in one frame in four."""
+    inside = ((moved > 0) & (hand_mask > 0)).astype(np.uint8)
+    area = float(np.count_nonzero(hand_mask))
+    if area == 0.0 or not inside.any():
+        return False
+    if least_part <= 0.0:
+        return float(np.count_nonzero(inside)) >= cfg.hand_moving_share * area
+    _, _, stats = _components(inside)
+    parts = stats[1:, cv2.CC_STAT_AREA]  # label 0 is what did not move
+    return float(parts[parts >= least_part * S * S].sum()) >= cfg.hand_moving_share * area
+
+
 def _creeping_in(changed: np.ndarray, step_change: np.ndarray, cfg: TrackerConfig,
                  edge: np.ndarray | None = None) -> bool:
     """Whether something is coming in over the edge of the view: a change against the last still board (`changed`)

@@ -81,6 +81,11 @@ class TrackerConfig:
     shift_most: float = 0.4  # ... under this much of a spacing (more is the board found again)
     realign_response: float = 0.1  # the response over which the view lines up with the last still board again
     hand_moving_share: float = 0.02  # a hand moves where this share of its blob changed since the last frame
+    hand_stir_cells: float = 0.18  # ... and a blob that stood still over the last frame looked at moves again only
+    # in parts this large in area: a hand stirring moves its fingers or its outline a fifth of a cell at once (202
+    # pixels and more at 32 a spacing); the camera's noise on a still blob flickers in lone specks of up to 180
+    # pixels, 0.18 of a cell, at random from frame to frame. A hand in motion slows in smaller parts (fingers
+    # settling as they reach a piece, 25-160 pixels a frame): counted in full while it has not stood still
     resting_shift_px: float = 0.3  # a resting hand's view lined up with the last still board where it is shifted
     # by more than this (top-view pixels): a camera shifted by under a pixel joins every line's change to the hand's
     stable_shift_px: float = 0.7  # the still board lined up with the last one where shifted by more than this

@@ -71,6 +71,7 @@ from .hand import (
     _solid,
     _whole_hull,
     dark_weight,
+    hand_moved,
     noise_levels,
     noise_scale,
     noisy,
@@ -195,6 +196,9 @@ class TrackerState:
     last_view: np.ndarray | None = None  # the last frame's canonical view (grey, normalised)
     hand: bool = False
     hand_moved_at: int | None = None  # the last frame in which the hand blob moved
+    # the hand blob moved in the last frame looked at (False: it stood still over that frame, and moves again only
+    # in a hand's parts, `hand_stir_cells`)
+    hand_stirred: bool = False
     still_since: int | None = None
     # the first frame since which the view has not changed from frame to frame (the hand's last motion, a piece
     # set down, the hand leaving): the quick still board (`quick_stable_us`) counts from it
@@ -655,10 +659,18 @@ class Tracker:
         # shifted by under a pixel made the hand's mask 68 cells, the fingers over g0 and h0 at the corner
         # moved 800-1,700 px a frame, 1.2 % of the mask; the hand read as resting, was lined up at 3.6 cells,
         # under an arm's 4, and gone, and the board read still at once with the fingers on it as touches)
-        if (moved is None or float(moved[hand_mask > 0].mean()) >= cfg.hand_moving_share
+        # A blob that stood still over the last frame looked at (a hand at rest, or the board's own change once the
+        # hand has gone) moves again only where a part of it as large as a hand's stir changed: the camera's noise
+        # on a still blob flickers in lone specks at random, which alone made 2-4 % of a still blob at the view's
+        # edge in one frame in four, and it read as a hand for as long as the board stood still (the next move fell
+        # into the same still board). A hand in motion keeps moving on smaller parts (fingers settling on a piece):
+        # counted in full, as a hand entering is.
+        settled = state.hand and not state.hand_stirred
+        if (moved is None or hand_moved(moved, hand_mask, cfg.hand_stir_cells if settled else 0.0, cfg)
                 or (state.hand and _changed(moved, cfg) and _blobs_moved(moved, cfg))):
-            state = replace(state, hand_moved_at=t_us)
-        elif not state.hand or state.hand_moved_at is None:
+            return replace(state, hand_moved_at=t_us, hand_stirred=True), True
+        state = replace(state, hand_stirred=False)
+        if not state.hand or state.hand_moved_at is None:
             hand = False
         else:
             rest = t_us - state.hand_moved_at

@@ -1330,6 +1330,10 @@ def test_camera_noise_over_a_hands_blob_is_no_hand_moving(shared_data, monkeypat
     assert inferred == 21, wrong
     patch_tracker(monkeypatch, "refit", _no_refit)  # the rule alone: the move fit off
     patch_tracker(monkeypatch, "_solid", lambda step, *_: step.astype(np.uint8))
+    # (and a still blob's motion counted in parts of any size: `hand_moved`'s least part is a second guard)
+    from xqarb.vision.hand import hand_moved
+
+    patch_tracker(monkeypatch, "hand_moved", lambda moved, mask, _least, *rest: hand_moved(moved, mask, 0.0, *rest))
     assert _first_moves_inferred(shared_data, 389, 11, 4)[0] < 11
 
 
