@@ -606,12 +606,26 @@ def _left_unexplained(model: MoveModel, before: str, changed: set[int], table: n
 def rival_destinations(model: MoveModel, known: str, src: int, dst: int, odds: np.ndarray,
                        margin: float) -> list[int]:
     """The other points the piece on `src` may reach whose evidence of its arrival (`_arrival`, log-odds over
-    staying as it was) comes within `margin` of its evidence on `dst`, or shows a plain change there (the model's
-    `max_other`, as `best_move` asks of every point its move leaves unexplained). Those moves leave the same point
-    and differ only in where the piece went: the destinations' evidence alone tells them apart. Sorted."""
+    staying as it was) rivals its evidence on `dst`: those moves leave the same point and differ only in where the
+    piece went, so the destinations' evidence alone tells them apart. A point away from both ends rivals where it
+    comes within `margin` of `dst` or shows a plain change (the model's `max_other`, as `best_move` asks of every
+    point its move leaves unexplained). Beside `dst` the set-down piece's own skirt, shadow and lean change its
+    neighbour (the rules' outline and look tell those apart): a neighbour rivals only where `dst` shows no arrival
+    (`min_end`) and the neighbour plainly does. Beside `src` the hand taking the piece up changes its neighbours:
+    no evidence of an arrival there. Sorted."""
     own = _arrival(known, src, dst, odds)
     bar = min(own - margin, model.max_other)
-    return sorted(d for d in _destinations(known, src) if d != dst and _arrival(known, src, d, odds) > bar)
+    out = []
+    for d in _destinations(known, src):
+        if d == dst or d in neighbours(src):
+            continue
+        there = _arrival(known, src, d, odds)
+        if d in neighbours(dst):
+            if own < model.min_end and there >= model.max_other:
+                out.append(d)
+        elif there > bar:
+            out.append(d)
+    return sorted(out)
 
 
 def checked_move(model: MoveModel, known: str, squares: str, features: np.ndarray,

@@ -414,17 +414,28 @@ def test_a_rules_move_short_of_the_point_the_board_shows_is_the_fits(model) -> N
 
 
 def test_a_move_to_one_of_two_points_shown_alike_is_left_unsure(model) -> None:
-    """The cannon h2 read on f2 where e2 shows its arrival as plainly: the two moves differ only there, and no move
+    """The cannon h2 read on c2 where e2 shows its arrival as plainly: the two moves differ only there, and no move
     is taken (both points unsure: the referee matches two moves, none, and calls an arbiter) rather than a guess
     that would corrupt the record."""
     margin = TrackerConfig().rival_dest_margin
-    feats = _features(START_SQUARES, left=["h2"], came=["e2", "f2"])
-    read = _moved(START_SQUARES, "h2", "f2")
-    assert M.rival_destinations(model, START_SQUARES, IDX["h2"], IDX["f2"], M.point_odds(model, START_SQUARES, feats),
+    feats = _features(START_SQUARES, left=["h2"], came=["e2", "c2"])
+    read = _moved(START_SQUARES, "h2", "c2")
+    assert M.rival_destinations(model, START_SQUARES, IDX["h2"], IDX["c2"], M.point_odds(model, START_SQUARES, feats),
                                 margin) == [IDX["e2"]]
     checked = M.checked_move(model, START_SQUARES, read, feats, margin)
     assert checked is not None
     squares, placed = checked
-    assert placed == [] and squares[IDX["h2"]] == "." and squares[IDX["e2"]] == squares[IDX["f2"]] == "?"
+    assert placed == [] and squares[IDX["h2"]] == "." and squares[IDX["e2"]] == squares[IDX["c2"]] == "?"
     assert M.single_move(START_SQUARES, squares) is None
-    assert [i for i in range(90) if squares[i] != read[i]] == [IDX["e2"], IDX["f2"]]
+    assert [i for i in range(90) if squares[i] != read[i]] == [IDX["c2"], IDX["e2"]]
+
+
+def test_a_change_beside_either_end_of_the_rules_move_is_no_rival(model) -> None:
+    """Beside the point the piece was set down on its own skirt and shadow change the neighbour, beside the point it
+    left the hand's: where the destination read shows the arrival, those are no other move's evidence."""
+    margin = TrackerConfig().rival_dest_margin
+    read = _moved(START_SQUARES, "h2", "e2")
+    assert M.checked_move(model, START_SQUARES, read, _features(START_SQUARES, left=["h2"], came=["e2", "f2"]),
+                          margin) is None
+    assert M.checked_move(model, START_SQUARES, read, _features(START_SQUARES, left=["h2"], came=["e2", "g2"]),
+                          margin) is None
