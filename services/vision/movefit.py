@@ -603,52 +603,6 @@ def _left_unexplained(model: MoveModel, before: str, changed: set[int], table: n
     return False
 
 
-def rival_destinations(model: MoveModel, known: str, src: int, dst: int, odds: np.ndarray,
-                       margin: float) -> list[int]:
-    """The other points the piece on `src` may reach whose evidence of its arrival (`_arrival`, log-odds over
-    staying as it was) rivals its evidence on `dst`: those moves leave the same point and differ only in where the
-    piece went, so the destinations' evidence alone tells them apart. A point away from both ends rivals where it
-    comes within `margin` of `dst` or shows a plain change (the model's `max_other`, as `best_move` asks of every
-    point its move leaves unexplained). Beside `dst` the set-down piece's own skirt, shadow and lean change its
-    neighbour (the rules' outline and look tell those apart): a neighbour rivals only where `dst` shows no arrival
-    (`min_end`) and the neighbour plainly does. Beside `src` the hand taking the piece up changes its neighbours:
-    no evidence of an arrival there. Sorted."""
-    own = _arrival(known, src, dst, odds)
-    bar = min(own - margin, model.max_other)
-    out = []
-    for d in _destinations(known, src):
-        if d == dst or d in neighbours(src):
-            continue
-        there = _arrival(known, src, d, odds)
-        if d in neighbours(dst):
-            if own < model.min_end and there >= model.max_other:
-                out.append(d)
-        elif there > bar:
-            out.append(d)
-    return sorted(out)
-
-
-def checked_move(model: MoveModel, known: str, squares: str, features: np.ndarray,
-                 margin: float) -> tuple[str, list[int]] | None:
-    """The rules' reading `squares`, where it is one move (`single_move`), weighed against the same piece's other
-    destinations (`rival_destinations`): None where none rivals it (the reading stands); else the move that clearly
-    best explains the board by the model (`best_move`), as `refit` gives it; else the reading with the destination
-    read and its rivals unsure (`?`: the referee then matches no single move and calls an arbiter), for a move
-    taken to the wrong one of two points is a game record silently corrupted, a move left unsure only a call."""
-    mv = single_move(known, squares)
-    if mv is None:
-        return None
-    odds = point_odds(model, known, features)
-    rivals = rival_destinations(model, known, mv[0], mv[1], odds, margin)
-    if not rivals:
-        return None
-    fit = _best_of(model, known, odds, ranked_moves(model, known, features, odds))
-    if fit is not None:
-        return _moved(known, fit.src, fit.dst), [fit.dst]
-    unsure = {mv[1], *rivals}
-    return "".join("?" if i in unsure else c for i, c in enumerate(squares)), []
-
-
 def in_doubt(known: str, squares: str) -> bool:
     """Whether the fit is asked about the rules' reading `squares` at all: it is no single move, and moves no piece
     left between two points (a point unsure on the known board, now read otherwise: the rules follow those)."""

@@ -168,10 +168,6 @@ class TrackerConfig:
     dest_margin: float = 1.5  # where a piece could go, the point that changed most is where it went where it changed
     # over this multiple of any other's
     dest_margin_beside: float = 1.2  # ... of a neighbour's (the same piece set down off its point changes it too)
-    rival_dest_margin: float = 1.5  # a move the rules read is taken where the move fit's log-odds of the piece's
-    # arrival on its point outdo its arrival on every other point it could reach by this much (about 4.5 times
-    # likelier): a piece set down between its true point and a nearer one on its line reads on both, and the wrong
-    # one of the two is a record corrupted; short of it both points are left unsure and the arbiter is called
     twin_change: float = 0.7  # a neighbour of an arrival that changed over this share of it: perhaps the same piece
     # between the two
     left_occ_weight: float = 1.5  # where a piece left: the point with the most change x (this - occupancy) (a move

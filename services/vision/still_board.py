@@ -85,13 +85,11 @@ from .movefit import (
     Followed,
     MoveModel,
     change_table,
-    checked_move,
     follow,
     follow_step,
     in_doubt,
     point_features,
     refit,
-    single_move,
     start_following,
     unlike_then,
 )
@@ -916,15 +914,6 @@ class Tracker:
                 fitted = refit(self.move_model, state.known, squares, feats)
                 if fitted is not None:
                     squares, placed = fitted
-                    nudged = [i for i in nudged if squares[i] == state.known[i]]
-            elif (isinstance(self.move_model, MoveModel) and change is not None and state.ref_reading is not None
-                  and not misaligned and single_move(state.known, squares) is not None):
-                # (the rules' one move against the same piece's other destinations, by the fit's evidence)
-                feats = point_features(state.known, change, lvl, reading, state.ref_reading,
-                                       outlines.discs(), outlines.ref_discs(), unlike_then(state.ref_view, view))
-                checked = checked_move(self.move_model, state.known, squares, feats, cfg.rival_dest_margin)
-                if checked is not None:
-                    squares, placed = checked
                     nudged = [i for i in nudged if squares[i] == state.known[i]]
             # (a point left unsure that changed since may hold another piece now: e.g. a rook took the
             # cannon standing half-way; one whose ink alone disagreed is looked at again once it changed)

@@ -9,7 +9,6 @@ import pytest
 
 from xqarb.vision import movefit as M
 from xqarb.vision.grid import point_name
-from xqarb.vision.settings import TrackerConfig
 from xqarb.vision.tracker import START_SQUARES
 
 IDX = {point_name(i): i for i in range(90)}
@@ -390,52 +389,3 @@ def test_a_change_beside_where_a_piece_was_set_down_is_that_piece_s(model) -> No
     odds[IDX["h1"]] = [-7.0, -7.0]
     odds[IDX["h2"]] = [9.3, 0.0]
     assert _looked_again(model, known, odds, pos) is None
-
-
-def test_the_rules_one_move_stands_where_its_point_alone_shows_the_arrival(model) -> None:
-    margin = TrackerConfig().rival_dest_margin
-    feats = _features(START_SQUARES, left=["h2"], came=["e2"])
-    assert M.checked_move(model, START_SQUARES, _moved(START_SQUARES, "h2", "e2"), feats, margin) is None
-    # a change on a point the piece could not reach is no rival destination (the rules' to explain)
-    feats = _features(START_SQUARES, left=["h2"], came=["e2", "g3"])
-    assert M.checked_move(model, START_SQUARES, _moved(START_SQUARES, "h2", "e2"), feats, margin) is None
-    # nor is anything where the rules read no single move (`refit` weighs those)
-    assert M.checked_move(model, START_SQUARES, START_SQUARES, feats, margin) is None
-
-
-def test_a_rules_move_short_of_the_point_the_board_shows_is_the_fits(model) -> None:
-    """The rook read on a1 where the board shows it plainly on a2 (a piece's line has several points it may stop on):
-    the destination read shows nothing, the other plainly the arrival, and the fit's move clearly explains it."""
-    margin = TrackerConfig().rival_dest_margin
-    feats = _features(START_SQUARES, left=["a0"], came=["a2"])
-    short = _moved(START_SQUARES, "a0", "a1")
-    assert M.checked_move(model, START_SQUARES, short, feats, margin) == (
-        _moved(START_SQUARES, "a0", "a2"), [IDX["a2"]])
-
-
-def test_a_move_to_one_of_two_points_shown_alike_is_left_unsure(model) -> None:
-    """The cannon h2 read on c2 where e2 shows its arrival as plainly: the two moves differ only there, and no move
-    is taken (both points unsure: the referee matches two moves, none, and calls an arbiter) rather than a guess
-    that would corrupt the record."""
-    margin = TrackerConfig().rival_dest_margin
-    feats = _features(START_SQUARES, left=["h2"], came=["e2", "c2"])
-    read = _moved(START_SQUARES, "h2", "c2")
-    assert M.rival_destinations(model, START_SQUARES, IDX["h2"], IDX["c2"], M.point_odds(model, START_SQUARES, feats),
-                                margin) == [IDX["e2"]]
-    checked = M.checked_move(model, START_SQUARES, read, feats, margin)
-    assert checked is not None
-    squares, placed = checked
-    assert placed == [] and squares[IDX["h2"]] == "." and squares[IDX["e2"]] == squares[IDX["c2"]] == "?"
-    assert M.single_move(START_SQUARES, squares) is None
-    assert [i for i in range(90) if squares[i] != read[i]] == [IDX["c2"], IDX["e2"]]
-
-
-def test_a_change_beside_either_end_of_the_rules_move_is_no_rival(model) -> None:
-    """Beside the point the piece was set down on its own skirt and shadow change the neighbour, beside the point it
-    left the hand's: where the destination read shows the arrival, those are no other move's evidence."""
-    margin = TrackerConfig().rival_dest_margin
-    read = _moved(START_SQUARES, "h2", "e2")
-    assert M.checked_move(model, START_SQUARES, read, _features(START_SQUARES, left=["h2"], came=["e2", "f2"]),
-                          margin) is None
-    assert M.checked_move(model, START_SQUARES, read, _features(START_SQUARES, left=["h2"], came=["e2", "g2"]),
-                          margin) is None
