@@ -430,11 +430,7 @@ class _Work:
             return []
         if not (_reaches(known, mover, i) or _reaches(known, mover, j)):
             return [i, j]
-        cfg, parallax, reading = self.cfg, self.parallax, self.reading
-        short = cfg.misaligned_from - cfg.between_short  # (as the peaks looked at for a piece between two points)
-        if any(a not in (i, j) and _reaches(known, mover, a) and self.occ[a] > cfg.ink_plain
-               and all(float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) < short
-                       for k in neighbours(a)) for a in self.arrived):
+        if any(a not in (i, j) and _reaches(known, mover, a) and self.ink_on_point(a) for a in self.arrived):
             return [i, j]
         on = self.look_point(mover, i, j)
         return [] if on is None else [k for k in (i, j) if k != on]
@@ -446,16 +442,23 @@ class _Work:
         (`_stands_on`). A tall piece's shadow or side wall cast over a neighbouring empty point reads as dark ink
         there, but off the point (towards the piece that casts it) or with no plain round outline of its own (e.g.
         0.55 where the standing pieces' reach 0.8, risen by 0.02)."""
-        cfg, parallax, reading = self.cfg, self.parallax, self.reading
-        short = cfg.misaligned_from - cfg.between_short  # (as the peaks looked at for a piece between two points)
+        cfg = self.cfg
         standing = self.pieces_but(src)
-        if self.occ[a] <= cfg.ink_plain or self.ref_view is None or len(standing) < cfg.least_standing:
+        if not self.ink_on_point(a) or self.ref_view is None or len(standing) < cfg.least_standing:
             return False
         discs = self.outlines.discs()
-        return (all(float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a])) < short
-                    for k in neighbours(a))
-                and float(discs[a]) >= cfg.outline_plain * float(np.median(discs[standing]))
+        return (float(discs[a]) >= cfg.outline_plain * float(np.median(discs[standing]))
                 and _stands_on(self.outlines, a, standing, cfg=cfg))
+
+    def ink_on_point(self, a: int) -> bool:
+        """Point a's ink reads plainly (`ink_plain`) and its peak lies short of half-way along every line from a, the
+        camera's parallax removed (as the peaks looked at for a piece between two points): a piece on a, not a
+        shadow or side wall cast over it from a neighbour."""
+        cfg = self.cfg
+        short = cfg.misaligned_from - cfg.between_short
+        return self.occ[a] > cfg.ink_plain and all(
+            float(np.dot(self.reading.offset[a] - self.parallax, POINTS_UV[k] - POINTS_UV[a])) < short
+            for k in neighbours(a))
 
     def the_one_standing(self, src: int, arrived: list[int]) -> list[int]:
         """Of several empty points where the one piece that left `src` seems to have arrived, the one it could go to

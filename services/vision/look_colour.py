@@ -71,8 +71,8 @@ def look_colour(reading: PointReading, known: str, view: np.ndarray, changed: np
         return reading
     piece, red = _sides(known)
     # (the ink's own colour is one more cue: where it reads some of this board's pieces, the fit weighs it)
-    ink = np.log(np.clip(reading.red, cfg.hue_red_floor, 1.0 - cfg.hue_red_floor)
-                 / (1.0 - np.clip(reading.red, cfg.hue_red_floor, 1.0 - cfg.hue_red_floor)))
+    red_ink = np.clip(reading.red, cfg.hue_red_floor, 1.0 - cfg.hue_red_floor)
+    ink = np.log(red_ink / (1.0 - red_ink))
     x = np.c_[look_chroma(view, cfg=cfg), ink]
     prob = fit_joint(x[piece], red[piece], cfg=cfg)(x)
     ink_misread = int(((reading.red > cfg.red_even) != red)[piece].sum())

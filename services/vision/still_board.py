@@ -262,6 +262,17 @@ class TrackerState:
         return "".join("?" if i in self.unseen else c for i, c in enumerate(squares))
 
 
+def _seen_known(known: str, unseen: frozenset[int]) -> str:
+    """`known` with the points out of the picture as '?': what is read there is not judged by."""
+    return "".join("?" if i in unseen else c for i, c in enumerate(known))
+
+
+def _changed_points(change: np.ndarray | None, cfg: TrackerConfig) -> np.ndarray | None:
+    """Per point, whether it changed since the last still board: `change_half` of this board's change level or more
+    (None: no still board before)."""
+    return None if change is None else change >= cfg.change_half * _change_level(change, cfg)
+
+
 class Tracker:
     """Holds the configuration; `step` is pure (state in, state and observations out)."""
 
@@ -851,9 +862,8 @@ class Tracker:
             reading = self._joint(reading, state.known, view, outlines, state, change)
             # (and the sides of the pieces on the points that changed from their look where the ink's colour fails
             # on this camera)
-            moved = None if change is None else change >= cfg.change_half * _change_level(change, cfg)
-            reading = look_colour(reading, "".join("?" if i in state.unseen else c for i, c in enumerate(state.known)),
-                                  view, moved, cfg=cfg)
+            reading = look_colour(reading, _seen_known(state.known, state.unseen), view,
+                                  _changed_points(change, cfg), cfg=cfg)
         weighed_now = False  # the change to this still board was weighed in looking again (the anchor's trail)
         if state.held is not None and state.anchor is not None and isinstance(self.move_model, MoveModel):
             looked, weighed = self._look_again(state, view, reading, emit)
@@ -978,12 +988,10 @@ class Tracker:
         cfg = self.config
         if state.tops is None:
             return reading
-        seen_known = "".join("?" if i in state.unseen else c for i, c in enumerate(known))
-        changed = None if change is None else change >= cfg.change_half * _change_level(change, cfg)
-        return joint_reading(reading, seen_known, outlines.discs,
+        return joint_reading(reading, _seen_known(known, state.unseen), outlines.discs,
                              lambda: _lines_shown(view, marks_at(POINTS_PX, state.tops), cfg=cfg), cfg=cfg,
                              ink_weight=ink_weight_at_points((view.shape[1], view.shape[0]), state.tops),
-                             changed=changed,
+                             changed=_changed_points(change, cfg),
                              ref_density=None if state.ref_reading is None else state.ref_reading.density,
                              ref_occupied=None if state.ref_reading is None else state.ref_reading.occupied)
 
