@@ -865,6 +865,21 @@ class Consumer:
         self.renewed += 1
         self._join()
 
+    def _finish_answered_join(self) -> None:
+        """Make kafka-python finish a rejoin whose JoinGroup and SyncGroup were answered while nothing asked it to.
+
+        kafka-python 2.3 hands the assignment over (and calls `on_assigned`) only in its join loop, which a poll
+        enters while `need_rejoin()`. A rejoin begun because the leader's metadata changed (a broker restarted empty:
+        its topics gone) is answered during the poll's other waits; assigning, the leader takes the metadata of that
+        moment as its own, so once the topics are there again `need_rejoin()` is false and the loop is never entered:
+        the member holds nothing, for good. Asking for the rejoin again makes the next poll take the answer already
+        received (no new round with the broker: the join under way is the one it waits for)."""
+        coordinator = getattr(self._consumer, "_coordinator", None)
+        if coordinator is None or not getattr(coordinator, "rejoining", False):
+            return
+        if not coordinator.need_rejoin():
+            coordinator.request_rejoin()
+
     def assignment(self) -> set[TopicPartition]:
         """The partitions this member holds (as of the last rebalance callback)."""
         return set(self._listener.assigned)
@@ -903,6 +918,7 @@ class Consumer:
         from kafka.errors import KafkaError
 
         self._renew_if_stuck()
+        self._finish_answered_join()
         try:
             if self._rolled:
                 self._follow_roll()

@@ -1,7 +1,9 @@
 """A group member that rejoins a broker restarted empty before its topics are made again is given no partitions (the
 leader assigns from metadata that has no such topic). It must get them once the topics are there, in seconds: the
 member reads the cluster's metadata again every GROUP_METADATA_MAX_AGE_MS, and its leader rebalances on the change
-(kafka-python's default of five minutes left vision reading nothing after a broker restart on a loaded machine)."""
+(kafka-python's default of five minutes left vision reading nothing after a broker restart on a loaded machine).
+On a quiet machine the rejoin is answered only after the topics are back; the member must then take that answer
+(Consumer._finish_answered_join) rather than wait, holding nothing, for a rejoin kafka-python no longer asks for."""
 
 from __future__ import annotations
 
