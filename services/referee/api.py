@@ -711,6 +711,13 @@ class RefereeApi:
         def _api_error(exc: ApiError) -> Response:
             return error_response(exc)
 
+        self._game_routes(bp)
+        self._action_routes(bp)
+        self._venue_routes(bp)
+        return bp
+
+    def _game_routes(self, bp: Blueprint) -> None:
+        """The public reads: boards, games, their entries, states, frames, records and proofs."""
         @bp.get("/api/boards")
         def boards() -> Response:
             from xqarb.ingest.app import bearer_token
@@ -811,6 +818,8 @@ class RefereeApi:
             resp.headers["Content-Disposition"] = f'attachment; filename="{game_id}.pgn"'
             return resp
 
+    def _action_routes(self, bp: Blueprint) -> None:
+        """An arbiter's actions on a game that exists (through ingest's checks, onto the arbiter topic)."""
         @bp.post("/api/games/<game_id>/actions")
         def actions(game_id: str) -> Response:
             if self.ingest is None:
@@ -846,6 +855,8 @@ class RefereeApi:
                 return self.ingest.refuse(refusal, payload, board_id=info.board_id, source=source, topic=TOPIC_ARBITER)
             return self.ingest.publish(TOPIC_ARBITER, event)
 
+    def _venue_routes(self, bp: Blueprint) -> None:
+        """Health, readiness, the live stream, the API's description, metrics and the web pages."""
         @bp.get("/healthz")
         def healthz() -> Response:
             return json_response({"status": "ok"})
@@ -887,8 +898,6 @@ class RefereeApi:
             if WEB_DIR not in path.parents or not path.is_file():
                 raise ApiError(404, "not_found", f"no page {name!r}")
             return send_file(path)
-
-        return bp
 
 
 def load_openapi() -> dict[str, Any]:
