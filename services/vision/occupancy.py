@@ -317,8 +317,8 @@ def _colour_threshold(values: np.ndarray, default: float = 0.05) -> float:
     lo, hi = v[v <= best_t], v[v > best_t]
     if len(lo) and len(hi) and hi.mean() - lo.mean() > 0.06 and -0.1 < best_t < 0.5:
         # Otsu leans into the wider cluster: red inks spread more than dark ones (glare, shadow, a faded piece),
-        # and a red piece or two at the low end of the spread fell on the dark side (hard game 600: a red cannon
-        # at 0.16 with the dark inks at most 0.03 and the split at 0.195). Between the two clusters' means the
+        # and a red piece or two at the low end of the spread fell on the dark side (a red ink at 0.16 with the
+        # dark inks at most 0.03 was split off at 0.195). Between the two clusters' means the
         # widest gap between neighbouring values is where the colours part.
         inner = v[(v >= lo.mean()) & (v <= hi.mean())]
         if len(inner) >= 2:

@@ -72,8 +72,8 @@ def reach(squares: str, src: int) -> set[int] | None:
         return squares[i] == "."
 
     def maybe_free(i: int) -> bool:
-        # a horse's leg or an elephant's eye left unsure may be empty: the unsure point a pawn left, never seen
-        # again (hard game 762: the black horse g7 took the rook h5 over g6, unsure since the pawn g6-g5)
+        # a horse's leg or an elephant's eye left unsure may be empty: the unsure point a piece left, never seen
+        # plainly again, must not block the horse or elephant that now moves over it
         return squares[i] in ".?"
 
     def open_to(i: int) -> bool:
@@ -95,9 +95,8 @@ def reach(squares: str, src: int) -> set[int] | None:
                         if kind == "R" and not _pair_across(squares, u, v, du, dv):
                             break
                         if squares[i] == "?":
-                            # an unsure point may be the empty half of a piece between two points: the cannon may
-                            # move there, or be screened by it (hard game 215: the cannon h3-g3, the pawn left
-                            # between g3 and g4)
+                            # an unsure point may be the empty half of a piece between two points (5.10): the
+                            # cannon may move there, or be screened by it
                             out.add(i)
                         screened = True  # 炮打隔子: the cannon takes only over exactly one piece
                 elif not free(i):
