@@ -8,7 +8,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .detect import find_discs
+from .detect import find_discs, parallax_centres
 from .frames import _change_map, _norm, _pt
 from .grid import POINTS_UV, neighbours
 from .move_checks import (
@@ -57,8 +57,9 @@ from .touch import changed_beside
 
 def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading | None, view: np.ndarray,
               reading: PointReading, cfg: TrackerConfig, outlines: Outlines | None = None,
-              change: np.ndarray | None = None,
-              set_down: np.ndarray | None = None) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
+              change: np.ndarray | None = None, set_down: np.ndarray | None = None,
+              tops: tuple[float, float, float] | None = None
+              ) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
     """What changed between the last stable board and this one: (squares, placed, nudged, misaligned pairs).
 
     A point counts as changed when its disc looks different from the last still board. Among the changed points
@@ -69,10 +70,11 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     tracker cannot explain gets X / x by its ink, or `?`. `outlines`: the two views' circle scores, shared with the
     caller (made here if not given); `change`: `_point_change(ref_view, view)`, where the caller has it;
     `set_down`: how far (in spacings, across and down the view) the hand's fingertips went from where it took a
-    piece up to where it set one down (`_set_down_shift`), where the hand's visit showed it.
+    piece up to where it set one down (`_set_down_shift`), where the hand's visit showed it; `tops`: the top faces'
+    homothety where the view is taken through their plane (`tops.py`), else None.
     """
     w = _Work(known=known, ref_view=ref_view, ref_reading=ref_reading, view=view, reading=reading,
-              cfg=cfg, outlines=outlines, change=change, set_down=set_down)
+              cfg=cfg, outlines=outlines, change=change, set_down=set_down, tops=tops)
     _measure(w)
     _changed_points(w)
     if (done := _not_a_move(w)) is not None:
@@ -119,6 +121,7 @@ class _Work:
     sq: Any = None
     straightened: Any = None
     taken: Any = None
+    tops: Any = None  # the top faces' homothety where the view is taken through their plane (`tops.py`), else None
     unexplained: Any = None
     unsure_before: Any = None
     vacated: Any = None
@@ -769,6 +772,40 @@ def _ink_leaning(w: _Work) -> None:
                 and from_k >= cfg.lean_some and from_a >= cfg.lean_some and from_k <= from_a):
             arrived, leaning = [], [a]
     w.arrived, w.emptied_too, w.leaning, w.unexplained = arrived, emptied_too, leaning, unexplained
+
+
+def _read_at_its_top(w: _Work) -> None:
+    """The one arrival read on the camera's side of where the piece's top face stands, given to the point of its top.
+
+    Through the top faces' plane (`tops.py`) a piece's top face stands on its point, and its side wall and the
+    shadow at its foot reach from there towards the camera, as far again as the top leans (the foot is seen at the
+    point less the lean): a piece set down changes its own point and its neighbour on the camera's side, and leaves
+    the point beyond its top, away from the camera, as it was. Where the top face is faint (glare, a washed-out
+    character) the side wall's dark band, over the camera-side neighbour, reads as the piece's ink and changes that
+    point the most. So an arrival whose own camera-side neighbour (empty before) did not change shows no side wall
+    of its own: where the point beyond it, away from the camera, changed and a round outline rose there, and the
+    piece that left could go there, the piece stands there and what was read is its side wall."""
+    arrived, cfg, change, known, lvl, tops = w.arrived, w.cfg, w.change, w.known, w.lvl, w.tops
+    taken, vacated = w.taken, w.vacated
+    if tops is None or w.ref_view is None or len(arrived) != 1 or len(vacated) != 1:
+        return
+    x, src = arrived[0], vacated[0]
+    if known[x] != "." or known[src] not in _CASED:
+        return
+    lean = parallax_centres(POINTS_UV[x:x + 1], tops)[0] - POINTS_UV[x]
+    axis = int(np.argmax(np.abs(lean)))
+    if abs(float(lean[axis])) < cfg.tops_from:
+        return  # the side wall does not reach the neighbour
+    step = np.zeros(2)
+    step[axis] = np.sign(lean[axis])
+    beyond, near = POINTS_UV[x] + step, POINTS_UV[x] - step  # away from the camera; towards it
+    if not all(0 <= p[0] <= 8 and 0 <= p[1] <= 9 for p in (beyond, near)):
+        return
+    y, z = int(beyond[1] * 9 + beyond[0]), int(near[1] * 9 + near[0])
+    if (known[y] == "." == known[z] and y not in taken and z not in taken
+            and change[z] < cfg.body_side_quiet * lvl and change[y] >= cfg.top_beyond_changed * lvl
+            and float(w.outlines.rise()[y]) >= cfg.top_beyond_rise and _reaches(known, src, y)):
+        w.arrived = [y]
 
 
 def _fresh(w: _Work) -> None:
@@ -1783,8 +1820,8 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
 # The steps `interpret` runs, in order, on what `_changed_points` found: the corrections, and among them the three
 # that only bind what the later ones share (`_vacated`, `_fresh`, `_touched_or_taken`). (A tuple looked up at each
 # call, so that bench/interpret_passes.py can measure what each correction is worth by running without it.)
-_PASSES = (_pieces_between, _vacated, _where_the_mover_went, _ink_leaning, _fresh, _source_of_an_arrival,
-           _captures_read_faintly, _changed_pieces, _touched_or_taken, _arrival_under_its_skirt,
+_PASSES = (_pieces_between, _vacated, _where_the_mover_went, _ink_leaning, _read_at_its_top, _fresh,
+           _source_of_an_arrival, _captures_read_faintly, _changed_pieces, _touched_or_taken, _arrival_under_its_skirt,
            _captures_under_changed_light, _went_nowhere_sure, _by_outlines, _taker_and_half_way, _touches_that_moved)
 
 
