@@ -283,6 +283,8 @@ class TrackerConfig:
     # of the change level
     top_beyond_rise: float = 0.1  # ... and a round outline rose there by at least this (circle score; a standing
     # piece's about 0.6-0.9): the top face stands there, the arrival read is its side wall
+    top_gone_fall: float = 0.1  # a point read emptied is its neighbour beyond's side wall gone where that
+    # neighbour's round outline fell by at least this (circle score) and its own did not
     dark_floor: float = 60.0  # grey level (0..255) under which a normalised change is weighed down (hand.dark_weight):
     # the camera's noise, 2-4 grey levels, is a tenth of a local mean of 25 (deep shade), over the change level
     # -- the camera's noise where it is (hand.noise_levels, hand.noise_scale): measured per cell of the view on the
