@@ -8,7 +8,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .detect import find_discs
+from .detect import find_discs, parallax_centres
 from .frames import _change_map, _norm, _pt
 from .grid import POINTS_UV, neighbours
 from .move_checks import (
@@ -57,8 +57,9 @@ from .touch import changed_beside
 
 def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading | None, view: np.ndarray,
               reading: PointReading, cfg: TrackerConfig, outlines: Outlines | None = None,
-              change: np.ndarray | None = None,
-              set_down: np.ndarray | None = None) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
+              change: np.ndarray | None = None, set_down: np.ndarray | None = None,
+              tops: tuple[float, float, float] | None = None
+              ) -> tuple[str, list[int], list[int], list[tuple[int, int]]]:
     """What changed between the last stable board and this one: (squares, placed, nudged, misaligned pairs).
 
     A point counts as changed when its disc looks different from the last still board. Among the changed points
@@ -69,10 +70,11 @@ def interpret(known: str, ref_view: np.ndarray | None, ref_reading: PointReading
     tracker cannot explain gets X / x by its ink, or `?`. `outlines`: the two views' circle scores, shared with the
     caller (made here if not given); `change`: `_point_change(ref_view, view)`, where the caller has it;
     `set_down`: how far (in spacings, across and down the view) the hand's fingertips went from where it took a
-    piece up to where it set one down (`_set_down_shift`), where the hand's visit showed it.
+    piece up to where it set one down (`_set_down_shift`), where the hand's visit showed it; `tops`: the top faces'
+    homothety where the view is taken through their plane (`tops.py`), else None.
     """
     w = _Work(known=known, ref_view=ref_view, ref_reading=ref_reading, view=view, reading=reading,
-              cfg=cfg, outlines=outlines, change=change, set_down=set_down)
+              cfg=cfg, outlines=outlines, change=change, set_down=set_down, tops=tops)
     _measure(w)
     _changed_points(w)
     if (done := _not_a_move(w)) is not None:
@@ -119,6 +121,7 @@ class _Work:
     sq: Any = None
     straightened: Any = None
     taken: Any = None
+    tops: Any = None  # the top faces' homothety where the view is taken through their plane (`tops.py`), else None
     unexplained: Any = None
     unsure_before: Any = None
     vacated: Any = None
@@ -769,6 +772,76 @@ def _ink_leaning(w: _Work) -> None:
                 and from_k >= cfg.lean_some and from_a >= cfg.lean_some and from_k <= from_a):
             arrived, leaning = [], [a]
     w.arrived, w.emptied_too, w.leaning, w.unexplained = arrived, emptied_too, leaning, unexplained
+
+
+def _along_the_lean(i: int, tops: tuple[float, float, float], cfg: TrackerConfig) -> tuple[int | None, int | None]:
+    """Point i's two neighbours along the way its top face leans (`tops.py`): the one beyond its top, away from the
+    camera, and the one on the camera's side, where its side wall and foot are seen (each None off the board); both
+    None where the top leans under `tops_from` (its side wall does not reach the neighbour)."""
+    lean = parallax_centres(POINTS_UV[i:i + 1], tops)[0] - POINTS_UV[i]
+    axis = int(np.argmax(np.abs(lean)))
+    if abs(float(lean[axis])) < cfg.tops_from:
+        return None, None
+    step = np.zeros(2)
+    step[axis] = np.sign(lean[axis])
+    out: list[int | None] = []
+    for p in (POINTS_UV[i] + step, POINTS_UV[i] - step):
+        out.append(int(p[1]) * 9 + int(p[0]) if 0 <= p[0] <= 8 and 0 <= p[1] <= 9 else None)
+    return out[0], out[1]
+
+
+def _read_at_its_top(w: _Work) -> None:
+    """The one move's ends read on the camera's side of where the piece's top face stands or stood, given to the
+    point of its top.
+
+    Through the top faces' plane (`tops.py`) a piece's top face stands on its point, and its side wall and the
+    shadow at its foot reach from there towards the camera, as far again as the top leans (the foot is seen at the
+    point less the lean): a piece set down or taken up changes its own point and its neighbour on the camera's side,
+    and leaves the point beyond its top, away from the camera, as it was. Where the top face is faint (glare, a
+    washed-out character) the side wall's dark band, over the camera-side neighbour, reads as the piece's ink and
+    changes that point the most. So:
+    - an arrival whose own camera-side neighbour (empty before) did not change shows no side wall of its own: where
+      the point beyond it, away from the camera, changed and a round outline rose there, the piece stands there and
+      what was read is its side wall;
+    - of two neighbouring arrivals along the lean, the camera-side one is the other's side wall where the point on
+      its own camera side (empty before) did not change;
+    - a point read emptied whose neighbour beyond it (a known piece) changed more and lost its round outline, while
+      its own outline stays, is that neighbour's side wall gone: the piece left from beyond (its point keeps the
+      ink of the side wall of the piece beyond it in turn).
+    In each, the piece that left could go where it is given."""
+    arrived, cfg, change, known, lvl, tops = w.arrived, w.cfg, w.change, w.known, w.lvl, w.tops
+    taken, vacated, was_occ = w.taken, w.vacated, w.was_occ
+    if tops is None or w.ref_view is None or len(vacated) != 1 or not 1 <= len(arrived) <= 2:
+        return
+    rise = w.outlines.rise()
+
+    def quiet(i: int | None) -> bool:  # empty before and unchanged: no side wall reached it
+        return i is not None and known[i] == "." and i not in taken and change[i] < cfg.body_side_quiet * lvl
+
+    src = vacated[0]
+    beyond, _ = _along_the_lean(src, tops, cfg)
+    if (beyond is not None and known[beyond] in _CASED and beyond in was_occ and beyond not in taken
+            and change[beyond] > change[src] and rise[beyond] <= -cfg.top_gone_fall
+            and rise[src] > -cfg.top_gone_fall and any(_reaches(known, beyond, a) for a in arrived)):
+        src = beyond
+    if known[src] not in _CASED or any(known[a] != "." for a in arrived):
+        return
+    if len(arrived) == 2:
+        a, b = arrived
+        for x, z in ((a, b), (b, a)):
+            if _along_the_lean(x, tops, cfg)[1] == z and quiet(_along_the_lean(z, tops, cfg)[1]) \
+                    and _reaches(known, src, x):
+                w.arrived, w.vacated = [x], [src]
+                return
+        return
+    x = arrived[0]
+    y, z = _along_the_lean(x, tops, cfg)
+    if (y is not None and known[y] == "." and y not in taken and quiet(z)
+            and change[y] >= cfg.top_beyond_changed * lvl and float(rise[y]) >= cfg.top_beyond_rise
+            and _reaches(known, src, y)):
+        x = y
+    if _reaches(known, src, x):
+        w.arrived, w.vacated = [x], [src]
 
 
 def _fresh(w: _Work) -> None:
@@ -1783,8 +1856,8 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
 # The steps `interpret` runs, in order, on what `_changed_points` found: the corrections, and among them the three
 # that only bind what the later ones share (`_vacated`, `_fresh`, `_touched_or_taken`). (A tuple looked up at each
 # call, so that bench/interpret_passes.py can measure what each correction is worth by running without it.)
-_PASSES = (_pieces_between, _vacated, _where_the_mover_went, _ink_leaning, _fresh, _source_of_an_arrival,
-           _captures_read_faintly, _changed_pieces, _touched_or_taken, _arrival_under_its_skirt,
+_PASSES = (_pieces_between, _vacated, _where_the_mover_went, _read_at_its_top, _ink_leaning, _fresh,
+           _source_of_an_arrival, _captures_read_faintly, _changed_pieces, _touched_or_taken, _arrival_under_its_skirt,
            _captures_under_changed_light, _went_nowhere_sure, _by_outlines, _taker_and_half_way, _touches_that_moved)
 
 

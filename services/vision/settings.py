@@ -271,6 +271,20 @@ class TrackerConfig:
     # the board's plane, which the tracker was tuned on, serves them (0.25 changed a hard game's pair at 0.248)
     tops_least: int = 8  # ... measured on the calibration frame's pieces whose round outlines stand out, at least
     # this many (an empty board or a few pieces leave the board's plane)
+    # (through the tops' plane a piece's top face stands on its point and its side wall and its foot's shadow reach
+    # from there towards the camera, as far again as the top leans (the foot is seen at the point less the lean):
+    # a piece set down changes its own point and its neighbour on the camera's side, never the one beyond its top;
+    # `interpret._read_at_its_top`. Rendered arrivals: the camera-side neighbour changed 1.5-2.3 times the change
+    # level, the far one 0.15-0.22; arrivals read one point towards the camera: the camera-side one 0.13-0.20, the
+    # far one, where the top face stood, 0.54-1.95, its round outline risen 0.19-0.35, against 0.00-0.02)
+    body_side_quiet: float = 0.5  # an arrival whose neighbour on the camera's side (empty before) changed under
+    # this share of the change level shows no side wall of its own: its top face may stand one point further
+    top_beyond_changed: float = 0.4  # ... and the point beyond it, away from the camera, changed at least this share
+    # of the change level
+    top_beyond_rise: float = 0.1  # ... and a round outline rose there by at least this (circle score; a standing
+    # piece's about 0.6-0.9): the top face stands there, the arrival read is its side wall
+    top_gone_fall: float = 0.1  # a point read emptied is its neighbour beyond's side wall gone where that
+    # neighbour's round outline fell by at least this (circle score) and its own did not
     dark_floor: float = 60.0  # grey level (0..255) under which a normalised change is weighed down (hand.dark_weight):
     # the camera's noise, 2-4 grey levels, is a tenth of a local mean of 25 (deep shade), over the change level
     # -- the camera's noise where it is (hand.noise_levels, hand.noise_scale): measured per cell of the view on the

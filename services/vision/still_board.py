@@ -911,7 +911,7 @@ class Tracker:
             lvl = _change_level(change, cfg) if change is not None else cfg.change_level
             squares, placed, nudged, misaligned = interpret(state.known, state.ref_view, state.ref_reading, view,
                                                             reading, cfg, outlines, change,
-                                                            _set_down_shift(state.hand_tips, cfg))
+                                                            _set_down_shift(state.hand_tips, cfg), state.tops)
             squares = _settled_from_between(state.known, squares, placed, dict(state.unsure_of))
             if change is not None:
                 squares, placed = _set_onto_by_outline(state.known, squares, placed, dict(state.unsure_of),
