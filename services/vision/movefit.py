@@ -384,6 +384,12 @@ _RECORDS = 2  # ways kept to each position: the best and the next best other rec
 # Two moves between two still boards (a player who answers at once) are rarer than one: a record that puts two in
 # one still board pays this (log-odds), so that a move is not added where the evidence of one alone is weak
 _TWO_IN_ONE = 2.0
+# A piece set down off its point towards a neighbour (or a tall piece seen steeply) shows on the neighbour's patch,
+# its own point bare: a move onto an empty point may take a piece's arrival seen on an orthogonal neighbour, one
+# that no move of the record changes and that stays empty on its boards, as its own, at this cost (log-odds). Twice
+# the least margin (`MoveModel.min_margin`, 1.5): where a move onto the neighbour itself is legal and its source
+# shows as plainly, that move wins by more than the margin
+OFF_POINT = 3.0
 
 
 def _side_index(c: str) -> int:
@@ -446,8 +452,26 @@ def start_following(position: Any) -> tuple[Followed, ...]:
 
 
 def _net_odds(table: np.ndarray, before: str, after: str, points: set[int]) -> float:
-    return float(sum(table[i, _side_index(before[i]), _side_index(after[i])] for i in points
-                     if _side_index(before[i]) != _side_index(after[i])))
+    """The log-odds of the changes from `before` to `after` at `points` over nothing changed there: each point's own,
+    an arrival on an empty point at least its neighbour's less `OFF_POINT` (`_off_point`)."""
+    total = 0.0
+    for i in points:
+        a, b = _side_index(before[i]), _side_index(after[i])
+        if a == b:
+            continue
+        odds = float(table[i, a, b])
+        if a == 0:
+            odds = max(odds, _off_point(table, before, after, points, i, b))
+        total += odds
+    return total
+
+
+def _off_point(table: np.ndarray, before: str, after: str, points: set[int], i: int, side: int) -> float:
+    """The log-odds of a piece of `side` arrived on the empty point `i` seen on a neighbour instead (`OFF_POINT`):
+    one empty before and after, not among the changed `points`."""
+    beside = [float(table[j, 0, side]) for j in neighbours(i)
+              if j not in points and before[j] == "." and after[j] == "."]
+    return max(beside, default=-np.inf) - OFF_POINT
 
 
 def _squares_of(move: Any) -> set[int]:
@@ -549,11 +573,18 @@ def follow(model: MoveModel, start: str, followed: tuple[Followed, ...], tables:
     for k, table in enumerate(tables):
         before, after = boards[k], boards[k + 1]
         changed = {i for i, _, _ in changes[k]}
-        if any(table[i, _side_index(before[i]), 0] < model.min_end for i in changed if after[i] == "."):
+        if any(_gone(table, i, _side_index(before[i])) < model.min_end for i in changed if after[i] == "."):
             return None
         if _left_unexplained(model, before, changed, table, unsure[k]):
             return None
     return list(rec.boards)
+
+
+def _gone(table: np.ndarray, i: int, side: int) -> float:
+    """The log-odds of the piece of `side` (1 red, 2 black) on point `i` gone from it, over staying: left it bare, or
+    another read in its place (the mover set down beside it or seen steeply over it, its shadow: whether the point
+    is bare now is the other records' question, each of which puts a piece there)."""
+    return float(np.logaddexp(table[i, side, 0], table[i, side, 3 - side]))
 
 
 def _boards_at(rec: Record, start: str, steps: int) -> list[str]:
