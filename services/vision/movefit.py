@@ -390,6 +390,7 @@ _TWO_IN_ONE = 2.0
 # the least margin (`MoveModel.min_margin`, 1.5): where a move onto the neighbour itself is legal and its source
 # shows as plainly, that move wins by more than the margin
 OFF_POINT = 3.0
+SHOWS = 0.0  # a point shows a change where the model finds it more likely than not (log-odds over none)
 
 
 def _side_index(c: str) -> int:
@@ -451,9 +452,10 @@ def start_following(position: Any) -> tuple[Followed, ...]:
     return (Followed(position, (Record(0.0),)),)
 
 
-def _net_odds(table: np.ndarray, before: str, after: str, points: set[int]) -> float:
+def _net_odds(table: np.ndarray, before: str, after: str, points: set[int], come: tuple[int, ...] = ()) -> float:
     """The log-odds of the changes from `before` to `after` at `points` over nothing changed there: each point's own,
-    an arrival on an empty point at least its neighbour's less `OFF_POINT` (`_off_point`)."""
+    an arrival on an empty point at least its neighbour's less `OFF_POINT` (`_off_point`; `come`, the points whose
+    arrival `table` shows, `_come`)."""
     total = 0.0
     for i in points:
         a, b = _side_index(before[i]), _side_index(after[i])
@@ -461,17 +463,34 @@ def _net_odds(table: np.ndarray, before: str, after: str, points: set[int]) -> f
             continue
         odds = float(table[i, a, b])
         if a == 0:
-            odds = max(odds, _off_point(table, before, after, points, i, b))
+            odds = max(odds, _off_point(table, before, after, points, come, i, b))
         total += odds
     return total
 
 
-def _off_point(table: np.ndarray, before: str, after: str, points: set[int], i: int, side: int) -> float:
+def _come(table: np.ndarray) -> tuple[int, ...]:
+    """The points whose change from empty to a piece `table` shows (`SHOWS`)."""
+    return tuple(int(j) for j in np.flatnonzero(table[:, 0, 1:].max(axis=1) >= SHOWS))
+
+
+def _off_point(table: np.ndarray, before: str, after: str, points: set[int], come: tuple[int, ...], i: int,
+               side: int) -> float:
     """The log-odds of a piece of `side` arrived on the empty point `i` seen on a neighbour instead (`OFF_POINT`):
-    one empty before and after, not among the changed `points`."""
-    beside = [float(table[j, 0, side]) for j in neighbours(i)
-              if j not in points and before[j] == "." and after[j] == "."]
-    return max(beside, default=-np.inf) - OFF_POINT
+    one empty before and after, not among the changed `points`, beside no other point that shows a change of its
+    own (a change beside a piece come or gone there is that piece's: its body seen steeply, its shadow), and the
+    only point the moves leave showing a piece come (`come`; where another shows one, that one may be the mover's
+    own point and this its body: which the mover's is, is not told)."""
+    left = [j for j in come if j not in points and before[j] == "." and after[j] == "."]
+    if len(left) != 1 or left[0] not in neighbours(i):
+        return -np.inf
+    j = left[0]
+    for k in neighbours(j):
+        if k == i or before[k] == "?":
+            continue
+        a = _side_index(before[k])
+        if max(float(table[k, a, b]) for b in range(3) if b != a) >= SHOWS:
+            return -np.inf
+    return float(table[j, 0, side]) - OFF_POINT
 
 
 def _squares_of(move: Any) -> set[int]:
@@ -495,6 +514,7 @@ def follow_step(followed: tuple[Followed, ...], table: np.ndarray, step: int,
         offers.setdefault(board, []).append((record, position))
 
     firsts: list[tuple[float, Followed, Any, str, set[int]]] = []
+    come = _come(table)
     for f in followed:
         before = f.position.squares()
         for rec in f.records:
@@ -505,7 +525,7 @@ def follow_step(followed: tuple[Followed, ...], table: np.ndarray, step: int,
                 continue
             after_pos = f.position.play(move)
             after = after_pos.squares()
-            odds = _net_odds(table, before, after, points)
+            odds = _net_odds(table, before, after, points, come)
             for rec in f.records:
                 offer(after, after_pos, Record(rec.odds + odds, (*rec.boards, after), (*rec.steps, step)))
             firsts.append((f.records[0].odds + odds, f, after_pos, after, points))
@@ -517,7 +537,7 @@ def follow_step(followed: tuple[Followed, ...], table: np.ndarray, step: int,
                 continue
             two_pos = first_pos.play(move)
             two = two_pos.squares()
-            odds = _net_odds(table, before, two, points | _squares_of(move)) - _TWO_IN_ONE
+            odds = _net_odds(table, before, two, points | _squares_of(move), come) - _TWO_IN_ONE
             for rec in f.records:
                 offer(two, two_pos, Record(rec.odds + odds, (*rec.boards, first, two), (*rec.steps, step, step)))
     out = []
