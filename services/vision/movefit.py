@@ -566,8 +566,8 @@ def follow(model: MoveModel, start: str, followed: tuple[Followed, ...], tables:
     between the still boards is each board's own.
 
     The bar: the best record's odds must clear the next best record (to the same board or another) and nothing
-    moved by the model's margin (`min_margin`), and half its `min_score`; every point it empties must show it at
-    its still board (`min_end`); and it leaves no plain change that another move would explain
+    moved by the model's margin (`min_margin`), and half its `min_score`; every point it empties must show its
+    piece gone at its still board (`min_end`, `_gone`); and it leaves no plain change that another move would explain
     (`_left_unexplained`). An unsure point counts for nothing either way: a move off it is told by its other point
     (and by the boards after)."""
     if not followed:

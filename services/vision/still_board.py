@@ -31,7 +31,10 @@ evidence and takes the one, or the two moves of a board not still between them, 
 else the rules' reading stands and the referee calls an arbiter.
 The positions the rest of the system holds come back: the referee's moves and an arbiter's restored position are
 taken as the known board (`adopt`); where the referee could not follow a still board (`not_followed`), the next one
-is read again from the last still board it followed, over the moves the rules allow from its position.
+is read again from the last still board it followed, over the moves the rules allow from its position; where the
+evidence of each point cannot tell those moves apart, by the rules' readings of those still boards, each a legal
+move but at one point read otherwise whose view did not change (`misread`), that point then kept as the referee's
+position holds it while its view stays so.
 A board plays one game after another: at the next game (`new_game`) the last game's board is forgotten, the
 calibration kept, and the next still board that shows the new game's start is its first.
 """
