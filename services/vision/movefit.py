@@ -452,10 +452,11 @@ def start_following(position: Any) -> tuple[Followed, ...]:
     return (Followed(position, (Record(0.0),)),)
 
 
-def _net_odds(table: np.ndarray, before: str, after: str, points: set[int], come: tuple[int, ...] = ()) -> float:
+def _net_odds(table: np.ndarray, before: str, after: str, points: set[int], come: tuple[int, ...] = (),
+              direct: frozenset[int] = frozenset(range(90))) -> float:
     """The log-odds of the changes from `before` to `after` at `points` over nothing changed there: each point's own,
     an arrival on an empty point at least its neighbour's less `OFF_POINT` (`_off_point`; `come`, the points whose
-    arrival `table` shows, `_come`)."""
+    arrival `table` shows, `_come`; `direct`, where the movers could have gone themselves)."""
     total = 0.0
     for i in points:
         a, b = _side_index(before[i]), _side_index(after[i])
@@ -463,7 +464,7 @@ def _net_odds(table: np.ndarray, before: str, after: str, points: set[int], come
             continue
         odds = float(table[i, a, b])
         if a == 0:
-            odds = max(odds, _off_point(table, before, after, points, come, i, b))
+            odds = max(odds, _off_point(table, before, after, points, come, direct, i, b))
         total += odds
     return total
 
@@ -473,15 +474,18 @@ def _come(table: np.ndarray) -> tuple[int, ...]:
     return tuple(int(j) for j in np.flatnonzero(table[:, 0, 1:].max(axis=1) >= SHOWS))
 
 
-def _off_point(table: np.ndarray, before: str, after: str, points: set[int], come: tuple[int, ...], i: int,
-               side: int) -> float:
+def _off_point(table: np.ndarray, before: str, after: str, points: set[int], come: tuple[int, ...],
+               direct: frozenset[int], i: int, side: int) -> float:
     """The log-odds of a piece of `side` arrived on the empty point `i` seen on a neighbour instead (`OFF_POINT`):
     one empty before and after, not among the changed `points`, beside no other point that shows a change of its
-    own (a change beside a piece come or gone there is that piece's: its body seen steeply, its shadow), and the
+    own (a change beside a piece come or gone there is that piece's: its body seen steeply, its shadow), the
     only point the moves leave showing a piece come (`come`; where another shows one, that one may be the mover's
-    own point and this its body: which the mover's is, is not told)."""
+    own point and this its body: which the mover's is, is not told), and not one the mover could have gone to
+    itself (`direct`: that move is weighed by the point's own odds; taken as set down beside it, a move one point
+    off would come within the margin of it, and a later still board, its view unchanged, read as the piece
+    moving on to where it was seen all along)."""
     left = [j for j in come if j not in points and before[j] == "." and after[j] == "."]
-    if len(left) != 1 or left[0] not in neighbours(i):
+    if len(left) != 1 or left[0] not in neighbours(i) or left[0] in direct:
         return -np.inf
     j = left[0]
     for k in neighbours(j):
@@ -491,6 +495,14 @@ def _off_point(table: np.ndarray, before: str, after: str, points: set[int], com
         if max(float(table[k, a, b]) for b in range(3) if b != a) >= SHOWS:
             return -np.inf
     return float(table[j, 0, side]) - OFF_POINT
+
+
+def _reach_of(moves: list[Any]) -> dict[Any, frozenset[int]]:
+    """Where each piece (by the point it moves from) may go among `moves`."""
+    out: dict[Any, set[int]] = {}
+    for m in moves:
+        out.setdefault(m.frm, set()).update(_squares_of(m))
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def _squares_of(move: Any) -> set[int]:
@@ -513,31 +525,37 @@ def follow_step(followed: tuple[Followed, ...], table: np.ndarray, step: int,
     def offer(board: str, position: Any, record: Record) -> None:
         offers.setdefault(board, []).append((record, position))
 
-    firsts: list[tuple[float, Followed, Any, str, set[int]]] = []
+    firsts: list[tuple[float, Followed, Any, str, set[int], frozenset[int]]] = []
     come = _come(table)
     for f in followed:
         before = f.position.squares()
         for rec in f.records:
             offer(before, f.position, rec)
-        for move in f.position.legal_moves():
+        moves = f.position.legal_moves()
+        reach_of = _reach_of(moves)
+        for move in moves:
             points = _squares_of(move)
             if points <= unsure:
                 continue
             after_pos = f.position.play(move)
             after = after_pos.squares()
-            odds = _net_odds(table, before, after, points, come)
+            direct = reach_of[move.frm]
+            odds = _net_odds(table, before, after, points, come, direct)
             for rec in f.records:
                 offer(after, after_pos, Record(rec.odds + odds, (*rec.boards, after), (*rec.steps, step)))
-            firsts.append((f.records[0].odds + odds, f, after_pos, after, points))
+            firsts.append((f.records[0].odds + odds, f, after_pos, after, points, direct))
     firsts.sort(key=lambda t: -t[0])
-    for _, f, first_pos, first, points in firsts[:_TWO_FROM]:
+    for _, f, first_pos, first, points, direct in firsts[:_TWO_FROM]:
         before = f.position.squares()
-        for move in first_pos.legal_moves():
+        moves = first_pos.legal_moves()
+        reach_of = _reach_of(moves)
+        for move in moves:
             if _squares_of(move) <= unsure:
                 continue
             two_pos = first_pos.play(move)
             two = two_pos.squares()
-            odds = _net_odds(table, before, two, points | _squares_of(move), come) - _TWO_IN_ONE
+            odds = _net_odds(table, before, two, points | _squares_of(move), come,
+                             direct | reach_of[move.frm]) - _TWO_IN_ONE
             for rec in f.records:
                 offer(two, two_pos, Record(rec.odds + odds, (*rec.boards, first, two), (*rec.steps, step, step)))
     out = []
