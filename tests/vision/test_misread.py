@@ -68,3 +68,21 @@ def test_no_move_is_taken_from_a_reading_that_fits_two_alike_or_shows_its_source
     assert read_over(pos, [_read(one.squares(), a1="R")], [_table(a0=(1, 0, 0.6))], PLAIN, GONE) is None
     assert read_over(pos, [_read(one.squares(), d0=".")], [_table(a0=(1, 0, -5.0))], PLAIN, GONE) is None
     assert read_over(pos, [_read(pos.squares(), d0=".")], [_table()], PLAIN, GONE) is None
+
+
+def test_a_point_misread_is_kept_as_the_position_holds_it_while_its_view_is_unchanged() -> None:
+    """The advisor d0 read gone again, its view unchanged since the last still board: the position's letter stands
+    (and the point stays so kept, read right or not); once its view changed (a piece moved off it), the reading
+    stands and the point is no longer kept."""
+    from xqarb.vision.settings import TrackerConfig
+    from xqarb.vision.still_board import _misread_kept
+
+    cfg = TrackerConfig()
+    known = Position.start().squares()
+    read = _read(known, d0=".")
+    quiet = np.zeros(90)
+    assert _misread_kept(known, read, frozenset({IDX["d0"]}), quiet, 1.0, cfg) == (known, frozenset({IDX["d0"]}))
+    assert _misread_kept(known, known, frozenset({IDX["d0"]}), quiet, 1.0, cfg) == (known, frozenset({IDX["d0"]}))
+    moved = quiet.copy()
+    moved[IDX["d0"]] = 5.0
+    assert _misread_kept(known, read, frozenset({IDX["d0"]}), moved, 1.0, cfg) == (read, frozenset())
