@@ -876,15 +876,7 @@ class Tracker:
             looked, weighed = self._look_again(state, view, reading, emit)
             if looked is not None:
                 return looked, obs
-            over = self._read_over(state, weighed, emit)
-            if over is not None:
-                # the still boards before this one followed by their readings: this one is read as ever against
-                # the last of them, from the position the moves reached
-                state = over
-            else:
-                # nothing clearly explains it from there yet: the board is read as ever (against the last still
-                # board, which may be this one: then nothing is new), and followed on from the anchor at the next one
-                state, weighed_now = replace(state, held=None, anchor=weighed), True
+            state, weighed_now = self._not_looked(state, weighed, emit)
         if state.known is None:
             start = state.start or cfg.start_squares
             squares = self._first_squares(reading, start, cfg, oriented=state.fit_given, view=view,
@@ -1080,6 +1072,18 @@ class Tracker:
                        lifted=frozenset(), ref_circles=circles, doubted=(), ink_only=(), held=None, anchor=anchor,
                        hand_tips=(),
                        unsure_of=tuple((i, c) for i, c in state.unsure_of if known[i] == "?")), weighed
+
+    def _not_looked(self, state: TrackerState, weighed: Anchor, emit: Emit) -> tuple[TrackerState, bool]:
+        """The state to read a still board in as ever where looking again (`_look_again`, its anchor `weighed`) did
+        not follow it, and whether its change was weighed in the anchor's trail (this still board the last)."""
+        over = self._read_over(state, weighed, emit)
+        if over is not None:
+            # the still boards before this one followed by their readings: this one is read as ever against the
+            # last of them, from the position the moves reached
+            return over, False
+        # nothing clearly explains it from there yet: the board is read as ever (against the last still board,
+        # which may be this one: then nothing is new), and followed on from the anchor at the next one
+        return replace(state, held=None, anchor=weighed), True
 
     def _read_over(self, state: TrackerState, weighed: Anchor, emit: Emit) -> TrackerState | None:
         """Where the move fit could not follow the still boards since the anchor (`_look_again`'s `weighed`: their
