@@ -384,6 +384,13 @@ _RECORDS = 2  # ways kept to each position: the best and the next best other rec
 # Two moves between two still boards (a player who answers at once) are rarer than one: a record that puts two in
 # one still board pays this (log-odds), so that a move is not added where the evidence of one alone is weak
 _TWO_IN_ONE = 2.0
+# A piece set down off its point towards a neighbour (or a tall piece seen steeply) shows on the neighbour's patch,
+# its own point bare: a move onto an empty point may take a piece's arrival seen on an orthogonal neighbour, one
+# that no move of the record changes and that stays empty on its boards, as its own, at this cost (log-odds). Twice
+# the least margin (`MoveModel.min_margin`, 1.5): where a move onto the neighbour itself is legal and its source
+# shows as plainly, that move wins by more than the margin
+OFF_POINT = 3.0
+SHOWS = 0.0  # a point shows a change where the model finds it more likely than not (log-odds over none)
 
 
 def _side_index(c: str) -> int:
@@ -445,9 +452,57 @@ def start_following(position: Any) -> tuple[Followed, ...]:
     return (Followed(position, (Record(0.0),)),)
 
 
-def _net_odds(table: np.ndarray, before: str, after: str, points: set[int]) -> float:
-    return float(sum(table[i, _side_index(before[i]), _side_index(after[i])] for i in points
-                     if _side_index(before[i]) != _side_index(after[i])))
+def _net_odds(table: np.ndarray, before: str, after: str, points: set[int], come: tuple[int, ...] = (),
+              direct: frozenset[int] = frozenset(range(90))) -> float:
+    """The log-odds of the changes from `before` to `after` at `points` over nothing changed there: each point's own,
+    an arrival on an empty point at least its neighbour's less `OFF_POINT` (`_off_point`; `come`, the points whose
+    arrival `table` shows, `_come`; `direct`, where the movers could have gone themselves)."""
+    total = 0.0
+    for i in points:
+        a, b = _side_index(before[i]), _side_index(after[i])
+        if a == b:
+            continue
+        odds = float(table[i, a, b])
+        if a == 0:
+            odds = max(odds, _off_point(table, before, after, points, come, direct, i, b))
+        total += odds
+    return total
+
+
+def _come(table: np.ndarray) -> tuple[int, ...]:
+    """The points whose change from empty to a piece `table` shows (`SHOWS`)."""
+    return tuple(int(j) for j in np.flatnonzero(table[:, 0, 1:].max(axis=1) >= SHOWS))
+
+
+def _off_point(table: np.ndarray, before: str, after: str, points: set[int], come: tuple[int, ...],
+               direct: frozenset[int], i: int, side: int) -> float:
+    """The log-odds of a piece of `side` arrived on the empty point `i` seen on a neighbour instead (`OFF_POINT`):
+    one empty before and after, not among the changed `points`, beside no other point that shows a change of its
+    own (a change beside a piece come or gone there is that piece's: its body seen steeply, its shadow), the
+    only point the moves leave showing a piece come (`come`; where another shows one, that one may be the mover's
+    own point and this its body: which the mover's is, is not told), and not one the mover could have gone to
+    itself (`direct`: that move is weighed by the point's own odds; taken as set down beside it, a move one point
+    off would come within the margin of it, and a later still board, its view unchanged, read as the piece
+    moving on to where it was seen all along)."""
+    left = [j for j in come if j not in points and before[j] == "." and after[j] == "."]
+    if len(left) != 1 or left[0] not in neighbours(i) or left[0] in direct:
+        return -np.inf
+    j = left[0]
+    for k in neighbours(j):
+        if k == i or before[k] == "?":
+            continue
+        a = _side_index(before[k])
+        if max(float(table[k, a, b]) for b in range(3) if b != a) >= SHOWS:
+            return -np.inf
+    return float(table[j, 0, side]) - OFF_POINT
+
+
+def _reach_of(moves: list[Any]) -> dict[Any, frozenset[int]]:
+    """Where each piece (by the point it moves from) may go among `moves`."""
+    out: dict[Any, set[int]] = {}
+    for m in moves:
+        out.setdefault(m.frm, set()).update(_squares_of(m))
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def _squares_of(move: Any) -> set[int]:
@@ -470,30 +525,37 @@ def follow_step(followed: tuple[Followed, ...], table: np.ndarray, step: int,
     def offer(board: str, position: Any, record: Record) -> None:
         offers.setdefault(board, []).append((record, position))
 
-    firsts: list[tuple[float, Followed, Any, str, set[int]]] = []
+    firsts: list[tuple[float, Followed, Any, str, set[int], frozenset[int]]] = []
+    come = _come(table)
     for f in followed:
         before = f.position.squares()
         for rec in f.records:
             offer(before, f.position, rec)
-        for move in f.position.legal_moves():
+        moves = f.position.legal_moves()
+        reach_of = _reach_of(moves)
+        for move in moves:
             points = _squares_of(move)
             if points <= unsure:
                 continue
             after_pos = f.position.play(move)
             after = after_pos.squares()
-            odds = _net_odds(table, before, after, points)
+            direct = reach_of[move.frm]
+            odds = _net_odds(table, before, after, points, come, direct)
             for rec in f.records:
                 offer(after, after_pos, Record(rec.odds + odds, (*rec.boards, after), (*rec.steps, step)))
-            firsts.append((f.records[0].odds + odds, f, after_pos, after, points))
+            firsts.append((f.records[0].odds + odds, f, after_pos, after, points, direct))
     firsts.sort(key=lambda t: -t[0])
-    for _, f, first_pos, first, points in firsts[:_TWO_FROM]:
+    for _, f, first_pos, first, points, direct in firsts[:_TWO_FROM]:
         before = f.position.squares()
-        for move in first_pos.legal_moves():
+        moves = first_pos.legal_moves()
+        reach_of = _reach_of(moves)
+        for move in moves:
             if _squares_of(move) <= unsure:
                 continue
             two_pos = first_pos.play(move)
             two = two_pos.squares()
-            odds = _net_odds(table, before, two, points | _squares_of(move)) - _TWO_IN_ONE
+            odds = _net_odds(table, before, two, points | _squares_of(move), come,
+                             direct | reach_of[move.frm]) - _TWO_IN_ONE
             for rec in f.records:
                 offer(two, two_pos, Record(rec.odds + odds, (*rec.boards, first, two), (*rec.steps, step, step)))
     out = []
@@ -522,8 +584,8 @@ def follow(model: MoveModel, start: str, followed: tuple[Followed, ...], tables:
     between the still boards is each board's own.
 
     The bar: the best record's odds must clear the next best record (to the same board or another) and nothing
-    moved by the model's margin (`min_margin`), and half its `min_score`; every point it empties must show it at
-    its still board (`min_end`); and it leaves no plain change that another move would explain
+    moved by the model's margin (`min_margin`), and half its `min_score`; every point it empties must show its
+    piece gone at its still board (`min_end`, `_gone`); and it leaves no plain change that another move would explain
     (`_left_unexplained`). An unsure point counts for nothing either way: a move off it is told by its other point
     (and by the boards after)."""
     if not followed:
@@ -549,11 +611,18 @@ def follow(model: MoveModel, start: str, followed: tuple[Followed, ...], tables:
     for k, table in enumerate(tables):
         before, after = boards[k], boards[k + 1]
         changed = {i for i, _, _ in changes[k]}
-        if any(table[i, _side_index(before[i]), 0] < model.min_end for i in changed if after[i] == "."):
+        if any(_gone(table, i, _side_index(before[i])) < model.min_end for i in changed if after[i] == "."):
             return None
         if _left_unexplained(model, before, changed, table, unsure[k]):
             return None
     return list(rec.boards)
+
+
+def _gone(table: np.ndarray, i: int, side: int) -> float:
+    """The log-odds of the piece of `side` (1 red, 2 black) on point `i` gone from it, over staying: left it bare, or
+    another read in its place (the mover set down beside it or seen steeply over it, its shadow: whether the point
+    is bare now is the other records' question, each of which puts a piece there)."""
+    return float(np.logaddexp(table[i, side, 0], table[i, side, 3 - side]))
 
 
 def _boards_at(rec: Record, start: str, steps: int) -> list[str]:

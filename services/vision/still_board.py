@@ -31,7 +31,10 @@ evidence and takes the one, or the two moves of a board not still between them, 
 else the rules' reading stands and the referee calls an arbiter.
 The positions the rest of the system holds come back: the referee's moves and an arbiter's restored position are
 taken as the known board (`adopt`); where the referee could not follow a still board (`not_followed`), the next one
-is read again from the last still board it followed, over the moves the rules allow from its position.
+is read again from the last still board it followed, over the moves the rules allow from its position; where the
+evidence of each point cannot tell those moves apart, by the rules' readings of those still boards, each a legal
+move but at one point read otherwise whose view did not change (`misread`), that point then kept as the referee's
+position holds it while its view stays so.
 A board plays one game after another: at the next game (`new_game`) the last game's board is forgotten, the
 calibration kept, and the next still board that shows the new game's start is its first.
 """
@@ -80,6 +83,7 @@ from .hand import (
 from .interpret import _set_onto_by_outline, _settled_from_between, as_seen_twice, interpret
 from .joint_reading import joint_reading
 from .look_colour import look_colour
+from .misread import read_over
 from .move_checks import unseen_partners
 from .movefit import (
     Followed,
@@ -225,6 +229,9 @@ class TrackerState:
     # the referee's position (FEN) where it said it could not follow the last still board: the next still board is
     # read again from the anchor with the rules' legal moves (`_look_again`)
     held: str | None = None
+    # points read otherwise than the referee's position holds them, their view unchanged since (`misread.read_over`):
+    # while their view stays so, the reading there is the camera's old misreading and the position's letter stands
+    misread: frozenset[int] = frozenset()
     # the fingertips of the hand over the board in each frame of its last visit (`_hand_tip`): where it set a piece
     # down, against where it took it up (`_set_down_shift`)
     hand_tips: tuple[tuple[float, float, int], ...] = ()
@@ -601,7 +608,7 @@ class Tracker:
         return replace(state, fit=fit, calib_support=_view_support(view, state.tops),
                        calib_sharpness=_sharpness(view), fault=None, still_since=t_us, unseen=unseen,
                        outside=outside, ref_view=None, pending=True, anchor=None, held=None, noise=(),
-                       still_views=None), view
+                       still_views=None, misread=frozenset()), view
 
     def _board_seen(self, image_shape: tuple[int, ...], fit: BoardFit, tops: Tops | None, emit: Emit,
                     reported: frozenset[int] = frozenset(),
@@ -869,9 +876,7 @@ class Tracker:
             looked, weighed = self._look_again(state, view, reading, emit)
             if looked is not None:
                 return looked, obs
-            # nothing clearly explains it from there yet: the board is read as ever (against the last still board,
-            # which may be this one: then nothing is new), and followed on from the anchor at the next one
-            state, weighed_now = replace(state, held=None, anchor=weighed), True
+            state, weighed_now = self._not_looked(state, weighed, emit)
         if state.known is None:
             start = state.start or cfg.start_squares
             squares = self._first_squares(reading, start, cfg, oriented=state.fit_given, view=view,
@@ -942,6 +947,8 @@ class Tracker:
                                                                   dict(state.doubted), unsure_of, misaligned, settled,
                                                                   cfg=cfg, changed=changed)
             ref_circles = outlines.computed()
+            squares, misread = _misread_kept(state.known, squares, state.misread, change, lvl, cfg)
+            state = replace(state, misread=misread)
         if state.unseen and state.known is not None:
             # a move with an end out of view is one move only where what is seen shows it plainly
             squares, placed = unseen_partners(state.known, squares, placed, state.unseen, reading, cfg)
@@ -1066,6 +1073,51 @@ class Tracker:
                        hand_tips=(),
                        unsure_of=tuple((i, c) for i, c in state.unsure_of if known[i] == "?")), weighed
 
+    def _not_looked(self, state: TrackerState, weighed: Anchor, emit: Emit) -> tuple[TrackerState, bool]:
+        """The state to read a still board in as ever where looking again (`_look_again`, its anchor `weighed`) did
+        not follow it, and whether its change was weighed in the anchor's trail (this still board the last)."""
+        over = self._read_over(state, weighed, emit)
+        if over is not None:
+            # the still boards before this one followed by their readings: this one is read as ever against the
+            # last of them, from the position the moves reached
+            return over, False
+        # nothing clearly explains it from there yet: the board is read as ever (against the last still board,
+        # which may be this one: then nothing is new), and followed on from the anchor at the next one
+        return replace(state, held=None, anchor=weighed), True
+
+    def _read_over(self, state: TrackerState, weighed: Anchor, emit: Emit) -> TrackerState | None:
+        """Where the move fit could not follow the still boards since the anchor (`_look_again`'s `weighed`: their
+        changes weighed, this still board the last), those before this one followed by their rules' readings
+        (`misread.read_over`: one legal move each, or none, at most one point read otherwise, its view unchanged),
+        each move reported as the still board it left (PiecePlaced, BoardStable). The state, its known board the
+        position the moves reach (the points read otherwise kept as it holds them, `misread`) and its anchor the last
+        of those still boards (the last still board read: `ref_view`), this one yet to be read; None where they do
+        not clearly show the moves."""
+        from xqarb.referee.rules import Position
+
+        model, fen = self.move_model, state.held
+        trail = weighed.trail[:-1]
+        if (not trail or fen is None or not isinstance(model, MoveModel) or state.ref_view is None
+                or state.ref_reading is None or any(st.table is None for st in trail)):
+            return None
+        over = read_over(Position.from_fen(fen), [st.squares for st in trail], [st.table for st in trail],
+                         model.max_other, model.min_end)
+        if over is None or any(c == "?" for c in weighed.squares):
+            return None  # (a piece left between two points: the move fit's, which follows such a pair)
+        before = Position.from_fen(fen).squares()
+        if any(b[i] != before[i] for b in over.boards for i in state.unseen):
+            return None  # (a move with an end out of view: nothing there tells it)
+        for board in over.boards:
+            for i in range(90):
+                if board[i] != "." and board[i] != before[i]:
+                    emit("PiecePlaced", point=point_name(i))
+            emit("BoardStable", squares=state.as_reported(board))
+            before = board
+        known = before
+        anchor = Anchor(known, state.ref_view, state.ref_reading, state.ref_circles)
+        return replace(state, known=known, held=None, anchor=anchor, doubted=(), ink_only=(), unsure_of=(),
+                       misread=over.misread)
+
     def _first_squares(self, reading: PointReading, start: str | None, cfg: TrackerConfig, *,
                        oriented: bool = False, view: np.ndarray | None = None,
                        unseen: frozenset[int] = frozenset(), tops: Tops | None = None) -> str | None:
@@ -1123,3 +1175,14 @@ class Tracker:
 # ---------------------------------------------------------------------------------------------------------------
 
 
+def _misread_kept(known: str, squares: str, misread: frozenset[int], change: np.ndarray | None, level: float,
+                  cfg: TrackerConfig) -> tuple[str, frozenset[int]]:
+    """`squares` with the points read otherwise than the referee's position holds them (`misread`) kept as `known`
+    has them where their view has not changed since the last still board (under `change_half` of its `level`): the
+    reading there is the camera's misreading, seen again. A point whose view changed (a piece moved off or onto it)
+    is read as ever, and no longer so kept (a point read as the position holds it stays so kept while its view is
+    unchanged: the rules read a point against the last still board, and the misreading may come back)."""
+    if not misread or change is None:
+        return squares, frozenset()
+    kept = frozenset(i for i in misread if change[i] < cfg.change_half * level and known[i] != "?")
+    return "".join(known[i] if i in kept else c for i, c in enumerate(squares)), kept

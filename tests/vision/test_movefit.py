@@ -389,3 +389,36 @@ def test_a_change_beside_where_a_piece_was_set_down_is_that_piece_s(model) -> No
     odds[IDX["h1"]] = [-7.0, -7.0]
     odds[IDX["h2"]] = [9.3, 0.0]
     assert _looked_again(model, known, odds, pos) is None
+
+
+def test_after_a_snapshot_that_fits_no_move_a_piece_read_beside_its_point_is_followed(model) -> None:
+    """Hard game 212's shape: the black elephant g9-e7 set down towards f7, read there: f7 plainly shows a black
+    piece come (no legal move reaches it but the cannon b7's, which plainly stayed), e7 shows nothing, and the
+    elephant's other point i7 nothing either. The referee could not follow it; looked at again from its position,
+    with Red's horse b0-c2 next, the elephant's move to the point beside the arrival is taken, and the game goes on
+    from there. The same arrival on a point beside
+    neither e7 nor i7 tells the one from the other: nothing is taken."""
+    pos = _position("g0e2", "g6g5", "c3c4")
+    start = pos.squares()
+    one = _moved(start, "g9", "e7")
+    two = _moved(one, "b0", "c2")
+    quiet = {"g9": (3.4, 0.9), "e7": (-4.0, -4.0), "i7": (-3.8, -3.8), "b7": (-5.7, -3.5)}
+    tables = [_quiet(start, f7=(6.4, 6.4), **quiet), _quiet(one, b0=(9.0, 1.0), c2=(-5.0, 6.0))]
+    assert _followed(model, pos, tables) == [one, two]
+    # the same arrival on d6 (beside neither e7 nor i7): no record is clear
+    tables[0] = _quiet(start, d6=(6.4, 6.4), **quiet)
+    assert _followed(model, pos, tables) is None
+
+
+def test_a_source_read_replaced_rather_than_bare_is_a_piece_gone(model) -> None:
+    """Hard game 230's shape: the black pawn c6-c5, the model reading c6 as taken by Red (1.8) rather than left bare
+    (-0.8), c5 plainly come; then Red's horse b0-a2. The pawn's point shows its piece gone, and the record is
+    taken; where c6 shows no change of either kind, nothing is."""
+    pos = _position("h2e2", "h9g7", "h0g2", "b9c7", "i0h0", "i9h9", "g3g4")
+    start = pos.squares()
+    one = _moved(start, "c6", "c5")
+    two = _moved(one, "b0", "a2")
+    tables = [_quiet(start, c6=(-0.8, 1.8), c5=(5.6, 5.6)), _quiet(one, b0=(9.0, 1.0), a2=(6.0, -5.0))]
+    assert _followed(model, pos, tables) == [one, two]
+    tables[0] = _quiet(start, c6=(-0.8, -3.0), c5=(5.6, 5.6))
+    assert _followed(model, pos, tables) is None
