@@ -42,6 +42,7 @@ from .point_evidence import (
     _outline_gone,
     _outline_left,
     _outline_moved,
+    _outline_on_the_segment,
     _pair_emptied,
     _pair_left,
     _plain_disc_near,
@@ -480,15 +481,16 @@ class _Work:
 
     def outline_between(self, i: int, j: int) -> bool:
         """The round outline bears out ink peaks that lean towards each other from the neighbouring points i and j: a
-        piece's top face stands half-way between them (`_half_way_between`: its outline's centre, parallax removed,
-        half-way along the line joining them and on it). Ink peaks alone are faked by a character printed off its
-        face's centre and by a shadow reading as ink beside a piece standing on one of the two; the outline is the
-        face's own rim. A pair already left unsure by the piece (both points '?') is that piece seen again, and
-        where too few pieces stand to measure the parallax by, the peaks alone tell."""
+        piece's top face stands on the segment joining them, clear of both (`_outline_on_the_segment`). Ink peaks
+        alone are faked by a piece touched on its point whose ink leans over towards its neighbour, by a character
+        printed off its face's centre and by a shadow reading as ink beside a piece standing on one of the two; the
+        outline is the face's own rim, and it stays near the point the piece stands on. A pair already left unsure
+        by the piece (both points '?') is that piece seen again, and where too few pieces stand to measure the
+        parallax by, the peaks alone tell."""
         standing = self.pieces_but(i, j)
         if (self.known[i] == "?" and self.known[j] == "?") or len(standing) < self.cfg.least_standing:
             return True
-        return _half_way_between(self.view_circles(), i, j, standing, self.cfg)
+        return _outline_on_the_segment(self.view_circles(), i, j, standing, self.cfg)
 
     def fresh_pairs(self) -> list[tuple[int, int]]:
         """The pairs found this move: a piece left half-way by an earlier move (both points already unsure) is

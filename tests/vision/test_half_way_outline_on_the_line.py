@@ -79,3 +79,25 @@ def test_ink_peaks_between_two_fresh_points_need_an_outline_half_way() -> None:
 def test_a_pair_left_unsure_before_is_that_piece_seen_again_whatever_its_outline() -> None:
     score, i, j, _ = _case("e4", "e5", 0.05, 0.0)
     assert _work(_known(_STANDING, unsure=("e4", "e5")), score).outline_between(i, j)
+
+
+def test_a_piece_standing_on_its_point_is_not_reported_between_two_points_when_its_outline_stays_near_it() -> None:
+    # a piece touched on e4, its ink leaning over towards e5: its outline 0.15 off e4 along the line
+    score, i, j, _ = _case("e4", "e5", 0.15, 0.0)
+    assert not _work(_known(_STANDING), score).outline_between(i, j)
+    assert not _work(_known(_STANDING), score).outline_between(j, i)
+
+
+def test_ink_peaks_half_way_are_borne_out_by_an_outline_on_the_segment_clear_of_both_points() -> None:
+    # a tall piece half-way whose top face's parallax is misjudged: its disc seen 0.27 off e5, on the line
+    score, i, j, _ = _case("e4", "e5", 0.73, 0.0)
+    assert not _half_way_between(score, i, j, [point_index(p) for p in _STANDING], DEFAULTS)  # (alone: too near e5)
+    assert _work(_known(_STANDING), score).outline_between(i, j)
+
+
+@pytest.mark.parametrize(("along", "across"), [(0.5, 0.27), (-0.3, 0.0)])
+def test_ink_peaks_half_way_are_no_piece_between_where_the_outline_is_off_the_segment(along: float,
+                                                                                     across: float) -> None:
+    # a disc to the side of the line, or beyond one of the points: another piece's
+    score, i, j, _ = _case("e4", "e5", along, across)
+    assert not _work(_known(_STANDING), score).outline_between(i, j)
