@@ -86,9 +86,9 @@ class MoveModel:
     min_margin: float  # ... and over the next best move
     # Each of its two points must show its own change more likely than not (log-odds over staying as it was), and no
     # other point may show a change as likely as `max_other`: a move that leaves a plain change unexplained is not
-    # what happened (a piece set down half-way between two points shows on both; hard game 686, the cannon h2 left
+    # what happened (a piece set down half-way between two points shows on both; e.g. the cannon h2 left
     # between g2 and g1: h2-i2 scored best by h2's emptying alone, i2 -1.6, g1 5.8 unexplained). (2, not 1: a piece's
-    # shadow or the hand's changes a neighbour up to 1.6 (hard game 827); on the training snapshots the true move left
+    # shadow or the hand's changes a neighbour up to 1.6; on the training snapshots the true move left
     # another point at 1 or more 2 times in 1728, a piece between two points its other point at 2 or more 7 in 38,
     # and none between 1 and 2)
     min_end: float = 0.0
@@ -123,7 +123,7 @@ def unlike_then(ref_view: np.ndarray, view: np.ndarray) -> np.ndarray:
     1 - the best normalised correlation of the old patch within a few pixels of the point now (0 the same, 1 nothing
     alike). A change of light scales and shifts a patch's grey and leaves this near 0; a piece replaced by another
     (a capture whose taker's ink reads in the taken piece's colour) gives another character there, a piece gone or
-    come the bare point against a face (hard game 827: the black cannon b7-b8 that the inks and changes did not
+    come the bare point against a face (e.g. the black cannon b7-b8 that the inks and changes did not
     show, 0.74 and 0.81 where the board's median is 0.004). A patch of nearly one grey (glare, a plain disc) tells
     nothing: 0 there."""
     a, b = (cv2.cvtColor(v, cv2.COLOR_BGR2GRAY).astype(np.float32) for v in (ref_view, view))
@@ -244,7 +244,7 @@ def _destinations(squares: str, src: int) -> set[int]:
 
 def _arrival(known: str, src: int, dst: int, odds: np.ndarray) -> float:
     """The log-odds of the mover from `src` being on `dst` now: a piece arrived there, of either colour (the mover's
-    side is its point's: a colour read wrongly is no reason to doubt where it went; hard game 827, the black cannon
+    side is its point's: a colour read wrongly is no reason to doubt where it went; e.g. the black cannon
     b7-b8 read red at b8, -0.4 as black, 2.1 as red), or the other side's piece taken there."""
     d, red = known[dst], known[src].isupper()
     if d == ".":
@@ -403,7 +403,7 @@ def change_table(model: MoveModel, known: str, features: np.ndarray) -> np.ndarr
     was, whatever stood there: a position the referee's moves lead to may hold a piece where the known board (the
     one the features were measured against) has none. Each point is weighed by the model as if its side were each
     of the three in turn (the colour features turned to that side, `point_features`). A piece arrived counts of
-    either colour (`_arrival`: liu game 104, the black rook i9-h9 set down in glare, read red at h9, -3.5 as red,
+    either colour (`_arrival`: e.g. the black rook i9-h9 set down in glare, read red at h9, -3.5 as red,
     -5.8 as black); zeros at the points unsure on `known`."""
     black = np.array([c in _CASED and c.islower() for c in known])
     as_red = features.copy()
@@ -518,7 +518,7 @@ def follow_step(followed: tuple[Followed, ...], table: np.ndarray, step: int,
     hand), after each legal move, and after two (the side to move's and the answer, the board not still between
     them) where the first is among the best; the best `BEAM` positions are kept, each with its best records. A
     move between two points left `unsure` (a piece between them set onto one: 5.10's designation) shows nothing
-    either way and is not weighed: it would tie with every record without it (liu game 104, the rook left between
+    either way and is not weighed: it would tie with every record without it (e.g. the rook left between
     h0 and h1)."""
     offers: dict[str, list[tuple[Record, Any]]] = {}
 
@@ -580,7 +580,7 @@ def follow(model: MoveModel, start: str, followed: tuple[Followed, ...], tables:
     Returns the board after each move, or None where no record clearly does. Each still board is weighed against
     the one before it, so a move that barely shows where it went (a capture in glare, a piece set down off its
     point) can be told by what the later boards allow and show: the rules' legal moves from each position followed
-    (hard game 820: the black cannon b7-d7, nothing at d7, then moved on from d7), and the order of moves made
+    (e.g. the black cannon b7-d7, nothing at d7, then moved on from d7), and the order of moves made
     between the still boards is each board's own.
 
     The bar: the best record's odds must clear the next best record (to the same board or another) and nothing
@@ -596,7 +596,7 @@ def follow(model: MoveModel, start: str, followed: tuple[Followed, ...], tables:
         return None
     # Against each other record, the margin once for the first still board whose changes it reads otherwise, and
     # twice for each further one: the odds of a record are summed over all its still boards, so two faint
-    # misreadings on two boards could add up to one clear margin (hard game 874: the red rook g6-i6 faint at i6,
+    # misreadings on two boards could add up to one clear margin (e.g. the red rook g6-i6 faint at i6,
     # later the black rook g8-g4 set down towards g5; read as g6-g5 and g8 taking on g5, 0.7 and 2.8 over the
     # game's moves), where a move told later is told plainly (its piece moving on from where only it could be)
     boards = _boards_at(rec, start, len(tables))
@@ -644,9 +644,9 @@ def _changes(boards: list[str]) -> list[frozenset[tuple[int, int, int]]]:
 def _left_unexplained(model: MoveModel, before: str, changed: set[int], table: np.ndarray,
                       unsure: frozenset[int]) -> bool:
     """Whether a point a still board's moves leave as it was shows a plain change (`max_other`) that some move of a
-    piece's geometry would explain better than nothing: another move was made (hard game 820: the black cannon
+    piece's geometry would explain better than nothing: another move was made (e.g. the black cannon
     b7-d7, faint at d7, then b0-c2 and c6-c5; the best two, c6-c5 and b0-c2, left b7's leaving, 6.5, unexplained,
-    where b7-d7 scored 3.0). A change no move explains (liu game 104: the elephant g9 under a glare, 4.4, its eyes'
+    where b7-d7 scored 3.0). A change no move explains (e.g. the elephant g9 under a glare, 4.4, its eyes'
     points showing nothing) is the light's."""
     sides = [_side_index(c) for c in before]
     # A point next to one the moves changed changes with them: the piece set down or taken up there stands over
@@ -686,7 +686,7 @@ def refit(model: MoveModel, known: str, squares: str, features: np.ndarray) -> t
     move plainly shows. None where the reading stands: it is one move, or it moves a piece left between two points
     (the rules follow those), or nothing clearly explains the board (the referee then calls an arbiter on the
     rules' reading, or the board is as it was)."""
-    # (where the rules saw nothing at all, the fit may still see a move plainly: hard game 702, the black rook
+    # (where the rules saw nothing at all, the fit may still see a move plainly: e.g. the black rook
     # h9-h8, both points changed by less than the rules' level; score 5.3 where still boards score -2.7 at most)
     if not in_doubt(known, squares):
         return None

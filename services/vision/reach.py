@@ -35,7 +35,7 @@ def _own_half(v: int, red: bool) -> bool:
 def _taken_at(squares: str, u: int, v: int, du: int, dv: int) -> set[int]:
     """Where a rook or cannon moving along (du, dv) takes the piece it meets at (u, v): there, and where that point
     is unsure and so is the next along the line, at the next too (two unsure points side by side may be one piece
-    standing between them, 5.10, taken by a piece set down on either; hard game 90: the red cannon b2 took the black
+    standing between them, 5.10, taken by a piece set down on either; e.g. the red cannon b2 took the black
     cannon between b6 and b7, on b7)."""
     i = _at(u, v)
     out = {i}
