@@ -42,7 +42,6 @@ from .point_evidence import (
     _outline_gone,
     _outline_left,
     _outline_moved,
-    _outline_on_the_segment,
     _pair_emptied,
     _pair_left,
     _plain_disc_near,
@@ -482,19 +481,6 @@ class _Work:
         self.leaning.extend(a for a in arrived if a != standing[0] and a not in self.leaning)
         return standing
 
-    def outline_between(self, i: int, j: int) -> bool:
-        """The round outline bears out ink peaks that lean towards each other from the neighbouring points i and j: a
-        piece's top face stands on the segment joining them, clear of both (`_outline_on_the_segment`). Ink peaks
-        alone are faked by a piece touched on its point whose ink leans over towards its neighbour, by a character
-        printed off its face's centre and by a shadow reading as ink beside a piece standing on one of the two; the
-        outline is the face's own rim, and it stays near the point the piece stands on. A pair already left unsure
-        by the piece (both points '?') is that piece seen again, and where too few pieces stand to measure the
-        parallax by, the peaks alone tell."""
-        standing = self.pieces_but(i, j)
-        if (self.known[i] == "?" and self.known[j] == "?") or len(standing) < self.cfg.least_standing:
-            return True
-        return _outline_on_the_segment(self.view_circles(), i, j, standing, self.cfg)
-
     def fresh_pairs(self) -> list[tuple[int, int]]:
         """The pairs found this move: a piece left half-way by an earlier move (both points already unsure) is
         seen again, and is not this move's."""
@@ -657,8 +643,6 @@ def _pieces_between(w: _Work) -> None:
                 if shadow := w.shown_by_the_mover(mover, i, j):
                     w.leaning.extend(k for k in shadow if k not in w.leaning)  # (kept as they were)
                     arrived = [k for k in arrived if k not in shadow]
-                    continue
-                if not w.outline_between(i, j):
                     continue
                 misaligned.append((i, j) if i < j else (j, i))
                 taken.update((i, j))

@@ -246,26 +246,6 @@ def _half_way_between(score: np.ndarray, a: int, b: int, pieces: list[int], cfg:
             or _disc_at_middle(score, a, b, pieces, cfg))
 
 
-def _outline_on_the_segment(score: np.ndarray, a: int, b: int, pieces: list[int], cfg: TrackerConfig) -> bool:
-    """The round outline nearest each of the neighbouring points a and b, the camera's parallax removed, is centred on
-    the segment joining them: under `towards_across` to the side of their line and `between_clear` or more off each
-    point along it (or the plain disc at their middle, `_disc_at_middle`). A piece between two points stands on that
-    segment, half-way along it; one standing on its point, however its ink leans over towards a neighbour (a piece
-    touched, a shadow or side wall read as ink), has its outline within a touch's reach of its point, and a disc off
-    the line or beyond either point is another piece's. (Where the ink peaks already place a piece half-way, the
-    outline only has to bear out that it stands clear of both points: a tall piece's top face at the view's edge has
-    its parallax misjudged by up to about a quarter spacing, so that its disc is seen nearer one point than 0.5.)"""
-    if _disc_at_middle(score, a, b, pieces, cfg):
-        return True
-    for i, j in ((a, b), (b, a)):
-        off = _disc_offset(score, i, pieces, cfg=cfg)
-        d = POINTS_UV[j] - POINTS_UV[i]  # (neighbours: a unit step)
-        along, across = float(np.dot(off, d)), abs(float(off[0] * d[1] - off[1] * d[0]))
-        if not (across < cfg.towards_across and cfg.between_clear <= along <= 1.0 - cfg.between_clear):
-            return False
-    return True
-
-
 def _disc_at_middle(score: np.ndarray, a: int, b: int, pieces: list[int], cfg: TrackerConfig) -> bool:
     """A round outline as plain as the standing `pieces`' (0.8 of their median) is centred half-way between the
     neighbouring points a and b: looked for within 0.3 of their midpoint, the camera's parallax removed, and found
@@ -293,8 +273,8 @@ def _disc_at_middle(score: np.ndarray, a: int, b: int, pieces: list[int], cfg: T
 
 def _half_way_towards(score: np.ndarray, i: int, pieces: list[int], cfg: TrackerConfig) -> int | None:
     """The neighbour of point i that the disc nearest i stands half-way towards: its centre (`_disc_offset`)
-    `misaligned_from` or more off i along the line to it, and under `towards_across` to the side of that line; None
-    where the disc stands on i or by neither point."""
+    `misaligned_from` or more off i along the line to it, and under 0.3 to the side of that line; None where the
+    disc stands on i or by neither point."""
     off = _disc_offset(score, i, pieces, cfg=cfg)
     j = _towards(i, off, cfg=cfg) if float(np.hypot(*off)) >= cfg.misaligned_from else None
     if j is None:

@@ -195,15 +195,10 @@ class TrackerConfig:
     stands_within: float = 0.3  # an outline centred within this of a point stands on it (a piece set down
     # carelessly or touched)
     plainly_on_within: float = 0.4  # an outline within this of a point left unsure is plainly on it again
-    between_clear: float = 0.2  # a piece between two points, its ink peaks leaning together, has its round outline at
-    # least this far from each (0.5 less a tall top face's parallax misjudged at the view's edge, seen up to 0.27
-    # short); a piece standing on its point, touched or its ink leaning over, keeps its outline nearer (0.15 seen)
     outline_own: float = 0.6  # an outline found this far or more off a point is a neighbour's piece's, not its own
     middle_across: float = 0.2  # a disc between two points lies under this to the side of their line (looked for at
     # their middle)
-    towards_across: float = 0.2  # ... under this (looked for from one of the points: the same disc, measured from
-    # its neighbours; a piece half-way lies on the line, its disc found within a few hundredths of it, while a disc
-    # 0.23-0.3 to the side is a piece set down near a point, its shadow or the board's print)
+    towards_across: float = 0.3  # ... under this (looked for from one of the points)
     towards_cos: float = 0.75  # an offset within 41 degrees of a line (this cosine) points to that neighbour (the four
     # lie 90 degrees apart)
     # -- round outlines (detect's circle score: standing pieces about 0.6-0.9, empty points up to about 0.5)
