@@ -40,15 +40,16 @@ def point_index(name: str) -> int:
     return (9 - int(name[1])) * 9 + FILES.index(name[0])
 
 
+def point_at(u: int, v: int) -> int | None:
+    """The index of the point at file column u, rank row v (top-view coordinates); None off the board."""
+    return v * 9 + u if 0 <= u < N_FILES and 0 <= v < N_RANKS else None
+
+
 def neighbours(index: int) -> list[int]:
     """The orthogonally adjacent points of a point (2 to 4 of them)."""
     u, v = index % 9, index // 9
-    out = []
-    for du, dv in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-        uu, vv = u + du, v + dv
-        if 0 <= uu < 9 and 0 <= vv < 10:
-            out.append(vv * 9 + uu)
-    return out
+    near = (point_at(u + du, v + dv) for du, dv in ((1, 0), (-1, 0), (0, 1), (0, -1)))
+    return [i for i in near if i is not None]
 
 
 def apply_h(h: np.ndarray, pts: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ import numpy as np
 
 from .detect import find_discs, parallax_centres
 from .frames import _change_map, _norm, _pt
-from .grid import POINTS_UV, neighbours
+from .grid import POINTS_UV, neighbours, point_at
 from .move_checks import (
     _changed_most,
     _disc_came,
@@ -782,12 +782,9 @@ def _along_the_lean(i: int, tops: tuple[float, float, float], cfg: TrackerConfig
     axis = int(np.argmax(np.abs(lean)))
     if abs(float(lean[axis])) < cfg.tops_from:
         return None, None
-    step = np.zeros(2)
-    step[axis] = np.sign(lean[axis])
-    out: list[int | None] = []
-    for p in (POINTS_UV[i] + step, POINTS_UV[i] - step):
-        out.append(int(p[1]) * 9 + int(p[0]) if 0 <= p[0] <= 8 and 0 <= p[1] <= 9 else None)
-    return out[0], out[1]
+    du, dv = (int(np.sign(lean[0])), 0) if axis == 0 else (0, int(np.sign(lean[1])))
+    u, v = i % 9, i // 9
+    return point_at(u + du, v + dv), point_at(u - du, v - dv)
 
 
 def _read_at_its_top(w: _Work) -> None:

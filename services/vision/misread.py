@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .grid import point_index
+from .movefit import gone_odds
 
 # Points of a still board's reading that may disagree with the position a move leaves: one (a second misread point
 # is as likely to be a second move's, and two moves are the move fit's to weigh)
@@ -79,7 +80,7 @@ def _step(position: Any, reading: str, table: np.ndarray, misread: frozenset[int
             src, side = point_index(move.frm), _side(before[point_index(move.frm)])
             if off & ends or any(reading[i] == "?" for i in ends):
                 continue
-            if float(np.logaddexp(table[src, side, 0], table[src, side, 3 - side])) < gone:
+            if gone_odds(table, src, side) < gone:
                 continue
         if not _quiet_at(table, after, off, plain):
             continue

@@ -585,9 +585,9 @@ def follow(model: MoveModel, start: str, followed: tuple[Followed, ...], tables:
 
     The bar: the best record's odds must clear the next best record (to the same board or another) and nothing
     moved by the model's margin (`min_margin`), and half its `min_score`; every point it empties must show its
-    piece gone at its still board (`min_end`, `_gone`); and it leaves no plain change that another move would explain
-    (`_left_unexplained`). An unsure point counts for nothing either way: a move off it is told by its other point
-    (and by the boards after)."""
+    piece gone at its still board (`min_end`, `gone_odds`); and it leaves no plain change that another move would
+    explain (`_left_unexplained`). An unsure point counts for nothing either way: a move off it is told by its other
+    point (and by the boards after)."""
     if not followed:
         return None
     ranked = sorted(((r.odds, r) for f in followed for r in f.records), key=lambda t: -t[0])
@@ -611,14 +611,14 @@ def follow(model: MoveModel, start: str, followed: tuple[Followed, ...], tables:
     for k, table in enumerate(tables):
         before, after = boards[k], boards[k + 1]
         changed = {i for i, _, _ in changes[k]}
-        if any(_gone(table, i, _side_index(before[i])) < model.min_end for i in changed if after[i] == "."):
+        if any(gone_odds(table, i, _side_index(before[i])) < model.min_end for i in changed if after[i] == "."):
             return None
         if _left_unexplained(model, before, changed, table, unsure[k]):
             return None
     return list(rec.boards)
 
 
-def _gone(table: np.ndarray, i: int, side: int) -> float:
+def gone_odds(table: np.ndarray, i: int, side: int) -> float:
     """The log-odds of the piece of `side` (1 red, 2 black) on point `i` gone from it, over staying: left it bare, or
     another read in its place (the mover set down beside it or seen steeply over it, its shadow: whether the point
     is bare now is the other records' question, each of which puts a piece there)."""

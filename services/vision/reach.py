@@ -13,15 +13,13 @@ blocks nothing. A piece of unknown type reaches anywhere: `None`.
 
 from __future__ import annotations
 
+from .grid import point_at
+
 _LINES = ((1, 0), (-1, 0), (0, 1), (0, -1))
 _DIAGONALS = ((1, 1), (1, -1), (-1, 1), (-1, -1))
 # the horse's eight moves, each with its leg: the point next to it, in the direction of the longer step
 _HORSE = tuple(((2 * du, dv), (du, 0)) for du in (1, -1) for dv in (1, -1)) + tuple(
     ((du, 2 * dv), (0, dv)) for du in (1, -1) for dv in (1, -1))
-
-
-def _at(u: int, v: int) -> int | None:
-    return v * 9 + u if 0 <= u < 9 and 0 <= v < 10 else None
 
 
 def _in_palace(u: int, v: int, red: bool) -> bool:
@@ -37,9 +35,9 @@ def _taken_at(squares: str, u: int, v: int, du: int, dv: int) -> set[int]:
     is unsure and so is the next along the line, at the next too (two unsure points side by side may be one piece
     standing between them, 5.10, taken by a piece set down on either; e.g. the red cannon b2 took the black
     cannon between b6 and b7, on b7)."""
-    i = _at(u, v)
+    i = point_at(u, v)
     out = {i}
-    j = _at(u + du, v + dv)
+    j = point_at(u + du, v + dv)
     if squares[i] == "?" and j is not None and squares[j] == "?":
         out.add(j)
     return out
@@ -50,12 +48,12 @@ def _pair_across(squares: str, u: int, v: int, du: int, dv: int) -> bool:
     the next point along it is not unsure: one piece standing between the two (5.10), which may stand on the other,
     so that this point may be empty and the line goes on past it (hard game liu 68: the black rook c8 took the
     elephant c0 past the red rook left between b1 and c1; counting c1 a piece, c8-c9 was read instead)."""
-    if squares[_at(u, v)] != "?":
+    if squares[point_at(u, v)] != "?":
         return False
-    ahead = _at(u + du, v + dv)
+    ahead = point_at(u + du, v + dv)
     if ahead is not None and squares[ahead] == "?":
         return False
-    return any((j := _at(u + s * dv, v + s * du)) is not None and squares[j] == "?" for s in (1, -1))
+    return any((j := point_at(u + s * dv, v + s * du)) is not None and squares[j] == "?" for s in (1, -1))
 
 
 def reach(squares: str, src: int) -> set[int] | None:
@@ -85,7 +83,7 @@ def reach(squares: str, src: int) -> set[int] | None:
     if kind in "RC":
         for du, dv in _LINES:
             u, v, screened = u0 + du, v0 + dv, False
-            while (i := _at(u, v)) is not None:
+            while (i := point_at(u, v)) is not None:
                 if kind == "R" or not screened:
                     if free(i):
                         out.add(i)
@@ -104,34 +102,34 @@ def reach(squares: str, src: int) -> set[int] | None:
                         out.update(_taken_at(squares, u, v, du, dv))
                     # two unsure points side by side may be one piece standing between them (5.10): a cannon
                     # screened by the first may be screened by that same piece at the second, and reach beyond
-                    if not (squares[i] == "?" and squares[_at(u - du, v - dv)] == "?"):
+                    if not (squares[i] == "?" and squares[point_at(u - du, v - dv)] == "?"):
                         break
                 u, v = u + du, v + dv
     elif kind == "N":
         for (du, dv), (lu, lv) in _HORSE:
-            i, leg = _at(u0 + du, v0 + dv), _at(u0 + lu, v0 + lv)
+            i, leg = point_at(u0 + du, v0 + dv), point_at(u0 + lu, v0 + lv)
             if i is not None and leg is not None and maybe_free(leg) and open_to(i):
                 out.add(i)  # 蹩马腿: a horse whose leg is blocked cannot go that way
     elif kind == "B":
         for du, dv in _DIAGONALS:
-            i, eye = _at(u0 + 2 * du, v0 + 2 * dv), _at(u0 + du, v0 + dv)
+            i, eye = point_at(u0 + 2 * du, v0 + 2 * dv), point_at(u0 + du, v0 + dv)
             if i is not None and eye is not None and maybe_free(eye) and _own_half(v0 + 2 * dv, red) and open_to(i):
                 out.add(i)  # 塞象眼: a blocked eye stops the elephant; it never crosses the river
     elif kind == "A":
         for du, dv in _DIAGONALS:
-            i = _at(u0 + du, v0 + dv)
+            i = point_at(u0 + du, v0 + dv)
             if i is not None and _in_palace(u0 + du, v0 + dv, red) and open_to(i):
                 out.add(i)
     elif kind == "K":
         for du, dv in _LINES:
-            i = _at(u0 + du, v0 + dv)
+            i = point_at(u0 + du, v0 + dv)
             if i is not None and _in_palace(u0 + du, v0 + dv, red) and open_to(i):
                 out.add(i)
     else:  # P: one step forward; sideways too once across the river
         forward = -1 if red else 1
         steps = [(0, forward)] + ([(1, 0), (-1, 0)] if not _own_half(v0, red) else [])
         for du, dv in steps:
-            i = _at(u0 + du, v0 + dv)
+            i = point_at(u0 + du, v0 + dv)
             if i is not None and open_to(i):
                 out.add(i)
     return out

@@ -41,8 +41,9 @@ calibration kept, and the next still board that shows the new game's start is it
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import Any
 
 import cv2
@@ -1044,12 +1045,8 @@ class Tracker:
         boards = follow(model, position.squares(), following, [st.table for st in steps], unsure)
         if boards is None:
             return None, weighed
-        seen_from = position.squares()
-        for board in boards:
-            if any(board[i] != seen_from[i] for i in state.unseen):
-                # a move with an end out of view: nothing there tells it from the other moves the change fits
-                return None, weighed
-            seen_from = board
+        if _ends_out_of_view(position.squares(), boards, state.unseen):
+            return None, weighed
         # The points the anchor left unsure (a piece between two points) stay so, the pair's piece followed, unless
         # a move took it off or put another there (e.g. the rook between a1 and a0, designated a1, then
         # a1-h1, told by h1 and the moves after): then the pair is as the moves left it.
@@ -1058,14 +1055,12 @@ class Tracker:
             moved |= {i for i in range(90) if board[i] != before[i]}
             before = board
         moved |= {k for i in moved if a.squares[i] == "?" for k in neighbours(i) if a.squares[k] == "?"}
-        before = position.squares()
-        for board in boards:
-            for i in range(90):
-                if board[i] != "." and board[i] != before[i]:
-                    emit("PiecePlaced", point=point_name(i))
-            before = board
-            known = "".join("?" if a.squares[i] == "?" and i not in moved else board[i] for i in range(90))
-            emit("BoardStable", squares=state.as_reported(known))
+
+        def kept_unsure(board: str) -> str:
+            return "".join("?" if a.squares[i] == "?" and i not in moved else board[i] for i in range(90))
+
+        _report_moves(position.squares(), boards, kept_unsure, state, emit)
+        known = kept_unsure(boards[-1])
         # (the referee takes these moves: this still board is the next anchor)
         anchor = Anchor(known, view, reading, circles)
         return replace(state, known=known, ref_view=view, ref_norm=_norm(view), ref_reading=reading, pending=False,
@@ -1104,16 +1099,11 @@ class Tracker:
                          model.max_other, model.min_end)
         if over is None or any(c == "?" for c in weighed.squares):
             return None  # (a piece left between two points: the move fit's, which follows such a pair)
-        before = Position.from_fen(fen).squares()
-        if any(b[i] != before[i] for b in over.boards for i in state.unseen):
-            return None  # (a move with an end out of view: nothing there tells it)
-        for board in over.boards:
-            for i in range(90):
-                if board[i] != "." and board[i] != before[i]:
-                    emit("PiecePlaced", point=point_name(i))
-            emit("BoardStable", squares=state.as_reported(board))
-            before = board
-        known = before
+        start = Position.from_fen(fen).squares()
+        if _ends_out_of_view(start, over.boards, state.unseen):
+            return None
+        _report_moves(start, over.boards, lambda board: board, state, emit)
+        known = over.boards[-1]
         anchor = Anchor(known, state.ref_view, state.ref_reading, state.ref_circles)
         return replace(state, known=known, held=None, anchor=anchor, doubted=(), ink_only=(), unsure_of=(),
                        misread=over.misread)
@@ -1173,6 +1163,24 @@ class Tracker:
 
 
 # ---------------------------------------------------------------------------------------------------------------
+
+
+def _ends_out_of_view(start: str, boards: Sequence[str], unseen: frozenset[int]) -> bool:
+    """Whether a move of `boards` (each the board after one move from the one before, from `start`) has an end out
+    of view: nothing there tells it from the other moves the change fits."""
+    return any(board[i] != before[i] for before, board in pairwise([start, *boards]) for i in unseen)
+
+
+def _report_moves(start: str, boards: Sequence[str], known_of: Callable[[str], str], state: TrackerState,
+                  emit: Emit) -> None:
+    """Each move of `boards` (from `start`, one after another) reported as the still board it left, so that the
+    referee takes them one by one: a PiecePlaced for each point a piece came to, then the BoardStable of the board
+    as the tracker holds it (`known_of`)."""
+    for before, board in pairwise([start, *boards]):
+        for i in range(90):
+            if board[i] != "." and board[i] != before[i]:
+                emit("PiecePlaced", point=point_name(i))
+        emit("BoardStable", squares=state.as_reported(known_of(board)))
 
 
 def _misread_kept(known: str, squares: str, misread: frozenset[int], change: np.ndarray | None, level: float,
