@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from kafka import KafkaConsumer, KafkaProducer
@@ -25,6 +26,16 @@ PARTITIONS = 2
 def press(seq: int) -> Event:
     return make_event("ClockPressed", "7", source="clock-7", source_seq=seq, occurred_at=now_us(),
                       received_at=now_us(), side="red", red_ms=1000, black_ms=1000)
+
+
+def wait_for(condition: Callable[[], bool], timeout_s: float) -> bool:
+    """True once `condition` holds, False when `timeout_s` passed first."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def test_the_outbox_tells_a_roll_of_the_clock_topic_from_a_broker_that_lost_it(tmp_path: Path) -> None:
@@ -51,10 +62,12 @@ def test_the_outbox_tells_a_roll_of_the_clock_topic_from_a_broker_that_lost_it(t
         group = KafkaConsumer(bootstrap_servers=broker.bootstrap, group_id=bus.REFEREE_GROUP, enable_auto_commit=False)
         group.commit({KafkaTopicPartition(topic, partition): OffsetAndMetadata(offset + 1, "", -1)})
         group.close()
-        time.sleep(2.5 * CHECK_LOG_S)
+        # (the outbox looks every CHECK_LOG_S; a loaded machine may take longer: wait for what it has seen)
+        key = (topic, partition)
+        assert wait_for(lambda: key in publisher._consumed and key in publisher._ends, 20 * CHECK_LOG_S)
         _admin_request(broker.bootstrap, _delete_topics_request(topic))
         bus.ensure_topics(broker.bootstrap, [topic], partitions=PARTITIONS)
-        time.sleep(2.5 * CHECK_LOG_S)
+        assert wait_for(lambda: key not in publisher._acked, 20 * CHECK_LOG_S)  # it saw the log emptied
         assert publisher.resent == 0  # emptied after the referee read it: nothing to send again
 
         # A press nobody has read yet, then the broker dies and comes back empty: that one is sent again.
