@@ -38,6 +38,8 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from xqarb.vision import grid
+from xqarb.vision.grid import FILES, point_name
 from xqarb.vision.render_assets import (
     GLYPH_SETS,
     BoardLook,
@@ -55,7 +57,6 @@ from xqarb.vision.render_assets import (
 from xqarb.vision.render_cli import add_arguments, main_render
 from xqarb.vision.render_effects import PlasticSheet, Sunlight, apply_sheet, sheet_light, sun_gain
 
-FILES = "abcdefghi"
 DIFFICULTIES = ("plain", "easy", "hard")
 
 
@@ -63,15 +64,12 @@ class RenderError(ValueError):
     """A request the renderer cannot draw (bad squares string, unknown point, bad difficulty)."""
 
 
-def point_name(index: int) -> str:
-    """ICCS name of a squares index (rank 9 first, files a..i within a rank)."""
-    return f"{FILES[index % 9]}{9 - index // 9}"
-
-
 def point_index(name: str) -> int:
-    if len(name) != 2 or name[0] not in FILES or not name[1].isdigit():
-        raise RenderError(f"not an ICCS point: {name!r}")
-    return (9 - int(name[1])) * 9 + FILES.index(name[0])
+    """`grid.point_index`, its refusal a RenderError (a point the caller asked the renderer for)."""
+    try:
+        return grid.point_index(name)
+    except ValueError as exc:
+        raise RenderError(str(exc)) from exc
 
 
 # ---------------------------------------------------------------------------------------------------------------
