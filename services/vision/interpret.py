@@ -1529,6 +1529,8 @@ def _by_outlines(w: _Work) -> None:
             k = near[0]
             if outline_delta()[k] > cfg.outline_rise_trace and change[k] > float(np.median(change)):
                 dst = k
+        if gone and dst is None:
+            dst = _came_where_it_could(w, src)
         if gone and dst is None and not _stands_on(outlines, src, pieces_but(src), cfg=cfg):
             # No disc came anywhere, and none stands on the source any more: the piece took. (One still standing
             # there, its outline fallen by a third, was touched: e.g. the rook h0 nudged, its
@@ -1572,6 +1574,29 @@ def _by_outlines(w: _Work) -> None:
                 arrived, fresh = [], [misaligned[-1]]
     w.arrived, w.captured, w.emptied_too, w.fresh, w.nudged = arrived, captured, emptied_too, fresh, nudged
     w.unexplained, w.vacated = unexplained, vacated
+
+
+def _came_where_it_could(w: _Work, src: int) -> int | None:
+    """Where the piece from `src`, whose outline fell clearly most, went when no change tells (a disc washed out by
+    glare changes its point no more than the light does): the empty point it could go to where a round outline came
+    most of all the board's empty points, by `outline_rise` or more and `clear_margin` times more than at any other
+    point it could go to; only where its point was emptied (`_Work.emptied`: no trace of its ink left), not touched.
+    Else None. (A disc risen where the piece could not go is noise or the board's print brightening: it tells
+    nothing of where this piece went.)"""
+    cfg, known, taken = w.cfg, w.known, w.taken
+    if not w.emptied(src):
+        return None
+    came = w.outline_came()
+    empty = [i for i in range(90) if known[i] in ".?" and i not in taken]
+    could = [i for i in empty if _reaches(known, src, i)]
+    if not could:
+        return None
+    best = max(could, key=lambda k: float(came[k]))
+    rise = float(came[best])
+    if (rise < cfg.outline_rise or rise < max(float(came[i]) for i in empty)
+            or any(cfg.clear_margin * float(came[i]) >= rise for i in could if i != best)):
+        return None
+    return best
 
 
 def _taker_and_half_way(w: _Work) -> None:
