@@ -126,6 +126,7 @@ class _Work:
     unsure_before: Any = None
     vacated: Any = None
     view: Any = None
+    walls: Any = None  # known pieces' points whose change is a tall piece's side wall come or gone beside them: kept
     view_circles: Any = None
     was_occ: Any = None
 
@@ -603,6 +604,7 @@ def _not_a_move(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, in
     w.leaning = []  # points showing only the ink of a piece on a neighbouring point: as they were
     w.emptied_too = []  # the other point of a piece between two that left: empty as well
     w.nudged, w.captured = [], []
+    w.walls = []  # (`_side_walls`, `_went_by_its_side_wall`)
     return None
 
 
@@ -802,6 +804,8 @@ def _read_at_its_top(w: _Work) -> None:
       what was read is its side wall;
     - of two neighbouring arrivals along the lean, the camera-side one is the other's side wall where the point on
       its own camera side (empty before) did not change;
+    - an arrival whose own camera-side neighbour did not change, beyond which stands a piece the one that left may
+      take, which changed and still reads a piece, is the taker's side wall: it took there;
     - a point read emptied whose neighbour beyond it (a known piece) changed more and lost its round outline, while
       its own outline stays, is that neighbour's side wall gone: the piece left from beyond (its point keeps the
       ink of the side wall of the piece beyond it in turn).
@@ -833,12 +837,84 @@ def _read_at_its_top(w: _Work) -> None:
         return
     x = arrived[0]
     y, z = _along_the_lean(x, tops, cfg)
+    if (y is not None and known[y] in _CASED and y in was_occ and y not in taken and quiet(z)
+            and w.occ[y] > cfg.ink_piece and _may_take(known, src, y)):
+        # (the point beyond holds a piece the mover may take, which changed and still reads a piece: the taker's
+        # side wall stands where its prey's did, and what was read arriving is that wall)
+        w.arrived, w.vacated, w.captured = [], [src], [y]
+        return
     if (y is not None and known[y] == "." and y not in taken and quiet(z)
             and change[y] >= cfg.top_beyond_changed * lvl and float(rise[y]) >= cfg.top_beyond_rise
             and _reaches(known, src, y)):
         x = y
     if _reaches(known, src, x):
         w.arrived, w.vacated = [x], [src]
+
+
+def _left_under_glare_by_its_side_wall(w: _Work) -> None:
+    """Through the top faces' plane (`tops.py`), one piece arrived and no known piece's point changed: the top face
+    it left was washed out already (glare over it on the last still board too), so that its point changed no more
+    than the light did. Its side wall, reaching over the neighbour on the camera's side, was no glare: that
+    neighbour, empty, changed over the level and lost its ink (under `ink_lost` of it: the dark band gone). The one
+    known piece that now reads no piece on its point (under `ink_piece`), whose camera-side neighbour shows so,
+    and that could go where the piece arrived, left. The arrival is first given to the point beyond it, away from
+    the camera, where `_read_at_its_top` would: its own camera-side neighbour quiet, the point beyond changed and
+    a round outline rose there (what was read is the side wall)."""
+    arrived, cfg, change, known, lvl, taken, tops = w.arrived, w.cfg, w.change, w.known, w.lvl, w.taken, w.tops
+    if (tops is None or w.ref_view is None or w.vacated or len(arrived) != 1 or known[arrived[0]] != "."
+            or [i for i in w.was_occ if i not in taken]):
+        return
+    dens, occ, ref_dens = w.dens, w.occ, w.ref_dens
+
+    def wall_gone(s: int) -> bool:
+        c = _along_the_lean(s, tops, cfg)[1]
+        return (c is not None and known[c] == "." and c not in taken and c not in arrived and change[c] > lvl
+                and dens[c] < cfg.ink_lost * ref_dens[c])
+
+    x = arrived[0]
+    y, z = _along_the_lean(x, tops, cfg)
+    if (y is not None and known[y] == "." and y not in taken and z is not None and known[z] == "."
+            and change[z] < cfg.body_side_quiet * lvl and change[y] >= cfg.top_beyond_changed * lvl
+            and float(w.outlines.rise()[y]) >= cfg.top_beyond_rise):
+        x = y
+    left = [s for s in range(90) if known[s] in _CASED and s not in taken and occ[s] < cfg.ink_piece
+            and _reaches(known, s, x) and wall_gone(s)]
+    if len(left) == 1:
+        w.arrived, w.vacated = [x], left
+
+
+def _went_by_its_side_wall(w: _Work) -> None:
+    """Through the top faces' plane (`tops.py`), a piece left its point and no arrival was read (its top face washed
+    out where it went): it went to the one empty point it could go to whose neighbour on the camera's side changed
+    over the level (its side wall reaching over that neighbour, empty or holding a piece), which changed itself by
+    `top_beyond_changed` of the level and where a round outline rose by `top_beyond_rise` (its top face). The
+    camera-side neighbour of the point left is no such point: what changed there is the mover's own side wall gone.
+    Where no point shows so (the side wall falls over the point left: a move away from the camera), the one it could
+    go to where a round outline came most of the board's empty points, by `outline_rise` and `clear_margin` times
+    more than at any other point it could go to. The known pieces under the side walls gone and come keep theirs."""
+    arrived, cfg, change, known, lvl, taken, tops = w.arrived, w.cfg, w.change, w.known, w.lvl, w.taken, w.tops
+    if (tops is None or w.ref_view is None or len(w.vacated) != 1 or arrived or w.captured or w.misaligned
+            or known[w.vacated[0]] not in _CASED):
+        return
+    src = w.vacated[0]
+    rise = w.outlines.rise()
+    own_wall = _along_the_lean(src, tops, cfg)[1]
+    could = [y for y in range(90) if known[y] == "." and y not in taken and y != own_wall and _reaches(known, src, y)]
+
+    def wall(y: int) -> int | None:
+        return _along_the_lean(y, tops, cfg)[1]
+
+    went = [y for y in could if change[y] >= cfg.top_beyond_changed * lvl and float(rise[y]) >= cfg.top_beyond_rise
+            and (c := wall(y)) is not None and c != src and c not in taken and change[c] > lvl]
+    if not went and could:
+        best = max(could, key=lambda k: float(rise[k]))
+        came = w.outline_came()
+        if (float(rise[best]) >= cfg.outline_rise and float(came[best]) >= float(came.max())
+                and all(float(rise[best]) > cfg.clear_margin * float(rise[k]) for k in could if k != best)):
+            went = [best]
+    if len(went) == 1:
+        w.arrived = went
+        w.walls.extend(k for k in (own_wall, wall(went[0])) if k is not None and known[k] in _CASED and k != src)
 
 
 def _fresh(w: _Work) -> None:
@@ -991,6 +1067,11 @@ def _captures_read_faintly(w: _Work) -> None:
         # but the changes do: exactly one known piece's point and one empty point changed at the level, and the
         # rest of the board stayed quiet (a touch changes only its own point). The piece went there.
         moved = [i for i in range(90) if i not in taken and i not in leaning and change[i] > lvl]
+        # (through the tops' plane, a piece still standing plainly on the camera-side neighbour of another changed
+        # point shows there the side wall of the piece that came or went beyond it: `_side_walls`; it keeps its
+        # piece, and judges neither the move nor the quiet)
+        walls = _side_walls(w, moved)
+        moved = [i for i in moved if i not in walls]
         # (quiet: under half the level, or under 0.4 of the lesser of the two changes: a disc set down changes
         # its neighbours a little by its shadow; e.g. a first move h2-f2 on a board whose pieces read
         # no ink, changed h3 0.056 and f3 0.049 against 0.323 and 0.163 at the level 0.09)
@@ -1004,7 +1085,7 @@ def _captures_read_faintly(w: _Work) -> None:
         # rook f1-f4, f3 changed more than f4)
         quiet = all(change[i] < max(calm, max((cfg.twin_change * change[m] for m in moved if i in neighbours(m)
                                                and src is not None and not _reaches(known, src, i)), default=0.0))
-                    for i in range(90) if i not in moved and i not in taken)
+                    for i in range(90) if i not in moved and i not in taken and i not in walls)
         if quiet and len(moved) == 2:
             src, dst = sorted(moved, key=lambda k: known[k] in ".?")
             # (not where the piece's point read it clearly before and still shows half its ink: a piece touched
@@ -1026,6 +1107,7 @@ def _captures_read_faintly(w: _Work) -> None:
             # read 0.99 occupied, and the pawn would have gone to c6)
             if went is not None and all(_reaches(known, src, k) for k in went):
                 vacated, arrived = [src], went
+                w.walls.extend(k for k in walls if k not in w.walls)  # (kept as they were: no touch)
                 if len(arrived) == 1 and (half_to := w.left_towards(arrived[0], src)) is not None:
                     # (or it was left half-way from there (5.10): the neighbour the shadow allowance above let
                     # change is then the piece's own disc, not its shadow, and its round outline straddles the
@@ -1037,6 +1119,25 @@ def _captures_read_faintly(w: _Work) -> None:
                 if not arrived:
                     fresh = [misaligned[-1]]
     w.arrived, w.fresh, w.unexplained, w.vacated = arrived, fresh, unexplained, vacated
+
+
+def _side_walls(w: _Work, moved: list[int]) -> list[int]:
+    """Of the points `moved` (changed over the level), those whose change is the side wall of a piece that came to or
+    left the neighbour beyond them, away from the camera (`_along_the_lean`), seen through the top faces' plane
+    (`tops.py`): a piece set down or taken up there changes its neighbour on the camera's side too. Such a point
+    holds a piece that stays: it still reads plainly (`ink_plain`) with at least `ink_lost` of its ink, and it
+    changed less than the point beyond it, which changed itself. Flat pieces (no tops' plane) cast no side wall
+    over a neighbour: none."""
+    cfg, change, dens, known, occ, ref_dens, tops = w.cfg, w.change, w.dens, w.known, w.occ, w.ref_dens, w.tops
+    if tops is None:
+        return []
+    walls = []
+    for i in moved:
+        beyond = _along_the_lean(i, tops, cfg)[0]
+        if (beyond is not None and beyond in moved and change[beyond] > change[i] and known[i] in _CASED
+                and occ[i] > cfg.ink_plain and dens[i] >= cfg.ink_lost * ref_dens[i]):
+            walls.append(i)
+    return walls
 
 
 def _changed_pieces(w: _Work) -> None:
@@ -1119,7 +1220,8 @@ def _touched_or_taken(w: _Work) -> None:
     arrived, captured, cfg, change, known, lvl = w.arrived, w.captured, w.cfg, w.change, w.known, w.lvl
     nudged, outlines, pieces_but, reading, ref_reading = w.nudged, w.outlines, w.pieces_but, w.reading, w.ref_reading
     ref_view, taken, unexplained, vacated, was_occ = w.ref_view, w.taken, w.unexplained, w.vacated, w.was_occ
-    rest = [i for i in was_occ if i not in vacated and i not in taken]
+    # (a piece already found taken, `_read_at_its_top`, is not touched as well; nor one whose change is a side wall)
+    rest = [i for i in was_occ if i not in vacated and i not in taken and i not in captured and i not in w.walls]
     for i in rest:
         shift = float(np.hypot(*(reading.offset[i] - (ref_reading.offset[i] if ref_reading is not None else 0))))
         if not vacated:
@@ -1529,6 +1631,8 @@ def _by_outlines(w: _Work) -> None:
             k = near[0]
             if outline_delta()[k] > cfg.outline_rise_trace and change[k] > float(np.median(change)):
                 dst = k
+        if gone and dst is None:
+            dst = _came_where_it_could(w, src)
         if gone and dst is None and not _stands_on(outlines, src, pieces_but(src), cfg=cfg):
             # No disc came anywhere, and none stands on the source any more: the piece took. (One still standing
             # there, its outline fallen by a third, was touched: e.g. the rook h0 nudged, its
@@ -1572,6 +1676,29 @@ def _by_outlines(w: _Work) -> None:
                 arrived, fresh = [], [misaligned[-1]]
     w.arrived, w.captured, w.emptied_too, w.fresh, w.nudged = arrived, captured, emptied_too, fresh, nudged
     w.unexplained, w.vacated = unexplained, vacated
+
+
+def _came_where_it_could(w: _Work, src: int) -> int | None:
+    """Where the piece from `src`, whose outline fell clearly most, went when no change tells (a disc washed out by
+    glare changes its point no more than the light does): the empty point it could go to where a round outline came
+    most of all the board's empty points, by `outline_rise` or more and `clear_margin` times more than at any other
+    point it could go to; only where its point was emptied (`_Work.emptied`: no trace of its ink left), not touched.
+    Else None. (A disc risen where the piece could not go is noise or the board's print brightening: it tells
+    nothing of where this piece went.)"""
+    cfg, known, taken = w.cfg, w.known, w.taken
+    if not w.emptied(src):
+        return None
+    came = w.outline_came()
+    empty = [i for i in range(90) if known[i] in ".?" and i not in taken]
+    could = [i for i in empty if _reaches(known, src, i)]
+    if not could:
+        return None
+    best = max(could, key=lambda k: float(came[k]))
+    rise = float(came[best])
+    if (rise < cfg.outline_rise or rise < max(float(came[i]) for i in empty)
+            or any(cfg.clear_margin * float(came[i]) >= rise for i in could if i != best)):
+        return None
+    return best
 
 
 def _taker_and_half_way(w: _Work) -> None:
@@ -1670,9 +1797,13 @@ def _taker_and_half_way(w: _Work) -> None:
             else:
                 rise_a, rise_k = _disc_rise(view_circles(), ref_circles(), [a, k], cfg=cfg).tolist()
                 # (nor where the piece's look is found on a, `look_margin` times more like itself than on k)
+                # (nor, through the tops' plane, where k is a's neighbour on the camera's side: a piece set down on
+                # k never changes the point beyond its top, and one set down on a reaches over k with its side
+                # wall, whose far end reads as a round outline there; `_read_at_its_top`)
                 if (rise_k >= cfg.outline_rise and rise_k > cfg.twin_rise_ratio * rise_a
                         and not _inked_on(reading, w.parallax, a, over=k, cfg=cfg)
-                        and not (known[s] in _CASED and w.look_prefers(s, a, k))):
+                        and not (known[s] in _CASED and w.look_prefers(s, a, k))
+                        and not (w.tops is not None and _along_the_lean(a, w.tops, cfg)[1] == k)):
                     arrived = [k]
     w.arrived, w.captured, w.fresh, w.vacated = arrived, captured, fresh, vacated
 
@@ -1853,8 +1984,9 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
 # The steps `interpret` runs, in order, on what `_changed_points` found: the corrections, and among them the three
 # that only bind what the later ones share (`_vacated`, `_fresh`, `_touched_or_taken`). (A tuple looked up at each
 # call, so that bench/interpret_passes.py can measure what each correction is worth by running without it.)
-_PASSES = (_pieces_between, _vacated, _where_the_mover_went, _read_at_its_top, _ink_leaning, _fresh,
-           _source_of_an_arrival, _captures_read_faintly, _changed_pieces, _touched_or_taken, _arrival_under_its_skirt,
+_PASSES = (_pieces_between, _vacated, _where_the_mover_went, _read_at_its_top, _left_under_glare_by_its_side_wall,
+           _went_by_its_side_wall, _ink_leaning, _fresh, _source_of_an_arrival, _captures_read_faintly, _changed_pieces,
+           _touched_or_taken, _arrival_under_its_skirt,
            _captures_under_changed_light, _went_nowhere_sure, _by_outlines, _taker_and_half_way, _touches_that_moved)
 
 
