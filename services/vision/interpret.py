@@ -1303,11 +1303,14 @@ def _went_nowhere_sure(w: _Work) -> None:
         # (or, having changed at all, whose own ink rose well over what it showed empty: a dim board's pieces
         # read faintly everywhere; and under glare, where the whole disc washes out and changes the point by
         # half as much, ink where there was none)
+        # (and only where a piece's round outline stands there: ink without a disc is the board's own print bared,
+        # e.g. the frame's corner lines beside an edge point whose piece left, read as a piece come to it)
         faint = [i for i in range(90) if known[i] in ".?" and i not in taken and occ[i] >= cfg.ink_faint
                  and (change[i] > cfg.change_clear * lvl
                       or (change[i] > lvl and dens[i] > cfg.ink_rose_faint * ref_dens[i] + cfg.ink_rise_least_faint)
                       or (change[i] > cfg.change_half * lvl
-                          and dens[i] > cfg.ink_doubled * ref_dens[i] + cfg.ink_rise_least))]
+                          and dens[i] > cfg.ink_doubled * ref_dens[i] + cfg.ink_rise_least))
+                 and not _outline_gone(outlines.discs(), i, pieces_but(i), cfg=cfg)]
         bare = sorted((i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > lvl),
                       key=lambda k: -change[k])
         typical = float(np.median(change))  # (what every point changed by: the light's, the camera's)
@@ -1713,6 +1716,28 @@ def _lean(reading: PointReading, parallax: np.ndarray, a: int, k: int) -> float:
     return float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a]))
 
 
+def _departure_outdone(w: _Work) -> None:
+    """A move whose point left is read by its ink alone while another piece that could have made it changed far
+    more: which piece left is unsure."""
+    arrived, captured, cfg, change, known, lvl = w.arrived, w.captured, w.cfg, w.change, w.known, w.lvl
+    occ, taken, unexplained, vacated = w.occ, w.taken, w.unexplained, w.vacated
+    if len(vacated) != 1 or len(targets := arrived + captured) != 1 or change[vacated[0]] > lvl:
+        return
+    # The point left changed under the board's level: only its ink, fallen under a piece's, says it emptied. A piece
+    # lifted off changes its point as much as one set down changes its own; where another piece's point, still
+    # reading occupied, changed clearly and over `departure_outdone` times as much, and that piece could have made
+    # the move, the ink may have read a shadow over that point as its piece and a dim piece as gone (a dark, small
+    # picture): both are unsure, and so is what arrived (the rules, or the move fit, choose among them).
+    v, t = vacated[0], targets[0]
+    rivals = [j for j in range(90) if known[j] in _CASED and j != v and j != t and j not in taken
+              and occ[j] >= cfg.ink_piece and change[j] > cfg.change_clear * lvl
+              and change[j] > cfg.departure_outdone * change[v]
+              and (_may_take(known, j, t) if t in captured else _reaches(known, j, t))]
+    if rivals:
+        unexplained.extend(k for k in (v, *rivals) if k not in unexplained)
+        w.vacated = []
+
+
 def _touches_that_moved(w: _Work) -> None:
     """Touches that were moves left half-way back, two touches that were a capture left half-way,
     and a move that was a push."""
@@ -1855,7 +1880,8 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
 # call, so that bench/interpret_passes.py can measure what each correction is worth by running without it.)
 _PASSES = (_pieces_between, _vacated, _where_the_mover_went, _read_at_its_top, _ink_leaning, _fresh,
            _source_of_an_arrival, _captures_read_faintly, _changed_pieces, _touched_or_taken, _arrival_under_its_skirt,
-           _captures_under_changed_light, _went_nowhere_sure, _by_outlines, _taker_and_half_way, _touches_that_moved)
+           _captures_under_changed_light, _went_nowhere_sure, _by_outlines, _taker_and_half_way, _departure_outdone,
+           _touches_that_moved)
 
 
 def _settled_from_between(known: str, squares: str, placed: list[int], unsure_of: dict[int, str]) -> str:
