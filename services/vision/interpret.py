@@ -1521,7 +1521,13 @@ def _by_outlines(w: _Work) -> None:
             now_on = [k for k in range(90) if known[k] == "." and k not in taken and _reaches(known, src, k)
                       and change[k] > float(np.median(change)) and _stands_on(outlines, k, standing, cfg=cfg)]
             came_on = [k for k in now_on if not _stands_on(outlines, k, standing, before=True, cfg=cfg)]
-            if len(now_on) == 1 and came_on == now_on:
+            # (and whose outline rose more than at any other empty point it could go to: the piece lifted off
+            # changes the outlines about its point, and an empty neighbour's printed marks may then just pass for
+            # one; e.g. the rook a0 took a5, b0's outline rose 0.38 -> 0.43 and a2's by 0.06)
+            rise = outline_delta()
+            if (len(now_on) == 1 and came_on == now_on
+                    and all(rise[now_on[0]] > rise[k] for k in range(90) if known[k] == "." and k not in taken
+                            and k != now_on[0] and _reaches(known, src, k))):
                 dst = now_on[0]
         if gone and dst is None and len(near := set_down_near(src)) == 1:
             # Or the hand showed where (as where the ink told the point left): the one empty point it could go to
