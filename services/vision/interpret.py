@@ -1297,14 +1297,12 @@ def _went_nowhere_sure(w: _Work) -> None:
     outline_delta, pieces_but, ref_dens, ref_occ = w.outline_delta, w.pieces_but, w.ref_dens, w.ref_occ
     ref_view, set_down, taken, unexplained, vacated = w.ref_view, w.set_down, w.taken, w.unexplained, w.vacated
     if vacated and not arrived and not fresh and not captured:
-        # A piece left its point and arrived nowhere sure: pieces do not vanish from a still board. A piece set
-        # down off its point near the edge shows only part of its ink inside the board: the empty point that
-        # changed most, if it changed clearly and shows some ink, is where it went.
-        # (or, having changed at all, whose own ink rose well over what it showed empty: a dim board's pieces
-        # read faintly everywhere; and under glare, where the whole disc washes out and changes the point by
-        # half as much, ink where there was none)
-        # (and only where a piece's round outline stands there: ink without a disc is the board's own print bared,
-        # e.g. the frame's corner lines beside an edge point whose piece left, read as a piece come to it)
+        # A piece left its point and arrived nowhere sure: pieces do not vanish from a still board. A piece set down
+        # off its point near the edge shows only part of its ink inside the board: the empty point that changed
+        # most, if it changed clearly and shows some ink, is where it went (or, changed at all, whose own ink rose
+        # well over what it showed empty: a dim board's pieces read faintly everywhere; under glare, the whole disc
+        # washed out changing the point by half as much, ink where there was none), under a piece's round outline
+        # (ink without one is the board's print bared: e.g. a corner's frame lines beside the piece gone from it)
         faint = [i for i in range(90) if known[i] in ".?" and i not in taken and occ[i] >= cfg.ink_faint
                  and (change[i] > cfg.change_clear * lvl
                       or (change[i] > lvl and dens[i] > cfg.ink_rose_faint * ref_dens[i] + cfg.ink_rise_least_faint)
