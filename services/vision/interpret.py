@@ -1399,17 +1399,18 @@ def _went_nowhere_sure(w: _Work) -> None:
     outline_delta, pieces_but, ref_dens, ref_occ = w.outline_delta, w.pieces_but, w.ref_dens, w.ref_occ
     ref_view, set_down, taken, unexplained, vacated = w.ref_view, w.set_down, w.taken, w.unexplained, w.vacated
     if vacated and not arrived and not fresh and not captured:
-        # A piece left its point and arrived nowhere sure: pieces do not vanish from a still board. A piece set
-        # down off its point near the edge shows only part of its ink inside the board: the empty point that
-        # changed most, if it changed clearly and shows some ink, is where it went.
-        # (or, having changed at all, whose own ink rose well over what it showed empty: a dim board's pieces
-        # read faintly everywhere; and under glare, where the whole disc washes out and changes the point by
-        # half as much, ink where there was none)
+        # A piece left its point and arrived nowhere sure: pieces do not vanish from a still board. A piece set down
+        # off its point near the edge shows only part of its ink inside the board: the empty point that changed
+        # most, if it changed clearly and shows some ink, is where it went (or, changed at all, whose own ink rose
+        # well over what it showed empty: a dim board's pieces read faintly everywhere; under glare, the whole disc
+        # washed out changing the point by half as much, ink where there was none), under a piece's round outline
+        # (ink without one is the board's print bared: e.g. a corner's frame lines beside the piece gone from it)
         faint = [i for i in range(90) if known[i] in ".?" and i not in taken and occ[i] >= cfg.ink_faint
                  and (change[i] > cfg.change_clear * lvl
                       or (change[i] > lvl and dens[i] > cfg.ink_rose_faint * ref_dens[i] + cfg.ink_rise_least_faint)
                       or (change[i] > cfg.change_half * lvl
-                          and dens[i] > cfg.ink_doubled * ref_dens[i] + cfg.ink_rise_least))]
+                          and dens[i] > cfg.ink_doubled * ref_dens[i] + cfg.ink_rise_least))
+                 and not _outline_gone(outlines.discs(), i, pieces_but(i), cfg=cfg)]
         bare = sorted((i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > lvl),
                       key=lambda k: -change[k])
         typical = float(np.median(change))  # (what every point changed by: the light's, the camera's)
@@ -1620,7 +1621,13 @@ def _by_outlines(w: _Work) -> None:
             now_on = [k for k in range(90) if known[k] == "." and k not in taken and _reaches(known, src, k)
                       and change[k] > float(np.median(change)) and _stands_on(outlines, k, standing, cfg=cfg)]
             came_on = [k for k in now_on if not _stands_on(outlines, k, standing, before=True, cfg=cfg)]
-            if len(now_on) == 1 and came_on == now_on:
+            # (and whose outline rose more than at any other empty point it could go to: the piece lifted off
+            # changes the outlines about its point, and an empty neighbour's printed marks may then just pass for
+            # one; e.g. the rook a0 took a5, b0's outline rose 0.38 -> 0.43 and a2's by 0.06)
+            rise = outline_delta()
+            if (len(now_on) == 1 and came_on == now_on
+                    and all(rise[now_on[0]] > rise[k] for k in range(90) if known[k] == "." and k not in taken
+                            and k != now_on[0] and _reaches(known, src, k))):
                 dst = now_on[0]
         if gone and dst is None and len(near := set_down_near(src)) == 1:
             # Or the hand showed where (as where the ink told the point left): the one empty point it could go to
@@ -1844,6 +1851,28 @@ def _lean(reading: PointReading, parallax: np.ndarray, a: int, k: int) -> float:
     return float(np.dot(reading.offset[a] - parallax, POINTS_UV[k] - POINTS_UV[a]))
 
 
+def _departure_outdone(w: _Work) -> None:
+    """A move whose point left is read by its ink alone while another piece that could have made it changed far
+    more: which piece left is unsure."""
+    arrived, captured, cfg, change, known, lvl = w.arrived, w.captured, w.cfg, w.change, w.known, w.lvl
+    occ, taken, unexplained, vacated = w.occ, w.taken, w.unexplained, w.vacated
+    if len(vacated) != 1 or len(targets := arrived + captured) != 1 or change[vacated[0]] > lvl:
+        return
+    # The point left changed under the board's level: only its ink, fallen under a piece's, says it emptied. A piece
+    # lifted off changes its point as much as one set down changes its own; where another piece's point, still
+    # reading occupied, changed clearly and over `departure_outdone` times as much, and that piece could have made
+    # the move, the ink may have read a shadow over that point as its piece and a dim piece as gone (a dark, small
+    # picture): both are unsure, and so is what arrived (the rules, or the move fit, choose among them).
+    v, t = vacated[0], targets[0]
+    rivals = [j for j in range(90) if known[j] in _CASED and j != v and j != t and j not in taken
+              and occ[j] >= cfg.ink_piece and change[j] > cfg.change_clear * lvl
+              and change[j] > cfg.departure_outdone * change[v]
+              and (_may_take(known, j, t) if t in captured else _reaches(known, j, t))]
+    if rivals:
+        unexplained.extend(k for k in (v, *rivals) if k not in unexplained)
+        w.vacated = []
+
+
 def _touches_that_moved(w: _Work) -> None:
     """Touches that were moves left half-way back, two touches that were a capture left half-way,
     and a move that was a push."""
@@ -1986,8 +2015,8 @@ def _squares(w: _Work) -> tuple[str, list[int], list[int], list[tuple[int, int]]
 # call, so that bench/interpret_passes.py can measure what each correction is worth by running without it.)
 _PASSES = (_pieces_between, _vacated, _where_the_mover_went, _read_at_its_top, _left_under_glare_by_its_side_wall,
            _went_by_its_side_wall, _ink_leaning, _fresh, _source_of_an_arrival, _captures_read_faintly, _changed_pieces,
-           _touched_or_taken, _arrival_under_its_skirt,
-           _captures_under_changed_light, _went_nowhere_sure, _by_outlines, _taker_and_half_way, _touches_that_moved)
+           _touched_or_taken, _arrival_under_its_skirt, _captures_under_changed_light, _went_nowhere_sure,
+           _by_outlines, _taker_and_half_way, _departure_outdone, _touches_that_moved)
 
 
 def _settled_from_between(known: str, squares: str, placed: list[int], unsure_of: dict[int, str]) -> str:

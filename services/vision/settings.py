@@ -174,6 +174,9 @@ class TrackerConfig:
     # empties its point, though an edge point keeps some ink of the frame)
     unexplained_most: int = 3  # at most this many changed empty points are reported unsure where none clearly
     # received the piece
+    departure_outdone: float = 2.0  # a point read left by its ink alone (changed under the level) is where the piece
+    # left only where no other piece that could have made the move changed clearly and over this multiple of it (a
+    # dark or small picture's ink reads a shadow as a piece and a piece as gone; the disc leaving changes its point)
     # -- where ink peaks and round outlines stand (spacings of the board plane, the camera's parallax removed)
     parallax_least: int = 3  # at least this many pieces to take their ink peaks' median offset as the parallax
     lean_far: float = 0.5  # an ink peak this far towards a neighbour lies well over there (a piece leaning onto it)

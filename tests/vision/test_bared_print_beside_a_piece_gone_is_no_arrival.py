@@ -1,0 +1,30 @@
+"""A piece lifted off a point changes what the view shows about it: the board's printed lines its body hid are bared
+beside it, and read as ink; the round outlines about it shift. Neither is a piece come to those points. A piece that
+arrived shows its own round outline where its ink reads, and where an outline alone tells the arrival, it rose there
+more than at any other point the piece could go to."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gamecheck import check_hard_window
+
+
+@pytest.mark.parametrize(
+    ("from_ply", "plies"),
+    [
+        # tall pieces seen from the side: the rook in the corner a0 took the black pawn on a5 (ply 16), whose point
+        # still read black. The corner's double frame line, bared at a1, read 1.0 occupied (its ink 0.06 -> 0.31)
+        # where no outline stood (0.15, the standing pieces' median 0.75): read as the rook gone to a1
+        (11, 6),
+        # the same capture, the tracker's history from five plies earlier: b0's printed marks' outline rose
+        # 0.38 -> 0.43 (a2's, which the rook could also reach, by 0.06) and stood for the rook's arrival: a0-b0
+        (10, 7),
+    ],
+)
+def test_a_corner_piece_that_took_is_not_read_gone_beside_its_point(shared_data: Path, from_ply: int,
+                                                                     plies: int) -> None:
+    r = check_hard_window(shared_data, 235, from_ply, plies)
+    assert r.wrong_inferred == 0, r.wrong
+    assert (r.inferred_ok, r.moves, r.false_touches, r.false_lifts) == (plies, plies, 0, 0), r.wrong
