@@ -554,6 +554,27 @@ def test_a_piece_is_seen_come_only_where_its_point_changed(after_seen) -> None:
     assert squares == _moved(START_SQUARES, "h2", "e2")
 
 
+def test_a_piece_is_seen_gone_only_where_its_point_changed(after_seen) -> None:
+    """A known piece plainly seen gone left its point by a move only where the point changed (at the still board
+    where the move was missed, by half the level or more). Where it never did, what reads as no piece is the light
+    (a pale piece in glare: no ink, a faint outline): it is not even doubted, however often it is seen so, and the
+    piece stays."""
+    from xqarb.vision.tracker import Outlines, as_seen_twice
+
+    _, view, reading = after_seen
+    outlines = Outlines(view, None)
+    h2 = point_index("h2")
+    doubted: dict[int, str] = {}
+    for _ in range(3):
+        squares, doubted, _, _ = as_seen_twice(START_SQUARES, START_SQUARES, outlines, reading, doubted, {}, [],
+                                               changed=frozenset())
+        assert squares == START_SQUARES and h2 not in doubted
+    # the same board where h2 changed: doubted, then taken off at the next still board
+    _, doubted, _, _ = as_seen_twice(START_SQUARES, START_SQUARES, outlines, reading, {}, {}, [],
+                                     changed=frozenset({h2}))
+    assert doubted.get(h2) == "."
+
+
 def test_a_piece_left_unsure_keeps_its_letter_when_plainly_seen_again(after_seen) -> None:
     """The cannon h2 went to e2 but was reported between e2 and f2 (both unsure): the tracker keeps its letter for
     those points. Seen plainly on e2 on two still boards, e2 is the cannon again (not the ink's colour, which can
