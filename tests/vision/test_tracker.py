@@ -1198,7 +1198,9 @@ def test_a_piece_left_between_two_points_that_takes(shared_data, monkeypatch) ->
     ink read faintly; both unsure points lost their ink, b4 changed. Before, b4 read as touched and the pawn as still
     there. And hard game 359, move 28: the red cannon left between c2 and c3 took the black cannon g2; the taker,
     whose letter is not known, is put down as a red piece (before: g2 kept the black cannon and c2-c3 was inferred,
-    a wrong move). Without the test that the unsure points lost the ink they showed, both fail."""
+    a wrong move). Without the test that the unsure points lost the ink they showed, both fail (359 with the pieces'
+    colours from their look off too: where the ink's colour fails, the look reads the taker's side, and the move
+    is found without the pair's test)."""
 
     for game, n, since in ((345, 28, 20), (359, 29, 12)):  # (from before the piece was left between the two)
         inferred, wrong = _first_moves_inferred(shared_data, game, n, since)
@@ -1207,6 +1209,7 @@ def test_a_piece_left_between_two_points_that_takes(shared_data, monkeypatch) ->
     patch_tracker(monkeypatch, "_left_by_a_piece", lambda *a, **k: False)
     patch_tracker(monkeypatch, "_pair_left", lambda *a, **k: None)  # nor by its disc leaving the pair
     assert _first_moves_inferred(shared_data, 345, 28, 20)[0] < 28
+    patch_tracker(monkeypatch, "look_colour", lambda reading, *a, **k: reading)
     assert _first_moves_inferred(shared_data, 359, 29, 12)[0] < 29
 
 
