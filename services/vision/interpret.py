@@ -2106,6 +2106,12 @@ def as_seen_twice(known: str, squares: str, outlines: Outlines, reading: PointRe
         # piece seen there is the board's print read as one (a paper board's marks, its curled lines off the mask;
         # e.g. the red palace's middle read as a dark piece from the start on), first doubted no more.
         seen = {i: c for i, c in seen.items() if c == "." or squares[i] != "." or i in changed or i in doubted}
+        # Likewise a piece leaves its point only by changing it: a move missed changed its source at the still board
+        # where it was missed, and is first doubted there. A piece seen gone where its point did not change, nor
+        # had when first doubted, is one the light washes out (a pale piece under glare: no ink, a faint outline,
+        # the print around it showing), still standing.
+        seen = {i: c for i, c in seen.items() if c != "." or squares[i] not in _CASED or i in changed
+                or i in doubted}
     seen = _with_a_source(known, squares, seen, doubted)
     again = {i: c for i, c in seen.items() if doubted.get(i) == c}
     if again:

@@ -330,9 +330,11 @@ class TrackerConfig:
     # a red character on a pink face reads 0.01-0.06 and a black one 0.2-0.4)
     # -- the pieces' colours from their look where the ink's colour fails (look_colour.py), calibrated on the
     # position the tracker holds
-    hue_from: float = 0.3  # the ink's colour misreading the side of more than this share of the known pieces
+    hue_from: float = 0.2  # the ink's colour misreading the side of more than this share of the known pieces
     # fails on this camera (an ink at chance misreads half; one that reads the board misreads a piece or two, and
-    # on a faint one up to a fifth, where the ink's sure readings are still mostly right)
+    # on a faint one up to a fifth, where the ink's sure readings are still mostly right; past a fifth the look is
+    # weighed, and taken only where it reads the known sides `hue_margin` better: a capture's taker read as the
+    # prey's side by the ink, 7 of 32 pieces misread, the look 3)
     hue_margin: int = 3  # ... and the look, fitted on the known pieces, must misread at least this many fewer of
     # their sides to be taken instead (a fit over thirty pieces reads a few as the ink does by chance)
     hue_least: int = 5  # at least this many known pieces of each side to fit the look on

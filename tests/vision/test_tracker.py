@@ -554,6 +554,27 @@ def test_a_piece_is_seen_come_only_where_its_point_changed(after_seen) -> None:
     assert squares == _moved(START_SQUARES, "h2", "e2")
 
 
+def test_a_piece_is_seen_gone_only_where_its_point_changed(after_seen) -> None:
+    """A known piece plainly seen gone left its point by a move only where the point changed (at the still board
+    where the move was missed, by half the level or more). Where it never did, what reads as no piece is the light
+    (a pale piece in glare: no ink, a faint outline): it is not even doubted, however often it is seen so, and the
+    piece stays."""
+    from xqarb.vision.tracker import Outlines, as_seen_twice
+
+    _, view, reading = after_seen
+    outlines = Outlines(view, None)
+    h2 = point_index("h2")
+    doubted: dict[int, str] = {}
+    for _ in range(3):
+        squares, doubted, _, _ = as_seen_twice(START_SQUARES, START_SQUARES, outlines, reading, doubted, {}, [],
+                                               changed=frozenset())
+        assert squares == START_SQUARES and h2 not in doubted
+    # the same board where h2 changed: doubted, then taken off at the next still board
+    _, doubted, _, _ = as_seen_twice(START_SQUARES, START_SQUARES, outlines, reading, {}, {}, [],
+                                     changed=frozenset({h2}))
+    assert doubted.get(h2) == "."
+
+
 def test_a_piece_left_unsure_keeps_its_letter_when_plainly_seen_again(after_seen) -> None:
     """The cannon h2 went to e2 but was reported between e2 and f2 (both unsure): the tracker keeps its letter for
     those points. Seen plainly on e2 on two still boards, e2 is the cannon again (not the ink's colour, which can
@@ -1177,7 +1198,9 @@ def test_a_piece_left_between_two_points_that_takes(shared_data, monkeypatch) ->
     ink read faintly; both unsure points lost their ink, b4 changed. Before, b4 read as touched and the pawn as still
     there. And hard game 359, move 28: the red cannon left between c2 and c3 took the black cannon g2; the taker,
     whose letter is not known, is put down as a red piece (before: g2 kept the black cannon and c2-c3 was inferred,
-    a wrong move). Without the test that the unsure points lost the ink they showed, both fail."""
+    a wrong move). Without the test that the unsure points lost the ink they showed, both fail (359 with the pieces'
+    colours from their look off too: where the ink's colour fails, the look reads the taker's side, and the move
+    is found without the pair's test)."""
 
     for game, n, since in ((345, 28, 20), (359, 29, 12)):  # (from before the piece was left between the two)
         inferred, wrong = _first_moves_inferred(shared_data, game, n, since)
@@ -1186,6 +1209,7 @@ def test_a_piece_left_between_two_points_that_takes(shared_data, monkeypatch) ->
     patch_tracker(monkeypatch, "_left_by_a_piece", lambda *a, **k: False)
     patch_tracker(monkeypatch, "_pair_left", lambda *a, **k: None)  # nor by its disc leaving the pair
     assert _first_moves_inferred(shared_data, 345, 28, 20)[0] < 28
+    patch_tracker(monkeypatch, "look_colour", lambda reading, *a, **k: reading)
     assert _first_moves_inferred(shared_data, 359, 29, 12)[0] < 29
 
 
