@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .grid import point_index
-from .movefit import gone_odds
+from .movefit import gone_odds, side_index
 
 # Points of a still board's reading that may disagree with the position a move leaves: one (a second misread point
 # is as likely to be a second move's, and two moves are the move fit's to weigh)
@@ -38,24 +38,19 @@ class ReadOver:
     misread: frozenset[int]
 
 
-def _side(c: str) -> int:
-    """0 empty, 1 a red piece, 2 a black one; -1 unsure ('?')."""
-    return -1 if c == "?" else 0 if c == "." else 1 if c.isupper() else 2
-
-
 def _ends(move: Any) -> frozenset[int]:
     return frozenset((point_index(move.frm), point_index(move.to)))
 
 
 def _disagree(reading: str, board: str) -> frozenset[int]:
     """The points where the reading's side is another than the board's (an unsure point agrees with any)."""
-    return frozenset(i for i in range(90) if _side(reading[i]) >= 0 and _side(reading[i]) != _side(board[i]))
+    return frozenset(i for i in range(90) if reading[i] != "?" and side_index(reading[i]) != side_index(board[i]))
 
 
 def _quiet_at(table: np.ndarray, board: str, points: frozenset[int], plain: float) -> bool:
     """Whether each of `points` shows no change from its side on `board` as plainly as `plain` (log-odds)."""
     for i in points:
-        a = _side(board[i])
+        a = side_index(board[i])
         if max(float(table[i, a, b]) for b in range(3) if b != a) >= plain:
             return False
     return True
@@ -77,7 +72,7 @@ def _step(position: Any, reading: str, table: np.ndarray, misread: frozenset[int
             continue
         if move is not None:
             ends = _ends(move)
-            src, side = point_index(move.frm), _side(before[point_index(move.frm)])
+            src, side = point_index(move.frm), side_index(before[point_index(move.frm)])
             if off & ends or any(reading[i] == "?" for i in ends):
                 continue
             if gone_odds(table, src, side) < gone:

@@ -393,7 +393,7 @@ OFF_POINT = 3.0
 SHOWS = 0.0  # a point shows a change where the model finds it more likely than not (log-odds over none)
 
 
-def _side_index(c: str) -> int:
+def side_index(c: str) -> int:
     """A piece's or empty point's index in `SIDES` (`_side`; an unsure point has none)."""
     return SIDES.index(_side(c))
 
@@ -459,7 +459,7 @@ def _net_odds(table: np.ndarray, before: str, after: str, points: set[int], come
     arrival `table` shows, `_come`; `direct`, where the movers could have gone themselves)."""
     total = 0.0
     for i in points:
-        a, b = _side_index(before[i]), _side_index(after[i])
+        a, b = side_index(before[i]), side_index(after[i])
         if a == b:
             continue
         odds = float(table[i, a, b])
@@ -491,7 +491,7 @@ def _off_point(table: np.ndarray, before: str, after: str, points: set[int], com
     for k in neighbours(j):
         if k == i or before[k] == "?":
             continue
-        a = _side_index(before[k])
+        a = side_index(before[k])
         if max(float(table[k, a, b]) for b in range(3) if b != a) >= SHOWS:
             return -np.inf
     return float(table[j, 0, side]) - OFF_POINT
@@ -611,7 +611,7 @@ def follow(model: MoveModel, start: str, followed: tuple[Followed, ...], tables:
     for k, table in enumerate(tables):
         before, after = boards[k], boards[k + 1]
         changed = {i for i, _, _ in changes[k]}
-        if any(gone_odds(table, i, _side_index(before[i])) < model.min_end for i in changed if after[i] == "."):
+        if any(gone_odds(table, i, side_index(before[i])) < model.min_end for i in changed if after[i] == "."):
             return None
         if _left_unexplained(model, before, changed, table, unsure[k]):
             return None
@@ -637,8 +637,8 @@ def _boards_at(rec: Record, start: str, steps: int) -> list[str]:
 
 def _changes(boards: list[str]) -> list[frozenset[tuple[int, int, int]]]:
     """What changed between each board and the next: (point, side before, side after)."""
-    return [frozenset((i, _side_index(a[i]), _side_index(b[i])) for i in range(90)
-                      if _side_index(a[i]) != _side_index(b[i])) for a, b in pairwise(boards)]
+    return [frozenset((i, side_index(a[i]), side_index(b[i])) for i in range(90)
+                      if side_index(a[i]) != side_index(b[i])) for a, b in pairwise(boards)]
 
 
 def _left_unexplained(model: MoveModel, before: str, changed: set[int], table: np.ndarray,
@@ -648,7 +648,7 @@ def _left_unexplained(model: MoveModel, before: str, changed: set[int], table: n
     b7-d7, faint at d7, then b0-c2 and c6-c5; the best two, c6-c5 and b0-c2, left b7's leaving, 6.5, unexplained,
     where b7-d7 scored 3.0). A change no move explains (e.g. the elephant g9 under a glare, 4.4, its eyes'
     points showing nothing) is the light's."""
-    sides = [_side_index(c) for c in before]
+    sides = [side_index(c) for c in before]
     # A point next to one the moves changed changes with them: the piece set down or taken up there stands over
     # it in the view (a tall piece seen steeply, one set down off its point towards it) or its shadow falls on it
     # (e.g. a tall rook set down on h0: h1 changed 9.3). Another move there is told apart by the margin over the
