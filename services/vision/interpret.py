@@ -1403,14 +1403,14 @@ def _went_nowhere_sure(w: _Work) -> None:
         # off its point near the edge shows only part of its ink inside the board: the empty point that changed
         # most, if it changed clearly and shows some ink, is where it went (or, changed at all, whose own ink rose
         # well over what it showed empty: a dim board's pieces read faintly everywhere; under glare, the whole disc
-        # washed out changing the point by half as much, ink where there was none), under a piece's round outline
-        # (ink without one is the board's print bared: e.g. a corner's frame lines beside the piece gone from it)
+        # washed out changing the point by half as much, ink where there was none); not where no round outline stands
+        # and it fell: a piece come never lowers it, ink bared by the piece gone does (a corner's frame lines).
         faint = [i for i in range(90) if known[i] in ".?" and i not in taken and occ[i] >= cfg.ink_faint
                  and (change[i] > cfg.change_clear * lvl
                       or (change[i] > lvl and dens[i] > cfg.ink_rose_faint * ref_dens[i] + cfg.ink_rise_least_faint)
                       or (change[i] > cfg.change_half * lvl
                           and dens[i] > cfg.ink_doubled * ref_dens[i] + cfg.ink_rise_least))
-                 and not _outline_gone(outlines.discs(), i, pieces_but(i), cfg=cfg)]
+                 and not (outline_delta()[i] < 0 and _outline_gone(outlines.discs(), i, pieces_but(i), cfg=cfg))]
         bare = sorted((i for i in range(90) if known[i] in ".?" and i not in taken and change[i] > lvl),
                       key=lambda k: -change[k])
         typical = float(np.median(change))  # (what every point changed by: the light's, the camera's)

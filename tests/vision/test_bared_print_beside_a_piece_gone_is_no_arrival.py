@@ -28,3 +28,13 @@ def test_a_corner_piece_that_took_is_not_read_gone_beside_its_point(shared_data:
     r = check_hard_window(shared_data, 235, from_ply, plies)
     assert r.wrong_inferred == 0, r.wrong
     assert (r.inferred_ok, r.moves, r.false_touches, r.false_lifts) == (plies, plies, 0, 0), r.wrong
+
+
+def test_a_piece_set_down_beside_the_point_it_left_is_its_arrival(shared_data: Path) -> None:
+    """The other side of the rule above: the black cannon e7 went to f7, set down off its point towards f6, under
+    glare (its ink 0.01 -> 0.14, read 0.26 occupied). No round outline stands centred on f7 (0.40 against the
+    standing pieces' 0.88), but the one about it rose: that is where it went. Asking for an outline centred on the
+    point read it gone to d7 instead, a wrong move."""
+    r = check_hard_window(shared_data, 318, 8, 11)  # (from ply 12 on, the tracker reads the move either way)
+    assert r.wrong_inferred == 0, r.wrong
+    assert (r.inferred_ok, r.moves, r.false_touches, r.false_lifts) == (11, 11, 0, 0), r.wrong
