@@ -72,7 +72,8 @@ def _step(position: Any, reading: str, table: np.ndarray, misread: frozenset[int
             continue
         if move is not None:
             ends = _ends(move)
-            src, side = point_index(move.frm), side_index(before[point_index(move.frm)])
+            src = point_index(move.frm)
+            side = side_index(before[src])
             if off & ends or any(reading[i] == "?" for i in ends):
                 continue
             if gone_odds(table, src, side) < gone:

@@ -1095,11 +1095,12 @@ class Tracker:
         if (not trail or fen is None or not isinstance(model, MoveModel) or state.ref_view is None
                 or state.ref_reading is None or any(st.table is None for st in trail)):
             return None
-        over = read_over(Position.from_fen(fen), [st.squares for st in trail], [st.table for st in trail],
-                         model.max_other, model.min_end)
+        position = Position.from_fen(fen)
+        over = read_over(position, [st.squares for st in trail], [st.table for st in trail], model.max_other,
+                         model.min_end)
         if over is None or any(c == "?" for c in weighed.squares):
             return None  # (a piece left between two points: the move fit's, which follows such a pair)
-        start = Position.from_fen(fen).squares()
+        start = position.squares()
         if _ends_out_of_view(start, over.boards, state.unseen):
             return None
         _report_moves(start, over.boards, lambda board: board, state, emit)
